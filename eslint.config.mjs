@@ -17,7 +17,10 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
     },
@@ -28,14 +31,20 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code is sandboxed: no Node builtins.' })),
+          paths: nodeBuiltins.map((name) => ({
+            name,
+            message: 'Workflow code is sandboxed: no Node builtins.',
+          })),
           patterns: [
             {
               group: ['**/activities', '**/activities/**', '!**/activities/types', '!**/activities/types/**'],
               allowTypeImports: true,
               message: 'Workflow code may import activity types only (import type ...).',
             },
-            { group: ['pg', 'fastify', 'prom-client', '@temporalio/client', '@temporalio/worker'], message: 'Not in workflow code.' },
+            {
+              group: ['pg', 'fastify', 'prom-client', '@temporalio/client', '@temporalio/worker'],
+              message: 'Not in workflow code.',
+            },
           ],
         },
       ],
@@ -48,7 +57,12 @@ export default tseslint.config(
         'error',
         {
           paths: nodeBuiltins.map((name) => ({ name, message: 'The engine is pure: no Node builtins.' })),
-          patterns: [{ group: ['@temporalio/*', 'pg', 'fastify', 'zod', 'prom-client', '../*', '!../engine/*'], message: 'The engine imports only its own files.' }],
+          patterns: [
+            {
+              group: ['@temporalio/*', 'pg', 'fastify', 'zod', 'prom-client', '../*', '!../engine/*'],
+              message: 'The engine imports only its own files.',
+            },
+          ],
         },
       ],
     },

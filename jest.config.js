@@ -1,11 +1,40 @@
 /**
  * Unit tests (test/unit) need nothing but Node. Everything else talks to the real Temporal and
- * PostgreSQL that scripts/test.sh starts and announces through RAILYARD_TEST_* variables.
- * @type {import('jest').Config}
+ * PostgreSQL that scripts/test.sh starts and announces through TEST_* variables.
+ *
+ * Jest on Node 20 cannot require ES modules, and some dependencies ship only those (content-disposition,
+ * cookie, ...). They are found here by their `"type": "module"` and compiled to CommonJS by swc.
  */
+const fs = require('node:fs');
+const path = require('node:path');
+
+function esmOnlyPackages() {
+  const root = path.join(__dirname, 'node_modules');
+  if (!fs.existsSync(root)) return [];
+  const names = [];
+  for (const entry of fs.readdirSync(root)) {
+    const dirs = entry.startsWith('@')
+      ? fs.readdirSync(path.join(root, entry)).map((n) => `${entry}/${n}`)
+      : [entry];
+    for (const name of dirs) {
+      try {
+        const pkg = JSON.parse(fs.readFileSync(path.join(root, name, 'package.json'), 'utf8'));
+        if (pkg.type === 'module') names.push(name.replace(/[.+]/g, '\\$&'));
+      } catch {
+        /* not a package */
+      }
+    }
+  }
+  return names;
+}
+
+/** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  transform: {
+    '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnlyPackages().join('|')})/)`],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,

@@ -1,0 +1,20 @@
+# One image for both processes (api and worker); glibc base because @temporalio/core-bridge has no musl build.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm install --no-audit --no-fund --loglevel=error
+COPY . .
+RUN npx tsc -p tsconfig.json --outDir dist \
+ && node -e "require('@temporalio/worker').bundleWorkflowCode({workflowsPath: require.resolve('./dist/workflows')}).then(({code}) => require('fs').writeFileSync('dist/workflow-bundle.js', code))"
+
+FROM node:20-bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm install --omit=dev --no-audit --no-fund --loglevel=error
+COPY --from=build /app/dist ./dist
+COPY migrations ./migrations
+USER node
+EXPOSE 8080 9464
+CMD ["node", "dist/api/server.js"]

@@ -1,0 +1,17 @@
+/**
+ * createActivities(deps): the one object of activity implementations the worker registers. Every
+ * dependency (pool, git host, runners) comes in through `deps`; nothing here reads the environment.
+ */
+import { createPingActivities } from './ping';
+
+export interface ActivityDeps {
+  workerIdentity: string;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createPingActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,27 @@
+/**
+ * The settings both processes share (database, Temporal). Each process extends this schema with its
+ * own and parses it once at start (api/config.ts, worker/config.ts).
+ */
+import { z } from 'zod';
+import { envInt, logLevel } from './env';
+
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL');
+
+export const sharedConfigShape = {
+  DATABASE_URL: postgresUrl,
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[^\s:]+:\d+$/, 'must be host:port')
+    .default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  RAILYARD_TASK_QUEUE: z.string().min(1).default('railyard'),
+  RAILYARD_LOG_LEVEL: logLevel.default('info'),
+  RAILYARD_GIT_ROOT: z.string().min(1).default('.data/git'),
+  RAILYARD_TEMPORAL_CALL_TIMEOUT_MS: envInt(100, 120_000).default(5_000),
+};
+
+export interface TemporalSettings {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+}

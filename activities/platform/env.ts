@@ -1,0 +1,75 @@
+/**
+ * Environment parsing shared by every process. Each process parses its own zod schema once at start;
+ * a value that fails its schema, or a RAILYARD_* variable nobody knows (a typo that would otherwise be
+ * ignored silently), stops the process with one message listing every problem.
+ */
+import { z } from 'zod';
+
+/** Every variable any railyard process reads; unknown RAILYARD_* names are rejected. */
+export const KNOWN_VARIABLES = [
+  'DATABASE_URL',
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'RAILYARD_TASK_QUEUE',
+  'RAILYARD_API_HOST',
+  'RAILYARD_API_PORT',
+  'RAILYARD_PUBLIC_URL',
+  'RAILYARD_LOG_LEVEL',
+  'RAILYARD_TEMPORAL_CALL_TIMEOUT_MS',
+  'RAILYARD_WORKER_METRICS_HOST',
+  'RAILYARD_WORKER_METRICS_PORT',
+  'RAILYARD_SHUTDOWN_GRACE_SECONDS',
+  'RAILYARD_GIT_ROOT',
+  'RAILYARD_WORK_ROOT',
+  'RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS',
+  'RAILYARD_PAGE_TOKEN_SECRET',
+  'RAILYARD_DATA_DIR',
+] as const;
+
+export type KnownVariable = (typeof KNOWN_VARIABLES)[number];
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Schema helpers whose messages read well in a startup error. */
+export const envInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+export const envBool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+export function parseEnv<S extends z.ZodObject>(
+  schema: S,
+  env: Readonly<Record<string, string | undefined>>,
+): z.infer<S> {
+  const problems: string[] = [];
+  const known = new Set<string>(KNOWN_VARIABLES);
+  const unknown = Object.keys(env).filter((name) => name.startsWith('RAILYARD_') && !known.has(name));
+  if (unknown.length > 0) {
+    problems.push(
+      `${unknown.join(', ')} ${unknown.length > 1 ? 'are not railyard settings' : 'is not a railyard setting'} (known: ${KNOWN_VARIABLES.join(', ')})`,
+    );
+  }
+  const present: Record<string, string> = {};
+  for (const key of Object.keys(schema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') present[key] = value;
+  }
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const name = issue.path.join('.');
+      const value = present[name];
+      problems.push(
+        value === undefined
+          ? `${name} is required`
+          : `${name}=${JSON.stringify(value)} is invalid: ${issue.message}`,
+      );
+    }
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}.`);
+  }
+  return (result as { data: z.infer<S> }).data;
+}

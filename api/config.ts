@@ -1,0 +1,14 @@
+/** The API process's configuration, parsed once at start (see README for the table). */
+import { z } from 'zod';
+import { sharedConfigShape } from '../activities/platform/config';
+import { envInt, parseEnv } from '../activities/platform/env';
+
+const ApiConfig = z.object({
+  ...sharedConfigShape,
+  RAILYARD_API_HOST: z.string().min(1).default('127.0.0.1'),
+  RAILYARD_API_PORT: envInt(0, 65535).default(8080),
+  RAILYARD_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+});
+export type ApiConfig = z.infer<typeof ApiConfig>;
+
+export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig => parseEnv(ApiConfig, env);

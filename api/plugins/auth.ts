@@ -1,0 +1,40 @@
+/**
+ * Authentication: every route needs a valid `x-api-token` unless it is marked `config: { public: true }`.
+ * An empty header counts as absent (real Trunk clients send it empty next to a fork header). A failure is
+ * a 401 with a plain-text body; success attaches the key's organisation to the request, and every
+ * handler scopes its reads and writes to it.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ApiKeyStore, Organisation } from '../../activities/stores/api-keys';
+import { unauthorized } from '../errors';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    organisation: Organisation | null;
+  }
+  interface FastifyContextConfig {
+    public?: boolean;
+  }
+}
+
+export function registerAuth(app: FastifyInstance, keys: ApiKeyStore): void {
+  app.decorateRequest('organisation', null);
+  app.addHook('onRequest', async (request) => {
+    // Unknown routes answer 404 to everyone; the route list is public (openapi.json) anyway.
+    const route = request.routeOptions.url;
+    if (route === undefined || request.routeOptions.config.public === true || route.startsWith('/v1/docs'))
+      return;
+    const header = request.headers['x-api-token'];
+    const token = (Array.isArray(header) ? header[0] : header)?.trim() ?? '';
+    if (token === '') throw unauthorized('Missing API key: send it in the x-api-token header.');
+    const organisation = await keys.authenticate(token);
+    if (!organisation) throw unauthorized('The API key in x-api-token is not valid or has been revoked.');
+    request.organisation = organisation;
+  });
+}
+
+/** The organisation of an authenticated request (routes behind the auth hook only). */
+export function organisationOf(request: { organisation: Organisation | null }): Organisation {
+  if (!request.organisation) throw unauthorized('Missing API key: send it in the x-api-token header.');
+  return request.organisation;
+}

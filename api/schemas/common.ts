@@ -1,0 +1,55 @@
+/**
+ * Request fields shared by the merge-queue endpoints (Trunk v1 envelope): `repo {host, owner, name}`,
+ * `targetBranch`, `pr.number`. Real Trunk clients send `pr.number` as a string, so a numeric string is
+ * accepted; enums are accepted in any case and answered in lower case.
+ */
+import { z } from 'zod';
+
+// eslint-disable-next-line no-control-regex -- rejecting control characters is the point.
+const noControl = /^[^\u0000-\u001f\u007f]*$/;
+
+const text = (max: number) =>
+  z.string().trim().min(1).max(max).regex(noControl, { message: 'must not contain control characters' });
+
+export const RepoRef = z
+  .object({
+    host: text(255),
+    owner: text(255),
+    name: text(255),
+  })
+  .describe('Repository as Trunk names it; owner may contain "/" (GitLab subgroups).');
+export type RepoRef = z.infer<typeof RepoRef>;
+
+export const TargetBranch = text(255).describe('The branch the queue merges into.');
+
+/** A PR number as a JSON number or a numeric string (the official merge-action sends "123"). */
+export const PrNumber = z
+  .union(
+    [z.number(), z.string().trim().regex(/^\d+$/, { message: 'must be a number or a numeric string' })],
+    {
+      error: 'must be a number or a numeric string',
+    },
+  )
+  .transform((v) => Number(v))
+  .pipe(
+    z
+      .number()
+      .int({ message: 'must be an integer' })
+      .min(1, { message: 'must be at least 1' })
+      .max(4_294_967_295, { message: 'must be at most 4294967295' }),
+  );
+
+export const PrRef = z.object({ number: PrNumber });
+
+export const QueueRequest = z.object({ repo: RepoRef, targetBranch: TargetBranch });
+
+/** A case-insensitive enum: accepts `SINGLE` or `single`, yields the lower-case value. */
+export function looseEnum<const T extends readonly [string, ...string[]]>(values: T) {
+  return z
+    .string()
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(values, { error: `must be one of: ${values.join(', ')}` }));
+}
+
+/** Empty success body of Trunk's action endpoints. */
+export const Empty = z.object({});

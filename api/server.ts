@@ -1,0 +1,65 @@
+/**
+ * API composition root: config → pino → pg pool → stores → Temporal gateway → buildApp → listen.
+ * SIGINT/SIGTERM close the server (in-flight requests finish), then the pool and the connection.
+ */
+import pino from 'pino';
+import { ConfigError } from '../activities/platform/env';
+import { createPool } from '../activities/platform/db';
+import { createApiKeyStore } from '../activities/stores/api-keys';
+import { buildApp } from './app';
+import { loadApiConfig } from './config';
+import { createMergeQueueService } from './temporal/merge-queue-service';
+import { createTemporalGateway } from './temporal/client';
+
+async function main(): Promise<void> {
+  const config = loadApiConfig();
+  const logger = pino({
+    level: config.RAILYARD_LOG_LEVEL,
+    redact: {
+      paths: ['req.headers["x-api-token"]', 'req.headers.authorization', '*.key', '*.secret'],
+      censor: '[redacted]',
+    },
+  });
+  const pool = createPool(config.DATABASE_URL, { applicationName: 'railyard-api' });
+  const temporal = createTemporalGateway({
+    address: config.TEMPORAL_ADDRESS,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.RAILYARD_TASK_QUEUE,
+    callTimeoutMs: config.RAILYARD_TEMPORAL_CALL_TIMEOUT_MS,
+  });
+  const publicUrl =
+    config.RAILYARD_PUBLIC_URL ?? `http://${config.RAILYARD_API_HOST}:${config.RAILYARD_API_PORT}`;
+  const app = await buildApp({
+    logger,
+    publicUrl,
+    keys: createApiKeyStore(pool, {
+      onTouchError: (err) => logger.warn({ err }, 'could not record API key use'),
+    }),
+    mergeQueue: createMergeQueueService(temporal),
+    probes: {
+      postgres: async () => void (await pool.query('SELECT 1')),
+      temporal: () => temporal.ping(),
+      worker: () => temporal.pingWorker(),
+    },
+  });
+  await app.listen({ host: config.RAILYARD_API_HOST, port: config.RAILYARD_API_PORT });
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    void (async () => {
+      await app.close();
+      await Promise.allSettled([pool.end(), temporal.close()]);
+      process.exit(0);
+    })();
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : `railyard api stopped: ${String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# `npm test`: install what is missing, run `npm run check`, then every test against private
+# Temporal and PostgreSQL instances started on free ports (stopped again at the end).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-deps.sh
+exec node_modules/.bin/tsx scripts/test.ts "$@"

@@ -1,0 +1,66 @@
+/** The served OpenAPI document is valid OpenAPI 3.1; health and readiness answer without auth. */
+import type { FastifyInstance } from 'fastify';
+import type { Pool } from 'pg';
+import { buildTestApp } from '../../support/app';
+import { createMigratedDatabase } from '../../support/postgres';
+
+let pool: Pool;
+let app: FastifyInstance;
+let temporalUp = true;
+
+beforeAll(async () => {
+  ({ pool } = await createMigratedDatabase('api_docs'));
+  ({ app } = await buildTestApp(pool, {
+    probes: {
+      postgres: async () => void (await pool.query('SELECT 1')),
+      temporal: () =>
+        temporalUp ? Promise.resolve() : Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1')),
+    },
+  }));
+});
+afterAll(async () => {
+  await app.close();
+  await pool.end();
+});
+
+test('/v1/openapi.json is a valid OpenAPI 3.1 document with the key scheme and the routes', async () => {
+  const res = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
+  expect(res.statusCode).toBe(200);
+  const doc = res.json<{
+    openapi: string;
+    paths: Record<string, unknown>;
+    components: { securitySchemes: object };
+  }>();
+  // An ES module; jest compiles it to CommonJS (see jest.config.js).
+  const { Validator } = await import('@seriousme/openapi-schema-validator');
+  const validator = new Validator();
+  const result = await validator.validate(doc);
+  expect(result.errors).toBeUndefined();
+  expect(result.valid).toBe(true);
+  expect(validator.version).toBe('3.1');
+  expect(doc.components.securitySchemes).toEqual({
+    ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-token' },
+  });
+  expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/getQueue', '/healthz', '/readyz']));
+});
+
+test('the docs page is served without a key', async () => {
+  const res = await app.inject({ method: 'GET', url: '/v1/docs/' });
+  expect(res.statusCode).toBe(200);
+  expect(res.headers['content-type']).toContain('text/html');
+});
+
+test('/healthz and /readyz', async () => {
+  expect((await app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
+  const ready = await app.inject({ method: 'GET', url: '/readyz' });
+  expect(ready.statusCode).toBe(200);
+  expect(ready.json()).toEqual({ ready: true, checks: { postgres: 'ok', temporal: 'ok' } });
+  temporalUp = false;
+  const notReady = await app.inject({ method: 'GET', url: '/readyz' });
+  expect(notReady.statusCode).toBe(503);
+  expect(notReady.json()).toEqual({
+    ready: false,
+    checks: { postgres: 'ok', temporal: 'connect ECONNREFUSED 127.0.0.1:1' },
+  });
+  temporalUp = true;
+});

@@ -1,0 +1,90 @@
+/**
+ * No Docker engine runs here, so the deployment is checked statically: the services of Temporal's
+ * current compose pattern exist with the right start order, the deprecated auto-setup image is not
+ * used, the search attributes match the ones the code defines, and the api and worker environments
+ * pass the same config schemas the processes parse at start.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { loadApiConfig } from '../../../api/config';
+import { loadWorkerConfig } from '../../../worker/config';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../../../workflows/search-attributes';
+
+interface Service {
+  image?: string;
+  build?: string;
+  command?: string[] | string;
+  depends_on?: Record<string, { condition: string }>;
+  environment?: Record<string, string>;
+}
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const compose = parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+};
+const services = compose.services;
+
+/** Compose's `${VAR:-default}` interpolation, as `docker compose config` would resolve it. */
+const interpolate = (env: Record<string, string> = {}) =>
+  Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{\w+:-([^}]*)\}/g, '$1')]),
+  );
+
+test('has the services of the current Temporal compose pattern plus api and worker', () => {
+  expect(Object.keys(services).sort()).toEqual(
+    [
+      'api',
+      'postgresql',
+      'temporal',
+      'temporal-admin-tools',
+      'temporal-create-namespace',
+      'temporal-ui',
+      'worker',
+    ].sort(),
+  );
+  for (const s of Object.values(services)) expect(s.image ?? '').not.toMatch(/auto-setup/);
+  expect(services.api?.build).toBe('.');
+  expect(services.worker?.build).toBe('.');
+});
+
+test('start order: schema job before server, namespace before api, api before worker', () => {
+  expect(services['temporal-admin-tools']?.depends_on).toEqual({
+    postgresql: { condition: 'service_healthy' },
+  });
+  expect(services.temporal?.depends_on).toEqual({
+    'temporal-admin-tools': { condition: 'service_completed_successfully' },
+  });
+  expect(services.api?.depends_on).toMatchObject({
+    postgresql: { condition: 'service_healthy' },
+    'temporal-create-namespace': { condition: 'service_completed_successfully' },
+  });
+  expect(services.worker?.depends_on).toMatchObject({ api: { condition: 'service_healthy' } });
+});
+
+test('the setup job registers exactly the search attributes the code uses', () => {
+  const script = ([] as string[]).concat(services['temporal-create-namespace']?.command ?? []).join('\n');
+  for (const sa of SEARCH_ATTRIBUTE_FLAGS) expect(script).toContain(sa);
+});
+
+test('api and worker environments pass the process config schemas', () => {
+  const api = interpolate(services.api?.environment);
+  const worker = interpolate(services.worker?.environment);
+  expect(loadApiConfig(api)).toMatchObject({
+    TEMPORAL_ADDRESS: 'temporal:7233',
+    RAILYARD_API_HOST: '0.0.0.0',
+  });
+  expect(loadWorkerConfig(worker)).toMatchObject({
+    TEMPORAL_ADDRESS: 'temporal:7233',
+    RAILYARD_WORKER_METRICS_HOST: '0.0.0.0',
+  });
+  expect(api.TEMPORAL_NAMESPACE).toBe(worker.TEMPORAL_NAMESPACE);
+  expect(api.DATABASE_URL).toContain('@postgresql:5432/');
+});
+
+test('the Dockerfile uses a glibc base image (core-bridge has no musl build)', () => {
+  const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const bases = [...dockerfile.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]);
+  expect(bases.length).toBeGreaterThan(0);
+  for (const b of bases) expect(b).not.toMatch(/alpine/);
+});

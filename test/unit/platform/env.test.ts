@@ -1,0 +1,44 @@
+import { loadApiConfig } from '../../../api/config';
+import { loadWorkerConfig } from '../../../worker/config';
+
+describe('configuration', () => {
+  const base = { DATABASE_URL: 'postgres://u@127.0.0.1:5432/db' };
+
+  test('defaults', () => {
+    const c = loadApiConfig(base);
+    expect(c).toMatchObject({
+      TEMPORAL_ADDRESS: '127.0.0.1:7233',
+      TEMPORAL_NAMESPACE: 'default',
+      RAILYARD_API_PORT: 8080,
+      RAILYARD_TASK_QUEUE: 'railyard',
+    });
+    expect(loadWorkerConfig(base)).toMatchObject({
+      RAILYARD_SHUTDOWN_GRACE_SECONDS: 30,
+      RAILYARD_WORKER_METRICS_PORT: 9464,
+    });
+  });
+
+  test.each([
+    ['missing database', {}, 'DATABASE_URL is required'],
+    [
+      'bad database url',
+      { DATABASE_URL: 'mysql://x' },
+      'DATABASE_URL="mysql://x" is invalid: must be a postgres:// or postgresql:// URL',
+    ],
+    ['bad port', { ...base, RAILYARD_API_PORT: 'eighty' }, 'RAILYARD_API_PORT="eighty" is invalid'],
+    ['port out of range', { ...base, RAILYARD_API_PORT: '70000' }, 'RAILYARD_API_PORT="70000" is invalid'],
+    [
+      'bad temporal address',
+      { ...base, TEMPORAL_ADDRESS: 'localhost' },
+      'TEMPORAL_ADDRESS="localhost" is invalid: must be host:port',
+    ],
+    ['unknown setting', { ...base, RAILYARD_API_PROT: '1' }, 'RAILYARD_API_PROT is not a railyard setting'],
+    ['bad log level', { ...base, RAILYARD_LOG_LEVEL: 'loud' }, 'RAILYARD_LOG_LEVEL="loud" is invalid'],
+  ])('%s stops the process with a clear message', (_name, env, message) => {
+    expect(() => loadApiConfig(env)).toThrow(message);
+  });
+
+  test('empty values count as unset', () => {
+    expect(loadApiConfig({ ...base, RAILYARD_API_PORT: '' }).RAILYARD_API_PORT).toBe(8080);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * Worker composition root: config → Runtime (Prometheus telemetry, logs) → connection → activities →
+ * Worker. SIGINT/SIGTERM start a graceful shutdown: polling stops, running activities get the grace time
+ * to finish, then the process exits.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  makeTelemetryFilterString,
+} from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { ConfigError } from '../activities/platform/env';
+import { loadWorkerConfig, type WorkerConfig } from './config';
+
+const SDK_LOG_LEVEL = {
+  fatal: 'ERROR',
+  error: 'ERROR',
+  warn: 'WARN',
+  info: 'INFO',
+  debug: 'DEBUG',
+  trace: 'TRACE',
+  silent: 'ERROR',
+} as const satisfies Record<WorkerConfig['RAILYARD_LOG_LEVEL'], string>;
+
+const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
+
+async function main(): Promise<void> {
+  const config = loadWorkerConfig();
+  Runtime.install({
+    logger: new DefaultLogger(SDK_LOG_LEVEL[config.RAILYARD_LOG_LEVEL]),
+    telemetryOptions: {
+      logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} },
+      ...(config.RAILYARD_WORKER_METRICS_PORT > 0
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: `${config.RAILYARD_WORKER_METRICS_HOST}:${config.RAILYARD_WORKER_METRICS_PORT}`,
+              },
+            },
+          }
+        : {}),
+    },
+  });
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const identity = `railyard-worker@${os.hostname()}:${process.pid}`;
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.RAILYARD_TASK_QUEUE,
+    identity,
+    // Production images ship a prebuilt bundle (see Dockerfile); development bundles at start.
+    ...(fs.existsSync(PREBUILT_BUNDLE)
+      ? { workflowBundle: { codePath: PREBUILT_BUNDLE } }
+      : { workflowsPath: require.resolve('../workflows') }),
+    activities: createActivities({ workerIdentity: identity }),
+    shutdownGraceTime: `${config.RAILYARD_SHUTDOWN_GRACE_SECONDS} seconds`,
+  });
+  console.error(
+    `railyard worker polling task queue "${config.RAILYARD_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}`,
+  );
+  await worker.run();
+  await connection.close();
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : `railyard worker stopped: ${String(err)}`);
+  process.exit(1);
+});
