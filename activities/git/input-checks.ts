@@ -1,0 +1,54 @@
+/**
+ * Checks of the GitHost port's composite inputs, run before any git process starts. Each throws
+ * `InvalidGitNameError` (a caller bug or a hostile request) naming the offending field.
+ */
+import type {
+  AdvanceTargetInput,
+  BuildTestBranchInput,
+  DirectMergeInput,
+  PullRequestAtSha,
+} from './git-host';
+import {
+  InvalidGitNameError,
+  TEST_BRANCH_PREFIX,
+  assertValid,
+  checkBranchName,
+  checkPullRequestNumber,
+  checkSha,
+} from './names';
+
+export function checkPullRequests(prs: readonly PullRequestAtSha[]): void {
+  for (const pr of prs) {
+    assertValid('pull request number', checkPullRequestNumber(pr.number));
+    assertValid(`head sha of pull request #${pr.number}`, checkSha(pr.headSha));
+  }
+}
+
+/** Test branches live under `railyard-merge/`: nothing else is built or deleted through the port. */
+export function checkTestBranch(branch: string): void {
+  assertValid('test branch', checkBranchName(branch));
+  if (!branch.startsWith(TEST_BRANCH_PREFIX)) {
+    throw new InvalidGitNameError('test branch', `must start with ${TEST_BRANCH_PREFIX}`);
+  }
+}
+
+export function checkBuildInput(input: BuildTestBranchInput): void {
+  assertValid('target branch', checkBranchName(input.targetBranch));
+  assertValid('baseSha', checkSha(input.baseSha));
+  checkTestBranch(input.branchName);
+  if (input.prs.length === 0) throw new Error('a test branch needs at least one pull request');
+  checkPullRequests(input.prs);
+}
+
+export function checkAdvanceInput(input: AdvanceTargetInput): void {
+  assertValid('target branch', checkBranchName(input.targetBranch));
+  assertValid('expectedSha', checkSha(input.expectedSha));
+  assertValid('newSha', checkSha(input.newSha));
+  checkPullRequests(input.prs ?? []);
+}
+
+export function checkDirectMergeInput(input: DirectMergeInput): void {
+  assertValid('target branch', checkBranchName(input.targetBranch));
+  assertValid('expectedTargetSha', checkSha(input.expectedTargetSha));
+  checkPullRequests([input.pr]);
+}

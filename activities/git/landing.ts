@@ -1,0 +1,105 @@
+/**
+ * Landing commits on the target branch: the only code that moves a target. Rules:
+ *  - compare-and-swap from the tip the commit was built on, so a push made meanwhile is detected
+ *    (`moved`) and never overwritten;
+ *  - only forward: the new commit must descend from that tip (otherwise `rejected`, with Trunk's
+ *    GITHUB_API_MERGE_PR_FAILED, since it can only be a caller bug);
+ *  - idempotent: a target already at the new commit, or already past it (someone pushed on top after
+ *    an earlier attempt succeeded), counts as advanced. Commits railyard builds are specific to one
+ *    run, so finding one under the target means that run landed.
+ */
+import { commitExists, isAncestor, readRef, type RepoAccess } from './commits';
+import { checkPullRequestHead, composePullRequests } from './compose';
+import type {
+  AdvanceTargetInput,
+  AdvanceTargetResult,
+  DirectMergeInput,
+  DirectMergeResult,
+} from './git-host';
+import { branchRef } from './names';
+import { compareAndSwap } from './refs';
+
+export async function advanceTarget(
+  access: RepoAccess,
+  input: AdvanceTargetInput,
+): Promise<AdvanceTargetResult> {
+  const ref = branchRef(input.targetBranch);
+  const { expectedSha, newSha } = input;
+  const current = await readRef(access, ref);
+  if (current === newSha) return { kind: 'advanced', sha: newSha, alreadyAdvanced: true };
+  if (current !== expectedSha) {
+    if (current !== null && (await landedUnder(access, newSha, current))) {
+      return { kind: 'advanced', sha: newSha, alreadyAdvanced: true };
+    }
+    return { kind: 'moved', expectedSha, actualSha: current };
+  }
+  if (!(await commitExists(access, newSha))) {
+    return {
+      kind: 'rejected',
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      detail: `${newSha} is not a commit of this repository`,
+    };
+  }
+  for (const pr of input.prs ?? []) {
+    const head = await checkPullRequestHead(access, pr);
+    if (head.kind === 'closed') return { kind: 'pr_closed', prNumber: pr.number, reason: 'PR_CLOSED' };
+    if (head.kind === 'moved') {
+      const { number: prNumber, headSha } = pr;
+      return {
+        kind: 'pr_moved',
+        prNumber,
+        expectedSha: headSha,
+        actualSha: head.actualSha,
+        reason: 'PR_UPDATED_AT_MERGE_TIME',
+      };
+    }
+  }
+  if (!(await isAncestor(access, expectedSha, newSha))) {
+    return {
+      kind: 'rejected',
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      detail: `${newSha} does not descend from ${expectedSha}`,
+    };
+  }
+  const swap = await compareAndSwap(access, ref, expectedSha, newSha, 'railyard: merge tested commit');
+  switch (swap.kind) {
+    case 'swapped':
+      return { kind: 'advanced', sha: newSha, alreadyAdvanced: false };
+    case 'already':
+      return { kind: 'advanced', sha: newSha, alreadyAdvanced: true };
+    case 'moved':
+      return { kind: 'moved', expectedSha, actualSha: swap.actualSha };
+    default: {
+      const never: never = swap;
+      throw new Error(`unexpected ref update ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** Builds the PR on the expected tip with the merge method (as a test branch would) and lands it. */
+export async function directMerge(access: RepoAccess, input: DirectMergeInput): Promise<DirectMergeResult> {
+  const { expectedTargetSha: expectedSha, pr } = input;
+  const composed = await composePullRequests(access, expectedSha, [pr], input.mergeMethod);
+  if (composed.kind !== 'composed') return composed;
+  const landed = await advanceTarget(access, { ...input, expectedSha, newSha: composed.headSha, prs: [pr] });
+  switch (landed.kind) {
+    case 'advanced':
+      return { kind: 'merged', sha: landed.sha, alreadyMerged: landed.alreadyAdvanced };
+    case 'moved':
+      return landed;
+    case 'pr_moved':
+      return { ...landed, reason: 'PR_PUSHED_TO' };
+    case 'pr_closed':
+      return landed;
+    case 'rejected':
+      return { ...landed, reason: 'GITHUB_API_DIRECT_MERGE_PR_FAILED' };
+    default: {
+      const never: never = landed;
+      throw new Error(`unexpected landing ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+async function landedUnder(access: RepoAccess, sha: string, tip: string): Promise<boolean> {
+  return (await commitExists(access, sha)) && (await isAncestor(access, sha, tip));
+}

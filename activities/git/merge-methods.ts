@@ -1,0 +1,174 @@
+/**
+ * Applies one pull request on top of a commit with the queue's merge method, writing only objects
+ * (commits and trees), never refs, never a work tree. The three methods produce what GitHub would:
+ *  - `merge_commit`: one merge commit, parents (tip, PR head), "Merge pull request #n".
+ *  - `squash`: one commit with the tree of that merge and the tip as only parent, authored by the PR's
+ *    author, titled "<title> (#n)".
+ *  - `rebase`: each non-merge commit of the PR replayed in order, keeping author and message. A replay
+ *    is a cherry-pick: a three-way merge whose base is the commit's parent. `git merge-tree` in git
+ *    2.39 has no `--merge-base`, so the base is forced with throwaway commits (see `replay`).
+ *
+ * Invariant: the result is a pure function of (tip, PR head, method, identity), because every date is
+ * derived from the commits involved (the latest committer date among them). Building again, e.g. when
+ * an activity is retried, gives the same commit ids.
+ */
+import { expectSuccess, fixedDateEnv } from './git-cli';
+import { listCommits, readCommit, subjectOf, type Commit, type RepoAccess } from './commits';
+import type { MergeMethod, PullRequestAtSha } from './git-host';
+
+export type ApplyResult =
+  { kind: 'applied'; sha: string } | { kind: 'conflict'; detail: string; files: string[] };
+
+type TrialMerge = { kind: 'clean'; tree: string } | { kind: 'conflict'; detail: string; files: string[] };
+
+const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/** `exclude`: commits already on the way to `tip` under other ids (earlier PRs of the same batch). */
+export async function applyPullRequest(
+  repo: RepoAccess,
+  method: MergeMethod,
+  tip: string,
+  pr: PullRequestAtSha,
+  exclude: string[] = [],
+): Promise<ApplyResult> {
+  switch (method) {
+    case 'merge_commit':
+      return mergeCommit(repo, tip, pr);
+    case 'squash':
+      return squash(repo, tip, pr);
+    case 'rebase':
+      return rebase(repo, tip, pr, exclude);
+    default: {
+      const never: never = method;
+      throw new Error(`unknown merge method ${String(never)}`);
+    }
+  }
+}
+
+/** A merge of two commits computed in memory; a conflict leaves nothing behind but loose objects. */
+export async function trialMerge(repo: RepoAccess, ours: string, theirs: string): Promise<TrialMerge> {
+  const args = ['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs];
+  const result = await repo.git(args, { dir: repo.dir });
+  const [tree = '', ...rest] = result.stdout.split('\0');
+  if (result.exitCode === 0 && OBJECT_ID.test(tree)) return { kind: 'clean', tree };
+  if (result.exitCode === 1 && OBJECT_ID.test(tree)) {
+    const files = [...new Set(rest.filter((file) => file.length > 0))];
+    return { kind: 'conflict', files, detail: `merge conflict in ${files.join(', ') || 'the tree'}` };
+  }
+  if (/unrelated histories/.test(result.stderr)) {
+    return {
+      kind: 'conflict',
+      files: [],
+      detail: 'the pull request has no history in common with the target',
+    };
+  }
+  throw new Error(`git merge-tree failed (exit ${result.exitCode}): ${result.stderr.trim().slice(0, 500)}`);
+}
+
+async function mergeCommit(repo: RepoAccess, tip: string, pr: PullRequestAtSha): Promise<ApplyResult> {
+  const merged = await trialMerge(repo, tip, pr.headSha);
+  if (merged.kind === 'conflict') return merged;
+  const [base, head] = await Promise.all([readCommit(repo, tip), readCommit(repo, pr.headSha)]);
+  const message = `Merge pull request #${pr.number}\n\n${subjectOf(head.message)}\n`;
+  const sha = await commitTree(
+    repo,
+    merged.tree,
+    [tip, pr.headSha],
+    message,
+    fixedDateEnv(latest(base, head)),
+  );
+  return { kind: 'applied', sha };
+}
+
+async function squash(repo: RepoAccess, tip: string, pr: PullRequestAtSha): Promise<ApplyResult> {
+  const merged = await trialMerge(repo, tip, pr.headSha);
+  if (merged.kind === 'conflict') return merged;
+  const [base, head] = await Promise.all([readCommit(repo, tip), readCommit(repo, pr.headSha)]);
+  if (merged.tree === base.tree) return { kind: 'applied', sha: tip };
+  const subjects = await Promise.all(
+    (await listCommits(repo, pr.headSha, [tip])).map(async (sha) =>
+      subjectOf((await readCommit(repo, sha)).message),
+    ),
+  );
+  const body = subjects.length > 1 ? `\n${subjects.map((s) => `* ${s}`).join('\n\n')}\n` : '';
+  const message = `${subjectOf(head.message)} (#${pr.number})\n${body}`;
+  const env = {
+    ...fixedDateEnv(latest(base, head)),
+    GIT_AUTHOR_NAME: head.author.name,
+    GIT_AUTHOR_EMAIL: head.author.email,
+  };
+  return { kind: 'applied', sha: await commitTree(repo, merged.tree, [tip], message, env) };
+}
+
+async function rebase(
+  repo: RepoAccess,
+  tip: string,
+  pr: PullRequestAtSha,
+  exclude: string[],
+): Promise<ApplyResult> {
+  let current = await readCommit(repo, tip);
+  for (const sha of await listCommits(repo, pr.headSha, [tip, ...exclude])) {
+    const commit = await readCommit(repo, sha);
+    const replayed = await replay(repo, current, commit);
+    if (replayed.kind === 'conflict') {
+      return {
+        ...replayed,
+        detail: `${replayed.detail} (replaying ${sha.slice(0, 12)} ${subjectOf(commit.message)})`,
+      };
+    }
+    if (replayed.kind === 'empty') continue;
+    const env = {
+      ...fixedDateEnv(latest(current, commit)),
+      GIT_AUTHOR_NAME: commit.author.name,
+      GIT_AUTHOR_EMAIL: commit.author.email,
+      GIT_AUTHOR_DATE: `@${commit.author.time} ${commit.author.timezone}`,
+    };
+    const newSha = await commitTree(repo, replayed.tree, [current.sha], commit.message, env);
+    current = await readCommit(repo, newSha);
+  }
+  return { kind: 'applied', sha: current.sha };
+}
+
+type Replay =
+  { kind: 'tree'; tree: string } | { kind: 'empty' } | { kind: 'conflict'; detail: string; files: string[] };
+
+/**
+ * Cherry-picks `commit` onto `onto` in memory. merge-tree picks the merge base itself, so both sides
+ * are re-parented onto a throwaway root commit holding the parent's tree: that root is then the only
+ * merge base, which makes the merge exactly base = parent, ours = onto, theirs = commit.
+ * A commit that becomes empty is dropped, as `git rebase` does; one that was empty is kept.
+ */
+async function replay(repo: RepoAccess, onto: Commit, commit: Commit): Promise<Replay> {
+  const parentSha = commit.parents[0];
+  if (parentSha === onto.sha) return { kind: 'tree', tree: commit.tree };
+  const parentTree = parentSha ? (await readCommit(repo, parentSha)).tree : await emptyTree(repo);
+  const env = fixedDateEnv(0);
+  const root = await commitTree(repo, parentTree, [], 'railyard replay base\n', env);
+  const [ours, theirs] = await Promise.all([
+    commitTree(repo, onto.tree, [root], 'railyard replay ours\n', env),
+    commitTree(repo, commit.tree, [root], 'railyard replay theirs\n', env),
+  ]);
+  const merged = await trialMerge(repo, ours, theirs);
+  if (merged.kind === 'conflict') return merged;
+  if (merged.tree === onto.tree && commit.tree !== parentTree) return { kind: 'empty' };
+  return { kind: 'tree', tree: merged.tree };
+}
+
+async function commitTree(
+  repo: RepoAccess,
+  tree: string,
+  parents: string[],
+  message: string,
+  env: Record<string, string>,
+): Promise<string> {
+  const args = ['commit-tree', tree, ...parents.flatMap((p) => ['-p', p])];
+  return (await expectSuccess(repo.git, args, { dir: repo.dir, env, input: message })).trim();
+}
+
+async function emptyTree(repo: RepoAccess): Promise<string> {
+  return (await expectSuccess(repo.git, ['mktree'], { dir: repo.dir, input: '' })).trim();
+}
+
+function latest(...commits: Commit[]): number {
+  return Math.max(...commits.map((c) => c.committer.time));
+}

@@ -1,0 +1,80 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import {
+  collectJunitFiles,
+  DEFAULT_JUNIT_GLOBS,
+  DEFAULT_JUNIT_LIMITS,
+  globToRegExp,
+} from '../../../activities/runners/junit-files';
+
+describe('globs', () => {
+  it.each([
+    ['**/junit*.xml', 'junit.xml', true],
+    ['**/junit*.xml', 'a/b/junit-report.xml', true],
+    ['**/junit*.xml', 'a/junit/x.xml', false],
+    ['**/TEST-*.xml', 'target/surefire-reports/TEST-com.acme.FooTest.xml', true],
+    ['**/test-results/**/*.xml', 'build/test-results/test/TEST-a.xml', true],
+    ['**/test-results/**/*.xml', 'test-results/a.xml', true],
+    ['**/test-results/**/*.xml', 'test-results.xml', false],
+    ['out/*.xml', 'out/a.xml', true],
+    ['out/*.xml', 'out/sub/a.xml', false],
+    ['out/?.xml', 'out/a.xml', true],
+    ['out/a+b(1).xml', 'out/a+b(1).xml', true],
+    ['out/a.xml', 'out/aXxml', false],
+  ])('%s against %s is %p', (glob, path, expected) => {
+    expect(globToRegExp(glob).test(path)).toBe(expected);
+  });
+});
+
+describe('collecting JUnit files', () => {
+  let dir: string;
+  const write = (path: string, content: string) => {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  };
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'railyard-junit-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('skips links, .git and node_modules, and sorts by path', async () => {
+    write('z/junit.xml', '<z/>');
+    write('a/TEST-a.xml', '<a/>');
+    write('.git/junit.xml', '<git/>');
+    write('node_modules/x/junit.xml', '<nm/>');
+    write('secret.txt', 'secret');
+    symlinkSync(join(dir, 'secret.txt'), join(dir, 'junit-link.xml'));
+    mkdirSync(join(dir, 'linked'));
+    symlinkSync(join(dir, 'z'), join(dir, 'linked', 'test-results'));
+    const result = await collectJunitFiles(dir, DEFAULT_JUNIT_GLOBS);
+    expect(result).toEqual({
+      files: [
+        { path: 'a/TEST-a.xml', xml: '<a/>' },
+        { path: 'z/junit.xml', xml: '<z/>' },
+      ],
+      truncated: false,
+    });
+  });
+
+  it('keeps within the count and size bounds and says so', async () => {
+    for (let i = 0; i < 5; i += 1) write(`r/junit-${i}.xml`, 'x'.repeat(10));
+    write('r/junit-big.xml', 'x'.repeat(100));
+    const limits = { ...DEFAULT_JUNIT_LIMITS, maxFiles: 3, maxFileBytes: 50 };
+    const byCount = await collectJunitFiles(dir, DEFAULT_JUNIT_GLOBS, limits);
+    expect(byCount.files.map((f) => f.path)).toEqual(['r/junit-0.xml', 'r/junit-1.xml', 'r/junit-2.xml']);
+    expect(byCount.truncated).toBe(true);
+    const bySize = await collectJunitFiles(dir, DEFAULT_JUNIT_GLOBS, {
+      ...limits,
+      maxFiles: 100,
+      maxTotalBytes: 25,
+    });
+    expect(bySize.files).toHaveLength(2);
+    expect(bySize.truncated).toBe(true);
+    const walk = await collectJunitFiles(dir, DEFAULT_JUNIT_GLOBS, {
+      ...DEFAULT_JUNIT_LIMITS,
+      maxEntries: 2,
+    });
+    expect(walk.truncated).toBe(true);
+  });
+});
