@@ -1,0 +1,27 @@
+/**
+ * Public surface of the flaky-test classifier (flaky-detection.md §5). Pure functions only.
+ */
+export { classify, classifyAll } from './classify';
+export { transition, mustRecord, type StatusTransition, type StoredStatus } from './transitions';
+export {
+  DEFAULT_CLASSIFICATION_PARAMS,
+  resolveClassificationParams,
+  ClassificationParamsError,
+  type ClassificationParams,
+  type RepositoryClassificationOverrides,
+} from './params';
+export { branchClassOf, isStableSet } from './branch-class';
+export { summariseUpload, isInfraUpload, infraUploadIds } from './infra';
+export { resultIdentity } from './history';
+export {
+  outcomeOfStatus,
+  type BranchClass,
+  type Classification,
+  type ManualFlag,
+  type ObservedResult,
+  type Outcome,
+  type ReasonCode,
+  type TestHistory,
+  type TestStatus,
+  type UploadSummary,
+} from './types';

@@ -1,0 +1,138 @@
+/**
+ * The classifier's named parameters, with the defaults of flaky-detection.md §5 (the doc's symbol
+ * is in each field's comment). Repositories override any subset; `resolveClassificationParams`
+ * validates the result so a bad setting is refused when it is saved, not when a test is judged.
+ */
+
+export interface ClassificationParams {
+  /** W_MIX: a pass and a fail of one commit count as disagreement when this close together. */
+  readonly mixedLookbackDays: number;
+  /** W_RATE: stable-set failure-rate window. */
+  readonly rateWindowHours: number;
+  /** N_MIN: attempts needed in the window before the rate decides anything. */
+  readonly rateMinAttempts: number;
+  /** R_ON: rate at or above which the test is flaky. */
+  readonly rateOn: number;
+  /** R_OFF: rate below which the rate signal clears (hysteresis). */
+  readonly rateOff: number;
+  /** K_BROKEN: consecutive stable-set commits with only failures that make a test broken. */
+  readonly brokenConsecutiveCommits: number;
+  /** W_BRK: window of the broken-rate rule. */
+  readonly brokenRateWindowHours: number;
+  /** N_BRK: attempts needed in that window. */
+  readonly brokenRateMinAttempts: number;
+  /** R_BRK: failure rate at or above which the test is broken. */
+  readonly brokenRateOn: number;
+  /** R_BRK_OFF: rate below which the broken-rate signal clears. */
+  readonly brokenRateOff: number;
+  /** RECOVER_DAYS: quiet time after the last disagreement before it can heal. */
+  readonly recoverDays: number;
+  /** RECOVER_PASSES: passes after the last disagreement needed to heal. */
+  readonly recoverPasses: number;
+  /** STALE_DAYS: with no non-skipped result for this long the test is healthy, reason `stale`. */
+  readonly staleDays: number;
+  /** INFRA_RATIO: an upload with at least this share of failures is excluded… */
+  readonly infraFailureRatio: number;
+  /** INFRA_MIN: …when it has at least this many non-skipped results. */
+  readonly infraMinResults: number;
+  /** TOP_FAILURES: size of `most_common_failures`. */
+  readonly topFailures: number;
+  /** W_FAIL: window of `most_common_failures`. */
+  readonly failureWindowDays: number;
+  /** D3: branch names whose results are "stable". */
+  readonly stableBranches: readonly string[];
+  /** D3: branch-name prefixes of merge-queue test branches. */
+  readonly mergeQueueBranchPrefixes: readonly string[];
+}
+
+export type RepositoryClassificationOverrides = Partial<ClassificationParams>;
+
+export const DEFAULT_CLASSIFICATION_PARAMS: ClassificationParams = Object.freeze({
+  mixedLookbackDays: 7,
+  rateWindowHours: 72,
+  rateMinAttempts: 20,
+  rateOn: 0.1,
+  rateOff: 0.05,
+  brokenConsecutiveCommits: 3,
+  brokenRateWindowHours: 24,
+  brokenRateMinAttempts: 5,
+  brokenRateOn: 0.95,
+  brokenRateOff: 0.5,
+  recoverDays: 7,
+  recoverPasses: 10,
+  staleDays: 30,
+  infraFailureRatio: 0.8,
+  infraMinResults: 20,
+  topFailures: 5,
+  failureWindowDays: 30,
+  stableBranches: Object.freeze(['main', 'master']),
+  mergeQueueBranchPrefixes: Object.freeze(['railyard-merge/', 'trunk-merge/', 'gh-readonly-queue/', 'gtmq_']),
+});
+
+export class ClassificationParamsError extends Error {
+  override readonly name = 'ClassificationParamsError';
+}
+
+type NumberKey = {
+  [K in keyof ClassificationParams]: ClassificationParams[K] extends number ? K : never;
+}[keyof ClassificationParams];
+
+const RATIOS: readonly NumberKey[] = [
+  'rateOn',
+  'rateOff',
+  'brokenRateOn',
+  'brokenRateOff',
+  'infraFailureRatio',
+];
+const COUNTS: readonly NumberKey[] = [
+  'rateMinAttempts',
+  'brokenConsecutiveCommits',
+  'brokenRateMinAttempts',
+  'recoverPasses',
+  'infraMinResults',
+  'topFailures',
+];
+const DURATIONS: readonly NumberKey[] = [
+  'mixedLookbackDays',
+  'rateWindowHours',
+  'brokenRateWindowHours',
+  'recoverDays',
+  'staleDays',
+  'failureWindowDays',
+];
+
+/** Defaults overlaid with a repository's overrides, checked; throws ClassificationParamsError. */
+export function resolveClassificationParams(
+  overrides: RepositoryClassificationOverrides = {},
+): ClassificationParams {
+  const params: ClassificationParams = { ...DEFAULT_CLASSIFICATION_PARAMS, ...stripUndefined(overrides) };
+  for (const key of RATIOS) check(key, params[key] >= 0 && params[key] <= 1, 'a number from 0 to 1');
+  for (const key of COUNTS)
+    check(key, Number.isInteger(params[key]) && params[key] >= 1, 'a whole number of at least 1');
+  for (const key of DURATIONS)
+    check(key, params[key] > 0 && Number.isFinite(params[key]), 'a positive number');
+  check('rateOff', params.rateOff <= params.rateOn, 'at most rateOn');
+  check('brokenRateOff', params.brokenRateOff <= params.brokenRateOn, 'at most brokenRateOn');
+  check(
+    'stableBranches',
+    params.stableBranches.every((b) => typeof b === 'string' && b !== ''),
+    'a list of branch names',
+  );
+  check(
+    'mergeQueueBranchPrefixes',
+    params.mergeQueueBranchPrefixes.every((p) => typeof p === 'string' && p !== ''),
+    'a list of non-empty prefixes',
+  );
+  return params;
+}
+
+function check(key: keyof ClassificationParams, ok: boolean, expected: string): void {
+  if (!ok) throw new ClassificationParamsError(`The classification parameter ${key} must be ${expected}.`);
+}
+
+function stripUndefined(overrides: RepositoryClassificationOverrides): RepositoryClassificationOverrides {
+  return Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+}
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
