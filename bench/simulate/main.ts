@@ -1,0 +1,266 @@
+/**
+ * Merge-queue engine simulation: `npx tsx bench/simulate/main.ts [--quick] [--seeds N] [--prs N]`.
+ *
+ * For each policy it runs the real engine in a seeded discrete-event world (world.ts) twice per
+ * seed: at saturation (a backlog that never empties) for throughput, CI cost and wrong ejections, and
+ * with Poisson arrivals at 80% of the measured capacity for time to merge. It prints progress on
+ * stderr and, on stdout, the table with each policy's analytic bound and the ratio, the targets with
+ * PASS/MISS, and the engine's own cost on a 1,000-PR queue.
+ */
+import { entropyFloor, dorfmanRunsPerPr } from './bounds';
+import { CI_MINUTES, policies, type Policy } from './policies';
+import { formatNumber, formatPercent, markdownTable, percentile } from './stats';
+import { simulate, type Outcome, type Scenario } from './world';
+
+interface Options {
+  seeds: number;
+  prs: number;
+  quick: boolean;
+}
+
+interface Measured {
+  policy: Policy;
+  resolvedPerHour: number;
+  mergedPerHour: number;
+  runsPerMerged: number;
+  ciTimePerMerged: number;
+  goodEjectedShare: number;
+  goodEjected: number;
+  badMerged: number;
+  p50: number;
+  p95: number;
+}
+
+const LATENCY_LOAD = 0.8;
+
+function parseOptions(argv: readonly string[]): Options {
+  const value = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? Number(argv[i + 1]) : undefined;
+  };
+  const quick = argv.includes('--quick');
+  return { quick, seeds: value('--seeds') ?? (quick ? 1 : 2), prs: value('--prs') ?? (quick ? 400 : 4000) };
+}
+
+function scenario(
+  policy: Policy,
+  o: Options,
+  seed: number,
+  arrivals: Scenario['arrivals'],
+  prs: number,
+): Scenario {
+  return {
+    config: policy.config,
+    p: policy.p,
+    f: policy.f,
+    ciMinutes: CI_MINUTES,
+    ciSigma: 0,
+    lanes: policy.lanes,
+    arrivals,
+    prs,
+    warmup: Math.round(prs / 10),
+    seed: seed * 7919 + (o.quick ? 1 : 0),
+  };
+}
+
+function measure(policy: Policy, o: Options, tag: string): Measured {
+  const saturated: Outcome[] = [];
+  const latencies: number[] = [];
+  for (let seed = 1; seed <= o.seeds; seed += 1) {
+    const progress = (phase: string) => (done: number) => {
+      if (process.stderr.isTTY) process.stderr.write(`\r${tag} seed ${seed} ${phase}: ${done} resolved   `);
+    };
+    const sat = simulate(
+      scenario(policy, o, seed, { kind: 'backlog', size: policy.backlog }, o.prs),
+      progress('saturation'),
+    );
+    saturated.push(sat);
+    const perHour = Math.max(0.1, LATENCY_LOAD * sat.resolvedPerHour);
+    const light = simulate(
+      scenario(policy, o, seed, { kind: 'poisson', perHour }, Math.round(o.prs / 2)),
+      progress('80% load'),
+    );
+    latencies.push(...light.timeToMerge);
+  }
+  clearLine();
+  const sum = (f: (x: Outcome) => number) => saturated.reduce((acc, x) => acc + f(x), 0);
+  return {
+    policy,
+    resolvedPerHour: sum((x) => x.resolvedPerHour) / saturated.length,
+    mergedPerHour: sum((x) => x.mergedPerHour) / saturated.length,
+    runsPerMerged: sum((x) => x.runsStarted) / sum((x) => x.mergedTotal),
+    ciTimePerMerged: sum((x) => x.ciTime) / sum((x) => x.mergedTotal),
+    goodEjectedShare: sum((x) => x.goodEjected) / sum((x) => x.goodResolved),
+    goodEjected: sum((x) => x.goodEjected),
+    badMerged: sum((x) => x.badMerged),
+    p50: percentile(latencies, 0.5),
+    p95: percentile(latencies, 0.95),
+  };
+}
+
+interface Target {
+  text: string;
+  value: string;
+  pass: boolean;
+}
+
+function targets(rows: readonly Measured[]): Target[] {
+  const byId = new Map(rows.map((r) => [r.policy.id, r]));
+  const out: Target[] = [];
+  const judged = rows.filter((r) => r.policy.judged);
+  for (const r of judged.filter((x) => x.policy.group === 'serial' || x.policy.group === 'optimistic')) {
+    const ratio = r.resolvedPerHour / (r.policy.bound ?? Number.NaN);
+    out.push({
+      text: `${r.policy.label} p=${pct(r.policy.p)}: >= 95% of bound`,
+      value: formatPercent(ratio, 1),
+      pass: ratio >= 0.95,
+    });
+  }
+  for (const r of judged.filter((x) => x.policy.group === 'batching')) {
+    out.push({
+      text: `${r.policy.label} p=5%: <= 0.5 runs per merged PR`,
+      value: formatNumber(r.runsPerMerged, 3),
+      pass: r.runsPerMerged <= 0.5,
+    });
+  }
+  const one = byId.get('lanes-1');
+  const ten = byId.get('lanes-10');
+  if (one && ten) {
+    const scale = ten.resolvedPerHour / one.resolvedPerHour;
+    out.push({
+      text: '10 disjoint lanes: >= 9x one lane',
+      value: `${formatNumber(scale, 2)}x`,
+      pass: scale >= 9,
+    });
+  }
+  const clean = byId.get('flakes-f0');
+  const flaky = byId.get('flakes-f0.05');
+  if (clean && flaky) {
+    out.push({
+      text: 'f=5%, depth 1 + optimistic: <= 0.5% good PRs ejected',
+      value: formatPercent(flaky.goodEjectedShare, 3),
+      pass: flaky.goodEjectedShare <= 0.005,
+    });
+    const keep = flaky.resolvedPerHour / clean.resolvedPerHour;
+    out.push({
+      text: 'f=5%, depth 1 + optimistic: throughput >= 90% of f=0',
+      value: formatPercent(keep, 1),
+      pass: keep >= 0.9,
+    });
+  }
+  const badMerged = rows.reduce((acc, r) => acc + r.badMerged, 0);
+  out.push({ text: 'no bad PR ever merged (all runs)', value: String(badMerged), pass: badMerged === 0 });
+  return out;
+}
+
+function pct(p: number): string {
+  return `${Math.round(p * 100)}%`;
+}
+
+function engineCost(o: Options): string[][] {
+  const rows: string[][] = [];
+  const cases = [
+    { label: 'single, C=10', config: { concurrency: 10 }, lanes: 1 },
+    { label: 'parallel, 10 lanes, C=10', config: { mode: 'parallel' as const, concurrency: 10 }, lanes: 10 },
+  ];
+  for (const c of cases) {
+    process.stderr.write(`engine cost: ${c.label}\n`);
+    const out = simulate({
+      config: c.config,
+      p: 0.05,
+      f: 0,
+      ciMinutes: CI_MINUTES,
+      ciSigma: 0,
+      lanes: c.lanes,
+      arrivals: { kind: 'backlog', size: 1000 },
+      prs: o.quick ? 1100 : 2500,
+      warmup: 100,
+      seed: 1,
+    });
+    rows.push([
+      c.label,
+      String(out.maxEntries),
+      String(out.decideCalls),
+      formatNumber(out.decideCalls / (out.decideMs / 1000), 0),
+      formatNumber(out.decideMs / out.decideCalls, 3),
+      `${formatNumber(out.maxStateBytes / 1024, 0)} KiB`,
+      `${out.finalEntries} entries, ${out.finalGroups} groups, ${out.finalStateBytes} B`,
+    ]);
+  }
+  return rows;
+}
+
+function clearLine(): void {
+  if (process.stderr.isTTY) process.stderr.write('\r' + ' '.repeat(100) + '\r');
+}
+
+function main(): void {
+  const o = parseOptions(process.argv.slice(2));
+  const list = o.quick ? policies().filter((p) => p.id === 'optimistic-c4-p0.05') : policies();
+  const started = Date.now();
+  const rows: Measured[] = [];
+  list.forEach((policy, i) => {
+    const tag = `[${i + 1}/${list.length}] ${policy.label} p=${pct(policy.p)} f=${pct(policy.f)}`;
+    rows.push(measure(policy, o, tag));
+    process.stderr.write(`${tag}: ${formatNumber(rows.at(-1)!.resolvedPerHour)} resolved/h\n`);
+  });
+  const table = markdownTable(
+    [
+      'policy',
+      'p',
+      'f',
+      'merged/h',
+      'resolved/h',
+      'bound/h',
+      'ratio',
+      'p50 / p95 min',
+      'runs/merged',
+      'CI time/merged',
+      'good ejected',
+    ],
+    rows.map((r) => [
+      r.policy.label,
+      pct(r.policy.p),
+      pct(r.policy.f),
+      formatNumber(r.mergedPerHour),
+      formatNumber(r.resolvedPerHour),
+      formatNumber(r.policy.bound ?? Number.NaN),
+      formatPercent(r.resolvedPerHour / (r.policy.bound ?? Number.NaN), 1),
+      `${formatNumber(r.p50, 0)} / ${formatNumber(r.p95, 0)}`,
+      formatNumber(r.runsPerMerged, 3),
+      formatNumber(r.ciTimePerMerged, 3),
+      `${formatPercent(r.goodEjectedShare, 2)} (${r.goodEjected})`,
+    ]),
+  );
+  const checks = targets(rows);
+  const targetTable = markdownTable(
+    ['target', 'measured', 'result'],
+    checks.map((t) => [t.text, t.value, t.pass ? 'PASS' : 'MISS']),
+  );
+  const cost = markdownTable(
+    [
+      'engine',
+      'queue size',
+      'decide calls',
+      'events/s',
+      'ms/event',
+      'state size (peak)',
+      'state after all resolved',
+    ],
+    engineCost(o),
+  );
+  const elapsed = ((Date.now() - started) / 1000).toFixed(0);
+  console.log(
+    `Merge-queue engine simulation: T = ${CI_MINUTES} min (fixed), ${o.seeds} seed(s), ${o.prs} PRs per ` +
+      `saturation run, time to merge at ${LATENCY_LOAD * 100}% of measured capacity; ${elapsed} s.\n`,
+  );
+  console.log(table);
+  console.log(
+    `\nBatching reference at p=5%: Dorfman best ${formatNumber(dorfmanRunsPerPr(5, 0.05), 2)} runs/PR (B=5), entropy floor ${formatNumber(entropyFloor(0.05), 2)}.\n`,
+  );
+  console.log(targetTable);
+  console.log('');
+  console.log(cost);
+}
+
+main();

@@ -1,0 +1,157 @@
+/**
+ * The policies the benchmark measures (the issue's list), each with its analytic bound from
+ * merge-queue-anchors.md §5 and the queue settings that express it.
+ */
+import { type QueueConfigPatch } from '../../workflows/engine';
+import { optimisticBound, pipelinedBatchBound, serialBatchBound, serialBound } from './bounds';
+
+export type PolicyGroup = 'serial' | 'optimistic' | 'batching' | 'lanes' | 'flakes';
+
+export interface Policy {
+  group: PolicyGroup;
+  /** Unique, short, used to cross-reference rows in the targets. */
+  id: string;
+  label: string;
+  config: QueueConfigPatch;
+  p: number;
+  f: number;
+  lanes: number;
+  /** PRs kept waiting in the saturation run (enough that the policy never runs dry). */
+  backlog: number;
+  /** Analytic resolved/h, or null when the bound is another row's measurement. */
+  bound: number | null;
+  boundNote: string;
+  /** Whether the issue's targets judge this row (extra rows only illustrate a trade-off). */
+  judged: boolean;
+}
+
+export const CI_MINUTES = 30;
+
+const SKIP = 'bisection_skip_redundant_tests' as const;
+
+export function policies(): Policy[] {
+  const out: Policy[] = [];
+  for (const p of [0.02, 0.05, 0.1]) {
+    out.push({
+      group: 'serial',
+      id: `serial-p${p}`,
+      label: 'serial (C=1)',
+      config: { concurrency: 1 },
+      p,
+      f: 0,
+      lanes: 1,
+      backlog: 20,
+      bound: serialBound(CI_MINUTES),
+      boundNote: '1/T',
+      judged: true,
+    });
+  }
+  for (const c of [4, 10, 30]) {
+    for (const p of [0.02, 0.05, 0.1]) {
+      out.push({
+        group: 'optimistic',
+        id: `optimistic-c${c}-p${p}`,
+        label: `optimistic C=${c}`,
+        config: { concurrency: c },
+        p,
+        f: 0,
+        lanes: 1,
+        backlog: 3 * c + 20,
+        bound: optimisticBound(c, p, CI_MINUTES),
+        boundNote: '(1-(1-p)^C)/(pT)',
+        judged: true,
+      });
+    }
+  }
+  for (const b of [4, 8]) {
+    for (const c of [1, 4]) {
+      out.push({
+        group: 'batching',
+        id: `batch-b${b}-c${c}`,
+        label: `batching B=${b} C=${c}`,
+        config: {
+          batch: true,
+          batchingMinSize: b,
+          concurrency: c,
+          bisectionConcurrency: c,
+          optimizationMode: SKIP,
+        },
+        p: 0.05,
+        f: 0,
+        lanes: 1,
+        backlog: 3 * b * c + 20,
+        bound: c === 1 ? serialBatchBound(b, 0.05, CI_MINUTES) : pipelinedBatchBound(b, c, 0.05, CI_MINUTES),
+        boundNote: c === 1 ? 'B/(T[1+2(1-q)log2B])' : 'B(1-(1-P_B)^C)/(P_B T), no bisection cost',
+        judged: true,
+      });
+    }
+  }
+  out.push({
+    group: 'batching',
+    id: 'batch-b8-c4-bisect1',
+    label: 'batching B=8 C=4, 1 bisection slot',
+    config: {
+      batch: true,
+      batchingMinSize: 8,
+      concurrency: 4,
+      bisectionConcurrency: 1,
+      optimizationMode: SKIP,
+    },
+    p: 0.05,
+    f: 0,
+    lanes: 1,
+    backlog: 116,
+    bound: pipelinedBatchBound(8, 4, 0.05, CI_MINUTES),
+    boundNote: 'B(1-(1-P_B)^C)/(P_B T), no bisection cost',
+    judged: false,
+  });
+  for (const lanes of [1, 10]) {
+    out.push({
+      group: 'lanes',
+      id: `lanes-${lanes}`,
+      label: `parallel, ${lanes} lane${lanes > 1 ? 's' : ''} C=${lanes}`,
+      config: { mode: 'parallel', concurrency: lanes },
+      p: 0.05,
+      f: 0,
+      lanes,
+      backlog: 20 * lanes,
+      bound: lanes * serialBound(CI_MINUTES),
+      boundNote: `${lanes} x 1/T`,
+      judged: true,
+    });
+  }
+  const antiFlake: QueueConfigPatch = {
+    concurrency: 10,
+    pendingFailureDepth: 1,
+    canOptimisticallyMerge: true,
+  };
+  for (const f of [0, 0.05]) {
+    out.push({
+      group: 'flakes',
+      id: `flakes-f${f}`,
+      label: 'C=10, depth 1, optimistic',
+      config: antiFlake,
+      p: 0.05,
+      f,
+      lanes: 1,
+      backlog: 50,
+      bound: optimisticBound(10, 0.05, CI_MINUTES),
+      boundNote: '(1-(1-p)^C)/(pT), f=0',
+      judged: true,
+    });
+  }
+  out.push({
+    group: 'flakes',
+    id: 'flakes-f0.05-trunk-default',
+    label: 'C=10, depth 0, no optimistic',
+    config: { concurrency: 10 },
+    p: 0.05,
+    f: 0.05,
+    lanes: 1,
+    backlog: 50,
+    bound: optimisticBound(10, 0.05, CI_MINUTES),
+    boundNote: '(1-(1-p)^C)/(pT), f=0',
+    judged: false,
+  });
+  return out;
+}

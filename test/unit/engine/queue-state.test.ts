@@ -1,0 +1,76 @@
+import { Harness } from './harness';
+
+describe('queue states', () => {
+  it('paused: nothing starts or merges, running tests finish and are recorded, order is kept', () => {
+    const q = new Harness({ concurrency: 1 });
+    q.submit(1);
+    q.send({ type: 'configUpdated', patch: {}, state: 'paused' });
+    q.submit(2);
+    q.pass(1);
+    expect(q.states([1, 2])).toEqual({ 1: 'tests_passed', 2: 'pending' });
+    expect(q.state.merge).toBeNull();
+    expect(q.runs()).toEqual([]);
+    q.send({ type: 'configUpdated', patch: {}, state: 'running' });
+    expect(q.state.merge?.prs).toEqual([1]);
+    expect(q.runs()).toEqual([[1, 2]]);
+  });
+
+  it('draining: no PR starts testing, in-flight ones still merge', () => {
+    const q = new Harness({ concurrency: 1 });
+    q.submit(1);
+    q.submit(2);
+    q.send({ type: 'configUpdated', patch: {}, state: 'draining' });
+    q.pass(1);
+    expect(q.mergeAll()).toEqual([[1]]);
+    expect(q.runs()).toEqual([]);
+    expect(q.stateOf(2)).toBe('pending');
+  });
+
+  it('switches mode at once when nothing is in flight', () => {
+    const q = new Harness();
+    q.send({ type: 'configUpdated', patch: { mode: 'parallel' } });
+    expect(q.state).toMatchObject({ status: 'running', config: { mode: 'parallel' } });
+    expect(q.emitted()).toContainEqual({ kind: 'modeChanged', from: 'single', to: 'parallel' });
+  });
+
+  it('goes through switching_modes while runs are in flight, then returns to the state last asked for', () => {
+    const q = new Harness({ concurrency: 2 });
+    q.submit(1);
+    q.submit(2);
+    q.send({ type: 'configUpdated', patch: { mode: 'parallel' } });
+    expect(q.state).toMatchObject({
+      status: 'switching_modes',
+      config: { mode: 'single' },
+      pendingMode: 'parallel',
+    });
+    q.send({ type: 'configUpdated', patch: {}, state: 'paused' });
+    expect(q.state.status).toBe('switching_modes');
+    q.pass(1);
+    q.pass(2);
+    q.mergeAll();
+    expect(q.state).toMatchObject({ status: 'paused', config: { mode: 'parallel' }, pendingMode: null });
+    expect(q.emitted().filter((e) => e.kind === 'queueStateChanged')).toEqual([
+      { kind: 'queueStateChanged', from: 'running', to: 'switching_modes' },
+      { kind: 'queueStateChanged', from: 'switching_modes', to: 'paused' },
+    ]);
+  });
+
+  it('cancels a pending mode switch when the old mode is asked for again', () => {
+    const q = new Harness();
+    q.submit(1);
+    q.send({ type: 'configUpdated', patch: { mode: 'parallel' } });
+    q.send({ type: 'configUpdated', patch: { mode: 'single' } });
+    expect(q.state).toMatchObject({ status: 'running', pendingMode: null, config: { mode: 'single' } });
+  });
+
+  it('a lower concurrency cancels nothing; it stops new runs until the count drops', () => {
+    const q = new Harness({ concurrency: 3 });
+    [1, 2, 3, 4].forEach((pr) => q.submit(pr));
+    q.send({ type: 'configUpdated', patch: { concurrency: 1 } });
+    expect(q.commandsOf('cancelTestRun')).toEqual([]);
+    expect(q.emitted()).toContainEqual({ kind: 'configChanged', settings: ['concurrency'] });
+    q.pass(1);
+    q.mergeAll();
+    expect(q.runs()).toEqual([[2], [2, 3]]);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * Outputs of the engine: what the workflow must do, in order.
+ *
+ * Rules:
+ * - `startTestRun`: build a test branch on the target tip plus `ahead` then `prs` (in that order)
+ *   and run CI on it; report `testRunStarted` / `testRunFailedToStart` / `testRunFinished` with the
+ *   same `runId`. `stackedOnRunId` names a live run whose tree is exactly this one minus `prs`:
+ *   building on its commit keeps the chain of tested commits linear, so a later `tested_commit`
+ *   merge is a fast-forward.
+ * - `merge`: with `via = tested_commit`, compare-and-swap the target from `expectedTipSha` to the
+ *   commit run `runId` tested (its tree is exactly tip + prs); with `rebase` (parallel mode, when
+ *   another lane merged underneath) apply `prs` in order onto the current tip with `method`; with
+ *   `direct`, merge the single PR with `method`. Report `mergeDone` or `mergeFailed`.
+ * - `notifyPr`: the PR's own workflow records every transition; a terminal one is the last word
+ *   about that submission (the entry has left the state).
+ * - `scheduleTick`: deliver a `tick` at or after `at`; it replaces any tick asked for earlier. A
+ *   tick that arrives when nothing is due changes nothing, so a stale timer needs no cancelling.
+ */
+import { type MergeMethod, type QueueConfig, type QueueMode } from './config';
+import { type EngineEventType } from './events';
+import { type MergeVia, type PrState, type QueueStatus } from './model';
+import { type CancelReason, type RestartReason, type Transition } from './reasons';
+
+export type CancelRunReason =
+  | RestartReason
+  | CancelReason
+  | 'TEST_RUN_TIMEOUT'
+  /** Its PRs are merging on the strength of a later run that passed. */
+  | 'COVERED_BY_PASSING_RUN';
+
+export type NotifyPr = {
+  type: 'notifyPr';
+  pr: number;
+  from: PrState | null;
+  at: number;
+  runId: string | null;
+} & Transition;
+
+/** Queue-level facts for the event log that no PR transition already records. */
+export type QueueLogEvent =
+  | { kind: 'queueStateChanged'; from: QueueStatus; to: QueueStatus }
+  | { kind: 'modeChanged'; from: QueueMode; to: QueueMode }
+  | { kind: 'configChanged'; settings: (keyof QueueConfig)[] }
+  | { kind: 'bisectionStarted'; prs: number[]; chunks: number[][] }
+  | { kind: 'knownResultReused'; prs: number[]; passed: boolean; fromRunId: string | null }
+  | { kind: 'testRunTimedOut'; runId: string }
+  | { kind: 'eventIgnored'; event: EngineEventType; why: string };
+
+export type EngineCommand =
+  | {
+      type: 'startTestRun';
+      runId: string;
+      prs: number[];
+      ahead: number[];
+      baseSha: string | null;
+      stackedOnRunId: string | null;
+      bisection: boolean;
+    }
+  | { type: 'cancelTestRun'; runId: string; reason: CancelRunReason }
+  | {
+      type: 'merge';
+      mergeId: string;
+      prs: number[];
+      via: MergeVia;
+      runId: string | null;
+      method: MergeMethod;
+      expectedTipSha: string | null;
+    }
+  | NotifyPr
+  | { type: 'emit'; event: QueueLogEvent }
+  | { type: 'scheduleTick'; at: number };
+
+export type EngineCommandType = EngineCommand['type'];

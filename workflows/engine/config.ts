@@ -1,0 +1,99 @@
+/**
+ * The queue's settings, named exactly as Trunk's `updateQueue` fields (trunk-compat §1.8, §1.11).
+ *
+ * Rule: defaults are Trunk's API defaults: mode `single`, concurrency 1, no batching (target size 4,
+ * 5 minutes' wait), no optimistic merge, pending-failure depth 0, direct merge `off`, optimization
+ * `off`, squash merges, a 5-hour testing timeout (0 turns it off), and a bisection concurrency that
+ * starts equal to the testing concurrency.
+ * Invariant: a config held in the state is always normalised (integers in range), whatever a patch
+ * carried, so no other module has to defend against a concurrency of 0 or a negative depth.
+ * The queue state (`running`, `paused`, ...) is not a setting here: it has its own transitions
+ * (see queue-state.ts). Trunk's presentation settings (comments, labels, required statuses) are
+ * the workflow's business; the engine does not read them.
+ */
+
+export type QueueMode = 'single' | 'parallel';
+export type MergeMethod = 'merge_commit' | 'squash' | 'rebase';
+export type DirectMergeMode = 'off' | 'always';
+export type OptimizationMode = 'off' | 'bisection_skip_redundant_tests';
+
+export interface QueueConfig {
+  mode: QueueMode;
+  /** Main test runs in flight at once. */
+  concurrency: number;
+  /** Bisection runs in flight at once; these slots are separate from `concurrency`. */
+  bisectionConcurrency: number;
+  batch: boolean;
+  /** Trunk's "target batch size": a batch starts once it has this many PRs, or after the wait below. */
+  batchingMinSize: number;
+  batchingMaxWaitTimeMinutes: number;
+  optimizationMode: OptimizationMode;
+  canOptimisticallyMerge: boolean;
+  pendingFailureDepth: number;
+  directMergeMode: DirectMergeMode;
+  /** 0 means no timeout. */
+  testingTimeoutMinutes: number;
+  mergeMethod: MergeMethod;
+}
+
+export type QueueConfigPatch = Partial<QueueConfig>;
+
+export const DEFAULT_CONFIG: QueueConfig = {
+  mode: 'single',
+  concurrency: 1,
+  bisectionConcurrency: 1,
+  batch: false,
+  batchingMinSize: 4,
+  batchingMaxWaitTimeMinutes: 5,
+  optimizationMode: 'off',
+  canOptimisticallyMerge: false,
+  pendingFailureDepth: 0,
+  directMergeMode: 'off',
+  testingTimeoutMinutes: 300,
+  mergeMethod: 'squash',
+};
+
+/** A full config from Trunk's defaults; bisection concurrency follows concurrency unless given. */
+export function queueConfig(overrides: QueueConfigPatch = {}): QueueConfig {
+  const base: QueueConfig = {
+    ...DEFAULT_CONFIG,
+    bisectionConcurrency: overrides.concurrency ?? DEFAULT_CONFIG.bisectionConcurrency,
+  };
+  return applyConfigPatch(base, overrides);
+}
+
+/** Applies a patch; omitted (or undefined) fields keep their value, as in `updateQueue`. */
+export function applyConfigPatch(config: QueueConfig, patch: QueueConfigPatch): QueueConfig {
+  const merged: QueueConfig = { ...config };
+  for (const key of Object.keys(patch) as (keyof QueueConfig)[]) {
+    const value = patch[key];
+    if (value !== undefined) (merged as unknown as Record<string, unknown>)[key] = value;
+  }
+  return normalise(merged);
+}
+
+/** The settings whose values differ, in a stable order (for the event log). */
+export function changedSettings(before: QueueConfig, after: QueueConfig): (keyof QueueConfig)[] {
+  return (Object.keys(DEFAULT_CONFIG) as (keyof QueueConfig)[]).filter((key) => before[key] !== after[key]);
+}
+
+function normalise(config: QueueConfig): QueueConfig {
+  return {
+    ...config,
+    concurrency: clampInt(config.concurrency, 1, 10_000),
+    bisectionConcurrency: clampInt(config.bisectionConcurrency, 1, 10_000),
+    batchingMinSize: clampInt(config.batchingMinSize, 1, 10_000),
+    batchingMaxWaitTimeMinutes: clampNumber(config.batchingMaxWaitTimeMinutes, 0, 525_600),
+    pendingFailureDepth: clampInt(config.pendingFailureDepth, 0, 10_000),
+    testingTimeoutMinutes: clampNumber(config.testingTimeoutMinutes, 0, 525_600),
+  };
+}
+
+function clampInt(value: number, min: number, max: number): number {
+  return Math.round(clampNumber(value, min, max));
+}
+
+function clampNumber(value: number, min: number, max: number): number {
+  if (!Number.isFinite(value)) return min;
+  return Math.min(max, Math.max(min, value));
+}

@@ -1,0 +1,80 @@
+/**
+ * Merge results: the target branch moved because of the queue, or a merge failed.
+ *
+ * Rules:
+ * - `mergeDone`: the PRs of the merge are `merged` (`MERGE_GRAPH_MERGE`, or
+ *   `MERGE_GRAPH_DIRECT_MERGE` for a direct merge) and leave the state; the tip becomes the new sha.
+ *   Every remaining tree drops those PRs from `ahead`: a run that had exactly them at the bottom of
+ *   its tree, in that order, still tests tip + ahead + prs; any other run (another lane merged, or
+ *   two lanes merged in another order than its tree) is no longer exact, and merges by rebasing.
+ * - `mergeFailed`: PRs that did land before the failure are merged; the PR to blame fails with the
+ *   reason given (`GITHUB_API_MERGE_PR_FAILED`, `PR_UPDATED_AT_MERGE_TIME`, ...) and the runs that
+ *   had it in their tree restart; the other PRs keep their results and are merged again. A lost
+ *   compare-and-swap (`TARGET_BRANCH_MOVED`) blames nobody: the tip moved, everything restarts on it.
+ * Invariant: a merge result that does not name the merge in flight is ignored, so nothing is ever
+ * recorded as merged twice.
+ */
+import { type EngineEvent } from './events';
+import { type Draft, emit, entryOf, finish, note } from './draft';
+import { pruneGroup, sameList } from './groups';
+import { rebaseResults } from './known-results';
+import { type MergeInFlight } from './model';
+import { type MergeFailureReason } from './reasons';
+import { tipMoved } from './target-branch';
+
+export function onMergeDone(d: Draft, event: Extract<EngineEvent, { type: 'mergeDone' }>): void {
+  const merge = currentMerge(d, event);
+  if (!merge) return;
+  d.state.merge = null;
+  landed(d, merge, merge.prs, event.newTipSha);
+}
+
+export function onMergeFailed(d: Draft, event: Extract<EngineEvent, { type: 'mergeFailed' }>): void {
+  const merge = currentMerge(d, event);
+  if (!merge) return;
+  d.state.merge = null;
+  const mergedPrs = merge.prs.filter((pr) => event.mergedPrs.includes(pr));
+  if (mergedPrs.length > 0) landed(d, merge, mergedPrs, event.tipSha ?? d.state.tipSha);
+  if (event.reason === 'TARGET_BRANCH_MOVED') {
+    if (event.tipSha !== null) tipMoved(d, event.tipSha);
+    return;
+  }
+  const culprit = event.pr ?? merge.prs.find((pr) => !mergedPrs.includes(pr)) ?? null;
+  const entry = culprit === null ? undefined : entryOf(d, culprit);
+  if (!entry) return;
+  note(d, [entry.pr], 'PREREQUISITE_MERGE_ITEM_FAILED');
+  const groupKey = entry.group;
+  finish(d, entry, { to: 'failed', reason: failureReason(merge, event.reason) }, merge.runId);
+  const group = d.state.groups.find((g) => g.key === groupKey);
+  if (group) pruneGroup(d, group);
+}
+
+function landed(d: Draft, merge: MergeInFlight, prs: readonly number[], tipSha: string | null): void {
+  const reason = merge.via === 'direct' ? 'MERGE_GRAPH_DIRECT_MERGE' : 'MERGE_GRAPH_MERGE';
+  for (const pr of prs) {
+    const entry = entryOf(d, pr);
+    if (entry) finish(d, entry, { to: 'merged', reason }, merge.runId);
+  }
+  d.state.tipSha = tipSha;
+  const merged = new Set(prs);
+  for (const group of [...d.state.groups]) {
+    pruneGroup(d, group);
+    // Still exactly tip + ahead + prs only if the tip grew by the start of `ahead`, in that order:
+    // the tested commit then descends from the new tip.
+    if (!sameList(group.ahead.slice(0, prs.length), prs)) group.exact = false;
+    group.ahead = group.ahead.filter((pr) => !merged.has(pr));
+  }
+  rebaseResults(d, prs);
+}
+
+function failureReason(merge: MergeInFlight, reason: MergeFailureReason): MergeFailureReason {
+  if (merge.via === 'direct' && reason === 'GITHUB_API_MERGE_PR_FAILED')
+    return 'GITHUB_API_DIRECT_MERGE_PR_FAILED';
+  return reason;
+}
+
+function currentMerge(d: Draft, event: { type: EngineEvent['type']; mergeId: string }): MergeInFlight | null {
+  if (d.state.merge?.mergeId === event.mergeId) return d.state.merge;
+  emit(d, { kind: 'eventIgnored', event: event.type, why: `no merge ${event.mergeId} in flight` });
+  return null;
+}

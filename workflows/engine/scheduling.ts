@@ -1,0 +1,92 @@
+/**
+ * Test slots: which runs start now.
+ *
+ * Rules:
+ * - Main runs: at most `concurrency` at once, only while the queue is `running`. Bisection runs: at
+ *   most `bisectionConcurrency` at once, separate slots, while running or draining.
+ * - Groups already formed and waiting for a run (bisection chunks, restarts in place) go first, in
+ *   line order. Then new groups: among the pending PRs that could start (every dependency can serve as
+ *   a base, lanes.ts), the least speculative one first (shortest dependency chain below it), then
+ *   line order; in single mode that is simply the first pending PR. It seeds a batch (batching.ts),
+ *   may merge directly (direct-merge.ts), or waits for its batch to fill, in which case the next lane
+ *   is tried.
+ * - A group that is itself failed with successors allowed (pending-failure.ts) can serve as a base;
+ *   a failed bisection chunk cannot.
+ * - With `bisection_skip_redundant_tests`, a bisection chunk whose tree has a known result takes it
+ *   without a run (known-results.ts).
+ * Invariant: a new run's tree is computed after its members take their final line position, so it
+ * is exactly what invalidation.ts will expect of it.
+ */
+import { batchWaitsUntil, formBatch } from './batching';
+import { mayMergeDirectly, mergeDirectly } from './direct-merge';
+import { type Draft, emit, membersOf } from './draft';
+import { createGroup, groupsInLineOrder, startRun } from './groups';
+import { lookupResult } from './known-results';
+import { candidates, treeOf } from './lanes';
+import { type Entry, type Group } from './model';
+import { allowsSuccessors } from './pending-failure';
+import { mayStartBisectionRuns, mayStartMainRuns } from './queue-state';
+import { failGroup, passGroup } from './test-runs';
+
+export function startRuns(d: Draft): void {
+  startWaitingGroups(d);
+  while (startNewGroup(d));
+}
+
+export function usableAsBase(d: Draft, group: Group): boolean {
+  if (group.status === 'testing' || group.status === 'passed') return true;
+  return group.status === 'failed' && allowsSuccessors(d, group);
+}
+
+function freeSlots(d: Draft, bisection: boolean): number {
+  const { status, config } = d.state;
+  if (!(bisection ? mayStartBisectionRuns(status) : mayStartMainRuns(status))) return 0;
+  const busy = d.state.groups.filter((g) => g.status === 'testing' && g.bisection === bisection).length;
+  return (bisection ? config.bisectionConcurrency : config.concurrency) - busy;
+}
+
+function startWaitingGroups(d: Draft): void {
+  for (const group of groupsInLineOrder(d)) {
+    if (group.status !== 'waiting' || !d.state.groups.includes(group)) continue;
+    const tree = treeOf(d, membersOf(d, group));
+    if (!treeUsable(d, tree)) continue;
+    const known = group.bisection ? lookupResult(d, [...tree.map((e) => e.pr), ...group.prs]) : undefined;
+    if (known) {
+      Object.assign(group, { ahead: tree.map((e) => e.pr), exact: true, runId: known.runId });
+      emit(d, { kind: 'knownResultReused', prs: group.prs, passed: known.passed, fromRunId: known.runId });
+      if (known.passed) passGroup(d, group, 'KNOWN_RESULT_REUSED');
+      else failGroup(d, group, { reason: 'TEST_RUN_FAILED_BY_OPTIMIZATION', culpritPr: null });
+    } else if (freeSlots(d, group.bisection) > 0) {
+      startRun(d, group, tree);
+    }
+  }
+}
+
+/** Starts (or directly merges) one new group; false when nothing more can start now. */
+function startNewGroup(d: Draft): boolean {
+  if (freeSlots(d, false) <= 0) return false;
+  const usable = (g: Group) => usableAsBase(d, g);
+  for (const { entry } of candidates(d, usable)) {
+    const batch = formBatch(d, entry, usable);
+    if (batch.members.length === 1 && mayMergeDirectly(d, entry, treeOf(d, [entry]))) {
+      mergeDirectly(d, entry);
+      return true;
+    }
+    const waitUntil = batchWaitsUntil(d, batch);
+    if (waitUntil !== null) {
+      d.wakes.push(waitUntil);
+      continue;
+    }
+    const group = createGroup(d, batch.members, { bisection: false, direct: false, status: 'waiting' });
+    startRun(d, group, treeOf(d, batch.members));
+    return true;
+  }
+  return false;
+}
+
+function treeUsable(d: Draft, tree: readonly Entry[]): boolean {
+  return tree.every((e) => {
+    const group = d.state.groups.find((g) => g.key === e.group);
+    return !!group && usableAsBase(d, group);
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * Test runs reporting back: started, failed to start, finished, timed out.
+ *
+ * Rules:
+ * - A report names its run; a report for a run the engine no longer tracks (cancelled, replaced,
+ *   a duplicate delivery) is ignored and logged, never applied to whatever group runs now.
+ * - A passing verdict (quarantine-aware, verdict.ts) moves the group to `passed` and its PRs to
+ *   `tests_passed`; merging is decided later (optimistic-merge.ts). A failing one moves them to
+ *   `pending_failure` with the failure reason; blame is decided later (pending-failure.ts).
+ * - `testingTimeoutMinutes` counts from when the run was asked for. At the deadline the run is
+ *   cancelled and fails with `TEST_RUN_TIMEOUT`, whether or not CI ever reported; a `timeout`
+ *   outcome from the runner is the same failure.
+ * - Failing to build the test branch is a failure of the run; a named culprit (the PR whose merge
+ *   conflicted) is the one blamed, not the group.
+ * Invariant: every run result for an exact tree is recorded as a known result (known-results.ts).
+ */
+import { type EngineEvent } from './events';
+import { type Draft, command, emit, groupByRun, membersOf, transition } from './draft';
+import { recordResult } from './known-results';
+import { type Group, type GroupFailure } from './model';
+import { type PassedReason } from './reasons';
+import { verdictOf } from './verdict';
+
+type RunEvent<T extends EngineEvent['type']> = Extract<EngineEvent, { type: T }>;
+
+export function onTestRunStarted(d: Draft, event: RunEvent<'testRunStarted'>): void {
+  const group = liveRun(d, event);
+  if (!group) return;
+  group.baseSha = event.baseSha;
+  // The workflow knows the tip before the engine does the first time a run is built.
+  d.state.tipSha ??= event.baseSha;
+}
+
+export function onTestRunFinished(d: Draft, event: RunEvent<'testRunFinished'>): void {
+  const group = liveRun(d, event);
+  if (!group) return;
+  const verdict = verdictOf(event.outcome, event.tests);
+  if (event.outcome !== 'timeout') recordResult(d, group, verdict.passed);
+  if (verdict.passed) passGroup(d, group, verdict.reason);
+  else failGroup(d, group, { reason: verdict.reason, culpritPr: null });
+}
+
+export function onTestRunFailedToStart(d: Draft, event: RunEvent<'testRunFailedToStart'>): void {
+  const group = liveRun(d, event);
+  if (!group) return;
+  const culpritPr = event.culpritPr !== null && group.prs.includes(event.culpritPr) ? event.culpritPr : null;
+  failGroup(d, group, { reason: event.reason, culpritPr });
+}
+
+/** Fails every run whose deadline has passed. */
+export function expireRuns(d: Draft): void {
+  for (const group of d.state.groups) {
+    if (group.status !== 'testing' || group.deadline === null || group.deadline > d.ctx.now) continue;
+    if (group.runId !== null) {
+      emit(d, { kind: 'testRunTimedOut', runId: group.runId });
+      command(d, { type: 'cancelTestRun', runId: group.runId, reason: 'TEST_RUN_TIMEOUT' });
+    }
+    failGroup(d, group, { reason: 'TEST_RUN_TIMEOUT', culpritPr: null });
+  }
+}
+
+export function passGroup(d: Draft, group: Group, reason: PassedReason): void {
+  group.status = 'passed';
+  group.deadline = null;
+  group.failure = null;
+  for (const e of membersOf(d, group)) transition(d, e, { to: 'tests_passed', reason }, group.runId);
+  d.dirty = true;
+}
+
+export function failGroup(d: Draft, group: Group, failure: GroupFailure): void {
+  group.status = 'failed';
+  group.deadline = null;
+  group.failure = failure;
+  for (const e of membersOf(d, group)) {
+    transition(d, e, { to: 'pending_failure', reason: failure.reason }, group.runId);
+  }
+  d.dirty = true;
+}
+
+function liveRun(d: Draft, event: { type: EngineEvent['type']; runId: string }): Group | undefined {
+  const group = groupByRun(d, event.runId);
+  if (group?.status === 'testing') return group;
+  emit(d, { kind: 'eventIgnored', event: event.type, why: `no test run ${event.runId} in flight` });
+  return undefined;
+}
