@@ -23,6 +23,8 @@ export interface AppDeps {
   /** Base URL this service is reached at, for the OpenAPI `servers` entry and html_url links. */
   publicUrl: string;
   probeTimeoutMs?: number;
+  /** Epoch milliseconds; places change requests in their retry window (routes/merge-queue/update-id.ts). */
+  now?: () => number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -69,6 +71,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuth(app, deps.keys);
   await registerOpenApi(app, deps.publicUrl);
   await app.register(healthRoutes(deps.probes, deps.probeTimeoutMs ?? 3_000));
-  await app.register(mergeQueueRoutes(deps.mergeQueue), { prefix: '/v1' });
+  await app.register(mergeQueueRoutes(deps.mergeQueue, deps.now), { prefix: '/v1' });
   return app;
 }

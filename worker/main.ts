@@ -13,7 +13,10 @@ import {
   Worker,
   makeTelemetryFilterString,
 } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities';
+import { createLocalGitHost } from '../activities/git/local-git-host';
+import { createCommandRunner } from '../activities/runners/command-runner';
 import { ConfigError } from '../activities/platform/env';
 import { loadWorkerConfig, type WorkerConfig } from './config';
 
@@ -47,7 +50,16 @@ async function main(): Promise<void> {
     },
   });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
   const identity = `railyard-worker@${os.hostname()}:${process.pid}`;
+  const gitHost = createLocalGitHost({ root: path.resolve(config.RAILYARD_GIT_ROOT) });
+  const workRoot = path.resolve(config.RAILYARD_WORK_ROOT);
+  const runner = createCommandRunner({
+    gitHost,
+    workRoot: path.join(workRoot, 'checkouts'),
+    logRoot: path.join(workRoot, 'logs'),
+  });
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -57,14 +69,20 @@ async function main(): Promise<void> {
     ...(fs.existsSync(PREBUILT_BUNDLE)
       ? { workflowBundle: { codePath: PREBUILT_BUNDLE } }
       : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ workerIdentity: identity }),
+    activities: createActivities({
+      workerIdentity: identity,
+      gitHost,
+      runner,
+      client,
+      taskQueue: config.RAILYARD_TASK_QUEUE,
+    }),
     shutdownGraceTime: `${config.RAILYARD_SHUTDOWN_GRACE_SECONDS} seconds`,
   });
   console.error(
     `railyard worker polling task queue "${config.RAILYARD_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}`,
   );
   await worker.run();
-  await connection.close();
+  await Promise.allSettled([connection.close(), clientConnection.close()]);
 }
 
 main().catch((err: unknown) => {

@@ -1,2 +1,5 @@
 /** The workflow bundle's entry point: every workflow type the worker runs is exported here. */
 export { pingWorkflow } from './ping';
+export { queueWorkflow } from './queue/queue-workflow';
+export { pullRequestWorkflow } from './pull-request/pull-request-workflow';
+export { testRunWorkflow } from './test-run/test-run-workflow';

@@ -1,7 +1,15 @@
 /**
- * The queue as getQueue and updateQueue answer it (Trunk v1 field names, lower-case enums).
+ * The queue as getQueue and updateQueue answer it, and the createQueue / updateQueue requests (Trunk v1
+ * field names, trunk-compat §1.8–1.11).
+ *
+ * Rules: enums are answered in lower case and accepted in any case; every updateQueue setting is
+ * optional (omitted = unchanged); counts that size something (concurrency, batch size) are at least 1,
+ * durations and depths at least 0 (0 turns the testing timeout off). Trunk's live-only settings that
+ * Terraform sends are accepted and ignored, so its requests do not fail. Response schemas carry no
+ * transforms: the serializer encodes through them.
  */
 import { z } from 'zod';
+import { looseEnum, QueueRequest } from './common';
 
 export const PR_STATES = [
   'not_ready',
@@ -13,6 +21,12 @@ export const PR_STATES = [
   'failed',
   'cancelled',
 ] as const;
+
+export const QUEUE_MODES = ['single', 'parallel'] as const;
+export const REQUESTED_QUEUE_STATES = ['running', 'paused', 'draining'] as const;
+export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
+export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests'] as const;
+export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
 
 export const EnqueuedPullRequest = z.object({
   id: z.string(),
@@ -29,13 +43,14 @@ export const EnqueuedPullRequest = z.object({
   prBaseBranch: z.string(),
   prAuthor: z.string(),
 });
+export type EnqueuedPullRequest = z.infer<typeof EnqueuedPullRequest>;
 
 export const QueueSettings = z.object({
   state: z.enum(['running', 'paused', 'draining', 'switching_modes']),
   branch: z.string(),
   concurrency: z.number(),
   testingTimeoutMinutes: z.number(),
-  mode: z.enum(['single', 'parallel']),
+  mode: z.enum(QUEUE_MODES),
   canOptimisticallyMerge: z.boolean(),
   pendingFailureDepth: z.number(),
   batch: z.boolean(),
@@ -47,11 +62,68 @@ export const QueueSettings = z.object({
   statusCheckEnabled: z.boolean(),
   bisectionConcurrency: z.number(),
   requiredStatuses: z.array(z.string()).nullable(),
-  directMergeMode: z.enum(['off', 'always']),
-  optimizationMode: z.enum(['off', 'bisection_skip_redundant_tests']),
-  mergeMethod: z.enum(['merge_commit', 'squash', 'rebase']),
+  directMergeMode: z.enum(DIRECT_MERGE_MODES),
+  optimizationMode: z.enum(OPTIMIZATION_MODES),
+  mergeMethod: z.enum(MERGE_METHODS),
 });
 export type QueueSettings = z.infer<typeof QueueSettings>;
 
 export const QueueView = QueueSettings.extend({ enqueuedPullRequests: z.array(EnqueuedPullRequest) });
 export type QueueView = z.infer<typeof QueueView>;
+
+const atLeast = (min: number) =>
+  z
+    .number()
+    .int({ message: 'must be an integer' })
+    .min(min, { message: `must be at least ${min}` });
+
+export const CreateQueueRequest = QueueRequest.extend({
+  mode: looseEnum(QUEUE_MODES).optional().describe('Defaults to single.'),
+  concurrency: atLeast(1).optional().describe('Test runs in flight at once; defaults to 1.'),
+});
+export type CreateQueueRequest = z.infer<typeof CreateQueueRequest>;
+
+/** Settings Trunk's live API and Terraform know but railyard does not act on; accepted, then dropped. */
+const IgnoredSettings = {
+  extensionEnabled: z.boolean().nullish(),
+  enqueueingLabel: z.string().nullish(),
+  labelCommandsEnabled: z.boolean().nullish(),
+  stateLabelsEnabled: z.boolean().nullish(),
+  notReadyTimeoutHours: z.number().nullish(),
+  testBranchConstructionMode: z.string().nullish(),
+};
+
+export const UpdateQueueRequest = QueueRequest.extend({
+  state: looseEnum(REQUESTED_QUEUE_STATES).optional(),
+  mode: looseEnum(QUEUE_MODES).optional(),
+  concurrency: atLeast(1).optional(),
+  bisectionConcurrency: atLeast(1).optional(),
+  testingTimeoutMinutes: atLeast(0).optional().describe('0 turns the testing timeout off.'),
+  pendingFailureDepth: atLeast(0).optional(),
+  batch: z.boolean().optional(),
+  batchingMaxWaitTimeMinutes: atLeast(0).optional(),
+  batchingMinSize: atLeast(1).optional(),
+  canOptimisticallyMerge: z.boolean().optional(),
+  directMergeMode: looseEnum(DIRECT_MERGE_MODES).optional(),
+  optimizationMode: looseEnum(OPTIMIZATION_MODES).optional(),
+  mergeMethod: looseEnum(MERGE_METHODS).optional(),
+  createPrsForTestingBranches: z.boolean().optional(),
+  commentsEnabled: z.boolean().optional(),
+  commandsEnabled: z.boolean().optional(),
+  statusCheckEnabled: z.boolean().optional(),
+  requiredStatuses: z
+    .array(z.string().trim().min(1))
+    .optional()
+    .describe('Status contexts a test run needs; an empty list is ignored (use deleteRequiredStatuses).'),
+  deleteRequiredStatuses: z.boolean().optional().describe('Drop the required statuses set through the API.'),
+  ...IgnoredSettings,
+}).superRefine((body, ctx) => {
+  if (body.deleteRequiredStatuses === true && (body.requiredStatuses?.length ?? 0) > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['deleteRequiredStatuses'],
+      message: 'cannot be true when requiredStatuses is given',
+    });
+  }
+});
+export type UpdateQueueRequest = z.infer<typeof UpdateQueueRequest>;

@@ -1,24 +1,266 @@
 /**
- * The merge-queue use cases over Temporal: every queue is a workflow (workflows/ids.ts names it), reads
- * are queries, changes are updates. Calls are scoped to the caller's organisation through the workflow id.
+ * The merge-queue use cases over Temporal. Every queue is a `queueWorkflow` (workflows/ids.ts names it);
+ * changes are its updates, reads its queries, CI statuses a signal. Every submission of a PR is a run of
+ * a `pullRequestWorkflow`, read with a query also after it finished and listed through visibility.
+ *
+ * Rules and invariants:
+ * - Tenancy lives in the workflow id, which starts with the organisation id: no call can reach another
+ *   organisation's queue or PR.
+ * - A queue exists while its workflow runs; a deleted queue's workflow has completed, so it reads as
+ *   missing (404) and createQueue may start a new run under the same id.
+ * - Changes carry the route's `updateId`, so Temporal applies a retried request once.
+ * - The queue's rejections (ApplicationFailures typed by QueueRejection) become 404 / 400 with the
+ *   failure's own sentence; a missing workflow becomes the queue 404.
+ * - A first submission returns once the PR's record shows it (bounded wait), so a client reading it
+ *   right after submitting finds it.
+ * - Every Temporal call goes through `temporal.call`: a deadline, and 503 when Temporal or the worker
+ *   does not answer.
  */
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { queueWorkflowId } from '../../workflows/ids';
-import type { MergeQueueService } from '../routes/merge-queue';
+import {
+  ApplicationFailure,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import type { Organisation } from '../../activities/stores/api-keys';
+import { prWorkflowId, queueWorkflowId, repositoryLabel } from '../../workflows/ids';
+import { getPullRequestQuery, type PullRequestRecord } from '../../workflows/pull-request/messages';
+import {
+  cancelUpdate,
+  commitStatusSignal,
+  deleteQueueUpdate,
+  getQueueQuery,
+  getTestRunQuery,
+  restartUpdate,
+  setImpactedTargetsUpdate,
+  submitUpdate,
+  updateQueueUpdate,
+  type QueueRejection,
+  type QueueWorkflowInput,
+} from '../../workflows/queue/messages';
+import { REPOSITORY, TARGET_BRANCH } from '../../workflows/search-attributes';
+import { badRequest, notFound, type AppError } from '../errors';
+import { decodeCursor, encodeCursor, matchesFilter, submissionsQuery } from '../routes/merge-queue/listing';
+import {
+  queueExists,
+  queueNotFound,
+  type Change,
+  type MergeQueueService,
+  type QueueKey,
+} from '../routes/merge-queue/service';
+import * as wire from '../routes/merge-queue/wire';
+import type { ListPullRequestsRequest, PullRequestPage } from '../schemas/merge-queue';
 import type { TemporalGateway } from './client';
 
+export const QUEUE_WORKFLOW_TYPE = 'queueWorkflow';
+/** How long submit waits for the new submission's record (see submitPullRequest). */
+const REJECTION_STATUS: Record<QueueRejection, (message: string) => AppError> = {
+  not_found: notFound,
+  deleted: notFound,
+  not_empty: badRequest,
+  invalid: badRequest,
+};
+
+function isRejection(type: string | null | undefined): type is QueueRejection {
+  return typeof type === 'string' && Object.hasOwn(REJECTION_STATUS, type);
+}
+
+/** The AppError a failed queue call stands for, or the error itself when it is not one we expect. */
+function asQueueError(err: unknown, key: QueueKey): unknown {
+  if (err instanceof WorkflowNotFoundError) return queueNotFound(key);
+  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+    const { type, message } = err.cause;
+    if (isRejection(type)) return REJECTION_STATUS[type](message);
+  }
+  return err;
+}
+
+const queueKeyOf = (org: Organisation, key: QueueKey) => ({
+  organisationId: org.id,
+  repo: key.repo,
+  targetBranch: key.targetBranch,
+});
+
+const isRunning = async (handle: WorkflowHandle) => (await handle.describe()).status.name === 'RUNNING';
+
 export function createMergeQueueService(temporal: TemporalGateway): MergeQueueService {
+  const { client } = temporal;
+  const queueHandle = (org: Organisation, key: QueueKey) =>
+    client.workflow.getHandle(queueWorkflowId(queueKeyOf(org, key)));
+
+  /** One queue update under the route's update id; rejections and a missing queue become AppErrors. */
+  async function update<Ret>(
+    what: string,
+    change: Change,
+    key: QueueKey,
+    run: (handle: WorkflowHandle, options: { updateId: string }) => Promise<Ret>,
+  ): Promise<Ret> {
+    const handle = queueHandle(change.org, key);
+    try {
+      return await temporal.call(what, () => run(handle, { updateId: change.updateId }));
+    } catch (err) {
+      throw asQueueError(err, key);
+    }
+  }
+
+  /** Runs `read` on the queue if it exists (its workflow runs); null if it does not. */
+  async function readQueue<T>(
+    what: string,
+    org: Organisation,
+    key: QueueKey,
+    read: (h: WorkflowHandle) => Promise<T>,
+  ) {
+    const handle = queueHandle(org, key);
+    try {
+      return await temporal.call(what, async () => ((await isRunning(handle)) ? read(handle) : null));
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return null;
+      throw err;
+    }
+  }
+
+  async function queryPullRequest(workflowId: string, runId?: string): Promise<PullRequestRecord | null> {
+    try {
+      return await temporal.call('getSubmittedPullRequest', () =>
+        client.workflow.getHandle(workflowId, runId).query(getPullRequestQuery),
+      );
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return null;
+      throw err;
+    }
+  }
+
   return {
-    async getQueue(org, key) {
-      const workflowId = queueWorkflowId({ organisationId: org.id, ...key });
+    async createQueue(org, request) {
+      const label = repositoryLabel(request.repo);
       try {
-        await temporal.call('getQueue', () => temporal.client.workflow.getHandle(workflowId).describe());
+        await temporal.call('createQueue', () =>
+          client.workflow.start<(input: QueueWorkflowInput) => Promise<void>>(QUEUE_WORKFLOW_TYPE, {
+            workflowId: queueWorkflowId(queueKeyOf(org, request)),
+            taskQueue: temporal.taskQueue,
+            args: [wire.queueWorkflowInput(org, request)],
+            workflowIdConflictPolicy: 'FAIL',
+            typedSearchAttributes: [
+              { key: REPOSITORY, value: label },
+              { key: TARGET_BRANCH, value: request.targetBranch },
+            ],
+            staticSummary: `Merge queue of ${label}, branch "${request.targetBranch}" (organisation ${org.slug})`,
+          }),
+        );
       } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return null;
+        if (err instanceof WorkflowExecutionAlreadyStartedError) throw queueExists(request);
         throw err;
       }
-      // The queue workflow (issue 4) answers the getQueue query; until it exists no queue can be created.
-      return null;
     },
+
+    async getQueue(org, key) {
+      return readQueue('getQueue', org, key, async (h) => wire.queueView(await h.query(getQueueQuery)));
+    },
+
+    async updateQueue(change, request) {
+      const settings = await update('updateQueue', change, request, (h, o) =>
+        h.executeUpdate(updateQueueUpdate, { ...o, args: [wire.updateQueueInput(request)] }),
+      );
+      return wire.queueSettings(settings);
+    },
+
+    async deleteQueue(change, key) {
+      await update('deleteQueue', change, key, (h, o) => h.executeUpdate(deleteQueueUpdate, o));
+    },
+
+    async submitPullRequest(change, request) {
+      // The queue answers once the PR's record holds this submission, so a client polling
+      // getSubmittedPullRequest right after submitting never sees a 404 or the previous submission.
+      await update('submitPullRequest', change, request, (h, o) =>
+        h.executeUpdate(submitUpdate, { ...o, args: [wire.submitInput(request)] }),
+      );
+    },
+
+    async cancelPullRequest(change, request) {
+      await update('cancelPullRequest', change, request, (h, o) =>
+        h.executeUpdate(cancelUpdate, { ...o, args: [{ pr: request.pr.number }] }),
+      );
+    },
+
+    async restartTestsOnPullRequest(change, request) {
+      await update('restartTestsOnPullRequest', change, request, (h, o) =>
+        h.executeUpdate(restartUpdate, { ...o, args: [{ pr: request.pr.number }] }),
+      );
+    },
+
+    async setImpactedTargets(change, request) {
+      const input = { pr: request.pr.number, headSha: request.pr.sha, targets: request.impactedTargets };
+      await update('setImpactedTargets', change, request, (h, o) =>
+        h.executeUpdate(setImpactedTargetsUpdate, { ...o, args: [input] }),
+      );
+    },
+
+    async getSubmittedPullRequest(org, request) {
+      const record = await queryPullRequest(prWorkflowId(queueKeyOf(org, request), request.pr.number));
+      return record ? wire.submittedPullRequest(record) : null;
+    },
+
+    async listPullRequests(org, request) {
+      const exists = await readQueue('listPullRequests', org, request, () => Promise.resolve(true));
+      if (!exists) throw queueNotFound(request);
+      return listSubmissions(temporal, org, request, queryPullRequest);
+    },
+
+    async getTestingDetails(org, request) {
+      const found = await readQueue('getMergeQueueTestingDetails', org, request, async (h) => ({
+        run: await h.query(getTestRunQuery, request.testRunId),
+      }));
+      if (!found) throw queueNotFound(request);
+      return found.run ? wire.testingDetails(found.run, request) : null;
+    },
+
+    async reportTestStatus(org, request) {
+      try {
+        await temporal.call('reportTestStatus', () =>
+          queueHandle(org, request).signal(commitStatusSignal, wire.commitStatusReport(request)),
+        );
+      } catch (err) {
+        throw asQueueError(err, request);
+      }
+    },
+  };
+}
+
+const QUERY_BATCH = 10;
+
+/** One page of submissions: a visibility page, then each run's record read by query. */
+async function listSubmissions(
+  temporal: TemporalGateway,
+  org: Organisation,
+  request: ListPullRequestsRequest,
+  queryPullRequest: (workflowId: string, runId?: string) => Promise<PullRequestRecord | null>,
+): Promise<PullRequestPage> {
+  const { client } = temporal;
+  const query = submissionsQuery(org, request, request.state);
+  const nextPageToken = request.cursor !== undefined ? decodeCursor(query, request.cursor) : undefined;
+  const page = await temporal.call('listPullRequests', () =>
+    client.workflowService.listWorkflowExecutions({
+      namespace: client.options.namespace,
+      query,
+      pageSize: request.take,
+      nextPageToken,
+    }),
+  );
+  const runs = page.executions.flatMap(({ execution: e }) =>
+    e?.workflowId ? [{ workflowId: e.workflowId, runId: e.runId ?? undefined }] : [],
+  );
+  const records: (PullRequestRecord | null)[] = [];
+  // Bounded fan-out: each query of a finished run replays it on a worker.
+  for (let i = 0; i < runs.length; i += QUERY_BATCH) {
+    const batch = runs.slice(i, i + QUERY_BATCH);
+    records.push(...(await Promise.all(batch.map((r) => queryPullRequest(r.workflowId, r.runId)))));
+  }
+  const token = page.nextPageToken;
+  return {
+    pullRequests: records
+      .filter((r): r is PullRequestRecord => r !== null && matchesFilter(r, request))
+      .map(wire.pullRequestEntry),
+    ...(token && token.length > 0 ? { nextCursor: encodeCursor(query, token) } : {}),
   };
 }

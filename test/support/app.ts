@@ -4,6 +4,7 @@ import pino from 'pino';
 import type { Pool } from 'pg';
 import { buildApp, type AppDeps } from '../../api/app';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
+import { queueNotFound, type MergeQueueService } from '../../api/routes/merge-queue/service';
 
 export interface CapturedLog {
   lines: string[];
@@ -21,15 +22,35 @@ export function captureLogger(): { logger: pino.Logger; log: CapturedLog } {
   return { logger: pino({ level: 'info' }, stream), log: { lines, text: () => lines.join('\n') } };
 }
 
-export async function buildTestApp(pool: Pool, overrides: Partial<AppDeps> = {}) {
+/** A merge queue service with no queues: reads find nothing, changes answer the queue 404. */
+export const noQueues: MergeQueueService = {
+  createQueue: () => Promise.resolve(),
+  getQueue: () => Promise.resolve(null),
+  updateQueue: (_c, key) => Promise.reject(queueNotFound(key)),
+  deleteQueue: (_c, key) => Promise.reject(queueNotFound(key)),
+  submitPullRequest: (_c, key) => Promise.reject(queueNotFound(key)),
+  cancelPullRequest: (_c, key) => Promise.reject(queueNotFound(key)),
+  restartTestsOnPullRequest: (_c, key) => Promise.reject(queueNotFound(key)),
+  setImpactedTargets: (_c, key) => Promise.reject(queueNotFound(key)),
+  getSubmittedPullRequest: () => Promise.resolve(null),
+  listPullRequests: (_o, key) => Promise.reject(queueNotFound(key)),
+  getTestingDetails: (_o, key) => Promise.reject(queueNotFound(key)),
+  reportTestStatus: (_o, key) => Promise.reject(queueNotFound(key)),
+};
+
+/** App dependencies for tests; a partial merge queue service is completed with `noQueues`. */
+export type TestAppDeps = Partial<Omit<AppDeps, 'mergeQueue'>> & { mergeQueue?: Partial<MergeQueueService> };
+
+export async function buildTestApp(pool: Pool, overrides: TestAppDeps = {}) {
+  const { mergeQueue, ...rest } = overrides;
   const { logger, log } = captureLogger();
   const app = await buildApp({
     logger,
     publicUrl: 'http://127.0.0.1:8080',
     keys: createApiKeyStore(pool),
     probes: { postgres: async () => void (await pool.query('SELECT 1')), temporal: () => Promise.resolve() },
-    mergeQueue: { getQueue: () => Promise.resolve(null) },
-    ...overrides,
+    ...rest,
+    mergeQueue: { ...noQueues, ...mergeQueue },
   });
   return { app, log };
 }

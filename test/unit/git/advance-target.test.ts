@@ -3,7 +3,7 @@
  * on, so a push that happened meanwhile is detected and never overwritten; retries are harmless.
  */
 import { testBranchName } from '../../../activities/git/names';
-import { createRepoWithMain, type GitFixture } from './fixture';
+import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 
 describe('advancing the target branch', () => {
   let fx: GitFixture & { base: string };

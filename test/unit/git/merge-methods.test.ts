@@ -5,7 +5,7 @@
  */
 import type { MergeMethod } from '../../../activities/git/git-host';
 import { testBranchName } from '../../../activities/git/names';
-import { createRepoWithMain, type GitFixture } from './fixture';
+import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 
 const GRACE = 'Grace Hopper <grace@example.com>';
 const LINUS = 'Linus Torvalds <linus@example.com>';

@@ -10,7 +10,7 @@ import {
   testBranchName,
 } from '../../../activities/git/names';
 import { existingRepositoryPath, repositoryPath } from '../../../activities/git/repository-path';
-import { createRepoWithMain, type GitFixture } from './fixture';
+import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 
 const long = 'a'.repeat(256);
 

@@ -4,7 +4,7 @@
  */
 import { classifyPullRequestChange } from '../../../activities/git/pr-events';
 import { testBranchName } from '../../../activities/git/names';
-import { createRepoWithMain, type GitFixture } from './fixture';
+import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 
 describe('test branches and pull requests', () => {
   let fx: GitFixture & { base: string };

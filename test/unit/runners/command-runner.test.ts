@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCommandRunner } from '../../../activities/runners/command-runner';
 import type { TestRunInput } from '../../../activities/runners/test-runner';
-import { createRepoWithMain, type GitFixture } from '../git/fixture';
+import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 
 /** True once `pid` is gone; a zombie waiting for a reaper that is not ours counts as gone. */
 async function processGone(pid: number, withinMs = 3_000): Promise<boolean> {

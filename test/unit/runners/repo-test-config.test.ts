@@ -1,5 +1,5 @@
 import { parseRepoTestConfig, readRepoTestConfig } from '../../../activities/runners/repo-test-config';
-import { createRepoWithMain } from '../git/fixture';
+import { createRepoWithMain } from '../../support/git-fixture';
 
 describe('the repository test configuration', () => {
   it.each([

@@ -1,0 +1,204 @@
+/**
+ * The merge queue's git activities over the GitHost port: read a PR, build a test branch, land tested
+ * commits on the target branch, delete test branches. Each is idempotent (the port guarantees it) and
+ * turns outcomes the workflow acts on into result kinds; invalid names from requests become
+ * non-retryable failures, since retrying cannot fix them.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { GitHost } from '../git/git-host';
+import { InvalidGitNameError, testBranchName } from '../git/names';
+import type {
+  BuildRunInput,
+  BuildRunResult,
+  LandInput,
+  LandResult,
+  PullRequestSnapshot,
+  RepoKey,
+} from './types';
+
+async function guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof InvalidGitNameError) {
+      throw ApplicationFailure.nonRetryable(err.message, 'InvalidGitName');
+    }
+    throw err;
+  }
+}
+
+export function createGitActivities(deps: { gitHost: GitHost }) {
+  const { gitHost } = deps;
+
+  async function readPullRequest(input: {
+    repo: RepoKey;
+    targetBranch: string;
+    pr: number;
+  }): Promise<PullRequestSnapshot> {
+    return guard(async () => {
+      const found = await gitHost.readPullRequest(input.repo, input.pr, input.targetBranch);
+      if (found.kind === 'not_found') {
+        return {
+          found: false,
+          headSha: '',
+          title: '',
+          author: '',
+          baseBranch: null,
+          mergeable: 'unknown',
+          targetTipSha: null,
+          basedOnTargetTip: false,
+        };
+      }
+      const p = found.pullRequest;
+      return {
+        found: p.state === 'open',
+        headSha: p.headSha,
+        title: p.title,
+        author: p.author,
+        baseBranch: p.baseBranch,
+        mergeable: p.mergeability,
+        targetTipSha: p.targetTipSha,
+        basedOnTargetTip: p.basedOnTargetTip,
+      };
+    });
+  }
+
+  async function readTargetTip(input: { repo: RepoKey; targetBranch: string }): Promise<string | null> {
+    return guard(async () => {
+      const tip = await gitHost.readBranchTip(input.repo, input.targetBranch);
+      return tip.kind === 'found' ? tip.sha : null;
+    });
+  }
+
+  async function buildTestRun(input: BuildRunInput): Promise<BuildRunResult> {
+    return guard(async () => {
+      const tip = await gitHost.readBranchTip(input.repo, input.targetBranch);
+      if (tip.kind === 'not_found')
+        return { kind: 'no_target', detail: `The target branch ${input.targetBranch} does not exist.` };
+      const branchName = testBranchName(input.branchPr, input.runId);
+      const built = await gitHost.buildTestBranch({
+        repo: input.repo,
+        targetBranch: input.targetBranch,
+        baseSha: input.buildOnSha ?? tip.sha,
+        prs: input.prs,
+        mergeMethod: input.mergeMethod,
+        branchName,
+      });
+      switch (built.kind) {
+        case 'built':
+          // A stacked run is built on another run's head; the base it tests on is still the target tip.
+          return {
+            kind: 'built',
+            branchName,
+            baseSha: input.buildOnSha ? tip.sha : built.baseSha,
+            headSha: built.headSha,
+          };
+        case 'conflict':
+          return { kind: 'conflict', prNumber: built.prNumber, detail: built.detail };
+        case 'pr_moved':
+          return { kind: 'pr_moved', prNumber: built.prNumber, actualSha: built.actualSha };
+        case 'pr_closed':
+          return { kind: 'pr_closed', prNumber: built.prNumber };
+      }
+    });
+  }
+
+  async function land(input: LandInput): Promise<LandResult> {
+    return guard(async () => {
+      const tip = await gitHost.readBranchTip(input.repo, input.targetBranch);
+      if (tip.kind === 'not_found') return { kind: 'target_moved', tipSha: null };
+      const expected = input.expectedTipSha ?? tip.sha;
+      switch (input.via) {
+        case 'direct': {
+          const pr = input.prs[0];
+          if (!pr)
+            throw ApplicationFailure.nonRetryable('A direct merge needs exactly one PR.', 'InvalidLanding');
+          const r = await gitHost.directMerge({
+            repo: input.repo,
+            targetBranch: input.targetBranch,
+            expectedTargetSha: expected,
+            pr,
+            mergeMethod: input.mergeMethod,
+          });
+          switch (r.kind) {
+            case 'merged':
+              return { kind: 'landed', tipSha: r.sha };
+            case 'moved':
+              return { kind: 'target_moved', tipSha: r.actualSha };
+            case 'rejected':
+              return { kind: 'rejected', reason: r.reason, detail: r.detail };
+            case 'conflict':
+              return { kind: 'pr_problem', prNumber: r.prNumber, reason: 'MERGE_CONFLICT_AT_MERGE_TIME' };
+            case 'pr_moved':
+              return { kind: 'pr_problem', prNumber: r.prNumber, reason: 'PR_UPDATED_AT_MERGE_TIME' };
+            case 'pr_closed':
+              return { kind: 'pr_problem', prNumber: r.prNumber, reason: 'PR_CLOSED' };
+          }
+          break;
+        }
+        case 'rebase': {
+          // Another lane merged underneath: apply the PRs onto the current tip, then swap it in.
+          const built = await gitHost.buildTestBranch({
+            repo: input.repo,
+            targetBranch: input.targetBranch,
+            baseSha: expected,
+            prs: input.prs,
+            mergeMethod: input.mergeMethod,
+            branchName: testBranchName(input.prs[0]?.number ?? 0, `land-${input.mergeId}`),
+          });
+          if (built.kind !== 'built') {
+            return {
+              kind: 'pr_problem',
+              prNumber: built.prNumber,
+              reason:
+                built.kind === 'conflict'
+                  ? 'MERGE_CONFLICT_AT_MERGE_TIME'
+                  : built.kind === 'pr_moved'
+                    ? 'PR_UPDATED_AT_MERGE_TIME'
+                    : 'PR_CLOSED',
+            };
+          }
+          const result = await advance(input, expected, built.headSha);
+          await gitHost.deleteBranch(input.repo, built.branchName);
+          return result;
+        }
+        case 'tested_commit': {
+          if (!input.testedSha)
+            throw ApplicationFailure.nonRetryable(
+              'A tested-commit landing needs the tested sha.',
+              'InvalidLanding',
+            );
+          return advance(input, expected, input.testedSha);
+        }
+      }
+    });
+  }
+
+  async function advance(input: LandInput, expectedSha: string, newSha: string): Promise<LandResult> {
+    const r = await gitHost.advanceTarget({
+      repo: input.repo,
+      targetBranch: input.targetBranch,
+      expectedSha,
+      newSha,
+      prs: input.prs,
+    });
+    switch (r.kind) {
+      case 'advanced':
+        return { kind: 'landed', tipSha: r.sha };
+      case 'moved':
+        return { kind: 'target_moved', tipSha: r.actualSha };
+      case 'pr_moved':
+        return { kind: 'pr_problem', prNumber: r.prNumber, reason: 'PR_UPDATED_AT_MERGE_TIME' };
+      case 'pr_closed':
+        return { kind: 'pr_problem', prNumber: r.prNumber, reason: 'PR_CLOSED' };
+      case 'rejected':
+        return { kind: 'rejected', reason: r.reason, detail: r.detail };
+    }
+  }
+
+  async function deleteTestBranch(input: { repo: RepoKey; branchName: string }): Promise<void> {
+    await guard(() => gitHost.deleteBranch(input.repo, input.branchName));
+  }
+
+  return { readPullRequest, readTargetTip, buildTestRun, land, deleteTestBranch };
+}

@@ -1,0 +1,53 @@
+/**
+ * notifyPullRequest: delivers a transition to the PR's own workflow with signal-with-start, so the
+ * record exists from the first transition on and no ordering between "start" and "signal" is needed.
+ * PR workflows are not children of the queue workflow (continue-as-new would close them); the notice
+ * carries a per-submission sequence number, so a retried delivery is recorded once, and a delivery for a
+ * submission whose record has already closed is dropped instead of starting a new run.
+ */
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { PrTransitionNotice, PullRequestWorkflowInput } from '../../workflows/pull-request/messages';
+import { prTransitionSignal } from '../../workflows/pull-request/messages';
+import { prWorkflowId, repositoryLabel } from '../../workflows/ids';
+import { PR_NUMBER, PR_STATE, REPOSITORY, TARGET_BRANCH } from '../../workflows/search-attributes';
+
+export function createNotifyActivity(deps: { client: Client; taskQueue: string }) {
+  /** A retried delivery for a submission whose record already closed must not start a new run. */
+  async function endedAlready(workflowId: string, submissionId: string): Promise<boolean> {
+    try {
+      const d = await deps.client.workflow.getHandle(workflowId).describe();
+      return d.status.name !== 'RUNNING' && d.memo?.submissionId === submissionId;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  }
+
+  return {
+    async notifyPullRequest(input: {
+      workflow: PullRequestWorkflowInput;
+      notices: PrTransitionNotice[];
+    }): Promise<void> {
+      const { workflow } = input;
+      const workflowId = prWorkflowId(workflow.key, workflow.prNumber);
+      if (await endedAlready(workflowId, workflow.submissionId)) return;
+      for (const notice of input.notices) {
+        await deps.client.workflow.signalWithStart('pullRequestWorkflow', {
+          workflowId,
+          taskQueue: deps.taskQueue,
+          args: [workflow],
+          signal: prTransitionSignal,
+          signalArgs: [notice],
+          typedSearchAttributes: [
+            { key: REPOSITORY, value: repositoryLabel(workflow.key.repo) },
+            { key: TARGET_BRANCH, value: workflow.key.targetBranch },
+            { key: PR_NUMBER, value: workflow.prNumber },
+            { key: PR_STATE, value: notice.transition.to },
+          ],
+          memo: { submissionId: workflow.submissionId },
+          staticSummary: `PR #${workflow.prNumber} → ${workflow.key.targetBranch} of ${repositoryLabel(workflow.key.repo)}`,
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * runTestCommand: the `command` test runner as an activity. The command comes from the tested commit's
+ * `.railyard/merge-queue.json`, so a PR that changes how tests run is tested with its own change. The
+ * activity heartbeats while the command runs and honours cancellation (the process group is killed).
+ * Per-test verdicts come from the JUnit files the command wrote, with quarantine applied by
+ * `deps.judgeTests` when the flaky-test service is wired in.
+ */
+import { Context } from '@temporalio/activity';
+import type { GitHost } from '../git/git-host';
+import { readRepoTestConfig } from '../runners/repo-test-config';
+import type { JunitFile, TestRunner } from '../runners/test-runner';
+import type { RepoKey, RunCommandInput, RunCommandResult, TestCaseVerdict } from './types';
+
+export type JudgeTests = (input: {
+  repo: RepoKey;
+  runId: string;
+  headSha: string;
+  junitFiles: JunitFile[];
+}) => Promise<TestCaseVerdict[]>;
+
+export function createRunCommandActivity(deps: {
+  gitHost: GitHost;
+  runner: TestRunner;
+  judgeTests?: JudgeTests;
+}) {
+  return {
+    async runTestCommand(input: RunCommandInput): Promise<RunCommandResult> {
+      const ctx = Context.current();
+      const config = await readRepoTestConfig(deps.gitHost, input.repo, input.headSha);
+      switch (config.kind) {
+        case 'absent':
+          return {
+            kind: 'config_problem',
+            reason: config.reason,
+            detail:
+              'The tested commit has no .railyard/merge-queue.json and the queue has no requiredStatuses.',
+          };
+        case 'invalid':
+          return { kind: 'config_problem', reason: config.reason, detail: config.detail };
+        case 'found':
+          break;
+      }
+      const result = await deps.runner.run({
+        runId: input.runId,
+        repo: input.repo,
+        branchName: input.branchName,
+        headSha: input.headSha,
+        command: config.config.command,
+        timeoutMs: input.timeoutMs,
+        ...(config.config.junitGlobs ? { junitGlobs: config.config.junitGlobs } : {}),
+        signal: ctx.cancellationSignal,
+        heartbeat: () => ctx.heartbeat(),
+      });
+      if (result.outcome === 'cancelled') return { kind: 'cancelled' };
+      const tests = deps.judgeTests
+        ? await deps.judgeTests({
+            repo: input.repo,
+            runId: input.runId,
+            headSha: input.headSha,
+            junitFiles: result.junitFiles,
+          })
+        : [];
+      return { kind: 'finished', outcome: result.outcome, tests, logPath: result.logPath };
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Inputs and results of the merge-queue activities: plain data that crosses the workflow boundary,
+ * so the workflow can import these types without importing any implementation.
+ */
+import type { RepoKey } from '../git/git-host';
+
+export type { RepoKey };
+export type MergeMethod = 'merge_commit' | 'squash' | 'rebase';
+
+export interface PullRequestSnapshot {
+  found: boolean;
+  headSha: string;
+  title: string;
+  author: string;
+  /** Null when the host does not record the PR's base branch (local host). */
+  baseBranch: string | null;
+  mergeable: 'mergeable' | 'conflicting' | 'unknown';
+  targetTipSha: string | null;
+  basedOnTargetTip: boolean;
+}
+
+export interface BuildRunInput {
+  repo: RepoKey;
+  targetBranch: string;
+  runId: string;
+  /** The first PR of the run names the branch: railyard-merge/pr-<n>/<runId>. */
+  branchPr: number;
+  /** The commit to build on: a stacked run's head, or the target tip (null = read it now). */
+  buildOnSha: string | null;
+  prs: { number: number; headSha: string }[];
+  mergeMethod: MergeMethod;
+}
+
+export type BuildRunResult =
+  | { kind: 'built'; branchName: string; baseSha: string; headSha: string }
+  | { kind: 'conflict'; prNumber: number; detail: string }
+  | { kind: 'pr_moved'; prNumber: number; actualSha: string }
+  | { kind: 'pr_closed'; prNumber: number }
+  | { kind: 'no_target'; detail: string };
+
+export interface LandInput {
+  repo: RepoKey;
+  targetBranch: string;
+  via: 'tested_commit' | 'rebase' | 'direct';
+  /** For tested_commit: the run's head commit. */
+  testedSha: string | null;
+  expectedTipSha: string | null;
+  prs: { number: number; headSha: string }[];
+  mergeMethod: MergeMethod;
+  /** Names the temporary branch a rebase landing builds. */
+  mergeId: string;
+}
+
+export type LandResult =
+  | { kind: 'landed'; tipSha: string }
+  | { kind: 'target_moved'; tipSha: string | null }
+  | {
+      kind: 'pr_problem';
+      prNumber: number;
+      reason: 'PR_UPDATED_AT_MERGE_TIME' | 'PR_CLOSED' | 'MERGE_CONFLICT_AT_MERGE_TIME';
+    }
+  | {
+      kind: 'rejected';
+      reason: 'GITHUB_API_MERGE_PR_FAILED' | 'GITHUB_API_DIRECT_MERGE_PR_FAILED';
+      detail: string;
+    };
+
+export interface RunCommandInput {
+  repo: RepoKey;
+  runId: string;
+  branchName: string;
+  headSha: string;
+  timeoutMs: number;
+}
+
+export interface TestCaseVerdict {
+  name: string;
+  status: 'passed' | 'failed' | 'skipped';
+  quarantined: boolean;
+}
+
+export type RunCommandResult =
+  | { kind: 'finished'; outcome: 'passed' | 'failed' | 'timeout'; tests: TestCaseVerdict[]; logPath: string }
+  | {
+      kind: 'config_problem';
+      reason:
+        | 'START_TEST_RUN_CONFIG_NOT_FOUND'
+        | 'START_TEST_RUN_CONFIG_PARSING_FAILURE'
+        | 'START_TEST_RUN_CONFIG_BAD_VERSION';
+      detail: string;
+    }
+  | { kind: 'cancelled' };

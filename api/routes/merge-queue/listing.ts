@@ -1,0 +1,68 @@
+/**
+ * The pure rules of listPullRequests; the service runs them against Temporal visibility.
+ *
+ * - The visibility query selects the queue's PR workflows by id prefix: every PR workflow id of a queue
+ *   is `pr/<organisation>/<repository>/<branch>/` plus a number (workflows/ids.ts, each part
+ *   percent-encoded), so the prefix alone isolates organisation and queue; the search attributes
+ *   narrow the scan. Values are quoted with `"` and `\` escaped.
+ * - The cursor wraps Temporal's page token with a check over the token and the query it belongs to.
+ *   Temporal answers a forged token with a retryable error (the call would hang until its deadline),
+ *   so a cursor that fails the check is refused before it gets there, as is one from another listing.
+ *   The check detects corruption and reuse, not a deliberate forger (it is not keyed).
+ * - Visibility lags behind the records, so the state filter is applied again to each record; since
+ *   and until select PRs that concluded (reached merged, failed or cancelled) in [since, until).
+ */
+import { createHash } from 'node:crypto';
+import type { Organisation } from '../../../activities/stores/api-keys';
+import { TERMINAL_STATES } from '../../../workflows/engine';
+import { prWorkflowId, repositoryLabel } from '../../../workflows/ids';
+import type { PullRequestRecord } from '../../../workflows/pull-request/messages';
+import { PR_STATE, REPOSITORY, TARGET_BRANCH } from '../../../workflows/search-attributes';
+import { badRequest } from '../../errors';
+import type { ListPullRequestsRequest } from '../../schemas/merge-queue';
+import type { QueueKey } from './service';
+
+export const PR_WORKFLOW_TYPE = 'pullRequestWorkflow';
+
+const quote = (s: string) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+
+/** The visibility query for one queue's PR workflows, optionally in one state. */
+export function submissionsQuery(org: Organisation, key: QueueKey, state?: string): string {
+  const prefix = prWorkflowId(
+    { organisationId: org.id, repo: key.repo, targetBranch: key.targetBranch },
+    0,
+  ).slice(0, -1);
+  return [
+    `WorkflowType = ${quote(PR_WORKFLOW_TYPE)}`,
+    `WorkflowId STARTS_WITH ${quote(prefix)}`,
+    `${REPOSITORY.name} = ${quote(repositoryLabel(key.repo))}`,
+    `${TARGET_BRANCH.name} = ${quote(key.targetBranch)}`,
+    ...(state !== undefined ? [`${PR_STATE.name} = ${quote(state)}`] : []),
+  ].join(' AND ');
+}
+
+const check = (query: string, token: Uint8Array) =>
+  createHash('sha256').update(query).update('\n').update(token).digest('base64url').slice(0, 16);
+
+export function encodeCursor(query: string, token: Uint8Array): string {
+  return `${Buffer.from(token).toString('base64url')}.${check(query, token)}`;
+}
+
+/** Temporal's page token inside a cursor this listing issued; a 400 for anything else. */
+export function decodeCursor(query: string, cursor: string): Buffer {
+  const dot = cursor.lastIndexOf('.');
+  const token = Buffer.from(cursor.slice(0, Math.max(dot, 0)), 'base64url');
+  if (dot <= 0 || token.length === 0 || check(query, token) !== cursor.slice(dot + 1))
+    throw badRequest("Field 'cursor' is not a cursor this server issued for this listing.");
+  return token;
+}
+
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATES);
+
+export function matchesFilter(r: PullRequestRecord, request: ListPullRequestsRequest): boolean {
+  if (request.state !== undefined && r.state !== request.state) return false;
+  if (request.since === undefined && request.until === undefined) return true;
+  if (!TERMINAL.has(r.state)) return false;
+  if (request.since !== undefined && r.stateChangedAt < Date.parse(request.since)) return false;
+  return request.until === undefined || r.stateChangedAt < Date.parse(request.until);
+}

@@ -1,0 +1,124 @@
+/**
+ * Pull-request endpoints: submit, cancel, restart, impacted targets, and the two reads. Each route
+ * validates its body, scopes the call to the caller's organisation and makes one service call.
+ * A resubmission of a queued PR is not an error: it updates priority and noBatch in place (200).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { organisationOf } from '../../plugins/auth';
+import { Empty } from '../../schemas/common';
+import {
+  ListPullRequestsRequest,
+  PrRequest,
+  PullRequestPage,
+  SetImpactedTargetsRequest,
+  SubmitPullRequestRequest,
+  SubmittedPullRequest,
+} from '../../schemas/merge-queue';
+import { pullRequestNotFound, type MergeQueueService } from './service';
+import { changeOf } from './update-id';
+
+const tags = ['merge queue'];
+
+export function pullRequestRoutes(service: MergeQueueService, now: () => number) {
+  return (app: FastifyInstance): void => {
+    const r = app.withTypeProvider<ZodTypeProvider>();
+
+    r.post(
+      '/submitPullRequest',
+      {
+        schema: {
+          tags,
+          summary: 'Submit a pull request to the queue, or update its priority and noBatch if queued.',
+          body: SubmitPullRequestRequest,
+          response: { 200: Empty },
+        },
+      },
+      async (request) => {
+        await service.submitPullRequest(changeOf(request, 'submitPullRequest', now), request.body);
+        return {};
+      },
+    );
+
+    r.post(
+      '/cancelPullRequest',
+      {
+        schema: {
+          tags,
+          summary: 'Remove a pull request from the queue (404 if it is not in the queue).',
+          body: PrRequest,
+          response: { 200: Empty },
+        },
+      },
+      async (request) => {
+        await service.cancelPullRequest(changeOf(request, 'cancelPullRequest', now), request.body);
+        return {};
+      },
+    );
+
+    r.post(
+      '/restartTestsOnPullRequest',
+      {
+        schema: {
+          tags,
+          summary: 'Restart testing of a queued pull request in place (404 if it is not in the queue).',
+          body: PrRequest,
+          response: { 200: Empty },
+        },
+      },
+      async (request) => {
+        await service.restartTestsOnPullRequest(
+          changeOf(request, 'restartTestsOnPullRequest', now),
+          request.body,
+        );
+        return {};
+      },
+    );
+
+    r.post(
+      '/setImpactedTargets',
+      {
+        schema: {
+          tags,
+          summary: "Set the targets a pull request's head commit impacts (parallel queues).",
+          body: SetImpactedTargetsRequest,
+          response: { 200: Empty },
+        },
+      },
+      async (request) => {
+        await service.setImpactedTargets(changeOf(request, 'setImpactedTargets', now), request.body);
+        return {};
+      },
+    );
+
+    r.post(
+      '/getSubmittedPullRequest',
+      {
+        schema: {
+          tags,
+          summary: "A pull request's latest submission, also after it left the queue.",
+          body: PrRequest,
+          response: { 200: SubmittedPullRequest },
+        },
+      },
+      async (request) => {
+        const found = await service.getSubmittedPullRequest(organisationOf(request), request.body);
+        if (!found) throw pullRequestNotFound(request.body);
+        return found;
+      },
+    );
+
+    r.post(
+      '/listPullRequests',
+      {
+        schema: {
+          tags,
+          summary: 'Submissions to the queue a page at a time: open ones first, then the latest finished.',
+          body: ListPullRequestsRequest,
+          response: { 200: PullRequestPage },
+        },
+      },
+      (request) => service.listPullRequests(organisationOf(request), request.body),
+    );
+  };
+}

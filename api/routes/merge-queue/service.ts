@@ -1,0 +1,72 @@
+/**
+ * The merge-queue use cases the routes call, in the wire shapes of the Trunk API. The real
+ * implementation talks to Temporal (api/temporal/merge-queue-service.ts); tests use an in-memory fake.
+ *
+ * Contract:
+ * - Every call is scoped to the caller's organisation; another organisation's queue does not exist.
+ * - Reads answer null when what they read does not exist (the queue, the PR's record, the run); the
+ *   route turns that into its 404. A read inside a queue that does not exist (list, testing details)
+ *   throws the queue-not-found 404 instead.
+ * - Changes throw AppErrors: the queue-not-found 404, or the queue's own rejection (PR not in the
+ *   queue → 404, queue not empty → 400, ...) as one plain sentence.
+ * - `updateId` is the same for a retried identical request (update-id.ts), so a change is applied once.
+ */
+import type { Organisation } from '../../../activities/stores/api-keys';
+import { conflict, notFound } from '../../errors';
+import type { RepoRef } from '../../schemas/common';
+import type {
+  ListPullRequestsRequest,
+  PrRequest,
+  PullRequestPage,
+  ReportTestStatusRequest,
+  SetImpactedTargetsRequest,
+  SubmitPullRequestRequest,
+  SubmittedPullRequest,
+  TestingDetails,
+  TestingDetailsRequest,
+} from '../../schemas/merge-queue';
+import type { CreateQueueRequest, QueueSettings, QueueView, UpdateQueueRequest } from '../../schemas/queue';
+
+export interface QueueKey {
+  repo: RepoRef;
+  targetBranch: string;
+}
+
+/** A change request: who asks, and the id that makes a retry of the same request a no-op. */
+export interface Change {
+  org: Organisation;
+  updateId: string;
+}
+
+export interface MergeQueueService {
+  createQueue(org: Organisation, request: CreateQueueRequest): Promise<void>;
+  getQueue(org: Organisation, key: QueueKey): Promise<QueueView | null>;
+  updateQueue(change: Change, request: UpdateQueueRequest): Promise<QueueSettings>;
+  deleteQueue(change: Change, key: QueueKey): Promise<void>;
+
+  submitPullRequest(change: Change, request: SubmitPullRequestRequest): Promise<void>;
+  cancelPullRequest(change: Change, request: PrRequest): Promise<void>;
+  restartTestsOnPullRequest(change: Change, request: PrRequest): Promise<void>;
+  setImpactedTargets(change: Change, request: SetImpactedTargetsRequest): Promise<void>;
+  getSubmittedPullRequest(org: Organisation, request: PrRequest): Promise<SubmittedPullRequest | null>;
+  listPullRequests(org: Organisation, request: ListPullRequestsRequest): Promise<PullRequestPage>;
+
+  getTestingDetails(org: Organisation, request: TestingDetailsRequest): Promise<TestingDetails | null>;
+  /** A commit status from external CI, for the `statuses` test runner. */
+  reportTestStatus(org: Organisation, request: ReportTestStatusRequest): Promise<void>;
+}
+
+const where = (key: QueueKey) =>
+  `branch "${key.targetBranch}" of ${key.repo.host}/${key.repo.owner}/${key.repo.name}`;
+
+export const queueNotFound = (key: QueueKey) => notFound(`No merge queue exists for ${where(key)}.`);
+
+export const pullRequestNotFound = (key: PrRequest) =>
+  notFound(`Pull request #${key.pr.number} was never submitted to the merge queue for ${where(key)}.`);
+
+export const testRunNotFound = (key: TestingDetailsRequest) =>
+  notFound(`No test run "${key.testRunId}" exists in the merge queue for ${where(key)}.`);
+
+/** Trunk's own wording (trunk-compat §0), so scripts matching on it keep working. */
+export const queueExists = (key: QueueKey) =>
+  conflict(`A merge queue already exists for branch "${key.targetBranch}" in this repository.`);

@@ -1,0 +1,61 @@
+/**
+ * Test runs: getMergeQueueTestingDetails (Trunk's shape, trunk-compat §1.7) and reportTestStatus,
+ * railyard's own endpoint through which external CI drives the `statuses` test runner.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { organisationOf } from '../../plugins/auth';
+import { Empty } from '../../schemas/common';
+import { ReportTestStatusRequest, TestingDetails, TestingDetailsRequest } from '../../schemas/merge-queue';
+import { testRunNotFound, type MergeQueueService } from './service';
+
+const tags = ['merge queue'];
+
+const REPORT_STATUS_DESCRIPTION = [
+  'For queues tested by external CI (the `statuses` test runner): the queue pushes a test branch',
+  '(railyard-merge/pr-<n>/<testRunId>), CI tests its head commit and reports each check here as a',
+  "GitHub-style commit status for that sha. The run passes when every context in the queue's",
+  '`requiredStatuses` is `success`, and fails as soon as one of them is `failure` or `error`.',
+  'Reports for a sha the queue is not testing are ignored; a later report for the same context replaces',
+  "an earlier one. Not part of Trunk's API.",
+].join(' ');
+
+export function testingRoutes(service: MergeQueueService) {
+  return (app: FastifyInstance): void => {
+    const r = app.withTypeProvider<ZodTypeProvider>();
+
+    r.post(
+      '/getMergeQueueTestingDetails',
+      {
+        schema: {
+          tags,
+          summary: 'What a test run tests, on which branch and commit, and the statuses it has.',
+          body: TestingDetailsRequest,
+          response: { 200: TestingDetails },
+        },
+      },
+      async (request) => {
+        const details = await service.getTestingDetails(organisationOf(request), request.body);
+        if (!details) throw testRunNotFound(request.body);
+        return details;
+      },
+    );
+
+    r.post(
+      '/reportTestStatus',
+      {
+        schema: {
+          tags,
+          summary: 'Report a commit status of a test branch (external CI).',
+          description: REPORT_STATUS_DESCRIPTION,
+          body: ReportTestStatusRequest,
+          response: { 200: Empty },
+        },
+      },
+      async (request) => {
+        await service.reportTestStatus(organisationOf(request), request.body);
+        return {};
+      },
+    );
+  };
+}

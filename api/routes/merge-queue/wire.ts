@@ -1,0 +1,233 @@
+/**
+ * Translations between the Trunk wire shapes (api/schemas) and the queue and PR workflows' message
+ * types (workflows/queue/messages.ts, workflows/pull-request/messages.ts). Pure functions, no Temporal.
+ *
+ * Rules:
+ * - Times travel as epoch milliseconds inside railyard and as ISO-8601 strings on the wire.
+ * - A PR record written before the queue knew the PR's details answers empty strings and the defaults
+ *   (medium priority, unknown mergeability) rather than failing the read.
+ * - updateQueue ignores an empty `requiredStatuses` (Trunk v1 does; `deleteRequiredStatuses` clears).
+ * - Impacted targets `"ALL"` are shown as `["ALL"]` where Trunk's schema only has a list.
+ */
+import type { Organisation } from '../../../activities/stores/api-keys';
+import { DEFAULT_PRIORITY, priorityName, type QueueConfigPatch } from '../../../workflows/engine';
+import type { PullRequestRecord, Readiness } from '../../../workflows/pull-request/messages';
+import type {
+  CommitStatusReport,
+  QueuedPullRequest,
+  QueueSettingsSnapshot,
+  QueueSnapshot,
+  QueueWorkflowInput,
+  RunnerSettings,
+  SubmitInput,
+  TestRunDetails,
+  UpdateQueueInput,
+} from '../../../workflows/queue/messages';
+import type {
+  PullRequestEntry,
+  ReportTestStatusRequest,
+  SubmitPullRequestRequest,
+  SubmittedPullRequest,
+  TestingDetails,
+  TestingDetailsRequest,
+} from '../../schemas/merge-queue';
+import type {
+  CreateQueueRequest,
+  EnqueuedPullRequest,
+  QueueSettings,
+  QueueView,
+  UpdateQueueRequest,
+} from '../../schemas/queue';
+
+const iso = (epochMs: number) => new Date(epochMs).toISOString();
+
+export function queueWorkflowInput(org: Organisation, request: CreateQueueRequest): QueueWorkflowInput {
+  const config: QueueConfigPatch = {};
+  if (request.mode !== undefined) config.mode = request.mode;
+  if (request.concurrency !== undefined) config.concurrency = request.concurrency;
+  return { key: { organisationId: org.id, repo: request.repo, targetBranch: request.targetBranch }, config };
+}
+
+export function queueSettings(s: QueueSettingsSnapshot): QueueSettings {
+  return {
+    state: s.state,
+    branch: s.branch,
+    concurrency: s.concurrency,
+    testingTimeoutMinutes: s.testingTimeoutMinutes,
+    mode: s.mode,
+    canOptimisticallyMerge: s.canOptimisticallyMerge,
+    pendingFailureDepth: s.pendingFailureDepth,
+    batch: s.batch,
+    batchingMaxWaitTimeMinutes: s.batchingMaxWaitTimeMinutes,
+    batchingMinSize: s.batchingMinSize,
+    createPrsForTestingBranches: s.createPrsForTestingBranches,
+    commentsEnabled: s.commentsEnabled,
+    commandsEnabled: s.commandsEnabled,
+    statusCheckEnabled: s.statusCheckEnabled,
+    bisectionConcurrency: s.bisectionConcurrency,
+    requiredStatuses: s.requiredStatuses,
+    directMergeMode: s.directMergeMode,
+    optimizationMode: s.optimizationMode,
+    mergeMethod: s.mergeMethod,
+  };
+}
+
+export function enqueuedPullRequest(q: QueuedPullRequest): EnqueuedPullRequest {
+  return {
+    id: q.id,
+    state: q.state,
+    stateChangedAt: iso(q.stateChangedAt),
+    priorityValue: q.priorityValue,
+    priorityName: q.priorityName,
+    usedDefaultPriorityName: q.usedDefaultPriorityName,
+    skipTheLine: q.skipTheLine,
+    noBatch: q.noBatch,
+    prNumber: q.pr,
+    prTitle: q.title,
+    prSha: q.headSha,
+    prBaseBranch: q.baseBranch,
+    prAuthor: q.author,
+  };
+}
+
+export function queueView(snapshot: QueueSnapshot): QueueView {
+  return {
+    ...queueSettings(snapshot.settings),
+    enqueuedPullRequests: snapshot.enqueued.map(enqueuedPullRequest),
+  };
+}
+
+export function updateQueueInput(request: UpdateQueueRequest): UpdateQueueInput {
+  const configKeys = [
+    'mode',
+    'concurrency',
+    'bisectionConcurrency',
+    'batch',
+    'batchingMinSize',
+    'batchingMaxWaitTimeMinutes',
+    'optimizationMode',
+    'canOptimisticallyMerge',
+    'pendingFailureDepth',
+    'directMergeMode',
+    'testingTimeoutMinutes',
+    'mergeMethod',
+  ] as const satisfies readonly (keyof QueueConfigPatch & keyof UpdateQueueRequest)[];
+  const runnerKeys = [
+    'createPrsForTestingBranches',
+    'commentsEnabled',
+    'commandsEnabled',
+    'statusCheckEnabled',
+  ] as const satisfies readonly (keyof RunnerSettings & keyof UpdateQueueRequest)[];
+  const config = definedOf(request, configKeys) as QueueConfigPatch;
+  const runner = definedOf(request, runnerKeys) as Partial<RunnerSettings>;
+  if (request.requiredStatuses !== undefined && request.requiredStatuses.length > 0)
+    runner.requiredStatuses = request.requiredStatuses;
+  return {
+    config,
+    ...(request.state !== undefined ? { state: request.state } : {}),
+    ...(Object.keys(runner).length > 0 ? { runner } : {}),
+    ...(request.deleteRequiredStatuses === true ? { deleteRequiredStatuses: true } : {}),
+  };
+}
+
+function definedOf<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (source[key] !== undefined) out[key] = source[key];
+  return out;
+}
+
+export function submitInput(request: SubmitPullRequestRequest): SubmitInput {
+  return { pr: request.pr.number, priority: request.priority, noBatch: request.noBatch ?? false };
+}
+
+export function commitStatusReport(request: ReportTestStatusRequest): CommitStatusReport {
+  return {
+    sha: request.sha,
+    context: request.context,
+    state: request.state,
+    url: request.url ?? null,
+    description: request.description ?? null,
+  };
+}
+
+const UNKNOWN_READINESS: Readiness = {
+  hasImpactedTargets: false,
+  requiresImpactedTargets: false,
+  doesBaseBranchMatch: false,
+  gitHubMergeability: 'unspecified',
+};
+
+export function pullRequestEntry(r: PullRequestRecord): PullRequestEntry {
+  const d = r.details;
+  const defaultName = priorityName(DEFAULT_PRIORITY);
+  return {
+    id: r.id,
+    state: r.state,
+    stateChangedAt: iso(r.stateChangedAt),
+    priorityValue: d?.priorityValue ?? DEFAULT_PRIORITY,
+    priorityName: d?.priorityName ?? defaultName,
+    usedDefaultPriorityName: d?.usedDefaultPriorityName ?? defaultName,
+    skipTheLine: r.skipTheLine,
+    noBatch: d?.noBatch ?? false,
+    prNumber: r.prNumber,
+    prTitle: d?.title ?? '',
+    prSha: d?.headSha ?? '',
+    prBaseBranch: d?.baseBranch ?? '',
+    prAuthor: d?.author ?? '',
+    verifiedByTestRun: r.verifiedByTestRun,
+  };
+}
+
+export function submittedPullRequest(r: PullRequestRecord): SubmittedPullRequest {
+  return {
+    ...pullRequestEntry(r),
+    readiness: r.details?.readiness ?? UNKNOWN_READINESS,
+    // railyard has no admin force-enqueue; every PR is admitted by its readiness.
+    forceEnqueued: false,
+    isCurrentlySubmittedToQueue: r.isCurrentlySubmittedToQueue,
+  };
+}
+
+const targetList = (t: string[] | 'ALL' | null) => (t === null ? undefined : t === 'ALL' ? ['ALL'] : t);
+
+export function testingDetails(run: TestRunDetails, key: TestingDetailsRequest): TestingDetails {
+  const repoUrl = `https://${key.repo.host}/${key.repo.owner}/${key.repo.name}`;
+  const impactedTargets = targetList(run.impactedTargets);
+  const forTested = targetList(run.impactedTargetsForTestedPrs);
+  return {
+    requiredStatuses: run.requiredStatuses,
+    ...(run.requiredStatusesSource !== null ? { requiredStatusesSource: run.requiredStatusesSource } : {}),
+    testBranch: run.testBranch,
+    testBranchSha: run.testBranchSha ?? '',
+    createdAt: iso(run.createdAt),
+    status: run.status,
+    // railyard reads commit statuses, not GitHub check runs.
+    checkSuites: [],
+    statusChecks: run.statuses.map((s) => ({
+      context: s.context,
+      ...(s.url !== null ? { url: s.url } : {}),
+      state: upperState(s.state),
+    })),
+    testedPullRequests: run.prs.map((p) => ({
+      prNumber: p.pr,
+      prUrl: `${repoUrl}/pull/${p.pr}`,
+      title: p.title,
+    })),
+    ...(impactedTargets ? { impactedTargets } : {}),
+    ...(forTested ? { impactedTargetsForTestedPrs: forTested } : {}),
+    dependentPrs: run.dependentPrs,
+  };
+}
+
+function upperState(state: CommitStatusReport['state']): TestingDetails['statusChecks'][number]['state'] {
+  switch (state) {
+    case 'pending':
+      return 'PENDING';
+    case 'success':
+      return 'SUCCESS';
+    case 'failure':
+      return 'FAILURE';
+    case 'error':
+      return 'ERROR';
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * Requests and responses of the pull-request, testing and status endpoints (Trunk v1 field names,
+ * trunk-compat §1.1–1.7). Queue administration lives in queue.ts.
+ *
+ * Rules: input is lenient the way Trunk's real clients need it (`pr.number` as a numeric string, enums
+ * and priority names in any case, `"ALL"` or `"IMPACTS_ALL"`, unknown fields ignored); output is strict
+ * and lower case, except where Trunk answers GitHub's upper-case words (`statusChecks[].state`).
+ * Response schemas carry no transforms: the serializer encodes through them.
+ */
+import { z } from 'zod';
+import { MAX_PRIORITY, parsePriority, PRIORITY_VALUES } from '../../workflows/engine';
+import { looseEnum, PrNumber, QueueRequest } from './common';
+import { EnqueuedPullRequest, PR_STATES } from './queue';
+
+const PRIORITY_MESSAGE = `must be an integer from 0 to ${MAX_PRIORITY} or one of: ${Object.keys(PRIORITY_VALUES).join(', ')}`;
+
+/** 0–255 (0 first) or a level name in any case; null or absent = the queue default (medium). */
+export const Priority = z
+  .union([z.number(), z.string()], { error: PRIORITY_MESSAGE })
+  .nullish()
+  .transform((input, ctx) => {
+    if (input === null || input === undefined) return null;
+    const value = parsePriority(input);
+    if (value === null) {
+      ctx.addIssue({ code: 'custom', message: PRIORITY_MESSAGE });
+      return z.NEVER;
+    }
+    return value;
+  })
+  .describe('0–255 (0 is urgent and skips the line) or urgent, high, medium, low.');
+
+export const PrRequest = QueueRequest.extend({ pr: z.object({ number: PrNumber }) });
+export type PrRequest = z.infer<typeof PrRequest>;
+
+export const SubmitPullRequestRequest = PrRequest.extend({
+  priority: Priority,
+  noBatch: z.boolean().optional().describe('Test this PR alone even when batching is on.'),
+});
+export type SubmitPullRequestRequest = z.infer<typeof SubmitPullRequestRequest>;
+
+const ALL_TARGETS = ['all', 'impacts_all'] as const;
+const TARGETS_MESSAGE = 'must be a list of target names or "ALL"';
+
+/** A list of target names, or `"ALL"` (also spelled `"IMPACTS_ALL"`, any case): impacts everything. */
+export const ImpactedTargets = z
+  .union([z.array(z.string()), z.string().transform((v) => v.trim().toLowerCase())], {
+    error: (issue) => (issue.input === undefined ? 'is required' : TARGETS_MESSAGE),
+  })
+  .superRefine((v, ctx) => {
+    if (typeof v === 'string' && !(ALL_TARGETS as readonly string[]).includes(v))
+      ctx.addIssue({ code: 'custom', message: TARGETS_MESSAGE });
+  })
+  .transform((v): string[] | 'ALL' => (typeof v === 'string' ? 'ALL' : v));
+
+export const SetImpactedTargetsRequest = QueueRequest.extend({
+  pr: z.object({ number: PrNumber, sha: z.string().trim().min(1) }),
+  impactedTargets: ImpactedTargets,
+});
+export type SetImpactedTargetsRequest = z.infer<typeof SetImpactedTargetsRequest>;
+
+export const Readiness = z.object({
+  hasImpactedTargets: z.boolean(),
+  requiresImpactedTargets: z.boolean(),
+  doesBaseBranchMatch: z.boolean(),
+  gitHubMergeability: z.enum(['unspecified', 'in_progress', 'mergeable', 'not_mergeable']),
+});
+
+/** One submission of a PR as listPullRequests answers it. */
+export const PullRequestEntry = EnqueuedPullRequest.extend({
+  verifiedByTestRun: z.string().nullable().describe('The test run that verified a merged PR.'),
+});
+export type PullRequestEntry = z.infer<typeof PullRequestEntry>;
+
+export const SubmittedPullRequest = PullRequestEntry.extend({
+  readiness: Readiness,
+  forceEnqueued: z.boolean(),
+  isCurrentlySubmittedToQueue: z.boolean(),
+});
+export type SubmittedPullRequest = z.infer<typeof SubmittedPullRequest>;
+
+const DateTime = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time' });
+
+export const ListPullRequestsRequest = QueueRequest.extend({
+  state: looseEnum(PR_STATES).optional(),
+  since: DateTime.optional().describe('Only PRs that concluded at or after this time.'),
+  until: DateTime.optional().describe('Only PRs that concluded before this time.'),
+  cursor: z.string().trim().min(1).max(4096).optional().describe('nextCursor of the previous page.'),
+  take: z
+    .number()
+    .int({ message: 'must be an integer' })
+    .min(1, { message: 'must be at least 1' })
+    .max(100, { message: 'must be at most 100' })
+    .default(50),
+});
+export type ListPullRequestsRequest = z.infer<typeof ListPullRequestsRequest>;
+
+export const PullRequestPage = z.object({
+  pullRequests: z.array(PullRequestEntry),
+  nextCursor: z.string().optional().describe('Absent on the last page.'),
+});
+export type PullRequestPage = z.infer<typeof PullRequestPage>;
+
+export const TestingDetailsRequest = QueueRequest.extend({
+  testRunId: z.string().trim().min(1).max(255),
+});
+export type TestingDetailsRequest = z.infer<typeof TestingDetailsRequest>;
+
+export const TestingDetails = z.object({
+  requiredStatuses: z.array(z.string()),
+  requiredStatusesSource: z
+    .enum(['trunk_config', 'repo_provider_branch_protection', 'merge_instance'])
+    .optional(),
+  testBranch: z.string(),
+  testBranchSha: z.string(),
+  createdAt: z.string(),
+  status: z.enum(['in_progress', 'failed', 'cancelled', 'succeeded']),
+  checkSuites: z.array(
+    z.object({
+      checkRuns: z.array(
+        z.object({
+          name: z.string(),
+          url: z.string(),
+          status: z.string(),
+          conclusion: z.string().optional(),
+        }),
+      ),
+    }),
+  ),
+  statusChecks: z.array(
+    z.object({
+      context: z.string(),
+      url: z.string().optional(),
+      state: z.enum(['ERROR', 'FAILURE', 'PENDING', 'SUCCESS']),
+    }),
+  ),
+  testedPullRequests: z.array(z.object({ prNumber: z.number(), prUrl: z.string(), title: z.string() })),
+  impactedTargets: z.array(z.string()).optional(),
+  impactedTargetsForTestedPrs: z.array(z.string()).optional(),
+  dependentPrs: z.array(z.number()).optional(),
+});
+export type TestingDetails = z.infer<typeof TestingDetails>;
+
+export const COMMIT_STATUS_STATES = ['pending', 'success', 'failure', 'error'] as const;
+
+export const ReportTestStatusRequest = QueueRequest.extend({
+  sha: z.string().trim().min(1).max(255).describe('The test branch commit the status is for.'),
+  context: z.string().trim().min(1).max(255).describe('The status name, as in requiredStatuses.'),
+  state: looseEnum(COMMIT_STATUS_STATES),
+  url: z.string().max(2048).nullish(),
+  description: z.string().max(1024).nullish(),
+});
+export type ReportTestStatusRequest = z.infer<typeof ReportTestStatusRequest>;

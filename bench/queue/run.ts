@@ -1,0 +1,215 @@
+/**
+ * `npm run bench:queue`: orchestration overhead of the merge queue on the real stack (Temporal dev
+ * server, real worker, real git, an instant test command), next to a baseline measured in the same run:
+ * the same git work (build the test branch, run the command, advance the target, delete the branch)
+ * done in a plain loop with no Temporal.
+ *
+ * Reports p50/p95 of "submitted → testing" (from the submit call to the start of the CI run, with a free
+ * slot), "tests passed → target moved" (from the workflow's record of both), and sustained
+ * merged PRs per second for a burst. Usage: npx tsx bench/queue/run.ts [--prs 40] [--burst 60]
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { testBranchName } from '../../activities/git/names';
+import { createCommandRunner } from '../../activities/runners/command-runner';
+import { freePort } from '../../scripts/lib/ports';
+import { Supervisor } from '../../scripts/lib/supervisor';
+import { startDevServer } from '../../scripts/lib/temporal';
+import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
+import { getPullRequestQuery } from '../../workflows/pull-request/messages';
+import { submitUpdate, type QueueWorkflowInput } from '../../workflows/queue/messages';
+import { createRepoWithMain } from '../../test/support/git-fixture';
+import { percentile, table } from './stats';
+
+const { values } = parseArgs({
+  options: { prs: { type: 'string', default: '40' }, burst: { type: 'string', default: '60' } },
+});
+const SERIAL = Number(values.prs);
+const BURST = Number(values.burst);
+const log = (m: string) => console.error(`[bench:queue] ${m}`);
+
+async function main(): Promise<void> {
+  const sup = new Supervisor(log);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-bench-'));
+  try {
+    const port = await freePort();
+    log('starting the Temporal dev server...');
+    await startDevServer(sup, { port, namespace: 'default', logFile: path.join(tmp, 'temporal.log') });
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    const address = `127.0.0.1:${port}`;
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      logger: new DefaultLogger('WARN'),
+    });
+    const fx = await createRepoWithMain();
+    fx.commit('config', { '.railyard/merge-queue.json': JSON.stringify({ version: 1, command: 'true' }) });
+    fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
+    const runner = createCommandRunner({
+      gitHost: fx.host,
+      workRoot: path.join(tmp, 'work'),
+      logRoot: path.join(tmp, 'logs'),
+    });
+
+    // Baseline: the same git work in a plain loop.
+    log(`baseline: ${SERIAL} PRs through build → test → advance → delete in a plain loop...`);
+    const baseline: number[] = [];
+    for (let n = 1; n <= SERIAL; n++) {
+      fx.branchFrom(`b-${n}`, 'origin/main');
+      fx.git('fetch', '--quiet', 'origin');
+      fx.branchFrom(`b-${n}`, 'origin/main');
+      const head = fx.commit(`base ${n}`, { [`b${n}.txt`]: `${n}\n` });
+      fx.pushPr(1000 + n, head);
+      const t0 = performance.now();
+      const tip = fx.tip('main');
+      const branchName = testBranchName(1000 + n, randomUUID());
+      const built = await fx.host.buildTestBranch({
+        repo: fx.repo,
+        targetBranch: 'main',
+        baseSha: tip,
+        prs: [{ number: 1000 + n, headSha: head }],
+        mergeMethod: 'squash',
+        branchName,
+      });
+      if (built.kind !== 'built') throw new Error(`baseline build failed: ${built.kind}`);
+      await runner.run({
+        runId: randomUUID(),
+        repo: fx.repo,
+        branchName,
+        headSha: built.headSha,
+        command: 'true',
+        timeoutMs: 60_000,
+      });
+      await fx.host.advanceTarget({
+        repo: fx.repo,
+        targetBranch: 'main',
+        expectedSha: tip,
+        newSha: built.headSha,
+      });
+      await fx.host.deleteBranch(fx.repo, branchName);
+      baseline.push(performance.now() - t0);
+    }
+
+    const nativeConnection = await NativeConnection.connect({ address });
+    const connection = await Connection.connect({ address });
+    const client = new Client({ connection });
+    const taskQueue = 'bench';
+    const worker = await Worker.create({
+      connection: nativeConnection,
+      taskQueue,
+      workflowBundle: { code },
+      activities: createActivities({ workerIdentity: 'bench', gitHost: fx.host, runner, client, taskQueue }),
+    });
+    const running = worker.run();
+    const key: QueueKey = { organisationId: randomUUID(), repo: fx.repo, targetBranch: 'main' };
+    const queue = client.workflow.getHandle(queueWorkflowId(key));
+    await client.workflow.start('queueWorkflow', {
+      workflowId: queueWorkflowId(key),
+      taskQueue,
+      args: [{ key, config: { concurrency: 4 } } satisfies QueueWorkflowInput],
+    });
+    const record = (n: number) => client.workflow.getHandle(prWorkflowId(key, n)).query(getPullRequestQuery);
+    const settled = async (n: number) => {
+      for (;;) {
+        const r = await record(n).catch(() => null);
+        if (r && ['merged', 'failed', 'cancelled'].includes(r.state)) return r;
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    };
+    const open = (n: number) => {
+      fx.git('fetch', '--quiet', 'origin');
+      fx.branchFrom(`pr-${n}`, 'origin/main');
+      fx.pushPr(n, fx.commit(`PR ${n}`, { [`f${n}.txt`]: `${n}\n` }));
+    };
+
+    log(`serial: ${SERIAL} PRs one at a time (free slot each time)...`);
+    const toTesting: number[] = [];
+    const toMoved: number[] = [];
+    const perPr: number[] = [];
+    for (let n = 1; n <= SERIAL; n++) {
+      open(n);
+      const t0 = Date.now();
+      await queue.executeUpdate(submitUpdate, { args: [{ pr: n, priority: null, noBatch: false }] });
+      const r = await settled(n);
+      perPr.push(Date.now() - t0);
+      const at = (s: string) => r.timeline.find((t) => t.to === s)?.at;
+      // Testing starts when CI starts: the test-run workflow's start, after the test branch was built.
+      const runId = r.timeline.find((t) => t.to === 'testing')!.testRunId!;
+      const child = await client.workflow
+        .getHandle(`testrun/${queueWorkflowId(key).slice('queue/'.length)}/${runId}`)
+        .describe();
+      toTesting.push(child.startTime.getTime() - t0);
+      toMoved.push(at('merged')! - at('tests_passed')!);
+      if (n % 10 === 0) log(`  ${n}/${SERIAL}`);
+    }
+
+    log(`burst: ${BURST} PRs submitted at once (concurrency 4)...`);
+    const first = SERIAL + 1;
+    for (let n = first; n < first + BURST; n++) open(n);
+    const b0 = Date.now();
+    for (let n = first; n < first + BURST; n++)
+      await queue.executeUpdate(submitUpdate, { args: [{ pr: n, priority: null, noBatch: false }] });
+    let merged = 0;
+    for (let n = first; n < first + BURST; n++) if ((await settled(n)).state === 'merged') merged++;
+    const burstSeconds = (Date.now() - b0) / 1000;
+    const baselinePerSecond = 1000 / percentile(baseline, 50);
+
+    worker.shutdown();
+    await running;
+    await connection.close();
+    await nativeConnection.close();
+    fx.cleanup();
+
+    console.log(
+      table(
+        ['measure', 'railyard (Temporal)', 'baseline (plain loop)', 'ratio'],
+        [
+          [
+            'submitted → testing p50 / p95 (ms)',
+            `${percentile(toTesting, 50)} / ${percentile(toTesting, 95)}`,
+            '—',
+            '—',
+          ],
+          [
+            'tests passed → target moved p50 / p95 (ms)',
+            `${percentile(toMoved, 50)} / ${percentile(toMoved, 95)}`,
+            '—',
+            '—',
+          ],
+          [
+            'one PR end to end p50 / p95 (ms)',
+            `${percentile(perPr, 50)} / ${percentile(perPr, 95)}`,
+            `${percentile(baseline, 50).toFixed(0)} / ${percentile(baseline, 95).toFixed(0)}`,
+            `${(percentile(perPr, 50) / percentile(baseline, 50)).toFixed(1)}x`,
+          ],
+          [
+            `merged PRs per second (burst of ${BURST})`,
+            `${(merged / burstSeconds).toFixed(2)}`,
+            `${baselinePerSecond.toFixed(2)} (serial)`,
+            `${(merged / burstSeconds / baselinePerSecond).toFixed(2)}`,
+          ],
+        ],
+      ),
+    );
+    const ok = percentile(toTesting, 95) < 1000 && percentile(toMoved, 95) < 1000;
+    console.log(
+      `\nTarget (both p95 under 1 s): ${ok ? 'met' : 'MISSED'}. ${merged}/${BURST} burst PRs merged in ${burstSeconds.toFixed(1)} s.`,
+    );
+  } finally {
+    await sup.stopAll();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,173 @@
+/**
+ * `npm run demo` (after `npm start`): builds a small project in a fresh local repository, opens six
+ * pull requests (one breaks the tests, two conflict with each other), creates a batching queue through
+ * the HTTP API, submits every PR, shows progress until each is merged or failed, then prints the target
+ * branch's log and the Temporal UI links. Talks only to the public API, like a CI system would.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { initBareRepository } from '../activities/git/repository-path';
+import { PROJECT_ROOT, readState } from './lib/data-dir';
+
+const API = process.env.RAILYARD_DEMO_API ?? `http://127.0.0.1:${process.env.RAILYARD_API_PORT ?? 8080}`;
+const UI = 'http://127.0.0.1:8233';
+const TERMINAL = new Set(['merged', 'failed', 'cancelled']);
+
+const PROJECT: Record<string, string> = {
+  'README.md': '# demo app\n\nstatus: green\n',
+  'calc.sh': '#!/usr/bin/env bash\nadd() { echo $(( $1 + $2 )); }\n',
+  'test.sh': [
+    '#!/usr/bin/env bash',
+    '# Runs the checks and writes a JUnit report the way CI tools do.',
+    'source ./calc.sh',
+    'mkdir -p test-results; failures=0; cases=""',
+    'check() { if [ "$2" = "$3" ]; then cases="$cases<testcase classname=\\"calc\\" name=\\"$1\\"/>";',
+    '  else failures=$((failures+1)); cases="$cases<testcase classname=\\"calc\\" name=\\"$1\\"><failure message=\\"expected $3, got $2\\"/></testcase>"; fi; }',
+    'check adds "$(add 1 2)" 3',
+    'for t in tests/*.sh; do [ -e "$t" ] && source "$t"; done',
+    'echo "<testsuite name=\\"calc\\" tests=\\"1\\" failures=\\"$failures\\">$cases</testsuite>" > test-results/junit.xml',
+    'sleep 1',
+    'exit $failures',
+    '',
+  ].join('\n'),
+  '.railyard/merge-queue.json': `${JSON.stringify({ version: 1, command: 'bash test.sh', junitGlobs: ['test-results/*.xml'] }, null, 2)}\n`,
+};
+
+const PRS: { n: number; title: string; files: Record<string, string> }[] = [
+  {
+    n: 1,
+    title: 'Add subtraction',
+    files: { 'tests/sub.sh': 'sub() { echo $(( $1 - $2 )); }\ncheck subtracts "$(sub 5 2)" 3\n' },
+  },
+  {
+    n: 2,
+    title: 'Add multiplication',
+    files: { 'tests/mul.sh': 'mul() { echo $(( $1 * $2 )); }\ncheck multiplies "$(mul 3 4)" 12\n' },
+  },
+  {
+    n: 3,
+    title: 'Break addition (fails the tests)',
+    files: { 'calc.sh': '#!/usr/bin/env bash\nadd() { echo $(( $1 - $2 )); }\n' },
+  },
+  { n: 4, title: 'Status: yellow', files: { 'README.md': '# demo app\n\nstatus: yellow\n' } },
+  { n: 5, title: 'Status: blue (conflicts with #4)', files: { 'README.md': '# demo app\n\nstatus: blue\n' } },
+  { n: 6, title: 'Document the test command', files: { 'docs/testing.md': 'Run `bash test.sh`.\n' } },
+];
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', cwd, ...args], {
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'Demo Dev',
+      GIT_AUTHOR_EMAIL: 'dev@example.com',
+      GIT_COMMITTER_NAME: 'Demo Dev',
+      GIT_COMMITTER_EMAIL: 'dev@example.com',
+    },
+  }).trim();
+}
+
+function write(dir: string, files: Record<string, string>): void {
+  for (const [file, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), content);
+  }
+}
+
+async function call<T>(endpoint: string, body: unknown, key: string): Promise<T> {
+  const res = await fetch(`${API}/v1/${endpoint}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-token': key },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${endpoint} answered ${res.status}: ${text}`);
+  return (text ? JSON.parse(text) : {}) as T;
+}
+
+async function main(): Promise<void> {
+  const key = process.env.RAILYARD_DEMO_KEY ?? readState('dev-api-key');
+  if (!key) throw new Error('No API key: run `npm start` first (it creates .data/dev-api-key).');
+  try {
+    await fetch(`${API}/healthz`);
+  } catch {
+    throw new Error(`railyard does not answer at ${API}; run \`npm start\` in another terminal first.`);
+  }
+  const repo = {
+    host: 'local',
+    owner: 'demo',
+    name: `app-${new Date()
+      .toISOString()
+      .replace(/[^0-9]/g, '')
+      .slice(0, 14)}`,
+  };
+  const gitRoot = path.resolve(PROJECT_ROOT, process.env.RAILYARD_GIT_ROOT ?? '.data/git');
+  const bare = await initBareRepository(gitRoot, repo, { defaultBranch: 'main' });
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-demo-'));
+  git(work, 'init', '--quiet', '-b', 'main');
+  write(work, PROJECT);
+  git(work, 'add', '-A');
+  git(work, 'commit', '--quiet', '-m', 'Initial project');
+  git(work, 'push', '--quiet', bare, 'main');
+  for (const pr of PRS) {
+    git(work, 'checkout', '--quiet', '-B', `pr-${pr.n}`, 'main');
+    write(work, pr.files);
+    git(work, 'add', '-A');
+    git(work, 'commit', '--quiet', '-m', pr.title);
+    git(work, 'push', '--quiet', '--force', bare, `HEAD:refs/pull/${pr.n}/head`);
+  }
+  console.log(
+    `Repository ${repo.host}/${repo.owner}/${repo.name}: main + ${PRS.length} pull requests (#3 breaks the tests, #4 and #5 conflict).`,
+  );
+
+  const queue = { repo, targetBranch: 'main' };
+  await call('createQueue', { ...queue, mode: 'single', concurrency: 2 }, key);
+  await call(
+    'updateQueue',
+    { ...queue, batch: true, batchingMinSize: 3, batchingMaxWaitTimeMinutes: 1, mergeMethod: 'squash' },
+    key,
+  );
+  console.log('Queue created: single mode, concurrency 2, batches of 3, squash merges.');
+  for (const pr of PRS) await call('submitPullRequest', { ...queue, pr: { number: String(pr.n) } }, key);
+  console.log('Submitted all pull requests through the API. Progress:');
+
+  const seen = new Map<number, string>();
+  const started = Date.now();
+  while (seen.size < PRS.length || [...seen.values()].some((s) => !TERMINAL.has(s))) {
+    for (const pr of PRS) {
+      const r = await call<{ state: string }>(
+        'getSubmittedPullRequest',
+        { ...queue, pr: { number: pr.n } },
+        key,
+      ).catch(() => null);
+      if (r && seen.get(pr.n) !== r.state) {
+        seen.set(pr.n, r.state);
+        console.log(
+          `  ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s  #${pr.n} ${r.state.padEnd(15)} ${pr.title}`,
+        );
+      }
+    }
+    if (Date.now() - started > 10 * 60_000) throw new Error('The demo did not finish within 10 minutes.');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+
+  const states = PRS.map((pr) => `#${pr.n} ${seen.get(pr.n)}`).join(', ');
+  console.log(`\nDone in ${((Date.now() - started) / 1000).toFixed(0)} s: ${states}.`);
+  console.log('\nmain now reads:');
+  console.log(git(bare, 'log', '--format=%h %s', 'main').replace(/^/gm, '  '));
+  console.log('\nIn the Temporal UI:');
+  console.log(
+    `  queues and PRs of this repository: ${UI}/namespaces/default/workflows?query=${encodeURIComponent(`RailyardRepository="${repo.host}/${repo.owner}/${repo.name}"`)}`,
+  );
+  console.log(
+    `  all railyard queues:               ${UI}/namespaces/default/workflows?query=${encodeURIComponent('WorkflowType="queueWorkflow"')}`,
+  );
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+main().catch((err: unknown) => {
+  console.error(`demo: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

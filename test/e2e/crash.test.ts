@@ -1,0 +1,136 @@
+/**
+ * Crash safety on the real stack: the worker is a real process (worker/main.ts), killed with SIGKILL
+ * while a PR is testing and again while PRs are merging. After a restart every PR reaches exactly one
+ * terminal state, nothing is merged twice, and the target branch only ever moved to tested commits.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
+import { getPullRequestQuery, type PullRequestRecord } from '../../workflows/pull-request/messages';
+import { getTestRunQuery, submitUpdate, type QueueWorkflowInput } from '../../workflows/queue/messages';
+import { requireTestEnv } from '../support/env';
+import { createRepoWithMain } from '../support/git-fixture';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const TERMINAL = ['merged', 'failed', 'cancelled'];
+
+function startWorker(env: NodeJS.ProcessEnv): ChildProcess {
+  // Own process group, so SIGKILL reaches the worker and the test commands it started.
+  return spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['worker/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: 'ignore',
+  });
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    process.kill(-child.pid!, 'SIGKILL');
+  });
+}
+
+test('SIGKILL of the worker while testing and while merging loses nothing and merges nothing twice', async () => {
+  const fx = await createRepoWithMain();
+  const gate = path.join(fx.dir, 'gate');
+  fs.mkdirSync(gate);
+  fx.commit('config', {
+    '.railyard/merge-queue.json': JSON.stringify({
+      version: 1,
+      command: `while [ ! -e ${gate}/go ]; do sleep 0.1; done`,
+    }),
+  });
+  fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
+  const taskQueue = `crash-${randomUUID()}`;
+  const env = {
+    DATABASE_URL: requireTestEnv('TEST_DATABASE_URL'),
+    TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
+    RAILYARD_TASK_QUEUE: taskQueue,
+    RAILYARD_GIT_ROOT: fx.root,
+    RAILYARD_WORK_ROOT: path.join(fx.dir, 'work-root'),
+    RAILYARD_WORKER_METRICS_PORT: '0',
+    RAILYARD_LOG_LEVEL: 'warn',
+  };
+  const connection = await Connection.connect({ address: requireTestEnv('TEST_TEMPORAL_ADDRESS') });
+  const client = new Client({ connection });
+  const key: QueueKey = { organisationId: randomUUID(), repo: fx.repo, targetBranch: 'main' };
+  const queue = client.workflow.getHandle(queueWorkflowId(key));
+  const record = (n: number) =>
+    client.workflow
+      .getHandle(prWorkflowId(key, n))
+      .query(getPullRequestQuery)
+      .catch(() => null);
+  const waitFor = async <T>(
+    what: string,
+    fn: () => Promise<T | null | undefined | false>,
+    ms = 90_000,
+  ): Promise<T> => {
+    for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+      const v = await fn();
+      if (v) return v;
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+
+  let worker = startWorker(env);
+  try {
+    await client.workflow.start('queueWorkflow', {
+      workflowId: queueWorkflowId(key),
+      taskQueue,
+      args: [{ key, config: { concurrency: 2, mergeMethod: 'merge_commit' } } satisfies QueueWorkflowInput],
+    });
+    for (const n of [1, 2, 3, 4]) {
+      fx.branchFrom(`pr-${n}`, fx.base);
+      fx.pushPr(n, fx.commit(`PR ${n}`, { [`f${n}.txt`]: `${n}\n` }));
+      await queue.executeUpdate(submitUpdate, { args: [{ pr: n, priority: null, noBatch: false }] });
+    }
+    // Crash 1: while PRs test.
+    await waitFor('PR 1 testing', async () => (await record(1))?.state === 'testing');
+    await kill(worker);
+    worker = startWorker(env);
+    fs.writeFileSync(path.join(gate, 'go'), '');
+    // Crash 2: while merging (as soon as anything passed).
+    await waitFor('a PR passed', async () => {
+      const states = await Promise.all([1, 2, 3, 4].map(async (n) => (await record(n))?.state));
+      return states.some((s) => s === 'tests_passed' || s === 'merged');
+    });
+    await kill(worker);
+    worker = startWorker(env);
+
+    const finals: PullRequestRecord[] = [];
+    for (const n of [1, 2, 3, 4])
+      finals.push(
+        await waitFor(
+          `PR ${n} terminal`,
+          async () => {
+            const r = await record(n);
+            return r && TERMINAL.includes(r.state) ? r : null;
+          },
+          150_000,
+        ),
+      );
+    // Exactly one terminal state each, and the timeline ends there.
+    for (const r of finals) expect(r.timeline.filter((t) => TERMINAL.includes(t.to))).toHaveLength(1);
+    expect(finals.map((r) => r.state)).toEqual(['merged', 'merged', 'merged', 'merged']);
+    // Nothing merged twice: each PR's merge commit appears once on main.
+    const subjects = fx.bareGit('log', '--format=%s', '--first-parent', 'main').split('\n');
+    for (const n of [1, 2, 3, 4])
+      expect(subjects.filter((s) => new RegExp(`^Merge pull request #${n}\\b`).test(s))).toHaveLength(1);
+    // Only tested commits: main's tip is the commit a verifying run tested, and every verifying run's
+    // commit is on main's first-parent line (the target advanced by compare-and-swap to those only).
+    const firstParents = new Set(fx.bareGit('rev-list', '--first-parent', 'main').split('\n'));
+    const tested = await Promise.all(
+      finals.map(async (r) => (await queue.query(getTestRunQuery, r.verifiedByTestRun!))?.testBranchSha),
+    );
+    expect(tested).toContain(fx.tip('main'));
+    for (const sha of tested) expect(firstParents.has(sha!)).toBe(true);
+  } finally {
+    await kill(worker).catch(() => undefined);
+    await connection.close();
+    fx.cleanup();
+  }
+}, 240_000);

@@ -1,0 +1,88 @@
+/** Stories of the single-mode queue on the real stack: real Temporal, real worker, real git. */
+import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
+
+let h: QueueHarness;
+afterEach(async () => {
+  await h?.close();
+});
+
+test('three PRs submitted in order merge in order, each on a tested tree', async () => {
+  h = await startQueueHarness();
+  await h.createQueue({ concurrency: 1, mergeMethod: 'squash' });
+  h.openPr(1, { 'one.txt': '1\n' });
+  h.openPr(2, { 'two.txt': '2\n' });
+  h.openPr(3, { 'three.txt': '3\n' });
+  await h.submit(1);
+  await h.submit(2);
+  await h.submit(3);
+  for (const n of [1, 2, 3]) expect((await h.settled(n)).state).toBe('merged');
+  expect(h.mainLog()).toEqual(['PR 1 (#1)', 'PR 2 (#2)', 'PR 3 (#3)']);
+  const record = await h.pr(3);
+  expect(record?.timeline.map((t) => t.to)).toEqual([
+    'not_ready',
+    'pending',
+    'testing',
+    'tests_passed',
+    'merged',
+  ]);
+  expect(record?.verifiedByTestRun).toMatch(/[0-9a-f-]{36}/);
+  expect((await h.queue()).enqueued).toEqual([]);
+  // Test branches are deleted when their runs end.
+  await h.waitFor('test branches to be deleted', () =>
+    Promise.resolve(h.fx.bareGit('for-each-ref', 'refs/heads/railyard-merge/') === ''),
+  );
+}, 120_000);
+
+test('concurrency 3: PR 3 is tested on top of PRs 1 and 2 while they are still testing', async () => {
+  h = await startQueueHarness({ command: 'test ! -e BROKEN && sleep 2' });
+  await h.createQueue({ concurrency: 3 });
+  for (const n of [1, 2, 3]) h.openPr(n, { [`f${n}.txt`]: `${n}\n` });
+  for (const n of [1, 2, 3]) await h.submit(n);
+  const testing = await h.waitFor('three PRs testing at once', async () => {
+    const q = await h.queue();
+    return q.enqueued.filter((p) => p.state === 'testing').length === 3 ? q : undefined;
+  });
+  expect(testing.enqueued.map((p) => p.pr)).toEqual([1, 2, 3]);
+  for (const n of [1, 2, 3]) expect((await h.settled(n)).state).toBe('merged');
+  expect(h.mainLog()).toEqual(['PR 1 (#1)', 'PR 2 (#2)', 'PR 3 (#3)']);
+}, 120_000);
+
+test('a PR that conflicts with the PR ahead of it fails with the merge-conflict reason', async () => {
+  h = await startQueueHarness();
+  await h.createQueue({ concurrency: 2 });
+  h.openPr(1, { 'lines.txt': 'a\nB1\nc\nd\ne\n' });
+  h.openPr(2, { 'lines.txt': 'a\nB2\nc\nd\ne\n' });
+  await h.submit(1);
+  await h.submit(2);
+  expect((await h.settled(1)).state).toBe('merged');
+  const failed = await h.settled(2);
+  expect(failed.state).toBe('failed');
+  expect(failed.reason).toBe('START_TEST_RUN_MERGE_CONFLICT');
+  expect(h.mainLog()).toEqual(['PR 1 (#1)']);
+}, 120_000);
+
+test('a broken PR fails and the one behind it is retested without it and merges', async () => {
+  h = await startQueueHarness();
+  await h.createQueue({ concurrency: 2 });
+  h.openPr(1, { BROKEN: 'yes\n' });
+  h.openPr(2, { 'two.txt': '2\n' });
+  await h.submit(1);
+  await h.submit(2);
+  expect((await h.settled(1)).state).toBe('failed');
+  const merged = await h.settled(2);
+  expect(merged.state).toBe('merged');
+  expect(merged.timeline.map((t) => t.reason)).toContain('PREREQUISITE_MERGE_ITEM_FAILED');
+  expect(h.mainLog()).toEqual(['PR 2 (#2)']);
+}, 120_000);
+
+test('resubmitting a queued PR changes its priority in place', async () => {
+  h = await startQueueHarness({ command: 'sleep 3' });
+  await h.createQueue({ concurrency: 1 });
+  for (const n of [1, 2, 3]) h.openPr(n, { [`f${n}.txt`]: `${n}\n` });
+  for (const n of [1, 2, 3]) await h.submit(n);
+  await h.submit(3, { priority: 10 });
+  const q = await h.queue();
+  expect(q.enqueued.find((p) => p.pr === 3)).toMatchObject({ priorityValue: 10, priorityName: 'high' });
+  expect(q.enqueued.map((p) => p.pr)).toEqual([1, 3, 2]);
+  expect((await h.pr(3))?.id).toBe((await h.pr(3))?.id);
+}, 60_000);

@@ -1,0 +1,168 @@
+/**
+ * End-to-end harness for the merge queue: a real git repository (local host), a real worker in this
+ * process (the bundled workflows, the real activities) on its own task queue, and a Temporal client on
+ * the dev server started by scripts/test.sh. Stories drive it through the same messages the API sends.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { createCommandRunner } from '../../activities/runners/command-runner';
+import type { QueueConfigPatch } from '../../workflows/engine';
+import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
+import { getPullRequestQuery, type PullRequestRecord } from '../../workflows/pull-request/messages';
+import {
+  getQueueQuery,
+  submitUpdate,
+  type QueueSnapshot,
+  type QueueWorkflowInput,
+  type RunnerSettings,
+} from '../../workflows/queue/messages';
+import { requireTestEnv } from './env';
+import { createRepoWithMain, type GitFixture } from './git-fixture';
+
+let runtimeInstalled = false;
+
+export interface QueueHarness {
+  fx: GitFixture & { base: string };
+  /** The directory `$GATE` names in the test command. */
+  gate: string;
+  client: Client;
+  key: QueueKey;
+  workflowId: string;
+  createQueue(
+    config?: QueueConfigPatch,
+    runner?: Partial<RunnerSettings>,
+    extra?: Partial<QueueWorkflowInput>,
+  ): Promise<void>;
+  /** Commits `files` on a branch from main's tip and opens PR `n` with it; returns the head sha. */
+  openPr(n: number, files: Record<string, string | null>, from?: string): string;
+  submit(n: number, opts?: { priority?: number | null; noBatch?: boolean }): Promise<void>;
+  queue(): Promise<QueueSnapshot>;
+  pr(n: number): Promise<PullRequestRecord | null>;
+  waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs?: number): Promise<T>;
+  /** Waits until PR `n`'s record reaches one of the terminal states. */
+  settled(n: number, timeoutMs?: number): Promise<PullRequestRecord>;
+  /** Subjects of main's commits, oldest first, after the initial commits. */
+  mainLog(): string[];
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  /**
+   * The repository's test command. `$GATE` is replaced by a directory the test may write to, e.g. to make
+   * a PR's first run fail (flake) or to hold runs until released.
+   */
+  command?: string;
+}
+
+export const DEFAULT_COMMAND = 'test ! -e BROKEN && sleep 0.2';
+
+export async function startQueueHarness(opts: HarnessOptions = {}): Promise<QueueHarness> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    runtimeInstalled = true;
+  }
+  const address = requireTestEnv('TEST_TEMPORAL_ADDRESS');
+  const fx = await createRepoWithMain();
+  const gate = path.join(fx.dir, 'gate');
+  fs.mkdirSync(gate);
+  fx.commit('add merge-queue config', {
+    '.railyard/merge-queue.json': JSON.stringify({
+      version: 1,
+      command: (opts.command ?? DEFAULT_COMMAND).replaceAll('$GATE', gate),
+    }),
+  });
+  fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
+  const initialCommits = Number(fx.bareGit('rev-list', '--count', 'main'));
+
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const taskQueue = `e2e-${randomUUID()}`;
+  const runner = createCommandRunner({
+    gitHost: fx.host,
+    workRoot: path.join(fx.dir, 'work-checkouts'),
+    logRoot: path.join(fx.dir, 'logs'),
+    heartbeatIntervalMs: 1_000,
+  });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue,
+    workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
+    activities: createActivities({ workerIdentity: 'e2e', gitHost: fx.host, runner, client, taskQueue }),
+  });
+  const running = worker.run();
+  const key: QueueKey = { organisationId: randomUUID(), repo: fx.repo, targetBranch: 'main' };
+  const workflowId = queueWorkflowId(key);
+  const handle = () => client.workflow.getHandle(workflowId);
+
+  const h: QueueHarness = {
+    fx,
+    gate,
+    client,
+    key,
+    workflowId,
+    async createQueue(config = {}, runnerSettings = {}, extra = {}) {
+      await client.workflow.start('queueWorkflow', {
+        workflowId,
+        taskQueue,
+        args: [{ key, config, runner: runnerSettings, ...extra } satisfies QueueWorkflowInput],
+      });
+    },
+    openPr(n, files, from = 'main') {
+      fx.git('fetch', '--quiet', 'origin');
+      fx.branchFrom(`pr-${n}`, from === 'main' ? 'origin/main' : from);
+      const sha = fx.commit(`PR ${n}`, files);
+      fx.pushPr(n, sha);
+      return sha;
+    },
+    async submit(n, opts = {}) {
+      await handle().executeUpdate(submitUpdate, {
+        args: [{ pr: n, priority: opts.priority ?? null, noBatch: opts.noBatch ?? false }],
+      });
+    },
+    queue: () => handle().query(getQueueQuery),
+    async pr(n) {
+      try {
+        return await client.workflow.getHandle(prWorkflowId(key, n)).query(getPullRequestQuery);
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return null;
+        throw err;
+      }
+    },
+    async waitFor(what, fn, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = await fn();
+        if (value !== undefined && value !== false) return value;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    },
+    settled(n, timeoutMs) {
+      return h.waitFor(
+        `PR #${n} to finish`,
+        async () => {
+          const r = await h.pr(n);
+          return r && ['merged', 'failed', 'cancelled'].includes(r.state) ? r : undefined;
+        },
+        timeoutMs,
+      );
+    },
+    mainLog() {
+      const subjects = fx.bareGit('log', '--reverse', '--format=%s', 'main').split('\n');
+      return subjects.slice(initialCommits);
+    },
+    async close() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await nativeConnection.close();
+      fx.cleanup();
+    },
+  };
+  return h;
+}

@@ -1,0 +1,106 @@
+/**
+ * How the Temporal service maps what the queue workflow answers to HTTP errors, and what it sends:
+ * one row per QueueRejection, plus the failures it must not swallow. The Temporal client is a stub
+ * that records the update call and fails it as told.
+ */
+import {
+  ApplicationFailure,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import type { TemporalGateway } from '../../../api/temporal/client';
+import { createMergeQueueService } from '../../../api/temporal/merge-queue-service';
+
+const Q = { repo: { host: 'github.com', owner: 'acme', name: 'app' }, targetBranch: 'main' };
+const ORG = { id: 'org-1', slug: 'acme' };
+const CHANGE = { org: ORG, updateId: 'cancelPullRequest/abc' };
+
+function stubGateway(fail: Error | undefined) {
+  const updates: { workflowId: string; name: string; options: unknown }[] = [];
+  const started: { type: string; options: Record<string, unknown> }[] = [];
+  const client = {
+    workflow: {
+      getHandle: (workflowId: string) => ({
+        executeUpdate: (def: { name: string }, options: unknown) => {
+          updates.push({ workflowId, name: def.name, options });
+          return fail === undefined ? Promise.resolve(undefined) : Promise.reject(fail);
+        },
+      }),
+      start: (type: string, options: Record<string, unknown>) => {
+        started.push({ type, options });
+        return fail === undefined ? Promise.resolve({}) : Promise.reject(fail);
+      },
+    },
+  };
+  const temporal = {
+    client,
+    taskQueue: 'tq',
+    call: <T>(_what: string, fn: () => Promise<T>) => fn(),
+  } as unknown as TemporalGateway;
+  return { service: createMergeQueueService(temporal), updates, started };
+}
+
+const rejected = (type: string, message: string) =>
+  new WorkflowUpdateFailedError('Workflow Update failed', ApplicationFailure.create({ type, message }));
+
+test.each([
+  ['not_found', 404],
+  ['deleted', 404],
+  ['not_empty', 400],
+  ['invalid', 400],
+])('a %s rejection → %i with its own sentence', async (type, status) => {
+  const { service } = stubGateway(rejected(type, 'Pull request #5 is not in the merge queue.'));
+  await expect(service.cancelPullRequest(CHANGE, { ...Q, pr: { number: 5 } })).rejects.toMatchObject({
+    statusCode: status,
+    message: 'Pull request #5 is not in the merge queue.',
+  });
+});
+
+test('a missing workflow → the queue 404', async () => {
+  const { service } = stubGateway(new WorkflowNotFoundError('not found', 'queue/x', undefined));
+  await expect(service.cancelPullRequest(CHANGE, { ...Q, pr: { number: 5 } })).rejects.toMatchObject({
+    statusCode: 404,
+    message: 'No merge queue exists for branch "main" of github.com/acme/app.',
+  });
+});
+
+test.each([
+  ['an unknown failure type', rejected('boom', 'internal detail')],
+  ['an update failure without an application failure', new WorkflowUpdateFailedError('x', undefined)],
+  ['any other error', new Error('socket hang up')],
+])('%s is passed on untouched (a 500)', async (_name, err) => {
+  const { service } = stubGateway(err);
+  await expect(service.cancelPullRequest(CHANGE, { ...Q, pr: { number: 5 } })).rejects.toBe(err);
+});
+
+test('the update goes to the organisation-scoped queue id with the route update id', async () => {
+  const { service, updates } = stubGateway(undefined);
+  await service.cancelPullRequest(CHANGE, { ...Q, pr: { number: 5 } });
+  expect(updates).toEqual([
+    {
+      workflowId: 'queue/org-1/github.com/acme/app/main',
+      name: 'cancelPullRequest',
+      options: { updateId: 'cancelPullRequest/abc', args: [{ pr: 5 }] },
+    },
+  ]);
+});
+
+test('createQueue: workflow type, id, input, conflict policy; an existing one → 409', async () => {
+  const { service, started } = stubGateway(undefined);
+  await service.createQueue(ORG, { ...Q, mode: 'parallel' });
+  expect(started[0]).toMatchObject({
+    type: 'queueWorkflow',
+    options: {
+      workflowId: 'queue/org-1/github.com/acme/app/main',
+      taskQueue: 'tq',
+      workflowIdConflictPolicy: 'FAIL',
+      args: [{ key: { organisationId: 'org-1', ...Q }, config: { mode: 'parallel' } }],
+    },
+  });
+  const dup = stubGateway(new WorkflowExecutionAlreadyStartedError('started', 'queue/x', 'queueWorkflow'));
+  await expect(dup.service.createQueue(ORG, Q)).rejects.toMatchObject({
+    statusCode: 409,
+    message: 'A merge queue already exists for branch "main" in this repository.',
+  });
+});

@@ -1,0 +1,169 @@
+/**
+ * The pure parts of the merge-queue API: wire translations, update ids, listing cursors and filters.
+ */
+import {
+  decodeCursor,
+  encodeCursor,
+  matchesFilter,
+  submissionsQuery,
+} from '../../../api/routes/merge-queue/listing';
+import { RETRY_WINDOW_MS, updateIdOf } from '../../../api/routes/merge-queue/update-id';
+import * as wire from '../../../api/routes/merge-queue/wire';
+import { SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
+import { UpdateQueueRequest } from '../../../api/schemas/queue';
+import type { PullRequestRecord } from '../../../workflows/pull-request/messages';
+import type { TestRunDetails } from '../../../workflows/queue/messages';
+
+const Q = { repo: { host: 'github.com', owner: 'acme', name: 'app' }, targetBranch: 'main' };
+const ORG = { id: 'org-1', slug: 'acme' };
+
+describe('updateQueueInput', () => {
+  const input = (body: object) => wire.updateQueueInput(UpdateQueueRequest.parse({ ...Q, ...body }));
+
+  test.each([
+    ['nothing', {}, { config: {} }],
+    [
+      'engine settings',
+      { concurrency: 3, mode: 'PARALLEL' },
+      { config: { concurrency: 3, mode: 'parallel' } },
+    ],
+    ['the state', { state: 'Draining' }, { config: {}, state: 'draining' }],
+    [
+      'runner settings',
+      { commentsEnabled: false, requiredStatuses: ['ci'] },
+      { config: {}, runner: { commentsEnabled: false, requiredStatuses: ['ci'] } },
+    ],
+    ['an empty requiredStatuses (ignored, as in Trunk v1)', { requiredStatuses: [] }, { config: {} }],
+    [
+      'deleteRequiredStatuses',
+      { deleteRequiredStatuses: true },
+      { config: {}, deleteRequiredStatuses: true },
+    ],
+    ['ignored extras', { extensionEnabled: true, notReadyTimeoutHours: 24 }, { config: {} }],
+  ])('%s', (_name, body, expected) => {
+    expect(input(body)).toEqual(expected);
+  });
+});
+
+const RECORD: PullRequestRecord = {
+  id: 'sub-1',
+  prNumber: 7,
+  state: 'not_ready',
+  stateChangedAt: Date.parse('2026-03-01T00:00:00Z'),
+  reason: 'API_REQUESTED',
+  details: null,
+  skipTheLine: false,
+  isCurrentlySubmittedToQueue: true,
+  verifiedByTestRun: null,
+  timeline: [],
+};
+
+test('a record without details answers defaults in the compat shape', () => {
+  const pr = SubmittedPullRequest.strict().parse(wire.submittedPullRequest(RECORD));
+  expect(pr).toMatchObject({
+    prNumber: 7,
+    stateChangedAt: '2026-03-01T00:00:00.000Z',
+    priorityValue: 100,
+    priorityName: 'medium',
+    usedDefaultPriorityName: 'medium',
+    prTitle: '',
+    readiness: { gitHubMergeability: 'unspecified' },
+    forceEnqueued: false,
+  });
+});
+
+test('testing details: upper-case status states, PR urls, "ALL" as a one-item list', () => {
+  const run: TestRunDetails = {
+    testRunId: 'r1',
+    testBranch: 'railyard-merge/pr-7/r1',
+    testBranchSha: null,
+    createdAt: 0,
+    status: 'in_progress',
+    bisection: false,
+    prs: [{ pr: 7, title: 'Seven' }],
+    dependentPrs: [5],
+    requiredStatuses: ['ci'],
+    requiredStatusesSource: null,
+    statuses: [{ sha: 's', context: 'ci', state: 'failure', url: null, description: null }],
+    impactedTargets: 'ALL',
+    impactedTargetsForTestedPrs: null,
+  };
+  const details = TestingDetails.strict().parse(wire.testingDetails(run, { ...Q, testRunId: 'r1' }));
+  expect(details).toEqual({
+    requiredStatuses: ['ci'],
+    testBranch: 'railyard-merge/pr-7/r1',
+    testBranchSha: '',
+    createdAt: '1970-01-01T00:00:00.000Z',
+    status: 'in_progress',
+    checkSuites: [],
+    statusChecks: [{ context: 'ci', state: 'FAILURE' }],
+    testedPullRequests: [{ prNumber: 7, prUrl: 'https://github.com/acme/app/pull/7', title: 'Seven' }],
+    impactedTargets: ['ALL'],
+    dependentPrs: [5],
+  });
+});
+
+describe('updateIdOf', () => {
+  const at = 10 * RETRY_WINDOW_MS + 1_000;
+
+  test('key order and undefined members do not matter; the window does', () => {
+    const a = updateIdOf(
+      'submitPullRequest',
+      'org',
+      { pr: { number: 1 }, priority: 0, noBatch: undefined },
+      at,
+    );
+    expect(updateIdOf('submitPullRequest', 'org', { priority: 0, pr: { number: 1 } }, at + 30_000)).toBe(a);
+    expect(
+      updateIdOf('submitPullRequest', 'org', { priority: 0, pr: { number: 1 } }, at + RETRY_WINDOW_MS),
+    ).not.toBe(a);
+    expect(updateIdOf('submitPullRequest', 'org-2', { priority: 0, pr: { number: 1 } }, at)).not.toBe(a);
+    expect(a).toMatch(/^submitPullRequest\/[A-Za-z0-9_-]{32}$/);
+  });
+});
+
+describe('listing', () => {
+  test('the query isolates the queue by id prefix and quotes every value', () => {
+    expect(submissionsQuery(ORG, { ...Q, targetBranch: 'a"b\\c' }, 'merged')).toBe(
+      [
+        'WorkflowType = "pullRequestWorkflow"',
+        'WorkflowId STARTS_WITH "pr/org-1/github.com/acme/app/a%22b%5Cc/"',
+        'RailyardRepository = "github.com/acme/app"',
+        'RailyardTargetBranch = "a\\"b\\\\c"',
+        'RailyardPrState = "merged"',
+      ].join(' AND '),
+    );
+  });
+
+  test('a cursor round-trips for its own query only', () => {
+    const token = Buffer.from('{"StartTime":"2026"}');
+    const cursor = encodeCursor('q1', token);
+    expect(decodeCursor('q1', cursor)).toEqual(token);
+    for (const bad of [`${cursor}x`, cursor.replace(/^./, 'A'), 'abc', '.abc', ''])
+      expect(() => decodeCursor('q1', bad)).toThrow('is not a cursor this server issued');
+    expect(() => decodeCursor('q2', cursor)).toThrow('is not a cursor this server issued');
+  });
+
+  test.each([
+    ['no filter', { state: 'testing' }, {}, true],
+    ['state matches', { state: 'merged' }, { state: 'merged' }, true],
+    ['state differs', { state: 'failed' }, { state: 'merged' }, false],
+    [
+      'concluded inside [since, until)',
+      { state: 'merged' },
+      { since: '2026-03-01T00:00:00Z', until: '2026-03-02T00:00:00Z' },
+      true,
+    ],
+    [
+      'concluded at until',
+      { state: 'merged', stateChangedAt: Date.parse('2026-03-02T00:00:00Z') },
+      { until: '2026-03-02T00:00:00Z' },
+      false,
+    ],
+    ['concluded before since', { state: 'failed' }, { since: '2026-03-01T12:00:00Z' }, false],
+    ['not concluded', { state: 'testing' }, { since: '2026-01-01T00:00:00Z' }, false],
+  ] as const)('%s', (_name, record, filter, expected) => {
+    const r = { ...RECORD, stateChangedAt: Date.parse('2026-03-01T06:00:00Z'), ...record };
+    expect(matchesFilter(r, { ...Q, take: 50, ...filter })).toBe(expected);
+  });
+});

@@ -1,0 +1,14 @@
+/** Activity stubs for the queue workflow, with timeouts per kind of work (all short: seconds). */
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+
+export const git = proxyActivities<Activities>({
+  // Git work takes milliseconds to seconds; a short bound retries quickly after a worker dies mid-call.
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 },
+});
+
+export const notify = proxyActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
+});

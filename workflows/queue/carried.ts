@@ -1,0 +1,95 @@
+/**
+ * Everything the queue workflow keeps, carried whole across continue-as-new: the engine's state, what
+ * the engine does not model (PR titles and authors, submission ids, test branches and their commits,
+ * CI statuses, runner settings), the unread inbox, and bounded memories (recent update results for
+ * idempotency across runs, finished test runs for getMergeQueueTestingDetails).
+ *
+ * Invariants: plain JSON; every collection is bounded (finished PRs leave `prs` once notified, at most
+ * MAX_FINISHED_RUNS finished runs and MAX_UPDATE_RESULTS update results are kept).
+ */
+import type { EngineEvent, QueueState } from '../engine';
+import type { PrDetails, Readiness } from '../pull-request/messages';
+import type { CommitStatusReport, RunnerSettings, SubmitResult } from './messages';
+
+export const MAX_FINISHED_RUNS = 200;
+export const MAX_UPDATE_RESULTS = 1_000;
+export const MAX_EARLY_TARGETS = 1_000;
+
+export interface PrMeta {
+  submissionId: string;
+  title: string;
+  author: string;
+  baseBranch: string;
+  /** Whether the caller chose the priority (Trunk's usedDefaultPriorityName otherwise). */
+  explicitPriority: boolean;
+  readiness: Readiness;
+  /** Sequence number of the last transition sent to the PR's workflow. */
+  notified: number;
+  submittedAt: number;
+}
+
+export type RunStatus = 'building' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface RunMeta {
+  runId: string;
+  branchName: string | null;
+  headSha: string | null;
+  baseSha: string | null;
+  createdAt: number;
+  prs: number[];
+  ahead: number[];
+  bisection: boolean;
+  status: RunStatus;
+  runner: 'command' | 'statuses';
+  /** The test-run workflow running the command, once started. */
+  child: string | null;
+  statuses: CommitStatusReport[];
+  titles: Record<string, string>;
+  /** Whether its test branch was deleted after it ended. */
+  cleaned: boolean;
+}
+
+export interface Carried {
+  engine: QueueState;
+  runner: RunnerSettings;
+  prs: Record<string, PrMeta>;
+  runs: RunMeta[];
+  inbox: EngineEvent[];
+  deleted: boolean;
+  updateResults: [string, SubmitResult | null][];
+  /** Impacted targets uploaded before the PR was submitted (merge-action uploads on every push). */
+  earlyTargets: { pr: number; headSha: string; targets: string[] | 'ALL' }[];
+}
+
+export const DEFAULT_RUNNER: RunnerSettings = {
+  requiredStatuses: null,
+  createPrsForTestingBranches: false,
+  commentsEnabled: false,
+  commandsEnabled: false,
+  statusCheckEnabled: false,
+};
+
+export function detailsOf(
+  meta: PrMeta,
+  headSha: string,
+  priority: number,
+  priorityName: string,
+  noBatch: boolean,
+): PrDetails {
+  return {
+    title: meta.title,
+    headSha,
+    baseBranch: meta.baseBranch,
+    author: meta.author,
+    priorityValue: priority,
+    priorityName,
+    usedDefaultPriorityName: meta.explicitPriority ? priorityName : 'medium',
+    noBatch,
+    readiness: meta.readiness,
+  };
+}
+
+/** Keeps the newest `max` items. */
+export function bounded<T>(items: T[], max: number): T[] {
+  return items.length > max ? items.slice(items.length - max) : items;
+}

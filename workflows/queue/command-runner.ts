@@ -1,0 +1,282 @@
+/**
+ * CommandRunner: turns engine commands into activities, child workflows and timers, and their outcomes
+ * back into engine events. Each command is started without blocking the main loop.
+ *
+ * - startTestRun: build the test branch (target tip, or a stacked run's head, plus the PRs), then test
+ *   it: the `statuses` runner waits for CI's commit statuses (queue signal), the `command` runner starts
+ *   a test-run workflow as an abandoned child (so continue-as-new does not end it).
+ * - cancelTestRun: cancel the test-run workflow; its branch is deleted once the engine drops the run.
+ * - merge: land the tested commit (compare-and-swap), rebase onto a moved tip (parallel lanes), or merge
+ *   directly; report mergeDone / mergeFailed.
+ * - notifyPr: numbered transitions, sent to the PR's workflow in one activity per PR and drain.
+ * - scheduleTick: remembered as the next wake-up time.
+ */
+import { ParentClosePolicy, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
+import { parsePriority, priorityName, type EngineCommand, type NotifyPr } from '../engine';
+import type { PrTransitionNotice } from '../pull-request/messages';
+import { testRunWorkflow } from '../test-run/test-run-workflow';
+import { git, notify } from './activity-proxies';
+import { detailsOf, type RunMeta } from './carried';
+import type { QueueRuntime } from './runtime';
+import { evaluateStatuses } from './status-verdict';
+
+export class CommandRunner {
+  private notices = new Map<number, PrTransitionNotice[]>();
+
+  constructor(private readonly rt: QueueRuntime) {}
+
+  run(commands: EngineCommand[]): void {
+    for (const cmd of commands) {
+      switch (cmd.type) {
+        case 'startTestRun':
+          this.startTestRun(cmd);
+          break;
+        case 'cancelTestRun':
+          this.cancelTestRun(cmd.runId);
+          break;
+        case 'merge':
+          this.merge(cmd);
+          break;
+        case 'notifyPr':
+          this.recordNotice(cmd);
+          break;
+        case 'emit':
+          // The event log (PostgreSQL) is fed from PR transitions; queue-level facts are not stored yet.
+          break;
+        case 'scheduleTick':
+          // The wake-up time is state.wakeAt, read by the main loop.
+          break;
+      }
+    }
+  }
+
+  private prs(numbers: number[]): { number: number; headSha: string }[] {
+    return numbers.map((n) => {
+      const entry = this.rt.c.engine.entries.find((e) => e.pr === n);
+      return { number: n, headSha: entry?.headSha ?? '' };
+    });
+  }
+
+  private startTestRun(cmd: Extract<EngineCommand, { type: 'startTestRun' }>): void {
+    const { c, key } = this.rt;
+    const stacked = cmd.stackedOnRunId
+      ? c.runs.find((r) => r.runId === cmd.stackedOnRunId && r.headSha)
+      : undefined;
+    const run: RunMeta = {
+      runId: cmd.runId,
+      branchName: null,
+      headSha: null,
+      baseSha: null,
+      createdAt: Date.now(),
+      prs: cmd.prs,
+      ahead: cmd.ahead,
+      bisection: cmd.bisection,
+      status: 'building',
+      runner: (c.runner.requiredStatuses ?? []).length > 0 ? 'statuses' : 'command',
+      child: null,
+      statuses: [],
+      titles: Object.fromEntries(cmd.prs.map((n) => [String(n), c.prs[String(n)]?.title ?? ''])),
+      cleaned: false,
+    };
+    c.runs.push(run);
+    const apply = stacked ? cmd.prs : [...cmd.ahead, ...cmd.prs];
+    this.rt.track(async () => {
+      const built = await git.buildTestRun({
+        repo: key.repo,
+        targetBranch: key.targetBranch,
+        runId: cmd.runId,
+        branchPr: cmd.prs[0] ?? 0,
+        buildOnSha: stacked?.headSha ?? cmd.baseSha,
+        prs: this.prs(apply),
+        mergeMethod: c.engine.config.mergeMethod,
+      });
+      switch (built.kind) {
+        case 'built':
+          Object.assign(run, {
+            branchName: built.branchName,
+            headSha: built.headSha,
+            baseSha: built.baseSha,
+          });
+          if (run.status !== 'building') return; // cancelled while building
+          run.status = 'in_progress';
+          this.rt.push({ type: 'testRunStarted', runId: run.runId, baseSha: built.baseSha });
+          if (run.runner === 'statuses') this.judgeStatuses(run);
+          else await this.startCommandRun(run);
+          return;
+        case 'conflict':
+          this.rt.push({
+            type: 'testRunFailedToStart',
+            runId: run.runId,
+            reason: 'START_TEST_RUN_MERGE_CONFLICT',
+            culpritPr: built.prNumber,
+          });
+          return;
+        case 'pr_moved':
+          this.rt.push({ type: 'cancelled', pr: built.prNumber, reason: 'PR_PUSHED_TO' });
+          return;
+        case 'pr_closed':
+          this.rt.push({ type: 'cancelled', pr: built.prNumber, reason: 'PR_CLOSED' });
+          return;
+        case 'no_target':
+          this.rt.push({
+            type: 'testRunFailedToStart',
+            runId: run.runId,
+            reason: 'START_TEST_RUN_INVALID_EVENT',
+            culpritPr: null,
+          });
+          return;
+      }
+    });
+  }
+
+  private async startCommandRun(run: RunMeta): Promise<void> {
+    const { c, key } = this.rt;
+    const workflowId = `testrun/${this.rt.queueWorkflowId.slice('queue/'.length)}/${run.runId}`;
+    run.child = workflowId;
+    await startChild(testRunWorkflow, {
+      workflowId,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      args: [
+        {
+          queueWorkflowId: this.rt.queueWorkflowId,
+          runId: run.runId,
+          repo: key.repo,
+          branchName: run.branchName!,
+          headSha: run.headSha!,
+          timeoutMs: c.engine.config.testingTimeoutMinutes * 60_000,
+        },
+      ],
+      staticSummary: `Test run of PR ${run.prs.map((n) => `#${n}`).join(', ')}${run.bisection ? ' (bisection)' : ''}`,
+    });
+  }
+
+  /** Statuses runner: a verdict once every required context reported, or any of them failed. */
+  judgeStatuses(run: RunMeta): void {
+    if (run.status !== 'in_progress') return;
+    const verdict = evaluateStatuses(this.rt.c.runner.requiredStatuses ?? [], run.statuses);
+    if (verdict === 'pending') return;
+    run.status = verdict === 'passed' ? 'succeeded' : 'failed';
+    this.rt.push({ type: 'testRunFinished', runId: run.runId, outcome: verdict });
+  }
+
+  private cancelTestRun(runId: string): void {
+    const run = this.rt.c.runs.find((r) => r.runId === runId);
+    if (!run || run.status === 'succeeded' || run.status === 'failed') return;
+    run.status = 'cancelled';
+    if (run.child) {
+      const child = run.child;
+      this.rt.track(async () => {
+        await getExternalWorkflowHandle(child)
+          .cancel()
+          .catch(() => undefined); // already finished
+      });
+    }
+  }
+
+  private merge(cmd: Extract<EngineCommand, { type: 'merge' }>): void {
+    const { c, key } = this.rt;
+    const run = cmd.runId ? c.runs.find((r) => r.runId === cmd.runId) : undefined;
+    this.rt.track(async () => {
+      const r = await git.land({
+        repo: key.repo,
+        targetBranch: key.targetBranch,
+        via: cmd.via,
+        testedSha: run?.headSha ?? null,
+        expectedTipSha: cmd.expectedTipSha,
+        prs: this.prs(cmd.prs),
+        mergeMethod: cmd.method,
+        mergeId: cmd.mergeId,
+      });
+      switch (r.kind) {
+        case 'landed':
+          this.rt.push({ type: 'mergeDone', mergeId: cmd.mergeId, newTipSha: r.tipSha });
+          return;
+        case 'target_moved':
+          this.rt.push({
+            type: 'mergeFailed',
+            mergeId: cmd.mergeId,
+            reason: 'TARGET_BRANCH_MOVED',
+            pr: null,
+            mergedPrs: [],
+            tipSha: r.tipSha,
+          });
+          return;
+        case 'pr_problem':
+          // A PR closed under the merge leaves the queue as cancelled; the merge then fails without blame on it.
+          if (r.reason === 'PR_CLOSED')
+            this.rt.push({ type: 'cancelled', pr: r.prNumber, reason: 'PR_CLOSED' });
+          this.rt.push({
+            type: 'mergeFailed',
+            mergeId: cmd.mergeId,
+            reason: r.reason === 'PR_CLOSED' ? 'GITHUB_API_MERGE_PR_FAILED' : r.reason,
+            pr: r.prNumber,
+            mergedPrs: [],
+            tipSha: null,
+          });
+          return;
+        case 'rejected':
+          this.rt.push({
+            type: 'mergeFailed',
+            mergeId: cmd.mergeId,
+            reason: r.reason,
+            pr: cmd.prs[0] ?? null,
+            mergedPrs: [],
+            tipSha: null,
+          });
+          return;
+      }
+    });
+  }
+
+  private recordNotice(cmd: NotifyPr): void {
+    const meta = this.rt.c.prs[String(cmd.pr)];
+    if (!meta) return;
+    const entry = this.rt.c.engine.entries.find((e) => e.pr === cmd.pr);
+    const priority = entry?.priority ?? parsePriority('medium')!;
+    meta.notified += 1;
+    const notice: PrTransitionNotice = {
+      submissionId: meta.submissionId,
+      seq: meta.notified,
+      transition: { at: cmd.at, from: cmd.from, to: cmd.to, reason: cmd.reason, testRunId: cmd.runId },
+      details: detailsOf(
+        meta,
+        entry?.headSha ?? '',
+        priority,
+        priorityName(priority),
+        entry?.noBatch ?? false,
+      ),
+    };
+    const list = this.notices.get(cmd.pr) ?? [];
+    list.push(notice);
+    this.notices.set(cmd.pr, list);
+  }
+
+  flushNotifications(): void {
+    const { c, key } = this.rt;
+    for (const [pr, notices] of this.notices) {
+      const meta = c.prs[String(pr)];
+      if (!meta) continue;
+      const workflow = { key, prNumber: pr, submissionId: meta.submissionId, submittedAt: meta.submittedAt };
+      this.rt.track(async () => {
+        await notify.notifyPullRequest({ workflow, notices });
+        this.rt.delivered.add(workflow.submissionId);
+      });
+      // A submission that ended has nothing more to say; its record lives on in its own workflow.
+      if (!c.engine.entries.some((e) => e.pr === pr)) delete c.prs[String(pr)];
+    }
+    this.notices.clear();
+  }
+
+  /** Deletes the test branches of runs the engine no longer tracks. */
+  cleanUpFinishedRuns(): void {
+    const { c, key } = this.rt;
+    const live = new Set(c.engine.groups.map((g) => g.runId));
+    for (const run of c.runs) {
+      if (live.has(run.runId) || run.cleaned) continue;
+      if (run.status === 'building' || run.status === 'in_progress') run.status = 'cancelled';
+      run.cleaned = true;
+      const branchName = run.branchName;
+      if (branchName) this.rt.track(() => git.deleteTestBranch({ repo: key.repo, branchName }));
+    }
+  }
+}

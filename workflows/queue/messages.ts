@@ -1,0 +1,148 @@
+/**
+ * The queue workflow's messages, shared by the workflow and its callers (api/, activities).
+ * Updates answer the API calls that change the queue; each has a synchronous validator, so a request
+ * that cannot apply (unknown PR, non-empty queue on delete) is rejected without touching history.
+ * Queries serve reads. Signals carry outside notifications that need no answer (CI statuses).
+ *
+ * Rejections are ApplicationFailures whose `type` is one of QueueRejection, which the API maps to
+ * HTTP statuses (not_found → 404, not_empty / invalid → 400).
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { PrState, QueueConfigPatch, RequestedStatus } from '../engine';
+import type { RunCommandResult } from '../../activities/merge-queue/types';
+import type { QueueKey } from '../ids';
+
+export type QueueRejection = 'not_found' | 'not_empty' | 'invalid' | 'deleted';
+
+/** Queue settings beyond the engine's decisions (how to test, which statuses gate a run). */
+export interface RunnerSettings {
+  /** Contexts that must pass for a run tested by external CI; null = use the repository's command. */
+  requiredStatuses: string[] | null;
+  createPrsForTestingBranches: boolean;
+  commentsEnabled: boolean;
+  commandsEnabled: boolean;
+  statusCheckEnabled: boolean;
+}
+
+export interface QueueWorkflowInput {
+  key: QueueKey;
+  config: QueueConfigPatch;
+  runner?: Partial<RunnerSettings>;
+  /** Carried across continue-as-new; absent on the first run. */
+  carried?: unknown;
+  /** Test hook: continue-as-new after this many history events instead of the server's suggestion. */
+  continueAsNewAfterEvents?: number;
+}
+
+export interface SubmitInput {
+  pr: number;
+  /** 0–255; null = the default (medium). */
+  priority: number | null;
+  noBatch: boolean;
+}
+
+export interface SubmitResult {
+  submissionId: string;
+  /** True when the PR was already in the queue and its priority / noBatch were updated in place. */
+  resubmitted: boolean;
+}
+
+export interface ImpactedTargetsInput {
+  pr: number;
+  headSha: string;
+  targets: string[] | 'ALL';
+}
+
+export interface UpdateQueueInput {
+  config: QueueConfigPatch;
+  state?: RequestedStatus;
+  runner?: Partial<RunnerSettings>;
+  /** Revert requiredStatuses to "none set" (Trunk's deleteRequiredStatuses). */
+  deleteRequiredStatuses?: boolean;
+}
+
+export interface QueuedPullRequest {
+  id: string;
+  pr: number;
+  state: PrState;
+  stateChangedAt: number;
+  priorityValue: number;
+  priorityName: string;
+  usedDefaultPriorityName: string;
+  skipTheLine: boolean;
+  noBatch: boolean;
+  title: string;
+  headSha: string;
+  baseBranch: string;
+  author: string;
+}
+
+export interface QueueSnapshot {
+  /** Engine config plus runner settings and the queue state. */
+  settings: QueueSettingsSnapshot;
+  /** Queue order, not-ready PRs excluded (Trunk's enqueuedPullRequests). */
+  enqueued: QueuedPullRequest[];
+  /** Every PR still in the queue, including not-ready ones. */
+  inQueue: number;
+}
+
+export interface QueueSettingsSnapshot extends RunnerSettings {
+  state: 'running' | 'paused' | 'draining' | 'switching_modes';
+  branch: string;
+  mode: 'single' | 'parallel';
+  concurrency: number;
+  bisectionConcurrency: number;
+  testingTimeoutMinutes: number;
+  canOptimisticallyMerge: boolean;
+  pendingFailureDepth: number;
+  batch: boolean;
+  batchingMaxWaitTimeMinutes: number;
+  batchingMinSize: number;
+  directMergeMode: 'off' | 'always';
+  optimizationMode: 'off' | 'bisection_skip_redundant_tests';
+  mergeMethod: 'merge_commit' | 'squash' | 'rebase';
+}
+
+export interface CommitStatusReport {
+  sha: string;
+  context: string;
+  state: 'pending' | 'success' | 'failure' | 'error';
+  url: string | null;
+  description: string | null;
+}
+
+export interface TestRunDetails {
+  testRunId: string;
+  testBranch: string;
+  testBranchSha: string | null;
+  createdAt: number;
+  status: 'in_progress' | 'failed' | 'cancelled' | 'succeeded';
+  bisection: boolean;
+  prs: { pr: number; title: string }[];
+  dependentPrs: number[];
+  requiredStatuses: string[];
+  requiredStatusesSource: 'merge_instance' | 'trunk_config' | null;
+  statuses: CommitStatusReport[];
+  impactedTargets: string[] | 'ALL' | null;
+  impactedTargetsForTestedPrs: string[] | 'ALL' | null;
+}
+
+export const submitUpdate = defineUpdate<SubmitResult, [SubmitInput]>('submitPullRequest');
+export const cancelUpdate = defineUpdate<void, [{ pr: number }]>('cancelPullRequest');
+export const restartUpdate = defineUpdate<void, [{ pr: number }]>('restartTestsOnPullRequest');
+export const setImpactedTargetsUpdate = defineUpdate<void, [ImpactedTargetsInput]>('setImpactedTargets');
+export const updateQueueUpdate = defineUpdate<QueueSettingsSnapshot, [UpdateQueueInput]>('updateQueue');
+export const deleteQueueUpdate = defineUpdate<void, []>('deleteQueue');
+
+export const getQueueQuery = defineQuery<QueueSnapshot>('getQueue');
+export const getTestRunQuery = defineQuery<TestRunDetails | null, [string]>('getTestRun');
+
+export const commitStatusSignal = defineSignal<[CommitStatusReport]>('commitStatus');
+
+/** Sent by a test-run workflow to its queue (by workflow id, so it reaches the queue's current run). */
+export interface TestRunFinishedNotice {
+  runId: string;
+  result: RunCommandResult | { kind: 'error'; detail: string };
+}
+
+export const testRunFinishedSignal = defineSignal<[TestRunFinishedNotice]>('testRunFinished');

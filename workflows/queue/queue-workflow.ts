@@ -1,0 +1,92 @@
+/**
+ * queueWorkflow: one per (organisation, repository, target branch). An entity workflow: handlers push
+ * events (handlers.ts), the loop below feeds them to the engine (runtime.ts) and sleeps until the next
+ * event or the engine's next tick. It continues as new when Temporal suggests it (or past the test
+ * threshold), after every handler and short activity finished, carrying its whole state; test runs are
+ * separate workflows, so they survive that. It ends when the queue is deleted (only when empty).
+ */
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  setCurrentDetails,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { initialState } from '../engine';
+import { queueWorkflowId, repositoryLabel } from '../ids';
+import { DEFAULT_RUNNER, type Carried } from './carried';
+import { registerHandlers } from './handlers';
+import type { QueueWorkflowInput } from './messages';
+import { QueueRuntime } from './runtime';
+
+function shouldContinueAsNew(input: QueueWorkflowInput): boolean {
+  const info = workflowInfo();
+  return (
+    info.continueAsNewSuggested ||
+    (input.continueAsNewAfterEvents !== undefined && info.historyLength > input.continueAsNewAfterEvents)
+  );
+}
+
+function describe(c: Carried, input: QueueWorkflowInput): string {
+  const cfg = c.engine.config;
+  const lines = c.engine.entries.map((e) => `- #${e.pr} ${e.state}${e.priority === 0 ? ' (urgent)' : ''}`);
+  return [
+    `**${repositoryLabel(input.key.repo)}** → \`${input.key.targetBranch}\``,
+    `${c.engine.status} · ${cfg.mode} · concurrency ${cfg.concurrency}${cfg.batch ? ` · batches of ${cfg.batchingMinSize}` : ''}`,
+    `${c.engine.entries.length} in queue`,
+    ...lines.slice(0, 20),
+  ].join('\n');
+}
+
+export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
+  const c: Carried = (input.carried as Carried | undefined) ?? {
+    engine: initialState(input.config),
+    runner: { ...DEFAULT_RUNNER, ...input.runner },
+    prs: {},
+    runs: [],
+    inbox: [],
+    deleted: false,
+    updateResults: [],
+    earlyTargets: [],
+  };
+  const rt = new QueueRuntime(input.key, queueWorkflowId(input.key), c);
+  registerHandlers(rt);
+
+  /**
+   * Waits until no handler or short activity is running and nothing is left to decide. It keeps
+   * draining meanwhile: handlers wait for their events to be applied, so waiting without draining
+   * would deadlock.
+   */
+  const quiesce = async () => {
+    for (;;) {
+      rt.drain();
+      if (!rt.hasWork && rt.inFlight === 0 && allHandlersFinished()) return;
+      await condition(() => rt.hasWork || (rt.inFlight === 0 && allHandlersFinished()));
+    }
+  };
+
+  let tickedFor: number | null = null;
+  for (;;) {
+    // The engine's wake-up time lives in its state, so it survives continue-as-new.
+    const wakeAt: number | null = c.engine.wakeAt !== tickedFor ? c.engine.wakeAt : null;
+    const recheckAt = rt.nextRecheckAt();
+    const next = Math.min(wakeAt ?? Infinity, recheckAt ?? Infinity);
+    const waitMs = Number.isFinite(next) ? Math.max(0, next - Date.now()) : 24 * 3_600_000;
+    await condition(() => rt.hasWork || c.deleted || shouldContinueAsNew(input), waitMs);
+    if (wakeAt !== null && Date.now() >= wakeAt) {
+      tickedFor = wakeAt;
+      rt.push({ type: 'tick' });
+    }
+    if (recheckAt !== null && Date.now() >= recheckAt) rt.recheckNotReady();
+    rt.drain();
+    setCurrentDetails(describe(c, input));
+    if (c.deleted && c.engine.entries.length === 0) {
+      await quiesce();
+      return;
+    }
+    if (shouldContinueAsNew(input)) {
+      await quiesce();
+      await continueAsNew<typeof queueWorkflow>({ ...input, carried: c });
+    }
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * The `statuses` runner's verdict: a run passes when every required context's latest status is
+ * `success`, fails as soon as any required context's latest status is `failure` or `error`, and is
+ * pending otherwise. Statuses for contexts that are not required are kept but never decide.
+ */
+import type { CommitStatusReport } from './messages';
+
+export function evaluateStatuses(
+  required: string[],
+  statuses: CommitStatusReport[],
+): 'passed' | 'failed' | 'pending' {
+  const latest = new Map<string, CommitStatusReport['state']>();
+  for (const s of statuses) latest.set(s.context, s.state);
+  if (required.some((ctx) => latest.get(ctx) === 'failure' || latest.get(ctx) === 'error')) return 'failed';
+  return required.length > 0 && required.every((ctx) => latest.get(ctx) === 'success') ? 'passed' : 'pending';
+}
