@@ -58,11 +58,15 @@ function requestMode(d: Draft, mode: QueueMode): void {
   completeModeSwitch(d);
 }
 
-/** Applies a pending mode change once nothing is testing or merging. */
+/**
+ * Applies a pending mode change once nothing is in flight: no merge, and no group that started a run
+ * (testing, passed and waiting to merge, or failed and waiting for blame). A group that passed under
+ * the old mode must still merge: switching under it would send its PR back to admission.
+ */
 export function completeModeSwitch(d: Draft): void {
   const mode = d.state.pendingMode;
   if (d.state.status !== 'switching_modes' || mode === null) return;
-  if (d.state.merge !== null || d.state.groups.some((g) => g.status === 'testing')) return;
+  if (d.state.merge !== null || d.state.groups.some((g) => g.status !== 'waiting')) return;
   const from = d.state.config.mode;
   d.state.config = { ...d.state.config, mode };
   d.state.pendingMode = null;

@@ -47,7 +47,7 @@ describe('invalidation: the runs built on a change restart, naming the change', 
     expect(q.runs()).toEqual([[1], [2]]);
   });
 
-  it('a run left over from parallel mode whose tree another lane merged under', () => {
+  it('a lane run that passes while switching to single mode still merges (by rebase) before the switch', () => {
     const q = new Harness({ mode: 'parallel', concurrency: 2 });
     q.submit(1, { targets: ['a'] });
     q.submit(2, { targets: ['b'] });
@@ -55,10 +55,25 @@ describe('invalidation: the runs built on a change restart, naming the change', 
     q.pass(2);
     q.completeMerge();
     q.pass(1);
-    expect(q.state.merge).toBeNull();
-    expect(q.timeline(1)).toContain('pending:TEST_TREE_CHANGED');
-    expect(q.runs()).toEqual([[1]]);
+    // Another lane merged under it: it lands by rebase, under the parallel rules it was tested by.
+    expect(q.state.merge).toMatchObject({ prs: [1], via: 'rebase' });
+    expect(q.state.status).toBe('switching_modes');
+    q.completeMerge();
+    expect(q.timeline(1).at(-1)).toMatch(/^merged:/);
     expect(q.state.config.mode).toBe('single');
+    expect(q.state.status).toBe('running');
+  });
+
+  it('a run that passes while switching modes merges before the new mode applies', () => {
+    const q = new Harness({ mode: 'single' });
+    q.submit(1);
+    q.send({ type: 'configUpdated', patch: { mode: 'parallel' } });
+    q.pass(1);
+    expect(q.state.merge).toMatchObject({ prs: [1] });
+    expect(q.state.config.mode).toBe('single');
+    q.completeMerge();
+    expect(q.timeline(1).at(-1)).toMatch(/^merged:/);
+    expect(q.state.config.mode).toBe('parallel');
   });
 
   it('a run whose tree is unchanged keeps running (a restart in place below it)', () => {
