@@ -120,11 +120,19 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
     }
   }
 
+  /**
+   * A finished submission's record is its workflow's result, read from history without a worker; only
+   * a submission still in the queue is queried (which needs a worker).
+   */
   async function queryPullRequest(workflowId: string, runId?: string): Promise<PullRequestRecord | null> {
     try {
-      return await temporal.call('getSubmittedPullRequest', () =>
-        client.workflow.getHandle(workflowId, runId).query(getPullRequestQuery),
-      );
+      return await temporal.call('getSubmittedPullRequest', async () => {
+        const handle = client.workflow.getHandle(workflowId, runId);
+        const { status } = await handle.describe();
+        return status.name === 'COMPLETED'
+          ? ((await handle.result()) as PullRequestRecord)
+          : await handle.query(getPullRequestQuery);
+      });
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return null;
       throw err;
