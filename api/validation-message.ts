@@ -40,7 +40,7 @@ function bound(issue: Issue & { code: 'too_small' | 'too_big' }): string {
 }
 
 function isCustomMessage(message: string): boolean {
-  return /^(must|is|has|cannot|should) /.test(message);
+  return /^(must|is|has|may|cannot|should) /.test(message);
 }
 
 export function describeIssue(

@@ -4,6 +4,7 @@
  * accepted; enums are accepted in any case and answered in lower case.
  */
 import { z } from 'zod';
+import { checkBranchName, checkRepoKey } from '../../activities/git/names';
 
 // eslint-disable-next-line no-control-regex -- rejecting control characters is the point.
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
@@ -17,10 +18,22 @@ export const RepoRef = z
     owner: text(255),
     name: text(255),
   })
+  // Names reach git: the same rules as the git host, so a bad name is a 400 here, never a git option.
+  .superRefine((repo, ctx) => {
+    const check = checkRepoKey(repo);
+    if (check.ok) return;
+    const [field = 'repo', ...problem] = check.problem.split(' ');
+    ctx.addIssue({ code: 'custom', path: [field.replace(/^repo\./, '')], message: problem.join(' ') });
+  })
   .describe('Repository as Trunk names it; owner may contain "/" (GitLab subgroups).');
 export type RepoRef = z.infer<typeof RepoRef>;
 
-export const TargetBranch = text(255).describe('The branch the queue merges into.');
+export const TargetBranch = text(255)
+  .superRefine((branch, ctx) => {
+    const check = checkBranchName(branch);
+    if (!check.ok) ctx.addIssue({ code: 'custom', message: check.problem.replace(/^branch name /, '') });
+  })
+  .describe('The branch the queue merges into.');
 
 /** A PR number as a JSON number or a numeric string (the official merge-action sends "123"). */
 export const PrNumber = z

@@ -67,3 +67,44 @@ describe('PrNumber', () => {
     expect(looseEnum(['single', 'parallel']).parse('PARALLEL')).toBe('parallel');
   });
 });
+
+describe('names that reach git are refused at the edge', () => {
+  const body = (repo: object, targetBranch = 'main') => ({
+    repo: { host: 'github.com', owner: 'acme', name: 'app', ...repo },
+    targetBranch,
+  });
+  test.each([
+    [
+      'option-like owner',
+      body({ owner: '--upload-pack=touch /tmp/x' }),
+      'Field \'repo.owner\' has a segment starting with "-".',
+    ],
+    ['path traversal in owner', body({ owner: '../x' }), 'Field \'repo.owner\' has a "." or ".." segment.'],
+    [
+      'space in name',
+      body({ name: 'a b' }),
+      'Field \'repo.name\' may only contain letters, digits, ".", "_" and "-".',
+    ],
+    ['slash in name', body({ name: 'a/b' }), 'Field \'repo.name\' must not contain "/".'],
+    ['option-like branch', body({}, '--force'), 'Field \'targetBranch\' must not start with "-".'],
+    [
+      'branch with space',
+      body({}, 'a b'),
+      "Field 'targetBranch' must not contain spaces or control characters.",
+    ],
+    ['branch with ..', body({}, 'x/../y'), 'Field \'targetBranch\' must not contain "..".'],
+    [
+      'ref-like branch',
+      body({}, 'refs/heads/x'),
+      "Field 'targetBranch' must not be HEAD or start with refs/.",
+    ],
+  ])('%s', (_name, input, message) => {
+    expect(firstMessage(QueueRequest, input)).toBe(message);
+  });
+
+  test('GitLab subgroups and dotted names are accepted', () => {
+    expect(
+      QueueRequest.safeParse(body({ owner: 'group/sub.group', name: '.github' }, 'release/1.x')).success,
+    ).toBe(true);
+  });
+});
