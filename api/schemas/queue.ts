@@ -60,6 +60,12 @@ export const QueueSettings = z.object({
   commentsEnabled: z.boolean(),
   commandsEnabled: z.boolean(),
   statusCheckEnabled: z.boolean(),
+  extensionEnabled: z.boolean(),
+  enqueueingLabel: z.string(),
+  labelCommandsEnabled: z.boolean(),
+  stateLabelsEnabled: z.boolean(),
+  notReadyTimeoutHours: z.number(),
+  testBranchConstructionMode: z.string(),
   bisectionConcurrency: z.number(),
   requiredStatuses: z.array(z.string()).nullable(),
   directMergeMode: z.enum(DIRECT_MERGE_MODES),
@@ -83,14 +89,24 @@ export const CreateQueueRequest = QueueRequest.extend({
 });
 export type CreateQueueRequest = z.infer<typeof CreateQueueRequest>;
 
-/** Settings Trunk's live API and Terraform know but railyard does not act on; accepted, then dropped. */
+/** null reads as "not given", as Terraform sends unset optional attributes. */
+const unsetIfNull = <T extends z.ZodType>(t: T) =>
+  t
+    .nullish()
+    .transform((v) => v ?? undefined)
+    .optional();
+
+/**
+ * Settings Trunk's live API and Terraform know but railyard does not act on: stored with the queue and
+ * returned, so declarative clients see no drift.
+ */
 const IgnoredSettings = {
-  extensionEnabled: z.boolean().nullish(),
-  enqueueingLabel: z.string().nullish(),
-  labelCommandsEnabled: z.boolean().nullish(),
-  stateLabelsEnabled: z.boolean().nullish(),
-  notReadyTimeoutHours: z.number().nullish(),
-  testBranchConstructionMode: z.string().nullish(),
+  extensionEnabled: unsetIfNull(z.boolean()),
+  enqueueingLabel: unsetIfNull(z.string().max(255)),
+  labelCommandsEnabled: unsetIfNull(z.boolean()),
+  stateLabelsEnabled: unsetIfNull(z.boolean()),
+  notReadyTimeoutHours: unsetIfNull(z.number().min(0).max(1_000_000)),
+  testBranchConstructionMode: unsetIfNull(z.string().max(100)),
 };
 
 export const UpdateQueueRequest = QueueRequest.extend({

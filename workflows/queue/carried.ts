@@ -67,6 +67,12 @@ export const DEFAULT_RUNNER: RunnerSettings = {
   commentsEnabled: false,
   commandsEnabled: false,
   statusCheckEnabled: false,
+  extensionEnabled: false,
+  enqueueingLabel: 'railyard-merge-queue-submit',
+  labelCommandsEnabled: false,
+  stateLabelsEnabled: false,
+  notReadyTimeoutHours: 24,
+  testBranchConstructionMode: 'push_new_branch_from_temp',
 };
 
 export function detailsOf(

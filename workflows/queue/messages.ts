@@ -22,6 +22,16 @@ export interface RunnerSettings {
   commentsEnabled: boolean;
   commandsEnabled: boolean;
   statusCheckEnabled: boolean;
+  /**
+   * Settings Trunk's live API and its Terraform provider carry. They are stored and returned so
+   * declarative clients see no drift; railyard does not act on them.
+   */
+  extensionEnabled: boolean;
+  enqueueingLabel: string;
+  labelCommandsEnabled: boolean;
+  stateLabelsEnabled: boolean;
+  notReadyTimeoutHours: number;
+  testBranchConstructionMode: string;
 }
 
 export interface QueueWorkflowInput {

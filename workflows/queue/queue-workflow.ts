@@ -49,6 +49,8 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     updateResults: [],
     earlyTargets: [],
   };
+  // Runs carried from older code may lack newer runner settings.
+  c.runner = { ...DEFAULT_RUNNER, ...c.runner };
   const rt = new QueueRuntime(input.key, queueWorkflowId(input.key), c);
   registerHandlers(rt);
 

@@ -64,6 +64,12 @@ export function queueSettings(s: QueueSettingsSnapshot): QueueSettings {
     commentsEnabled: s.commentsEnabled,
     commandsEnabled: s.commandsEnabled,
     statusCheckEnabled: s.statusCheckEnabled,
+    extensionEnabled: s.extensionEnabled,
+    enqueueingLabel: s.enqueueingLabel,
+    labelCommandsEnabled: s.labelCommandsEnabled,
+    stateLabelsEnabled: s.stateLabelsEnabled,
+    notReadyTimeoutHours: s.notReadyTimeoutHours,
+    testBranchConstructionMode: s.testBranchConstructionMode,
     bisectionConcurrency: s.bisectionConcurrency,
     requiredStatuses: s.requiredStatuses,
     directMergeMode: s.directMergeMode,
@@ -117,6 +123,12 @@ export function updateQueueInput(request: UpdateQueueRequest): UpdateQueueInput 
     'commentsEnabled',
     'commandsEnabled',
     'statusCheckEnabled',
+    'extensionEnabled',
+    'enqueueingLabel',
+    'labelCommandsEnabled',
+    'stateLabelsEnabled',
+    'notReadyTimeoutHours',
+    'testBranchConstructionMode',
   ] as const satisfies readonly (keyof RunnerSettings & keyof UpdateQueueRequest)[];
   const config = definedOf(request, configKeys) as QueueConfigPatch;
   const runner = definedOf(request, runnerKeys) as Partial<RunnerSettings>;

@@ -75,6 +75,12 @@ export function createFakeMergeQueue(clock: () => number = Date.now) {
         settings: {
           state: 'running',
           branch: request.targetBranch,
+          extensionEnabled: false,
+          enqueueingLabel: 'railyard-merge-queue-submit',
+          labelCommandsEnabled: false,
+          stateLabelsEnabled: false,
+          notReadyTimeoutHours: 24,
+          testBranchConstructionMode: 'push_new_branch_from_temp',
           concurrency,
           testingTimeoutMinutes: 300,
           mode: request.mode ?? 'single',

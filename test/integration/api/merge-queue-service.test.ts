@@ -182,8 +182,16 @@ describe('against the real queue workflow', () => {
       ...key,
       state: 'paused',
       requiredStatuses: [],
+      enqueueingLabel: 'merge-me',
+      notReadyTimeoutHours: 12,
     });
-    expect(QueueSettings.strict().parse(paused)).toMatchObject({ state: 'paused' });
+    // Terraform's extra settings are kept and returned, so a declarative client sees no drift.
+    expect(QueueSettings.strict().parse(paused)).toMatchObject({
+      state: 'paused',
+      enqueueingLabel: 'merge-me',
+      notReadyTimeoutHours: 12,
+      extensionEnabled: false,
+    });
     h.openPr(2, { 'two.txt': '2\n' });
     await service.submitPullRequest(changeOf(org), { ...key, pr: { number: 2 }, priority: null });
     await expect(service.deleteQueue(changeOf(org), key)).rejects.toMatchObject({

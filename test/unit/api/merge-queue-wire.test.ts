@@ -39,7 +39,11 @@ describe('updateQueueInput', () => {
       { deleteRequiredStatuses: true },
       { config: {}, deleteRequiredStatuses: true },
     ],
-    ['ignored extras', { extensionEnabled: true, notReadyTimeoutHours: 24 }, { config: {} }],
+    [
+      'Terraform extras are stored with the queue',
+      { extensionEnabled: true, notReadyTimeoutHours: 24 },
+      { config: {}, runner: { extensionEnabled: true, notReadyTimeoutHours: 24 } },
+    ],
   ])('%s', (_name, body, expected) => {
     expect(input(body)).toEqual(expected);
   });
