@@ -15,10 +15,11 @@
  * recorded as merged twice.
  */
 import { type EngineEvent } from './events';
-import { type Draft, emit, entryOf, finish, note } from './draft';
-import { pruneGroup, sameList } from './groups';
+import { type Draft, emit, entryOf, finish, inMerge, membersOf, note } from './draft';
+import { dissolveGroup, pruneGroup, sameList } from './groups';
+import { targetsIntersect, type TargetList } from './lanes';
 import { rebaseResults } from './known-results';
-import { type MergeInFlight } from './model';
+import { type Group, type MergeInFlight } from './model';
 import { type MergeFailureReason } from './reasons';
 import { tipMoved } from './target-branch';
 
@@ -51,6 +52,10 @@ export function onMergeFailed(d: Draft, event: Extract<EngineEvent, { type: 'mer
 
 function landed(d: Draft, merge: MergeInFlight, prs: readonly number[], tipSha: string | null): void {
   const reason = merge.via === 'direct' ? 'MERGE_GRAPH_DIRECT_MERGE' : 'MERGE_GRAPH_MERGE';
+  // Read before the entries leave: what the landed PRs touch, as of now (targets may change mid-merge).
+  const landedTargets = new Map<number, TargetList>(
+    prs.map((pr) => [pr, entryOf(d, pr)?.targets?.targets ?? 'ALL']),
+  );
   for (const pr of prs) {
     const entry = entryOf(d, pr);
     if (entry) finish(d, entry, { to: 'merged', reason }, merge.runId);
@@ -61,10 +66,26 @@ function landed(d: Draft, merge: MergeInFlight, prs: readonly number[], tipSha: 
     pruneGroup(d, group);
     // Still exactly tip + ahead + prs only if the tip grew by the start of `ahead`, in that order:
     // the tested commit then descends from the new tip.
-    if (!sameList(group.ahead.slice(0, prs.length), prs)) group.exact = false;
+    if (!sameList(group.ahead.slice(0, prs.length), prs)) {
+      group.exact = false;
+      // A tree another lane merged under stays valid only while that lane is disjoint from it.
+      if (d.state.groups.includes(group) && overlapsLanded(d, group, landedTargets)) {
+        dissolveGroup(d, group, 'TEST_TREE_CHANGED');
+        continue;
+      }
+    }
     group.ahead = group.ahead.filter((pr) => !merged.has(pr));
   }
   rebaseResults(d, prs);
+}
+
+/** Whether a PR that landed from outside the group's tested tree touches what the group touches. */
+function overlapsLanded(d: Draft, group: Group, landedTargets: ReadonlyMap<number, TargetList>): boolean {
+  if (group.direct || group.prs.some((pr) => inMerge(d, pr))) return false;
+  const outside = [...landedTargets].filter(([pr]) => !group.ahead.includes(pr)).map(([, t]) => t);
+  return membersOf(d, group).some((e) =>
+    outside.some((t) => targetsIntersect(e.targets?.targets ?? 'ALL', t)),
+  );
 }
 
 function failureReason(merge: MergeInFlight, reason: MergeFailureReason): MergeFailureReason {

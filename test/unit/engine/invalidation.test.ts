@@ -76,6 +76,19 @@ describe('invalidation: the runs built on a change restart, naming the change', 
     expect(q.state.config.mode).toBe('parallel');
   });
 
+  it('a lane that lands after its targets changed to overlap restarts the run it merged under', () => {
+    const q = new Harness({ mode: 'parallel', concurrency: 2 });
+    q.submit(2, { targets: ['b'] });
+    q.submit(4, { targets: ['a'] });
+    q.pass(4);
+    expect(q.state.merge).toMatchObject({ prs: [4] });
+    q.targets(4, ['b']); // mid-merge: the landing cannot be stopped
+    q.completeMerge();
+    // PR 2 was tested without PR 4, which now touches `b` too: its tree cannot be vouched for.
+    expect(q.timeline(2)).toContain('pending:TEST_TREE_CHANGED');
+    expect(q.runs().at(-1)).toEqual([2]);
+  });
+
   it('a run whose tree is unchanged keeps running (a restart in place below it)', () => {
     const q = line();
     const top = q.runOf(2);
