@@ -2,17 +2,30 @@
  * createActivities(deps): the one object of activity implementations the worker registers. Every
  * dependency (pool, git host, runners) comes in through `deps`; nothing here reads the environment.
  */
+import type { Pool } from 'pg';
+import { createEventActivities } from './events';
 import { createMergeQueueActivities, type MergeQueueActivityDeps } from './merge-queue';
 import { createPingActivities } from './ping';
 
 export interface ActivityDeps extends MergeQueueActivityDeps {
   workerIdentity: string;
+  pool: Pool;
+  allowPrivateWebhookUrls: boolean;
+  /** Base of the links in webhook payloads (http_details_url). */
+  publicUrl?: string;
 }
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createPingActivities(deps),
     ...createMergeQueueActivities(deps),
+    ...createEventActivities({
+      pool: deps.pool,
+      client: deps.client,
+      taskQueue: deps.taskQueue,
+      allowPrivateWebhookUrls: deps.allowPrivateWebhookUrls,
+      ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+    }),
   };
 }
 

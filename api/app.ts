@@ -12,6 +12,14 @@ import { registerErrorHandler } from './plugins/error-handler';
 import { registerOpenApi } from './plugins/openapi';
 import { healthRoutes, type ReadinessProbes } from './routes/health';
 import { mergeQueueRoutes, type MergeQueueService } from './routes/merge-queue';
+import {
+  createProcessMetrics,
+  registerProcessMetrics,
+  type ProcessMetrics,
+  type ProcessMetricsRoute,
+} from './plugins/process-metrics';
+import { queueMetricsRoutes, type QueueMetricsDeps } from './routes/metrics';
+import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
 
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 
@@ -25,6 +33,14 @@ export interface AppDeps {
   probeTimeoutMs?: number;
   /** Epoch milliseconds; places change requests in their retry window (routes/merge-queue/update-id.ts). */
   now?: () => number;
+  /** GET /v1/getMergeQueueMetrics, computed from the event log; left out when absent. */
+  queueMetrics?: QueueMetricsDeps;
+  /** The webhook area (/v1/webhooks/*); left out when absent. */
+  webhooks?: WebhookApiDeps;
+  /** The process's own metrics; created here when absent (server.ts passes them to count Temporal calls). */
+  processMetrics?: ProcessMetrics;
+  /** Where those are served: default GET /metrics without an API key; `false` serves none. */
+  processMetricsRoute?: ProcessMetricsRoute | false;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -70,7 +86,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandler(app);
   registerAuth(app, deps.keys);
   await registerOpenApi(app, deps.publicUrl);
+  registerProcessMetrics(app, deps.processMetrics ?? createProcessMetrics(), deps.processMetricsRoute);
   await app.register(healthRoutes(deps.probes, deps.probeTimeoutMs ?? 3_000));
   await app.register(mergeQueueRoutes(deps.mergeQueue, deps.now), { prefix: '/v1' });
+  if (deps.queueMetrics) await app.register(queueMetricsRoutes(deps.queueMetrics), { prefix: '/v1' });
+  if (deps.webhooks) await app.register(webhookRoutes(deps.webhooks), { prefix: '/v1' });
   return app;
 }

@@ -7,7 +7,6 @@ const ApiConfig = z.object({
   ...sharedConfigShape,
   RAILYARD_API_HOST: z.string().min(1).default('127.0.0.1'),
   RAILYARD_API_PORT: envInt(0, 65535).default(8080),
-  RAILYARD_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;
 

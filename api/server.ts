@@ -6,7 +6,9 @@ import pino from 'pino';
 import { ConfigError } from '../activities/platform/env';
 import { createPool } from '../activities/platform/db';
 import { createApiKeyStore } from '../activities/stores/api-keys';
+import { createSubscriptionStore } from '../activities/webhooks';
 import { buildApp } from './app';
+import { createProcessMetrics, instrumentTemporalGateway } from './plugins/process-metrics';
 import { loadApiConfig } from './config';
 import { createMergeQueueService } from './temporal/merge-queue-service';
 import { createTemporalGateway } from './temporal/client';
@@ -21,12 +23,16 @@ async function main(): Promise<void> {
     },
   });
   const pool = createPool(config.DATABASE_URL, { applicationName: 'railyard-api' });
-  const temporal = createTemporalGateway({
-    address: config.TEMPORAL_ADDRESS,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.RAILYARD_TASK_QUEUE,
-    callTimeoutMs: config.RAILYARD_TEMPORAL_CALL_TIMEOUT_MS,
-  });
+  const processMetrics = createProcessMetrics();
+  const temporal = instrumentTemporalGateway(
+    createTemporalGateway({
+      address: config.TEMPORAL_ADDRESS,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.RAILYARD_TASK_QUEUE,
+      callTimeoutMs: config.RAILYARD_TEMPORAL_CALL_TIMEOUT_MS,
+    }),
+    processMetrics,
+  );
   const publicUrl =
     config.RAILYARD_PUBLIC_URL ?? `http://${config.RAILYARD_API_HOST}:${config.RAILYARD_API_PORT}`;
   const app = await buildApp({
@@ -36,6 +42,13 @@ async function main(): Promise<void> {
       onTouchError: (err) => logger.warn({ err }, 'could not record API key use'),
     }),
     mergeQueue: createMergeQueueService(temporal),
+    processMetrics,
+    queueMetrics: { pool },
+    webhooks: {
+      pool,
+      subscriptions: createSubscriptionStore(pool),
+      allowPrivateUrls: config.RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS,
+    },
     probes: {
       postgres: async () => void (await pool.query('SELECT 1')),
       temporal: () => temporal.ping(),

@@ -16,6 +16,7 @@ import {
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities';
 import { createLocalGitHost } from '../activities/git/local-git-host';
+import { createPool } from '../activities/platform/db';
 import { createCommandRunner } from '../activities/runners/command-runner';
 import { ConfigError } from '../activities/platform/env';
 import { loadWorkerConfig, type WorkerConfig } from './config';
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
   const identity = `railyard-worker@${os.hostname()}:${process.pid}`;
   const gitHost = createLocalGitHost({ root: path.resolve(config.RAILYARD_GIT_ROOT) });
   const workRoot = path.resolve(config.RAILYARD_WORK_ROOT);
+  const pool = createPool(config.DATABASE_URL, { applicationName: 'railyard-worker' });
   const runner = createCommandRunner({
     gitHost,
     workRoot: path.join(workRoot, 'checkouts'),
@@ -75,6 +77,9 @@ async function main(): Promise<void> {
       runner,
       client,
       taskQueue: config.RAILYARD_TASK_QUEUE,
+      pool,
+      allowPrivateWebhookUrls: config.RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS,
+      ...(config.RAILYARD_PUBLIC_URL ? { publicUrl: config.RAILYARD_PUBLIC_URL } : {}),
     }),
     shutdownGraceTime: `${config.RAILYARD_SHUTDOWN_GRACE_SECONDS} seconds`,
   });
@@ -82,7 +87,7 @@ async function main(): Promise<void> {
     `railyard worker polling task queue "${config.RAILYARD_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}`,
   );
   await worker.run();
-  await Promise.allSettled([connection.close(), clientConnection.close()]);
+  await Promise.allSettled([connection.close(), clientConnection.close(), pool.end()]);
 }
 
 main().catch((err: unknown) => {

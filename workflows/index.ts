@@ -3,3 +3,4 @@ export { pingWorkflow } from './ping';
 export { queueWorkflow } from './queue/queue-workflow';
 export { pullRequestWorkflow } from './pull-request/pull-request-workflow';
 export { testRunWorkflow } from './test-run/test-run-workflow';
+export { webhookDeliveryWorkflow } from './webhooks/delivery-workflow';

@@ -3,7 +3,7 @@
  * own and parses it once at start (api/config.ts, worker/config.ts).
  */
 import { z } from 'zod';
-import { envInt, logLevel } from './env';
+import { envBool, envInt, logLevel } from './env';
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL');
 
@@ -18,6 +18,9 @@ export const sharedConfigShape = {
   RAILYARD_LOG_LEVEL: logLevel.default('info'),
   RAILYARD_GIT_ROOT: z.string().min(1).default('.data/git'),
   RAILYARD_TEMPORAL_CALL_TIMEOUT_MS: envInt(100, 120_000).default(5_000),
+  /** Webhook receivers on private or loopback addresses are refused unless this is true. */
+  RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS: envBool.default(false),
+  RAILYARD_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
 };
 
 export interface TemporalSettings {

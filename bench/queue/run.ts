@@ -18,7 +18,10 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } 
 import { createActivities } from '../../activities';
 import { testBranchName } from '../../activities/git/names';
 import { createCommandRunner } from '../../activities/runners/command-runner';
+import { createPool } from '../../activities/platform/db';
+import { runMigrations } from '../../activities/platform/migrate';
 import { freePort } from '../../scripts/lib/ports';
+import { startCluster } from '../../scripts/lib/postgres';
 import { Supervisor } from '../../scripts/lib/supervisor';
 import { startDevServer } from '../../scripts/lib/temporal';
 import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
@@ -47,6 +50,14 @@ async function main(): Promise<void> {
       workflowsPath: require.resolve('../../workflows'),
       logger: new DefaultLogger('WARN'),
     });
+    log('starting PostgreSQL (the event log)...');
+    const pg = await startCluster(
+      sup,
+      { dataDir: path.join(tmp, 'pg'), port: await freePort(), ephemeral: true },
+      'railyard',
+    );
+    await runMigrations(pg.url);
+    const pool = createPool(pg.url, { max: 4 });
     const fx = await createRepoWithMain();
     fx.commit('config', { '.railyard/merge-queue.json': JSON.stringify({ version: 1, command: 'true' }) });
     fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
@@ -103,10 +114,19 @@ async function main(): Promise<void> {
       connection: nativeConnection,
       taskQueue,
       workflowBundle: { code },
-      activities: createActivities({ workerIdentity: 'bench', gitHost: fx.host, runner, client, taskQueue }),
+      activities: createActivities({
+        workerIdentity: 'bench',
+        gitHost: fx.host,
+        runner,
+        client,
+        taskQueue,
+        pool,
+        allowPrivateWebhookUrls: false,
+      }),
     });
     const running = worker.run();
     const key: QueueKey = { organisationId: randomUUID(), repo: fx.repo, targetBranch: 'main' };
+    await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [key.organisationId, 'bench']);
     const queue = client.workflow.getHandle(queueWorkflowId(key));
     await client.workflow.start('queueWorkflow', {
       workflowId: queueWorkflowId(key),
@@ -163,6 +183,7 @@ async function main(): Promise<void> {
     await running;
     await connection.close();
     await nativeConnection.close();
+    await pool.end();
     fx.cleanup();
 
     console.log(

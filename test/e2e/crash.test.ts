@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { createPool } from '../../activities/platform/db';
 import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
 import { getPullRequestQuery, type PullRequestRecord } from '../../workflows/pull-request/messages';
 import { getTestRunQuery, submitUpdate, type QueueWorkflowInput } from '../../workflows/queue/messages';
@@ -58,6 +59,11 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
   const connection = await Connection.connect({ address: requireTestEnv('TEST_TEMPORAL_ADDRESS') });
   const client = new Client({ connection });
   const key: QueueKey = { organisationId: randomUUID(), repo: fx.repo, targetBranch: 'main' };
+  const pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 2 });
+  await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [
+    key.organisationId,
+    `crash-${key.organisationId.slice(0, 8)}`,
+  ]);
   const queue = client.workflow.getHandle(queueWorkflowId(key));
   const record = (n: number) =>
     client.workflow
@@ -123,6 +129,16 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
     // Only tested commits: main's tip is the commit a verifying run tested, and every verifying run's
     // commit is on main's first-parent line (the target advanced by compare-and-swap to those only).
     const firstParents = new Set(fx.bareGit('rev-list', '--first-parent', 'main').split('\n'));
+    // The event log holds exactly one terminal transition per submission despite the kills.
+    const terminalCounts = await waitFor('the event log', async () => {
+      const { rows } = await pool.query<{ n: string }>(
+        `SELECT count(*) FILTER (WHERE to_state IN ('merged', 'failed', 'cancelled')) AS n
+           FROM pr_transitions WHERE organisation_id = $1 GROUP BY submission_id`,
+        [key.organisationId],
+      );
+      return rows.length === 4 && rows.every((r) => r.n !== '0') ? rows.map((r) => Number(r.n)) : null;
+    });
+    expect(terminalCounts).toEqual([1, 1, 1, 1]);
     const tested = await Promise.all(
       finals.map(async (r) => (await queue.query(getTestRunQuery, r.verifiedByTestRun!))?.testBranchSha),
     );
@@ -131,6 +147,7 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
   } finally {
     await kill(worker).catch(() => undefined);
     await connection.close();
+    await pool.end();
     fx.cleanup();
   }
 }, 240_000);

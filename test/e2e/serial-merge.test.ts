@@ -27,6 +27,21 @@ test('three PRs submitted in order merge in order, each on a tested tree', async
   ]);
   expect(record?.verifiedByTestRun).toMatch(/[0-9a-f-]{36}/);
   expect((await h.queue()).enqueued).toEqual([]);
+  // Every transition is in the event log, once, in order.
+  const logged = await h.waitFor('the event log', async () => {
+    const { rows } = await h.pool.query<{ pr_number: string; to_state: string }>(
+      'SELECT pr_number, to_state FROM pr_transitions WHERE organisation_id = $1 ORDER BY pr_number, seq',
+      [h.key.organisationId],
+    );
+    return rows.filter((r) => r.to_state === 'merged').length === 3 ? rows : undefined;
+  });
+  expect(logged.filter((r) => r.pr_number === '3').map((r) => r.to_state)).toEqual([
+    'not_ready',
+    'pending',
+    'testing',
+    'tests_passed',
+    'merged',
+  ]);
   // Test branches are deleted when their runs end.
   await h.waitFor('test branches to be deleted', () =>
     Promise.resolve(h.fx.bareGit('for-each-ref', 'refs/heads/railyard-merge/') === ''),

@@ -4,6 +4,7 @@ import pino from 'pino';
 import type { Pool } from 'pg';
 import { buildApp, type AppDeps } from '../../api/app';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
+import { createSubscriptionStore } from '../../activities/webhooks';
 import { queueNotFound, type MergeQueueService } from '../../api/routes/merge-queue/service';
 
 export interface CapturedLog {
@@ -49,6 +50,9 @@ export async function buildTestApp(pool: Pool, overrides: TestAppDeps = {}) {
     publicUrl: 'http://127.0.0.1:8080',
     keys: createApiKeyStore(pool),
     probes: { postgres: async () => void (await pool.query('SELECT 1')), temporal: () => Promise.resolve() },
+    queueMetrics: { pool },
+    // Tests receive webhooks on loopback servers, which only an operator's opt-in allows.
+    webhooks: { pool, subscriptions: createSubscriptionStore(pool), allowPrivateUrls: true },
     ...rest,
     mergeQueue: { ...noQueues, ...mergeQueue },
   });

@@ -7,8 +7,10 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import type { Pool } from 'pg';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
+import { createPool } from '../../activities/platform/db';
 import { createCommandRunner } from '../../activities/runners/command-runner';
 import type { QueueConfigPatch } from '../../workflows/engine';
 import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
@@ -27,6 +29,8 @@ let runtimeInstalled = false;
 
 export interface QueueHarness {
   fx: GitFixture & { base: string };
+  /** The event log's database (the migrated test database). */
+  pool: Pool;
   /** The directory `$GATE` names in the test command. */
   gate: string;
   client: Client;
@@ -78,6 +82,7 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
   fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
   const initialCommits = Number(fx.bareGit('rev-list', '--count', 'main'));
 
+  const pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 4 });
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
@@ -92,15 +97,28 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
     connection: nativeConnection,
     taskQueue,
     workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
-    activities: createActivities({ workerIdentity: 'e2e', gitHost: fx.host, runner, client, taskQueue }),
+    activities: createActivities({
+      workerIdentity: 'e2e',
+      gitHost: fx.host,
+      runner,
+      client,
+      taskQueue,
+      pool,
+      allowPrivateWebhookUrls: true,
+    }),
   });
   const running = worker.run();
   const key: QueueKey = { organisationId: randomUUID(), repo: fx.repo, targetBranch: 'main' };
+  await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [
+    key.organisationId,
+    `e2e-${key.organisationId.slice(0, 8)}`,
+  ]);
   const workflowId = queueWorkflowId(key);
   const handle = () => client.workflow.getHandle(workflowId);
 
   const h: QueueHarness = {
     fx,
+    pool,
     gate,
     client,
     key,
@@ -161,6 +179,7 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
       await running;
       await connection.close();
       await nativeConnection.close();
+      await pool.end();
       fx.cleanup();
     },
   };

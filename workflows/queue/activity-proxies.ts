@@ -5,10 +5,32 @@ import type { Activities } from '../../activities';
 export const git = proxyActivities<Activities>({
   // Git work takes milliseconds to seconds; a short bound retries quickly after a worker dies mid-call.
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 },
+  // Bounded: past this the run fails to start or the merge fails, with a reason, instead of hanging.
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '30 seconds',
+    backoffCoefficient: 2,
+    maximumAttempts: 12,
+  },
+});
+
+/** The event log: one append per drain; idempotent, so retries are safe. */
+export const events = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '1 minute',
+    backoffCoefficient: 2,
+    maximumAttempts: 30,
+  },
 });
 
 export const notify = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '1 minute',
+    backoffCoefficient: 2,
+    maximumAttempts: 30,
+  },
 });

@@ -11,14 +11,17 @@
  * - notifyPr: numbered transitions, sent to the PR's workflow in one activity per PR and drain.
  * - scheduleTick: remembered as the next wake-up time.
  */
-import { ParentClosePolicy, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
+import { ParentClosePolicy, getExternalWorkflowHandle, patched, startChild } from '@temporalio/workflow';
+import type { TransitionEvent } from '../../activities/events/types';
 import { parsePriority, priorityName, type EngineCommand, type NotifyPr } from '../engine';
 import type { PrTransitionNotice } from '../pull-request/messages';
 import { testRunWorkflow } from '../test-run/test-run-workflow';
-import { git, notify } from './activity-proxies';
+import { events, git, notify } from './activity-proxies';
 import { detailsOf, type RunMeta } from './carried';
 import type { QueueRuntime } from './runtime';
 import { evaluateStatuses } from './status-verdict';
+
+const EVENT_LOG_PATCH = 'event-log-v1';
 
 export class CommandRunner {
   private notices = new Map<number, PrTransitionNotice[]>();
@@ -80,53 +83,64 @@ export class CommandRunner {
     };
     c.runs.push(run);
     const apply = stacked ? cmd.prs : [...cmd.ahead, ...cmd.prs];
-    this.rt.track(async () => {
-      const built = await git.buildTestRun({
-        repo: key.repo,
-        targetBranch: key.targetBranch,
-        runId: cmd.runId,
-        branchPr: cmd.prs[0] ?? 0,
-        buildOnSha: stacked?.headSha ?? cmd.baseSha,
-        prs: this.prs(apply),
-        mergeMethod: c.engine.config.mergeMethod,
-      });
-      switch (built.kind) {
-        case 'built':
-          Object.assign(run, {
-            branchName: built.branchName,
-            headSha: built.headSha,
-            baseSha: built.baseSha,
-          });
-          if (run.status !== 'building') return; // cancelled while building
-          run.status = 'in_progress';
-          this.rt.push({ type: 'testRunStarted', runId: run.runId, baseSha: built.baseSha });
-          if (run.runner === 'statuses') this.judgeStatuses(run);
-          else await this.startCommandRun(run);
-          return;
-        case 'conflict':
-          this.rt.push({
-            type: 'testRunFailedToStart',
-            runId: run.runId,
-            reason: 'START_TEST_RUN_MERGE_CONFLICT',
-            culpritPr: built.prNumber,
-          });
-          return;
-        case 'pr_moved':
-          this.rt.push({ type: 'cancelled', pr: built.prNumber, reason: 'PR_PUSHED_TO' });
-          return;
-        case 'pr_closed':
-          this.rt.push({ type: 'cancelled', pr: built.prNumber, reason: 'PR_CLOSED' });
-          return;
-        case 'no_target':
-          this.rt.push({
-            type: 'testRunFailedToStart',
-            runId: run.runId,
-            reason: 'START_TEST_RUN_INVALID_EVENT',
-            culpritPr: null,
-          });
-          return;
-      }
-    });
+    this.rt.track(
+      async () => {
+        const built = await git.buildTestRun({
+          repo: key.repo,
+          targetBranch: key.targetBranch,
+          runId: cmd.runId,
+          branchPr: cmd.prs[0] ?? 0,
+          buildOnSha: stacked?.headSha ?? cmd.baseSha,
+          prs: this.prs(apply),
+          mergeMethod: c.engine.config.mergeMethod,
+        });
+        switch (built.kind) {
+          case 'built':
+            Object.assign(run, {
+              branchName: built.branchName,
+              headSha: built.headSha,
+              baseSha: built.baseSha,
+            });
+            if (run.status !== 'building') return; // cancelled while building
+            run.status = 'in_progress';
+            this.rt.push({ type: 'testRunStarted', runId: run.runId, baseSha: built.baseSha });
+            if (run.runner === 'statuses') this.judgeStatuses(run);
+            else await this.startCommandRun(run);
+            return;
+          case 'conflict':
+            this.rt.push({
+              type: 'testRunFailedToStart',
+              runId: run.runId,
+              reason: 'START_TEST_RUN_MERGE_CONFLICT',
+              culpritPr: built.prNumber,
+            });
+            return;
+          case 'pr_moved':
+            this.rt.push({ type: 'cancelled', pr: built.prNumber, reason: 'PR_PUSHED_TO' });
+            return;
+          case 'pr_closed':
+            this.rt.push({ type: 'cancelled', pr: built.prNumber, reason: 'PR_CLOSED' });
+            return;
+          case 'no_target':
+            this.rt.push({
+              type: 'testRunFailedToStart',
+              runId: run.runId,
+              reason: 'START_TEST_RUN_INVALID_EVENT',
+              culpritPr: null,
+            });
+            return;
+        }
+      },
+      () => {
+        if (run.status === 'building' || run.status === 'in_progress') run.status = 'failed';
+        this.rt.push({
+          type: 'testRunFailedToStart',
+          runId: run.runId,
+          reason: 'START_TEST_RUN_RETRY_EXHAUSTED',
+          culpritPr: null,
+        });
+      },
+    );
   }
 
   private async startCommandRun(run: RunMeta): Promise<void> {
@@ -176,56 +190,69 @@ export class CommandRunner {
   private merge(cmd: Extract<EngineCommand, { type: 'merge' }>): void {
     const { c, key } = this.rt;
     const run = cmd.runId ? c.runs.find((r) => r.runId === cmd.runId) : undefined;
-    this.rt.track(async () => {
-      const r = await git.land({
-        repo: key.repo,
-        targetBranch: key.targetBranch,
-        via: cmd.via,
-        testedSha: run?.headSha ?? null,
-        expectedTipSha: cmd.expectedTipSha,
-        prs: this.prs(cmd.prs),
-        mergeMethod: cmd.method,
-        mergeId: cmd.mergeId,
-      });
-      switch (r.kind) {
-        case 'landed':
-          this.rt.push({ type: 'mergeDone', mergeId: cmd.mergeId, newTipSha: r.tipSha });
-          return;
-        case 'target_moved':
-          this.rt.push({
-            type: 'mergeFailed',
-            mergeId: cmd.mergeId,
-            reason: 'TARGET_BRANCH_MOVED',
-            pr: null,
-            mergedPrs: [],
-            tipSha: r.tipSha,
-          });
-          return;
-        case 'pr_problem':
-          // A PR closed under the merge leaves the queue as cancelled; the merge then fails without blame on it.
-          if (r.reason === 'PR_CLOSED')
-            this.rt.push({ type: 'cancelled', pr: r.prNumber, reason: 'PR_CLOSED' });
-          this.rt.push({
-            type: 'mergeFailed',
-            mergeId: cmd.mergeId,
-            reason: r.reason === 'PR_CLOSED' ? 'GITHUB_API_MERGE_PR_FAILED' : r.reason,
-            pr: r.prNumber,
-            mergedPrs: [],
-            tipSha: null,
-          });
-          return;
-        case 'rejected':
-          this.rt.push({
-            type: 'mergeFailed',
-            mergeId: cmd.mergeId,
-            reason: r.reason,
-            pr: cmd.prs[0] ?? null,
-            mergedPrs: [],
-            tipSha: null,
-          });
-          return;
-      }
-    });
+    this.rt.track(
+      async () => {
+        const r = await git.land({
+          repo: key.repo,
+          targetBranch: key.targetBranch,
+          via: cmd.via,
+          testedSha: run?.headSha ?? null,
+          expectedTipSha: cmd.expectedTipSha,
+          prs: this.prs(cmd.prs),
+          mergeMethod: cmd.method,
+          mergeId: cmd.mergeId,
+        });
+        switch (r.kind) {
+          case 'landed':
+            this.rt.push({ type: 'mergeDone', mergeId: cmd.mergeId, newTipSha: r.tipSha });
+            return;
+          case 'target_moved':
+            this.rt.push({
+              type: 'mergeFailed',
+              mergeId: cmd.mergeId,
+              reason: 'TARGET_BRANCH_MOVED',
+              pr: null,
+              mergedPrs: [],
+              tipSha: r.tipSha,
+            });
+            return;
+          case 'pr_problem':
+            // A PR closed under the merge leaves the queue as cancelled; the merge then fails without blame on it.
+            if (r.reason === 'PR_CLOSED')
+              this.rt.push({ type: 'cancelled', pr: r.prNumber, reason: 'PR_CLOSED' });
+            this.rt.push({
+              type: 'mergeFailed',
+              mergeId: cmd.mergeId,
+              reason: r.reason === 'PR_CLOSED' ? 'GITHUB_API_MERGE_PR_FAILED' : r.reason,
+              pr: r.prNumber,
+              mergedPrs: [],
+              tipSha: null,
+            });
+            return;
+          case 'rejected':
+            this.rt.push({
+              type: 'mergeFailed',
+              mergeId: cmd.mergeId,
+              reason: r.reason,
+              pr: cmd.prs[0] ?? null,
+              mergedPrs: [],
+              tipSha: null,
+            });
+            return;
+        }
+      },
+      () => {
+        // Git kept failing: report the merge failed so the engine decides again (landing is idempotent).
+        this.rt.push({
+          type: 'mergeFailed',
+          mergeId: cmd.mergeId,
+          reason: 'GITHUB_API_MERGE_PR_FAILED',
+          pr: null,
+          mergedPrs: [],
+          tipSha: null,
+        });
+      },
+    );
   }
 
   private recordNotice(cmd: NotifyPr): void {
@@ -253,6 +280,13 @@ export class CommandRunner {
 
   flushNotifications(): void {
     const { c, key } = this.rt;
+    // Histories recorded before the event log existed replay without this activity.
+    if (this.notices.size > 0 && patched(EVENT_LOG_PATCH)) {
+      const batch = [...this.notices].flatMap(([pr, notices]) =>
+        notices.map((n) => this.transitionEvent(pr, n)),
+      );
+      this.rt.track(async () => void (await events.appendTransitions({ events: batch })));
+    }
     for (const [pr, notices] of this.notices) {
       const meta = c.prs[String(pr)];
       if (!meta) continue;
@@ -265,6 +299,33 @@ export class CommandRunner {
       if (!c.engine.entries.some((e) => e.pr === pr)) delete c.prs[String(pr)];
     }
     this.notices.clear();
+  }
+
+  private transitionEvent(pr: number, n: PrTransitionNotice): TransitionEvent {
+    const { key } = this.rt;
+    const run = n.transition.testRunId
+      ? this.rt.c.runs.find((r) => r.runId === n.transition.testRunId)
+      : undefined;
+    return {
+      organisationId: key.organisationId,
+      repo: key.repo,
+      targetBranch: key.targetBranch,
+      prNumber: pr,
+      submissionId: n.submissionId,
+      seq: n.seq,
+      from: n.transition.from,
+      to: n.transition.to,
+      reason: n.transition.reason,
+      testRunId: n.transition.testRunId,
+      batch: run ? run.prs : [pr],
+      isBisection: run?.bisection ?? false,
+      testBranch: run?.branchName ?? null,
+      testBranchSha: run?.headSha ?? null,
+      at: n.transition.at,
+      title: n.details.title,
+      author: n.details.author,
+      headSha: n.details.headSha,
+    };
   }
 
   /** Deletes the test branches of runs the engine no longer tracks. */

@@ -55,6 +55,12 @@ export function registerHandlers(rt: QueueRuntime): void {
   const settle = async (seq: number) => {
     await condition(() => rt.applied(seq));
   };
+  /**
+   * First submissions still being admitted (PR number → submission id). A second submit of the same PR
+   * that resumes before the first one's event was applied must see the PR as queued: otherwise it would
+   * replace the first submission's record and leave the first handler waiting forever for its delivery.
+   */
+  const admitting = new Map<number, string>();
 
   setHandler(
     submitUpdate,
@@ -65,11 +71,14 @@ export function registerHandlers(rt: QueueRuntime): void {
       if (!snapshot.found)
         throw reject('not_found', `Pull request #${pr} was not found in ${repositoryLabel(key.repo)}.`);
       const existing = c.prs[String(pr)];
-      if (existing && isInQueue(c.engine, pr)) {
+      const beingAdmitted = admitting.get(pr);
+      if (existing && (isInQueue(c.engine, pr) || beingAdmitted === existing.submissionId)) {
         existing.explicitPriority = priority !== null;
         await settle(
           rt.push({ type: 'priorityChanged', pr, priority: priority ?? DEFAULT_PRIORITY, noBatch }),
         );
+        // Like the first submission, answer once its record can be read.
+        if (beingAdmitted !== undefined) await condition(() => rt.delivered.has(beingAdmitted));
         const result = { submissionId: existing.submissionId, resubmitted: true };
         remember(result);
         return result;
@@ -95,6 +104,7 @@ export function registerHandlers(rt: QueueRuntime): void {
         submittedAt: Date.now(),
       };
       c.prs[String(pr)] = meta;
+      admitting.set(pr, meta.submissionId);
       const ready = meta.readiness.gitHubMergeability === 'mergeable' && meta.readiness.doesBaseBranchMatch;
       // The engine learns the target tip from the first PR it sees; later moves come from merges and CAS.
       if (c.engine.tipSha === null && snapshot.targetTipSha)
@@ -117,6 +127,7 @@ export function registerHandlers(rt: QueueRuntime): void {
       await settle(seq);
       // Answer once the PR's record exists, so a read right after the submit finds this submission.
       await condition(() => rt.delivered.has(meta.submissionId));
+      if (admitting.get(pr) === meta.submissionId) admitting.delete(pr);
       const result = { submissionId: meta.submissionId, resubmitted: false };
       remember(result);
       return result;

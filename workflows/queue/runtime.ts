@@ -7,7 +7,7 @@
  * and ids from the deterministic uuid4; PR notifications are sent in transition order, numbered per
  * submission; a PR's metadata leaves the state only after its terminal notification is sent.
  */
-import { uuid4 } from '@temporalio/workflow';
+import { log, uuid4 } from '@temporalio/workflow';
 import { decide, type EngineEvent } from '../engine';
 import type { QueueKey } from '../ids';
 import { bounded, type Carried, MAX_FINISHED_RUNS } from './carried';
@@ -94,12 +94,21 @@ export class QueueRuntime {
     return this.c.inbox.length > 0;
   }
 
-  /** Runs `fn` as tracked background work; its failure is reported, never thrown into the loop. */
-  track(fn: () => Promise<void>): void {
+  /**
+   * Runs `fn` as tracked background work. A failure (an activity that exhausted its retries) goes to
+   * `onError`, which turns it into an engine event where the engine must know, and is logged; it is
+   * never left unhandled, which would fail the workflow task over and over.
+   */
+  track(fn: () => Promise<void>, onError?: (err: unknown) => void): void {
     this.inFlight++;
-    void fn().finally(() => {
-      this.inFlight--;
-    });
+    fn()
+      .catch((err: unknown) => {
+        log.warn('queue background work failed', { error: err instanceof Error ? err.message : String(err) });
+        onError?.(err);
+      })
+      .finally(() => {
+        this.inFlight--;
+      });
   }
 
   drain(): void {

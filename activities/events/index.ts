@@ -1,0 +1,43 @@
+/**
+ * createEventActivities(deps): the event-log and webhook activities the worker registers:
+ * `appendTransitions` (append.ts), `deliverWebhook` and `finishWebhookDelivery`
+ * (../webhooks/deliver.ts, run by workflows/webhooks/delivery-workflow.ts).
+ *
+ * Without `client` and `taskQueue` the log is still written but no webhook is recorded or sent.
+ */
+import type { Client } from '@temporalio/client';
+import type { Pool } from 'pg';
+import { createDeliveryActivities } from '../webhooks/deliver';
+import type { DeliveryRetryPolicy } from '../webhooks/types';
+import { createAppendActivity, defaultDetailsUrl } from './append';
+import type { TransitionEvent } from './types';
+
+export interface EventActivityDeps {
+  pool: Pool;
+  client?: Client;
+  taskQueue?: string;
+  /** RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS: allow receivers on private and loopback addresses. */
+  allowPrivateWebhookUrls: boolean;
+  /** RAILYARD_PUBLIC_URL, the base of `http_details_url` in PR events. */
+  publicUrl?: string;
+  detailsUrl?: (e: TransitionEvent) => string;
+  /** Overrides of the delivery retry policy (tests shorten it). */
+  webhookRetry?: Partial<DeliveryRetryPolicy>;
+}
+
+export function createEventActivities(deps: EventActivityDeps) {
+  return {
+    ...createAppendActivity({
+      pool: deps.pool,
+      client: deps.client,
+      taskQueue: deps.taskQueue,
+      retry: deps.webhookRetry,
+      detailsUrl: deps.detailsUrl ?? defaultDetailsUrl(deps.publicUrl ?? 'http://127.0.0.1:8080'),
+    }),
+    ...createDeliveryActivities({ pool: deps.pool, allowPrivateWebhookUrls: deps.allowPrivateWebhookUrls }),
+  };
+}
+
+export type EventActivities = ReturnType<typeof createEventActivities>;
+export type { AppendResult } from './append';
+export type { AppendTransitionsInput, TransitionEvent } from './types';

@@ -1,0 +1,35 @@
+/**
+ * The PR transition events the queue workflow appends to the event log (PostgreSQL), in batches: one
+ * `appendTransitions` activity call per main-loop drain, never one per transition. The log is
+ * append-only and idempotent: (submissionId, seq) identifies an event, so an activity retried after a
+ * crash inserts nothing twice. Metrics, webhooks and PR history read from it.
+ */
+import type { PrState } from '../../workflows/engine';
+
+export interface TransitionEvent {
+  organisationId: string;
+  repo: { host: string; owner: string; name: string };
+  targetBranch: string;
+  prNumber: number;
+  submissionId: string;
+  /** 1, 2, 3… per submission, in transition order. */
+  seq: number;
+  from: PrState | null;
+  to: PrState;
+  reason: string;
+  testRunId: string | null;
+  /** The PRs tested together in `testRunId` (a batch when more than one). */
+  batch: number[];
+  isBisection: boolean;
+  testBranch: string | null;
+  testBranchSha: string | null;
+  /** Epoch milliseconds (the workflow clock of the transition). */
+  at: number;
+  title: string;
+  author: string;
+  headSha: string;
+}
+
+export interface AppendTransitionsInput {
+  events: TransitionEvent[];
+}

@@ -1,0 +1,21 @@
+/** Webhooks: event catalogue, payloads, signing, URL policy, subscriptions, durable delivery. */
+export {
+  WEBHOOK_EVENT_TYPES,
+  isWebhookEventType,
+  type OutgoingEvent,
+  type WebhookEventType,
+} from './event-types';
+export { createDeliveryActivities, type DeliveryActivities, type DeliveryActivityDeps } from './deliver';
+export {
+  getDelivery,
+  listDeliveries,
+  type Delivery,
+  type DeliveryDetail,
+  type DeliveryPage,
+} from './delivery-reads';
+export type { DeliveryStatus } from './deliveries';
+export { deliveryWorkflowId, dispatchWebhookEvents, type WebhookDispatchDeps } from './dispatch';
+export { checkWebhookUrlResolved, isPrivateAddress, type Lookup } from './url-policy';
+export { createSubscriptionStore, type Subscription, type SubscriptionStore } from './subscriptions';
+export { publishTestCaseEvent, type TestCaseEvent } from './test-case-events';
+export { DEFAULT_RETRY_POLICY, type DeliveryRetryPolicy } from './types';

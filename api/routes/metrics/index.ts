@@ -1,0 +1,63 @@
+/**
+ * GET /v1/getMergeQueueMetrics: the merge-queue metrics of the caller's organisation in Prometheus
+ * text format (`text/plain; version=0.0.4; charset=utf-8`), computed from the event log.
+ *
+ * Rules: `repo` (`owner/name`; the owner may contain `/`, so the name is what follows the last one)
+ * needs `repoHost`, else 400; a repository without any queue activity in this organisation is a 404
+ * (also when it belongs to another organisation); without `repo`, every repository of the organisation.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Pool } from 'pg';
+import { z } from 'zod';
+import { readQueueMetrics, type RepositoryFilter } from '../../../activities/events/metrics-reads';
+import { badRequest, notFound } from '../../errors';
+import { organisationOf } from '../../plugins/auth';
+import { renderQueueMetrics } from './exposition';
+
+export interface QueueMetricsDeps {
+  pool: Pool;
+  /** Epoch milliseconds: the end of the last-hour window (tests pin it). */
+  now?: () => number;
+}
+
+const MetricsQuery = z.object({
+  repo: z.string().trim().min(1).max(511).optional().describe('Repository as owner/name.'),
+  repoHost: z.string().trim().min(1).max(255).optional().describe('Repository host; required with repo.'),
+});
+
+function repositoryOf(query: z.infer<typeof MetricsQuery>): RepositoryFilter | null {
+  if (query.repo === undefined) return null;
+  if (query.repoHost === undefined) throw badRequest("Field 'repoHost' is required when 'repo' is given.");
+  const cut = query.repo.lastIndexOf('/');
+  const owner = query.repo.slice(0, cut);
+  const name = query.repo.slice(cut + 1);
+  if (cut < 0 || owner === '' || name === '') throw badRequest("Field 'repo' must be in owner/name format.");
+  return { host: query.repoHost, owner, name };
+}
+
+export function queueMetricsRoutes(deps: QueueMetricsDeps) {
+  const now = deps.now ?? Date.now;
+  return (app: FastifyInstance): void => {
+    app.withTypeProvider<ZodTypeProvider>().get(
+      '/getMergeQueueMetrics',
+      {
+        schema: {
+          tags: ['merge queue'],
+          summary: 'Merge-queue metrics in Prometheus text format, from the event log.',
+          querystring: MetricsQuery,
+        },
+      },
+      async (request, reply) => {
+        const organisation = organisationOf(request);
+        const repository = repositoryOf(request.query);
+        const metrics = await readQueueMetrics(deps.pool, organisation.id, repository, now());
+        if (metrics === null) {
+          throw notFound(`Repository ${request.query.repoHost}/${request.query.repo} was not found.`);
+        }
+        const { contentType, body } = await renderQueueMetrics(metrics);
+        return reply.type(contentType).send(body);
+      },
+    );
+  };
+}

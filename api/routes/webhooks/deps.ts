@@ -1,0 +1,12 @@
+/** What the webhook routes need; the composition root (api/server.ts) builds it. */
+import type { Pool } from 'pg';
+import type { Lookup, SubscriptionStore } from '../../../activities/webhooks';
+
+export interface WebhookApiDeps {
+  pool: Pool;
+  subscriptions: SubscriptionStore;
+  /** RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS: accept receivers on private and loopback addresses. */
+  allowPrivateUrls: boolean;
+  /** DNS for the URL check at save time (tests pass a fake resolver). */
+  lookup?: Lookup;
+}

@@ -1,0 +1,99 @@
+/**
+ * Wire schemas of the webhook administration endpoints (/v1/webhooks/*), railyard's own: Trunk manages
+ * its webhooks in Svix's portal, so there is no Trunk shape to follow. camelCase like the merge-queue
+ * area. The secret appears in exactly one schema, the answer to a creation.
+ */
+import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../activities/webhooks';
+
+export const EventType = z.enum(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]], {
+  error: `must be one of: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+});
+
+const Url = z.string().trim().min(1).max(2048).describe('http(s) URL the events are POSTed to.');
+const EventTypes = z
+  .array(EventType)
+  .max(WEBHOOK_EVENT_TYPES.length)
+  .describe('Event types to send; empty means every type.');
+const Description = z.string().trim().max(500);
+
+export const CreateSubscriptionRequest = z.strictObject({
+  url: Url,
+  eventTypes: EventTypes.default([]),
+  description: Description.default(''),
+  enabled: z.boolean().default(true),
+});
+
+export const UpdateSubscriptionRequest = z.strictObject({
+  url: Url.optional(),
+  eventTypes: EventTypes.optional(),
+  description: Description.optional(),
+  enabled: z.boolean().optional(),
+});
+
+export const Subscription = z.object({
+  id: z.uuid(),
+  url: z.string(),
+  description: z.string(),
+  eventTypes: z.array(EventType),
+  enabled: z.boolean(),
+  createdAt: z.string().describe('ISO-8601'),
+  updatedAt: z.string().describe('ISO-8601'),
+});
+
+export const CreatedSubscription = Subscription.extend({
+  secret: z
+    .string()
+    .startsWith('whsec_')
+    .describe('The signing secret (Svix format). Shown only in this answer: store it now.'),
+});
+
+export const SubscriptionList = z.object({ subscriptions: z.array(Subscription) });
+
+export const SubscriptionParams = z.object({ id: z.uuid() });
+
+export const DeliveryStatus = z.enum(['pending', 'succeeded', 'failed', 'cancelled']);
+
+export const DeliveryQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  cursor: z
+    .string()
+    .regex(/^msg_[0-9a-f]{32}$/, { message: 'must be a cursor from an earlier page' })
+    .optional(),
+  status: DeliveryStatus.optional(),
+});
+
+export const Delivery = z.object({
+  id: z.string().describe('Also the svix-id header of every attempt.'),
+  subscriptionId: z.uuid(),
+  eventType: EventType,
+  status: DeliveryStatus,
+  attemptCount: z.number().int(),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+});
+
+export const DeliveryPage = z.object({
+  deliveries: z.array(Delivery),
+  nextCursor: z.string().optional().describe('Absent on the last page.'),
+});
+
+export const Attempt = z.object({
+  attempt: z.number().int(),
+  startedAt: z.string(),
+  durationMs: z.number().int(),
+  statusCode: z.number().int().nullable(),
+  error: z.string().nullable(),
+  responseBody: z.string().nullable().describe('The first KiB of the answer.'),
+});
+
+export const DeliveryDetail = Delivery.extend({
+  payload: z.record(z.string(), z.unknown()).describe('The body that was sent.'),
+  attempts: z.array(Attempt),
+});
+
+export const DeliveryParams = z.object({
+  id: z.string().regex(/^msg_[0-9a-f]{32}$/, { message: 'must be a delivery id (msg_…)' }),
+});
+
+export const EventTypeList = z.object({ eventTypes: z.array(EventType) });
