@@ -10,6 +10,7 @@
  * - The route label is the route pattern (`/v1/webhooks/subscriptions/:id`), never the raw URL, and
  *   `unmatched` for 404s, so label cardinality stays bounded whatever clients send.
  */
+import { expositionText } from './exposition-text';
 import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
@@ -118,6 +119,6 @@ export function registerProcessMetrics(
   });
   if (route === false) return;
   app.get(route.path, { config: { public: route.public }, schema: { hide: true } }, async (_request, reply) =>
-    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+    reply.type(metrics.registry.contentType).send(await expositionText(metrics.registry)),
   );
 }

@@ -9,6 +9,7 @@
  *   from its first submission on and a rate never starts from a missing series.
  * - Labels: `repo` (`owner/name`), `branch`, `queue_type`, then `conclusion`, in Trunk's order.
  */
+import { expositionText } from '../../plugins/exposition-text';
 import { Gauge, Histogram, Registry } from 'prom-client';
 import {
   CONCLUSIONS,
@@ -107,5 +108,5 @@ export async function renderQueueMetrics(
       for (const value of values[field]) histogram.observe(labels, value);
     }
   }
-  return { contentType: registry.contentType, body: await registry.metrics() };
+  return { contentType: registry.contentType, body: await expositionText(registry) };
 }
