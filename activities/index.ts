@@ -4,6 +4,7 @@
  */
 import type { Pool } from 'pg';
 import { createEventActivities } from './events';
+import { createFlakyActivities } from './flaky/activities';
 import { createMergeQueueActivities, type MergeQueueActivityDeps } from './merge-queue';
 import { createPingActivities } from './ping';
 
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createPingActivities(deps),
     ...createMergeQueueActivities(deps),
+    ...createFlakyActivities({ pool: deps.pool }),
     ...createEventActivities({
       pool: deps.pool,
       client: deps.client,

@@ -12,6 +12,7 @@ import { registerErrorHandler } from './plugins/error-handler';
 import { registerOpenApi } from './plugins/openapi';
 import { healthRoutes, type ReadinessProbes } from './routes/health';
 import { mergeQueueRoutes, type MergeQueueService } from './routes/merge-queue';
+import { flakyTestRoutes, type FlakyDeps } from './routes/flaky-tests';
 import {
   createProcessMetrics,
   registerProcessMetrics,
@@ -31,6 +32,8 @@ export interface AppDeps {
   /** Base URL this service is reached at, for the OpenAPI `servers` entry and html_url links. */
   publicUrl: string;
   probeTimeoutMs?: number;
+  /** The flaky-test area (/v1/flaky-tests/*); left out when absent. */
+  flaky?: FlakyDeps;
   /** Epoch milliseconds; places change requests in their retry window (routes/merge-queue/update-id.ts). */
   now?: () => number;
   /** GET /v1/getMergeQueueMetrics, computed from the event log; left out when absent. */
@@ -89,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerProcessMetrics(app, deps.processMetrics ?? createProcessMetrics(), deps.processMetricsRoute);
   await app.register(healthRoutes(deps.probes, deps.probeTimeoutMs ?? 3_000));
   await app.register(mergeQueueRoutes(deps.mergeQueue, deps.now), { prefix: '/v1' });
+  if (deps.flaky) await app.register(flakyTestRoutes(deps.flaky, deps.publicUrl), { prefix: '/v1' });
   if (deps.queueMetrics) await app.register(queueMetricsRoutes(deps.queueMetrics), { prefix: '/v1' });
   if (deps.webhooks) await app.register(webhookRoutes(deps.webhooks), { prefix: '/v1' });
   return app;

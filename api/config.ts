@@ -7,6 +7,8 @@ const ApiConfig = z.object({
   ...sharedConfigShape,
   RAILYARD_API_HOST: z.string().min(1).default('127.0.0.1'),
   RAILYARD_API_PORT: envInt(0, 65535).default(8080),
+  /** Signs flaky-test page tokens; the same on every API process, or tokens fail across them. */
+  RAILYARD_PAGE_TOKEN_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;
 

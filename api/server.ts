@@ -2,7 +2,9 @@
  * API composition root: config → pino → pg pool → stores → Temporal gateway → buildApp → listen.
  * SIGINT/SIGTERM close the server (in-flight requests finish), then the pool and the connection.
  */
+import { randomBytes } from 'node:crypto';
 import pino from 'pino';
+import { createFlakyStore } from '../activities/flaky/store';
 import { ConfigError } from '../activities/platform/env';
 import { createPool } from '../activities/platform/db';
 import { createApiKeyStore } from '../activities/stores/api-keys';
@@ -23,6 +25,12 @@ async function main(): Promise<void> {
     },
   });
   const pool = createPool(config.DATABASE_URL, { applicationName: 'railyard-api' });
+  const pageTokenSecret = config.RAILYARD_PAGE_TOKEN_SECRET ?? randomBytes(32).toString('base64url');
+  if (!config.RAILYARD_PAGE_TOKEN_SECRET) {
+    logger.warn(
+      'RAILYARD_PAGE_TOKEN_SECRET is not set: page tokens are signed with a per-process key and fail after a restart or on another API process.',
+    );
+  }
   const processMetrics = createProcessMetrics();
   const temporal = instrumentTemporalGateway(
     createTemporalGateway({
@@ -42,6 +50,7 @@ async function main(): Promise<void> {
       onTouchError: (err) => logger.warn({ err }, 'could not record API key use'),
     }),
     mergeQueue: createMergeQueueService(temporal),
+    flaky: { store: createFlakyStore(pool), pageTokenSecret },
     processMetrics,
     queueMetrics: { pool },
     webhooks: {

@@ -4,6 +4,7 @@
  * point elsewhere, migrates, makes sure a development API key exists, then runs the worker and the API
  * until Ctrl-C, which stops every process it started.
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createPool } from '../activities/platform/db';
 import { runMigrations } from '../activities/platform/migrate';
@@ -78,6 +79,10 @@ async function main(sup: Supervisor): Promise<void> {
 
   for (const name of await runMigrations(env.DATABASE_URL, say)) say(`migrated ${name}`);
   const key = await ensureDevKey(env.DATABASE_URL);
+  if (!env.RAILYARD_PAGE_TOKEN_SECRET) {
+    env.RAILYARD_PAGE_TOKEN_SECRET = readState('page-token-secret') ?? randomBytes(32).toString('base64url');
+    writeState('page-token-secret', env.RAILYARD_PAGE_TOKEN_SECRET);
+  }
 
   const tsx = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
   const worker = sup.start('worker', tsx, ['worker/main.ts'], { cwd: PROJECT_ROOT, env });

@@ -16,6 +16,8 @@ import {
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities';
 import { createLocalGitHost } from '../activities/git/local-git-host';
+import { ensureReevaluationSchedule } from '../activities/flaky/schedule';
+import { createFlakyStore } from '../activities/flaky/store';
 import { createPool } from '../activities/platform/db';
 import { createCommandRunner } from '../activities/runners/command-runner';
 import { ConfigError } from '../activities/platform/env';
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
   const gitHost = createLocalGitHost({ root: path.resolve(config.RAILYARD_GIT_ROOT) });
   const workRoot = path.resolve(config.RAILYARD_WORK_ROOT);
   const pool = createPool(config.DATABASE_URL, { applicationName: 'railyard-worker' });
+  const flaky = createFlakyStore(pool);
   const runner = createCommandRunner({
     gitHost,
     workRoot: path.join(workRoot, 'checkouts'),
@@ -78,11 +81,24 @@ async function main(): Promise<void> {
       client,
       taskQueue: config.RAILYARD_TASK_QUEUE,
       pool,
+      judgeTests: async ({ organisationId, repo, runId, headSha, branchName, junitFiles }) => {
+        const { verdicts } = await flaky.judgeJunitFiles({
+          organisationId,
+          repo,
+          runId,
+          headSha,
+          branchName,
+          junitFiles,
+        });
+        return verdicts.map(({ name, status, quarantined }) => ({ name, status, quarantined }));
+      },
       allowPrivateWebhookUrls: config.RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS,
       ...(config.RAILYARD_PUBLIC_URL ? { publicUrl: config.RAILYARD_PUBLIC_URL } : {}),
     }),
     shutdownGraceTime: `${config.RAILYARD_SHUTDOWN_GRACE_SECONDS} seconds`,
   });
+  // Time-based recovery and staleness of flaky-test statuses happen on a Temporal Schedule.
+  await ensureReevaluationSchedule(client, config.RAILYARD_TASK_QUEUE);
   console.error(
     `railyard worker polling task queue "${config.RAILYARD_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}`,
   );

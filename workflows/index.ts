@@ -4,3 +4,4 @@ export { queueWorkflow } from './queue/queue-workflow';
 export { pullRequestWorkflow } from './pull-request/pull-request-workflow';
 export { testRunWorkflow } from './test-run/test-run-workflow';
 export { webhookDeliveryWorkflow } from './webhooks/delivery-workflow';
+export { flakyReevaluationWorkflow } from './flaky/reevaluation-workflow';

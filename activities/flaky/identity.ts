@@ -13,9 +13,10 @@
  *
  * Repository fields are used exactly as the API carries them (see docs/glossary.md).
  */
-import { v5 as uuidv5 } from 'uuid';
+import { namespaceBytes, uuidV5 } from './uuid5';
 
 export const TEST_CASE_NAMESPACE = '243c6ca1-0eb9-5391-a1ef-5e042bd810b8';
+const NAMESPACE = namespaceBytes(TEST_CASE_NAMESPACE);
 const ENCODING_VERSION = 'railyard.test-case.v1';
 
 export interface RepositoryKey {
@@ -50,5 +51,5 @@ export function encodeTestCaseKey(key: TestCaseKey): string {
 }
 
 export function testCaseId(key: TestCaseKey): string {
-  return uuidv5(encodeTestCaseKey(key), TEST_CASE_NAMESPACE);
+  return uuidV5(encodeTestCaseKey(key), NAMESPACE);
 }

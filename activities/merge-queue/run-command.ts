@@ -3,7 +3,7 @@
  * `.railyard/merge-queue.json`, so a PR that changes how tests run is tested with its own change. The
  * activity heartbeats while the command runs and honours cancellation (the process group is killed).
  * Per-test verdicts come from the JUnit files the command wrote, with quarantine applied by
- * `deps.judgeTests` when the flaky-test service is wired in.
+ * `deps.judgeTests` (the flaky-test service: results are ingested and the quarantine check applied).
  */
 import { Context } from '@temporalio/activity';
 import type { GitHost } from '../git/git-host';
@@ -12,9 +12,11 @@ import type { JunitFile, TestRunner } from '../runners/test-runner';
 import type { RepoKey, RunCommandInput, RunCommandResult, TestCaseVerdict } from './types';
 
 export type JudgeTests = (input: {
+  organisationId: string;
   repo: RepoKey;
   runId: string;
   headSha: string;
+  branchName: string;
   junitFiles: JunitFile[];
 }) => Promise<TestCaseVerdict[]>;
 
@@ -54,6 +56,8 @@ export function createRunCommandActivity(deps: {
       if (result.outcome === 'cancelled') return { kind: 'cancelled' };
       const tests = deps.judgeTests
         ? await deps.judgeTests({
+            organisationId: input.organisationId,
+            branchName: input.branchName,
             repo: input.repo,
             runId: input.runId,
             headSha: input.headSha,

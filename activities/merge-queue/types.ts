@@ -66,6 +66,8 @@ export type LandResult =
     };
 
 export interface RunCommandInput {
+  /** Whose flaky-test data judges the run's JUnit results (quarantine). */
+  organisationId: string;
   repo: RepoKey;
   runId: string;
   branchName: string;

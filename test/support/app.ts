@@ -4,6 +4,7 @@ import pino from 'pino';
 import type { Pool } from 'pg';
 import { buildApp, type AppDeps } from '../../api/app';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
+import { createFlakyStore } from '../../activities/flaky/store';
 import { createSubscriptionStore } from '../../activities/webhooks';
 import { queueNotFound, type MergeQueueService } from '../../api/routes/merge-queue/service';
 
@@ -39,6 +40,9 @@ export const noQueues: MergeQueueService = {
   reportTestStatus: (_o, key) => Promise.reject(queueNotFound(key)),
 };
 
+/** The page-token key the test app signs with (tests that forge tokens need it). */
+export const TEST_PAGE_TOKEN_SECRET = 'test-page-token-secret-0123456789';
+
 /** App dependencies for tests; a partial merge queue service is completed with `noQueues`. */
 export type TestAppDeps = Partial<Omit<AppDeps, 'mergeQueue'>> & { mergeQueue?: Partial<MergeQueueService> };
 
@@ -50,6 +54,7 @@ export async function buildTestApp(pool: Pool, overrides: TestAppDeps = {}) {
     publicUrl: 'http://127.0.0.1:8080',
     keys: createApiKeyStore(pool),
     probes: { postgres: async () => void (await pool.query('SELECT 1')), temporal: () => Promise.resolve() },
+    flaky: { store: createFlakyStore(pool), pageTokenSecret: TEST_PAGE_TOKEN_SECRET },
     queueMetrics: { pool },
     // Tests receive webhooks on loopback servers, which only an operator's opt-in allows.
     webhooks: { pool, subscriptions: createSubscriptionStore(pool), allowPrivateUrls: true },

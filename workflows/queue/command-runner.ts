@@ -153,6 +153,7 @@ export class CommandRunner {
       args: [
         {
           queueWorkflowId: this.rt.queueWorkflowId,
+          organisationId: key.organisationId,
           runId: run.runId,
           repo: key.repo,
           branchName: run.branchName!,

@@ -19,6 +19,8 @@ import { testRunFinishedSignal } from '../queue/messages';
 
 export interface TestRunWorkflowInput {
   queueWorkflowId: string;
+  /** Absent in runs started before quarantine judging was wired in. */
+  organisationId?: string;
   runId: string;
   repo: RepoKey;
   branchName: string;
@@ -39,6 +41,7 @@ export async function testRunWorkflow(
   const queue = getExternalWorkflowHandle(input.queueWorkflowId);
   try {
     const result = await runTestCommand({
+      organisationId: input.organisationId ?? '',
       repo: input.repo,
       runId: input.runId,
       branchName: input.branchName,

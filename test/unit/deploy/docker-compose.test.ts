@@ -25,10 +25,19 @@ const compose = parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'ut
 };
 const services = compose.services;
 
-/** Compose's `${VAR:-default}` interpolation, as `docker compose config` would resolve it. */
+/**
+ * Compose's interpolation, as `docker compose config` would resolve it: `${VAR:-default}` takes the
+ * default, `${VAR:?message}` the value an operator must provide (a stand-in here).
+ */
+const OPERATOR_VALUE = 'operator-provided-secret-value';
 const interpolate = (env: Record<string, string> = {}) =>
   Object.fromEntries(
-    Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{\w+:-([^}]*)\}/g, '$1')]),
+    Object.entries(env).map(([k, v]) => [
+      k,
+      String(v)
+        .replace(/\$\{\w+:-([^}]*)\}/g, '$1')
+        .replace(/\$\{\w+:\?[^}]*\}/g, OPERATOR_VALUE),
+    ]),
   );
 
 test('has the services of the current Temporal compose pattern plus api and worker', () => {

@@ -1,0 +1,213 @@
+/**
+ * ingestUpload: one upload, one transaction. The parsed files are prepared (pure), then written:
+ * the upload row (its unique key makes a re-send a no-op), the test cases, the raw attempts, the
+ * rollups, and the new status of every test the upload could have changed.
+ *
+ * Which tests are re-classified: a test whose verdict provably cannot move is skipped — one that is
+ * healthy for a settled reason (`no_signal`, `recovered`), passed or skipped here, and has no failure
+ * within the longest rule window (W_MIX, W_RATE, W_BRK): a pass can then neither create same-commit
+ * disagreement nor push a failure rate over its threshold. Everything else (new tests, failures,
+ * unhealthy, stale or never-run tests, recent failures) is re-classified, at the upload's time + 1 ms
+ * so the upload's own results are inside every half-open window.
+ *
+ * Statements per upload: the upload row; a lean lookup of every test (key, "unsettled"); the lock
+ * of the tests that failed here or are unsettled (full state, by primary key); one statement with
+ * every bulk write (rows.ts); the history of the locked tests; one statement with their changes.
+ *
+ * Concurrency: rows are locked test cases first, then rollups, each by primary key (store/db.ts).
+ * A test whose state another upload changes between our read and our lock is re-classified by
+ * whichever of the two sees it as needing it, and at worst by the next scheduled re-evaluation.
+ */
+import { type Pool, type PoolClient } from 'pg';
+import { type ClassificationParams, isInfraUpload } from '../classification';
+import { inTransaction } from '../store/db';
+import { reclassify, settledLookbackMs } from '../store/reclassify';
+import { ensureRepository, type RepositoryRecord } from '../store/repositories';
+import { lockTestCases, type TestCaseState } from '../store/test-case-state';
+import { dayOf } from '../store/windows';
+import { type PreparedTest, type PreparedUpload, prepareUpload } from './prepare';
+import { compareKeys, writeUploadRows } from './rows';
+import { ensureTestCases, updateOwners } from './test-cases';
+import { UploadConflictError, type UploadInput, type UploadOutcome } from './types';
+
+const SETTLED_HEALTHY = new Set(['no_signal', 'recovered']);
+
+export async function ingestUpload(pool: Pool, input: UploadInput, now: Date): Promise<UploadOutcome> {
+  return ingestPrepared(pool, input, prepareUpload(input), now);
+}
+
+/** ingestUpload for a caller that already prepared the upload (it needs the tests, see judge.ts). */
+export async function ingestPrepared(
+  pool: Pool,
+  input: UploadInput,
+  prepared: PreparedUpload,
+  now: Date,
+): Promise<UploadOutcome> {
+  const repository = await ensureRepository(pool, input.organisationId, input.repository);
+  const infra = isInfraUpload(
+    { uploadId: input.metadata.uploadId, results: prepared.results, failures: prepared.failures },
+    repository.params,
+  );
+  return inTransaction(pool, (client) => write(client, input, prepared, repository, infra, now));
+}
+
+async function write(
+  client: PoolClient,
+  input: UploadInput,
+  prepared: PreparedUpload,
+  repository: RepositoryRecord,
+  infra: boolean,
+  at: Date,
+): Promise<UploadOutcome> {
+  const { metadata } = input;
+  const base = {
+    uploadId: metadata.uploadId,
+    files: prepared.files,
+    tests: prepared.tests.length,
+    results: prepared.results,
+    failures: prepared.failures,
+    skipped: prepared.skipped,
+    infra,
+  };
+  const uploadPk = await insertUpload(client, repository.pk, input, prepared, infra, at);
+  if (uploadPk === null) return duplicateOutcome(client, repository.pk, metadata.uploadId, prepared.digest);
+
+  const day = dayOf(at);
+  const lookbackMs = settledLookbackMs(repository.params);
+  const refs = await ensureTestCases(client, {
+    organisationId: input.organisationId,
+    repositoryPk: repository.pk,
+    tests: prepared.tests,
+    at,
+    recentFailureSince: new Date(at.getTime() - lookbackMs),
+  });
+  const entries = prepared.tests
+    .map((test) => ({
+      test,
+      ref: refs.get(test.id)!,
+      failed: test.attempts.some((a) => a.outcome === 'fail'),
+    }))
+    .sort((a, b) => compareKeys(a.ref.pk, b.ref.pk));
+  const locked = await lockTestCases(
+    client,
+    entries.filter((e) => e.failed || e.ref.unsettled).map((e) => e.ref.pk),
+  );
+  if (metadata.codeowners !== undefined)
+    await updateOwners(
+      client,
+      entries.map((e) => ({ pk: e.ref.pk, codeowners: e.test.codeowners })),
+    );
+
+  const rows = {
+    uploadPk,
+    repositoryPk: repository.pk,
+    at,
+    day,
+    infra,
+    ...(metadata.prNumber === undefined ? {} : { prNumber: metadata.prNumber }),
+    tests: entries.map(({ test, ref }) => ({ pk: ref.pk, test })),
+  };
+  await writeUploadRows(client, rows);
+
+  const fresh = entries
+    .map(({ test, ref }) => ({ test, state: locked.get(ref.pk) }))
+    .filter((e): e is { test: PreparedTest; state: TestCaseState } => e.state !== undefined)
+    .filter(({ test, state }) => needsReclassification(state, test, repository.params, at));
+  const outcome = await reclassify(
+    client,
+    fresh.map((e) => e.state),
+    repository.params,
+    new Date(at.getTime() + 1),
+    'ingest',
+  );
+  return { ...base, created: true, reclassified: outcome.evaluated, statusChanges: outcome.changed };
+}
+
+/** Stored-state part mirrored in SQL by ensureTestCases' `unsettled` (test-cases.ts). */
+export function needsReclassification(
+  state: TestCaseState,
+  test: PreparedTest,
+  params: ClassificationParams,
+  at: Date,
+): boolean {
+  const lookbackMs = settledLookbackMs(params);
+  return (
+    state.classifiedAt === null ||
+    state.status !== 'healthy' ||
+    !SETTLED_HEALTHY.has(state.statusReason) ||
+    test.attempts.some((a) => a.outcome === 'fail') ||
+    (state.lastFailureAt !== null && state.lastFailureAt.getTime() >= at.getTime() - lookbackMs)
+  );
+}
+
+async function insertUpload(
+  client: PoolClient,
+  repositoryPk: string,
+  input: UploadInput,
+  prepared: PreparedUpload,
+  infra: boolean,
+  at: Date,
+): Promise<string | null> {
+  const m = input.metadata;
+  const { rows } = await client.query<{ pk: string }>(
+    `INSERT INTO uploads (repository_pk, upload_id, commit_sha, branch, pr_number, job_name, job_url, job_attempt,
+       variant, content_digest, files, tests, results, failures, skipped, infra, received_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+     ON CONFLICT (repository_pk, upload_id) DO NOTHING RETURNING pk`,
+    [
+      repositoryPk,
+      m.uploadId,
+      m.commitSha,
+      m.branch,
+      m.prNumber ?? null,
+      m.jobName ?? null,
+      m.jobUrl ?? null,
+      m.attempt,
+      m.variant,
+      prepared.digest,
+      JSON.stringify(prepared.files),
+      prepared.tests.length,
+      prepared.results,
+      prepared.failures,
+      prepared.skipped,
+      infra,
+      at,
+    ],
+  );
+  return rows[0]?.pk ?? null;
+}
+
+async function duplicateOutcome(
+  client: PoolClient,
+  repositoryPk: string,
+  uploadId: string,
+  digest: string,
+): Promise<UploadOutcome> {
+  const { rows } = await client.query<{
+    content_digest: string;
+    files: UploadOutcome['files'];
+    tests: number;
+    results: number;
+    failures: number;
+    skipped: number;
+    infra: boolean;
+  }>(
+    `SELECT content_digest, files, tests, results, failures, skipped, infra FROM uploads
+     WHERE repository_pk = $1 AND upload_id = $2`,
+    [repositoryPk, uploadId],
+  );
+  const stored = rows[0]!;
+  if (stored.content_digest !== digest) throw new UploadConflictError(uploadId);
+  return {
+    created: false,
+    uploadId,
+    files: stored.files,
+    tests: stored.tests,
+    results: stored.results,
+    failures: stored.failures,
+    skipped: stored.skipped,
+    infra: stored.infra,
+    reclassified: 0,
+    statusChanges: 0,
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * prepareUpload: the pure half of ingestion. Parsed files become the rows one upload writes: one
+ * entry per test id with its ordered attempts, outcomes, failure fingerprints and code owners,
+ * the D4 summary of the whole upload, and a digest of its content.
+ *
+ * Invariants: test ids are unique in the result (tests that the parser kept apart but that share
+ * an id are joined, attempts renumbered in order); the digest depends only on the metadata and the
+ * parsed content, not on how the files were sent (multipart or JSON) or chunked.
+ */
+import { createHash } from 'node:crypto';
+import { type Outcome, outcomeOfStatus, summariseUpload } from '../classification';
+import { createOwnersResolver } from '../codeowners';
+import { type FailureFingerprint, fingerprintFailure } from '../fingerprint';
+import { testCaseId } from '../identity';
+import { combineUploadFiles, type UploadTestCase } from '../junit';
+import { type UploadFileSummary, type UploadInput } from './types';
+
+export interface PreparedAttempt {
+  readonly index: number;
+  readonly outcome: Outcome;
+  readonly durationMs?: number;
+  readonly failure?: FailureFingerprint;
+}
+
+export interface PreparedTest {
+  readonly id: string;
+  readonly file?: string;
+  readonly classname: string;
+  readonly parent: string;
+  readonly name: string;
+  readonly variant: string;
+  readonly codeowners: readonly string[];
+  readonly attempts: readonly PreparedAttempt[];
+  /** Outcome of the last attempt: the test's verdict in this upload. */
+  readonly final: Outcome;
+}
+
+export interface PreparedUpload {
+  readonly tests: readonly PreparedTest[];
+  readonly files: readonly UploadFileSummary[];
+  readonly results: number;
+  readonly failures: number;
+  readonly skipped: number;
+  readonly digest: string;
+}
+
+export function prepareUpload(input: UploadInput): PreparedUpload {
+  const { repository, metadata } = input;
+  const owners = createOwnersResolver(metadata.codeowners);
+  const byId = new Map<string, PreparedTest>();
+  // One file's tests are already one per identity (the parser joins repeats); only several files
+  // need joining across files.
+  const parsed = input.files.length === 1 ? input.files[0]!.testCases : combineUploadFiles(input.files);
+  for (const test of parsed) {
+    const id = testCaseId({ repository, ...test, variant: metadata.variant });
+    const own = test.attempts.map(prepareAttempt);
+    const seen = byId.get(id);
+    // Rare: two tests the parser kept apart share an id; join them, numbering attempts again.
+    const attempts =
+      seen === undefined ? own : [...seen.attempts, ...own].map((a, index) => ({ ...a, index }));
+    byId.set(id, {
+      id,
+      ...(test.file === undefined ? {} : { file: test.file }),
+      classname: test.classname,
+      parent: test.parent,
+      name: test.name,
+      variant: metadata.variant,
+      codeowners: owners(test.file),
+      attempts,
+      final: attempts[attempts.length - 1]!.outcome,
+    });
+  }
+  const tests = [...byId.values()];
+  const outcomes: Outcome[] = [];
+  for (const test of tests) for (const attempt of test.attempts) outcomes.push(attempt.outcome);
+  const summary = summariseUpload(metadata.uploadId, outcomes);
+  return {
+    tests,
+    files: input.files.map((f) => ({
+      name: f.fileName,
+      dialect: f.dialect,
+      tests: f.summary.tests,
+      attempts: f.summary.attempts,
+    })),
+    results: summary.results,
+    failures: summary.failures,
+    skipped: outcomes.length - summary.results,
+    digest: digestOf(input, tests),
+  };
+}
+
+function prepareAttempt(attempt: UploadTestCase['attempts'][number]): PreparedAttempt {
+  const outcome = outcomeOfStatus(attempt.status);
+  const failure =
+    outcome === 'fail'
+      ? fingerprintFailure({
+          ...(attempt.failure?.message === undefined ? {} : { message: attempt.failure.message }),
+          ...(attempt.failure?.type === undefined ? {} : { type: attempt.failure.type }),
+          ...(attempt.failure?.body === undefined ? {} : { body: attempt.failure.body.text }),
+        })
+      : undefined;
+  return {
+    index: attempt.index,
+    outcome,
+    ...(attempt.durationMs === undefined ? {} : { durationMs: clampDuration(attempt.durationMs) }),
+    ...(failure === undefined ? {} : { failure }),
+  };
+}
+
+/** A JUnit `time` can be anything; the column is a 32-bit integer of milliseconds. */
+function clampDuration(ms: number): number {
+  return Math.min(2_147_483_647, Math.max(0, Math.round(ms)));
+}
+
+function digestOf(input: UploadInput, tests: readonly PreparedTest[]): string {
+  const { metadata, repository } = input;
+  const hash = createHash('sha256');
+  hash.update(
+    JSON.stringify([
+      repository,
+      metadata.uploadId,
+      metadata.commitSha,
+      metadata.branch,
+      metadata.prNumber ?? null,
+      metadata.jobName ?? null,
+      metadata.jobUrl ?? null,
+      metadata.attempt,
+      metadata.variant,
+      metadata.codeowners ?? null,
+    ]),
+  );
+  for (const test of [...tests].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    hash.update(
+      `\n${test.id}:${test.attempts.map((a) => `${a.outcome}${a.failure?.fingerprint ?? ''}`).join(',')}`,
+    );
+  }
+  return hash.digest('hex');
+}

@@ -1,0 +1,120 @@
+/**
+ * createFlakyStore(pool, options): the flaky-test service over PostgreSQL, as one object the HTTP
+ * routes, the merge queue's runner and the activities call. Every call is scoped to an organisation
+ * (a repository is found by organisation + key, a test by repository + id), so one organisation's
+ * key can never reach another's rows. The clock is a dependency: ingest times, rate windows and
+ * re-evaluation all read `now()`, which the benchmark replaces with a simulated one.
+ */
+import { type Pool } from 'pg';
+import { type TestStatus } from '../classification';
+import { type RepositoryKey } from '../identity';
+import { ingestUpload } from '../ingest/ingest';
+import { type JudgeInput, type JudgeResult, judgeJunitFiles } from '../ingest/judge';
+import { type UploadInput, type UploadOutcome } from '../ingest/types';
+import { type KeysetPage } from './keyset';
+import {
+  type FailingKey,
+  type FailingWindow,
+  type IdKey,
+  listFailingTests,
+  listQuarantinedTests,
+  listUnhealthyTests,
+} from './lists';
+import { checkQuarantine, type QuarantineCheck } from './quarantine-check';
+import { type ReevaluationOptions, type ReevaluationSummary, reevaluateAll } from './reevaluate';
+import {
+  findRepository,
+  type RepositoryRecord,
+  type SettingsChange,
+  updateRepositorySettings,
+} from './repositories';
+import {
+  findTestPk,
+  findTestPkInOrganisation,
+  linkTicket,
+  type OverrideChange,
+  setQuarantineOverride,
+  type TicketLink,
+  testsForTicket,
+} from './test-case-admin';
+import { type TestCaseRecord } from './test-case-record';
+import { loadTestCases } from './test-cases-read';
+
+export type { FailingKey, IdKey } from './lists';
+export type { KeysetPage } from './keyset';
+export type { RepositoryRecord, SettingsChange } from './repositories';
+export type { TestCaseRecord, CommonFailure } from './test-case-record';
+export type { QuarantineAnswer, QuarantineCheck } from './quarantine-check';
+export type { ReevaluationSummary } from './reevaluate';
+export type { TicketLink } from './test-case-admin';
+
+export interface FlakyStoreOptions {
+  readonly now?: () => Date;
+}
+
+export interface FlakyStore {
+  readonly now: () => Date;
+  ingest(input: UploadInput): Promise<UploadOutcome>;
+  judgeJunitFiles(input: JudgeInput): Promise<JudgeResult>;
+  findRepository(organisationId: string, key: RepositoryKey): Promise<RepositoryRecord | null>;
+  updateSettings(
+    organisationId: string,
+    key: RepositoryKey,
+    change: SettingsChange,
+    actor: string,
+  ): Promise<RepositoryRecord>;
+  listFailingTests(
+    repository: RepositoryRecord,
+    window: FailingWindow,
+    size: number,
+    after: FailingKey | null,
+  ): Promise<KeysetPage<FailingKey, TestCaseRecord>>;
+  listUnhealthyTests(
+    repository: RepositoryRecord,
+    status: Exclude<TestStatus, 'healthy'>,
+    size: number,
+    after: IdKey | null,
+  ): Promise<KeysetPage<IdKey, TestCaseRecord>>;
+  listQuarantinedTests(
+    repository: RepositoryRecord,
+    size: number,
+    after: IdKey | null,
+  ): Promise<KeysetPage<IdKey, TestCaseRecord>>;
+  getTest(repository: RepositoryRecord, id: string): Promise<TestCaseRecord | null>;
+  /** A test by id alone, within the organisation (the GET page that html_url points at). */
+  getTestInOrganisation(organisationId: string, id: string): Promise<TestCaseRecord | null>;
+  setQuarantineOverride(repository: RepositoryRecord, id: string, change: OverrideChange): Promise<boolean>;
+  linkTicket(repository: RepositoryRecord, id: string, ticket: string): Promise<boolean>;
+  testsForTicket(organisationId: string, ticket: string): Promise<TicketLink[]>;
+  checkQuarantine(repository: RepositoryRecord, failedTestIds: readonly string[]): Promise<QuarantineCheck>;
+  reevaluate(options?: ReevaluationOptions): Promise<ReevaluationSummary>;
+}
+
+export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): FlakyStore {
+  const now = options.now ?? (() => new Date());
+  const record = async (pk: string | null) =>
+    pk === null ? null : ((await loadTestCases(pool, [pk], now()))[0] ?? null);
+  return {
+    now,
+    ingest: (input) => ingestUpload(pool, input, now()),
+    judgeJunitFiles: (input) => judgeJunitFiles(pool, input, now()),
+    findRepository: (organisationId, key) => findRepository(pool, organisationId, key),
+    updateSettings: (organisationId, key, change, actor) =>
+      updateRepositorySettings(pool, organisationId, key, change, actor, now()),
+    listFailingTests: (repository, window, size, after) =>
+      listFailingTests(pool, repository.pk, window, size, after, now()),
+    listUnhealthyTests: (repository, status, size, after) =>
+      listUnhealthyTests(pool, repository.pk, status, size, after, now()),
+    listQuarantinedTests: (repository, size, after) =>
+      listQuarantinedTests(pool, repository, size, after, now()),
+    getTest: async (repository, id) => record(await findTestPk(pool, repository.pk, id)),
+    getTestInOrganisation: async (organisationId, id) =>
+      record(await findTestPkInOrganisation(pool, organisationId, id)),
+    setQuarantineOverride: (repository, id, change) =>
+      setQuarantineOverride(pool, repository.pk, id, change, now()),
+    linkTicket: (repository, id, ticket) => linkTicket(pool, repository.pk, id, ticket, now()),
+    testsForTicket: (organisationId, ticket) => testsForTicket(pool, organisationId, ticket),
+    checkQuarantine: (repository, failedTestIds) => checkQuarantine(pool, repository, failedTestIds),
+    reevaluate: (reevaluation) => reevaluateAll(pool, now(), reevaluation),
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The quarantine check for CI: given the tests that failed in a run, which of them are quarantined,
+ * and does the run pass — it does when it had failures and every one is quarantined (Trunk's CLI
+ * rule). A test the service has never seen is not quarantined: nothing can have flagged it, and
+ * failing closed is what Trunk does too.
+ */
+import { type TestStatus } from '../classification';
+import { type QuarantineOverride, quarantineOf, type QuarantineVerdict } from '../quarantine';
+import { type Queryable } from './db';
+import { type RepositoryRecord } from './repositories';
+
+export interface QuarantineAnswer {
+  readonly testId: string;
+  /** False for a test id the repository has no results for. */
+  readonly known: boolean;
+  readonly status: TestStatus | null;
+  readonly verdict: QuarantineVerdict;
+}
+
+export interface QuarantineCheck {
+  readonly tests: readonly QuarantineAnswer[];
+  /** Every failed test is quarantined (and there was at least one). */
+  readonly runPasses: boolean;
+}
+
+export async function checkQuarantine(
+  db: Queryable,
+  repository: RepositoryRecord,
+  failedTestIds: readonly string[],
+): Promise<QuarantineCheck> {
+  const ids = [...new Set(failedTestIds)];
+  const { rows } = await db.query<{
+    id: string;
+    status: TestStatus;
+    quarantine_override: QuarantineOverride;
+  }>(
+    `SELECT id, status, quarantine_override FROM test_cases
+     WHERE organisation_id = $1 AND repository_pk = $2 AND id = ANY($3::uuid[])`,
+    [repository.organisationId, repository.pk, ids],
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const tests = ids.map((testId): QuarantineAnswer => {
+    const row = byId.get(testId);
+    if (row === undefined) return { testId, known: false, status: null, verdict: { quarantined: false } };
+    return {
+      testId,
+      known: true,
+      status: row.status,
+      verdict: quarantineOf(repository.quarantine, row.quarantine_override, row.status),
+    };
+  });
+  return { tests, runPasses: tests.length > 0 && tests.every((t) => t.verdict.quarantined) };
+}

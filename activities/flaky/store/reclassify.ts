@@ -1,0 +1,193 @@
+/**
+ * Re-classification of a set of locked tests, shared by ingestion and the periodic re-evaluation:
+ * read each test's bounded history, run the pure classifier at the evaluation time, store what
+ * changed, and record every change of status (and each test's first classification) in
+ * test_status_history.
+ *
+ * Bounded history: results older than HISTORY (STALE_DAYS + W_MIX + RECOVER_DAYS, 44 days by
+ * default) are not read. Within that bound the classifier sees everything any rule looks at, except
+ * a same-commit disagreement that is still latched after more than 44 days (a test that keeps
+ * running but has not passed RECOVER_PASSES times since): it is forgotten, and the test heals.
+ *
+ * Timestamps: when the status value is unchanged the stored `status_at` is kept, since it was
+ * computed from history the current window may no longer reach. Re-evaluation is idempotent: an
+ * identical verdict writes nothing.
+ */
+import { type PoolClient } from 'pg';
+import {
+  branchClassOf,
+  type Classification,
+  type ClassificationParams,
+  classify,
+  mustRecord,
+  type ObservedResult,
+  type Outcome,
+  type StoredStatus,
+  transition,
+  type UploadSummary,
+} from '../classification';
+import { plainArray } from './pg-arrays';
+import { type TestCaseState } from './test-case-state';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+export type Trigger = 'ingest' | 'schedule';
+
+export interface ReclassifyOutcome {
+  readonly evaluated: number;
+  readonly changed: number;
+  readonly recorded: number;
+}
+
+export function historyDays(params: ClassificationParams): number {
+  return params.staleDays + params.mixedLookbackDays + params.recoverDays;
+}
+
+/** The longest rule window: a failure older than this cannot move a healthy test's status. */
+export function settledLookbackMs(params: ClassificationParams): number {
+  return Math.max(
+    params.mixedLookbackDays * DAY_MS,
+    params.rateWindowHours * HOUR_MS,
+    params.brokenRateWindowHours * HOUR_MS,
+  );
+}
+
+export async function reclassify(
+  client: PoolClient,
+  tests: readonly TestCaseState[],
+  params: ClassificationParams,
+  evaluationTime: Date,
+  trigger: Trigger,
+): Promise<ReclassifyOutcome> {
+  if (tests.length === 0) return { evaluated: 0, changed: 0, recorded: 0 };
+  const from = new Date(evaluationTime.getTime() - historyDays(params) * DAY_MS);
+  const { results, uploads } = await loadHistory(client, tests, params, from, evaluationTime);
+  const updates: { pk: string; next: Classification }[] = [];
+  const history: { pk: string; from: string | null; next: Classification }[] = [];
+  for (const test of tests) {
+    const testResults = results.get(test.pk) ?? [];
+    const testUploads = [...new Set(testResults.map((r) => r.uploadId))].map((id) => uploads.get(id)!);
+    const computed = classify({ results: testResults, uploads: testUploads }, params, evaluationTime);
+    const previous: StoredStatus | undefined =
+      test.classifiedAt === null
+        ? undefined
+        : { status: test.status, reason: test.statusReason, timestamp: test.statusAt };
+    const next =
+      previous !== undefined && previous.status === computed.status
+        ? { ...computed, timestamp: previous.timestamp }
+        : computed;
+    const change = transition(previous, next);
+    if (change.kind === 'unchanged') continue;
+    updates.push({ pk: test.pk, next });
+    if (mustRecord(change)) history.push({ pk: test.pk, from: previous?.status ?? null, next });
+  }
+  await writeChanges(client, updates, history, evaluationTime, trigger);
+  return {
+    evaluated: tests.length,
+    changed: history.filter((h) => h.from !== null).length,
+    recorded: history.length,
+  };
+}
+
+/** The changed statuses and their history rows, in one statement. */
+async function writeChanges(
+  client: PoolClient,
+  updates: readonly { pk: string; next: Classification }[],
+  history: readonly { pk: string; from: string | null; next: Classification }[],
+  evaluationTime: Date,
+  trigger: Trigger,
+): Promise<void> {
+  if (updates.length === 0) return;
+  await client.query({
+    name: 'flaky-write-statuses',
+    text: `WITH statuses AS (
+             UPDATE test_cases t SET status = u.status, status_reason = u.reason, status_at = u.status_at,
+               classified_at = $1
+             FROM unnest($3::bigint[], $4::text[], $5::text[], $6::timestamptz[]) AS u(pk, status, reason, status_at)
+             WHERE t.pk = u.pk
+           )
+           INSERT INTO test_status_history (test_pk, from_status, to_status, reason, status_at, evaluated_at, trigger)
+           SELECT h.pk, h.from_status, h.to_status, h.reason, h.status_at, $1, $2
+           FROM unnest($7::bigint[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])
+             AS h(pk, from_status, to_status, reason, status_at)`,
+    values: [
+      evaluationTime,
+      trigger,
+      plainArray(updates.map((u) => u.pk)),
+      plainArray(updates.map((u) => u.next.status)),
+      updates.map((u) => u.next.reason),
+      updates.map((u) => u.next.timestamp),
+      plainArray(history.map((h) => h.pk)),
+      plainArray(history.map((h) => h.from)),
+      plainArray(history.map((h) => h.next.status)),
+      history.map((h) => h.next.reason),
+      history.map((h) => h.next.timestamp),
+    ],
+  });
+}
+
+/**
+ * The tests' results in [from, to) from the covering index (times as epoch ms: no date parsing per
+ * row), and the summaries and branches of the uploads they came from, read once per upload.
+ */
+async function loadHistory(
+  client: PoolClient,
+  tests: readonly TestCaseState[],
+  params: ClassificationParams,
+  from: Date,
+  to: Date,
+): Promise<{ results: Map<string, ObservedResult[]>; uploads: Map<string, UploadSummary> }> {
+  const { rows } = await client.query<{
+    test_pk: string;
+    upload_pk: string;
+    attempt: number;
+    outcome: Outcome;
+    at_ms: number;
+  }>({
+    name: 'flaky-history-results',
+    text: `SELECT test_pk, upload_pk, attempt, outcome, extract(epoch FROM at)::float8 * 1000 AS at_ms
+           FROM test_results WHERE test_pk = ANY($1::bigint[]) AND at >= $2 AND at < $3`,
+    values: [plainArray(tests.map((t) => t.pk)), from, to],
+  });
+  const uploadPks = [...new Set(rows.map((r) => r.upload_pk))];
+  const { rows: uploadRows } = await client.query<{
+    pk: string;
+    commit_sha: string;
+    branch: string;
+    pr_number: string | null;
+    results: number;
+    failures: number;
+  }>({
+    name: 'flaky-history-uploads',
+    text: `SELECT pk, commit_sha, branch, pr_number, results, failures FROM uploads WHERE pk = ANY($1::bigint[])`,
+    values: [plainArray(uploadPks)],
+  });
+  const byUpload = new Map(
+    uploadRows.map((u) => [
+      u.pk,
+      {
+        commitSha: u.commit_sha,
+        branchClass: branchClassOf(u.branch, u.pr_number === null ? undefined : Number(u.pr_number), params),
+        summary: { uploadId: u.pk, results: u.results, failures: u.failures },
+      },
+    ]),
+  );
+  const results = new Map<string, ObservedResult[]>();
+  for (const row of rows) {
+    const upload = byUpload.get(row.upload_pk);
+    if (upload === undefined) continue;
+    const list = results.get(row.test_pk) ?? [];
+    list.push({
+      uploadId: row.upload_pk,
+      testId: row.test_pk,
+      attempt: row.attempt,
+      outcome: row.outcome,
+      commitSha: upload.commitSha,
+      branchClass: upload.branchClass,
+      at: new Date(Math.round(row.at_ms)),
+    });
+    results.set(row.test_pk, list);
+  }
+  return { results, uploads: new Map([...byUpload].map(([pk, u]) => [pk, u.summary])) };
+}

@@ -1,0 +1,114 @@
+/**
+ * Changes people make to one test case: the quarantine override (who, when and why are kept on the
+ * row and appended to quarantine_override_history) and the linked ticket. Both find the test by
+ * (repository, id), so a test of another repository or organisation does not exist here.
+ */
+import { type Pool } from 'pg';
+import { type QuarantineOverride } from '../quarantine';
+import { inTransaction, type Queryable } from './db';
+
+export interface OverrideChange {
+  readonly override: QuarantineOverride;
+  readonly actor: string;
+  readonly reason?: string;
+}
+
+export async function findTestPk(db: Queryable, repositoryPk: string, id: string): Promise<string | null> {
+  const { rows } = await db.query<{ pk: string }>(
+    `SELECT t.pk FROM test_cases t JOIN repositories r ON r.pk = t.repository_pk
+     WHERE r.pk = $1 AND t.organisation_id = r.organisation_id AND t.id = $2`,
+    [repositoryPk, id],
+  );
+  return rows[0]?.pk ?? null;
+}
+
+/** Sets the override; false when the test does not exist in the repository. */
+export async function setQuarantineOverride(
+  pool: Pool,
+  repositoryPk: string,
+  id: string,
+  change: OverrideChange,
+  now: Date,
+): Promise<boolean> {
+  return inTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ pk: string; quarantine_override: QuarantineOverride }>(
+      `SELECT pk, quarantine_override FROM test_cases WHERE repository_pk = $1 AND id = $2 FOR UPDATE`,
+      [repositoryPk, id],
+    );
+    const test = rows[0];
+    if (test === undefined) return false;
+    await client.query(
+      `UPDATE test_cases SET quarantine_override = $2, override_by = $3, override_at = $4, override_reason = $5
+       WHERE pk = $1`,
+      [test.pk, change.override, change.actor, now, change.reason ?? null],
+    );
+    await client.query(
+      `INSERT INTO quarantine_override_history (test_pk, previous, override, set_by, reason, set_at)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [test.pk, test.quarantine_override, change.override, change.actor, change.reason ?? null, now],
+    );
+    return true;
+  });
+}
+
+/** Links (or replaces) the ticket of a test; false when the test does not exist in the repository. */
+export async function linkTicket(
+  db: Queryable,
+  repositoryPk: string,
+  id: string,
+  ticket: string,
+  now: Date,
+): Promise<boolean> {
+  const { rows } = await db.query<{ pk: string }>(
+    `UPDATE test_cases SET ticket = $3, ticket_linked_at = $4 WHERE repository_pk = $1 AND id = $2 RETURNING pk`,
+    [repositoryPk, id, ticket, now],
+  );
+  return rows.length > 0;
+}
+
+export interface TicketLink {
+  readonly testId: string;
+  readonly repository: { readonly host: string; readonly owner: string; readonly name: string };
+  readonly name: string;
+  readonly linkedAt: Date;
+}
+
+/** Tests of the organisation linked to a ticket key. */
+export async function testsForTicket(
+  db: Queryable,
+  organisationId: string,
+  ticket: string,
+): Promise<TicketLink[]> {
+  const { rows } = await db.query<{
+    id: string;
+    host: string;
+    owner: string;
+    repo_name: string;
+    name: string;
+    ticket_linked_at: Date;
+  }>(
+    `SELECT t.id, r.host, r.owner, r.name AS repo_name, t.name, t.ticket_linked_at
+     FROM test_cases t JOIN repositories r ON r.pk = t.repository_pk
+     WHERE t.organisation_id = $1 AND t.ticket = $2 ORDER BY t.id LIMIT 1000`,
+    [organisationId, ticket],
+  );
+  return rows.map((r) => ({
+    testId: r.id,
+    repository: { host: r.host, owner: r.owner, name: r.repo_name },
+    name: r.name,
+    linkedAt: r.ticket_linked_at,
+  }));
+}
+
+/** The test's primary key by organisation and id alone (its id already names the repository). */
+export async function findTestPkInOrganisation(
+  db: Queryable,
+  organisationId: string,
+  id: string,
+): Promise<string | null> {
+  const { rows } = await db.query<{ pk: string }>(
+    `SELECT pk FROM test_cases WHERE organisation_id = $1 AND id = $2`,
+    [organisationId, id],
+  );
+  return rows[0]?.pk ?? null;
+}

@@ -1,0 +1,136 @@
+/**
+ * Requests and responses of the flaky-test administration endpoints, which the spec leaves to us:
+ * repository settings (quarantine switches, classification parameters, ticket links), per-test
+ * quarantine overrides, and the CI quarantine check. Field names follow the flaky area's snake_case;
+ * classification parameters keep the names of docs/flaky-tests.md §3 (camelCase), which is also how
+ * their validation errors name them.
+ */
+import { z } from 'zod';
+import { QUARANTINE_OVERRIDES } from '../../../activities/flaky/quarantine';
+import { RepoRef } from '../../schemas/common';
+import { RepoScopedRequest, TestId } from '../../schemas/flaky-tests';
+
+const Actor = z
+  .string()
+  .trim()
+  .min(1)
+  .max(255)
+  .describe('Who makes the change; defaults to the API key prefix.');
+const num = z.number();
+const branches = z.array(z.string().min(1).max(255)).max(100);
+
+export const ClassificationOverrides = z
+  .strictObject({
+    mixedLookbackDays: num,
+    rateWindowHours: num,
+    rateMinAttempts: num,
+    rateOn: num,
+    rateOff: num,
+    brokenConsecutiveCommits: num,
+    brokenRateWindowHours: num,
+    brokenRateMinAttempts: num,
+    brokenRateOn: num,
+    brokenRateOff: num,
+    recoverDays: num,
+    recoverPasses: num,
+    staleDays: num,
+    infraFailureRatio: num,
+    infraMinResults: num,
+    topFailures: num,
+    failureWindowDays: num,
+    stableBranches: branches,
+    mergeQueueBranchPrefixes: branches,
+  })
+  .partial()
+  .describe('Overrides of the classification parameters (docs/flaky-tests.md §3); replaces the stored set.');
+
+export const UpdateRepositorySettingsRequest = RepoScopedRequest.extend({
+  quarantine: z
+    .object({ enabled: z.boolean().optional(), auto_quarantine: z.boolean().optional() })
+    .optional(),
+  classification: ClassificationOverrides.optional(),
+  ticket_url_template: z
+    .string()
+    .max(2000)
+    .regex(/^https?:\/\/\S*\{ticket\}\S*$/, { message: 'must be an http(s) URL containing {ticket}' })
+    .nullable()
+    .optional(),
+  actor: Actor.optional(),
+});
+export type UpdateRepositorySettingsRequest = z.infer<typeof UpdateRepositorySettingsRequest>;
+
+export const RepositorySettings = z.object({
+  repo: RepoRef,
+  html_url: z.url(),
+  quarantine: z.object({
+    enabled: z.boolean(),
+    auto_quarantine: z.boolean(),
+    changed_at: z.iso.datetime(),
+  }),
+  classification: z.record(z.string(), z.unknown()).describe('The stored overrides.'),
+  effective_classification: z
+    .record(z.string(), z.unknown())
+    .describe('Defaults with the overrides applied.'),
+  ticket_url_template: z.string().nullable(),
+  updated_at: z.iso.datetime().nullable(),
+  updated_by: z.string().nullable(),
+});
+
+export const SetQuarantineOverrideRequest = RepoScopedRequest.extend({
+  test_id: TestId,
+  override: z
+    .string()
+    .transform((v) => v.toUpperCase())
+    .pipe(z.enum(QUARANTINE_OVERRIDES, { error: `must be one of: ${QUARANTINE_OVERRIDES.join(', ')}` })),
+  reason: z.string().trim().max(1000).optional(),
+  actor: Actor.optional(),
+});
+export type SetQuarantineOverrideRequest = z.infer<typeof SetQuarantineOverrideRequest>;
+
+export const QuarantineOverrideView = z.object({
+  test_id: z.uuid(),
+  override: z.enum(QUARANTINE_OVERRIDES),
+  set_by: z.string().nullable(),
+  set_at: z.iso.datetime().nullable(),
+  reason: z.string().nullable(),
+  quarantined: z.boolean(),
+});
+
+const FailedTest = z
+  .object({
+    test_id: TestId.optional(),
+    name: z.string().min(1).max(2000).optional(),
+    classname: z.string().max(2000).optional(),
+    file: z.string().max(2000).optional(),
+    parent: z.string().max(2000).optional(),
+    variant: z.string().max(255).optional(),
+  })
+  .refine((t) => t.test_id !== undefined || t.name !== undefined, {
+    message: 'must have a test_id or a name',
+  });
+
+export const CheckQuarantineRequest = RepoScopedRequest.extend({
+  failed_tests: z.array(FailedTest).min(1).max(10_000),
+});
+export type CheckQuarantineRequest = z.infer<typeof CheckQuarantineRequest>;
+
+export const CheckQuarantineResponse = z.object({
+  run_passes: z.boolean().describe('Every failed test is quarantined: the run may be reported as passed.'),
+  quarantining_enabled: z.boolean(),
+  tests: z.array(
+    z.object({
+      test_id: z.uuid(),
+      name: z.string().nullable(),
+      known: z.boolean(),
+      status: z.enum(['healthy', 'flaky', 'broken']).nullable(),
+      quarantined: z.boolean(),
+      quarantine_setting: z.enum(['ALWAYS_QUARANTINE', 'AUTO_QUARANTINE']).nullable(),
+    }),
+  ),
+});
+
+export const RepositoryQuery = z.object({
+  host: RepoRef.shape.host,
+  owner: RepoRef.shape.owner,
+  name: RepoRef.shape.name,
+});

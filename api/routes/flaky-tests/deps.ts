@@ -1,0 +1,15 @@
+/**
+ * What the flaky-test routes need: the store, the page-token codec and the links to this service's
+ * own pages. Built once by flakyTestRoutes from the app's dependencies.
+ */
+import type { FlakyStore } from '../../../activities/flaky/store';
+import type { PageTokens } from './page-token';
+import type { Links } from './wire';
+
+export interface FlakyRouteDeps {
+  readonly store: FlakyStore;
+  readonly tokens: PageTokens;
+  readonly links: Links;
+}
+
+export const tags = ['flaky tests'];

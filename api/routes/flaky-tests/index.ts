@@ -1,0 +1,37 @@
+/**
+ * The flaky-test area under /v1/flaky-tests: the spec's reads (reads.ts), Trunk's extra lists and
+ * ticket link (trunk-lists.ts), uploads (upload.ts), settings and overrides (settings.ts) and the CI
+ * quarantine check (quarantine-check.ts). Routes are thin: zod schemas, the caller's organisation,
+ * one FlakyStore call.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { FlakyStore } from '../../../activities/flaky/store';
+import type { FlakyRouteDeps } from './deps';
+import { createPageTokens } from './page-token';
+import { quarantineCheckRoutes } from './quarantine-check';
+import { readRoutes } from './reads';
+import { settingsRoutes } from './settings';
+import { trunkListRoutes } from './trunk-lists';
+import { uploadRoutes } from './upload';
+import { createLinks } from './wire';
+
+export interface FlakyDeps {
+  readonly store: FlakyStore;
+  /** HMAC key of the page tokens (RAILYARD_PAGE_TOKEN_SECRET); at least 16 characters. */
+  readonly pageTokenSecret: string;
+}
+
+export function flakyTestRoutes(deps: FlakyDeps, publicUrl: string) {
+  const routeDeps: FlakyRouteDeps = {
+    store: deps.store,
+    tokens: createPageTokens(deps.pageTokenSecret),
+    links: createLinks(publicUrl),
+  };
+  return async (app: FastifyInstance): Promise<void> => {
+    await app.register(readRoutes(routeDeps));
+    await app.register(trunkListRoutes(routeDeps));
+    await app.register(settingsRoutes(routeDeps));
+    await app.register(quarantineCheckRoutes(routeDeps));
+    await app.register(uploadRoutes(routeDeps));
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * Repository settings and per-test quarantine overrides. update-repository-settings creates the
+ * repository when it has no uploads yet, so quarantining can be configured before the first run;
+ * every other call needs the repository to exist. Who changed what, and when, is stored with it.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ClassificationParamsError } from '../../../activities/flaky/classification';
+import type { RepositoryRecord } from '../../../activities/flaky/store';
+import { badRequest } from '../../errors';
+import { RepoScopedRequest } from '../../schemas/flaky-tests';
+import {
+  QuarantineOverrideView,
+  RepositoryQuery,
+  RepositorySettings,
+  SetQuarantineOverrideRequest,
+  UpdateRepositorySettingsRequest,
+} from './admin-schemas';
+import { type FlakyRouteDeps, tags } from './deps';
+import { actorOf, organisationFor, repositoryFor, testNotFound } from './scope';
+import type { Links } from './wire';
+
+export function settingsRoutes({ store, links }: FlakyRouteDeps) {
+  return (app: FastifyInstance): void => {
+    const r = app.withTypeProvider<ZodTypeProvider>();
+
+    r.post(
+      '/flaky-tests/get-repository-settings',
+      {
+        schema: {
+          tags,
+          summary: 'Quarantine and classification settings of a repository.',
+          body: RepoScopedRequest,
+          response: { 200: RepositorySettings },
+        },
+      },
+      async (request) => settingsView(await repositoryFor(store, request, request.body), links),
+    );
+
+    r.get(
+      '/flaky-tests/repository',
+      {
+        schema: {
+          tags,
+          summary: 'A repository’s settings (what repository.html_url points at).',
+          querystring: RepositoryQuery,
+          response: { 200: RepositorySettings },
+        },
+      },
+      async (request) => settingsView(await repositoryFor(store, request, { repo: request.query }), links),
+    );
+
+    r.post(
+      '/flaky-tests/update-repository-settings',
+      {
+        schema: {
+          tags,
+          summary: 'Change quarantine switches, classification parameters or the ticket link template.',
+          body: UpdateRepositorySettingsRequest,
+          response: { 200: RepositorySettings },
+        },
+      },
+      async (request) => {
+        const body = request.body;
+        const organisation = organisationFor(request, body.org_url_slug);
+        try {
+          const updated = await store.updateSettings(
+            organisation.id,
+            body.repo,
+            {
+              ...(body.quarantine?.enabled === undefined
+                ? {}
+                : { quarantineEnabled: body.quarantine.enabled }),
+              ...(body.quarantine?.auto_quarantine === undefined
+                ? {}
+                : { autoQuarantine: body.quarantine.auto_quarantine }),
+              ...(body.classification === undefined ? {} : { classification: body.classification }),
+              ...(body.ticket_url_template === undefined
+                ? {}
+                : { ticketUrlTemplate: body.ticket_url_template }),
+            },
+            actorOf(request, body.actor),
+          );
+          return settingsView(updated, links);
+        } catch (err) {
+          if (err instanceof ClassificationParamsError) throw badRequest(err.message);
+          throw err;
+        }
+      },
+    );
+
+    r.post(
+      '/flaky-tests/set-quarantine-override',
+      {
+        schema: {
+          tags,
+          summary: 'Always or never quarantine one test, or go back to the repository default (UNSPECIFIED).',
+          body: SetQuarantineOverrideRequest,
+          response: { 200: QuarantineOverrideView },
+        },
+      },
+      async (request) => {
+        const body = request.body;
+        const repository = await repositoryFor(store, request, body);
+        const found = await store.setQuarantineOverride(repository, body.test_id, {
+          override: body.override,
+          actor: actorOf(request, body.actor),
+          ...(body.reason === undefined ? {} : { reason: body.reason }),
+        });
+        const record = found ? await store.getTest(repository, body.test_id) : null;
+        if (record === null) throw testNotFound(body.test_id, body.repo);
+        return {
+          test_id: record.id,
+          override: record.override.value,
+          set_by: record.override.by,
+          set_at: record.override.at?.toISOString() ?? null,
+          reason: record.override.reason,
+          quarantined: record.quarantine.quarantined,
+        };
+      },
+    );
+  };
+}
+
+function settingsView(repository: RepositoryRecord, links: Links) {
+  return {
+    repo: repository.key,
+    html_url: links.repository(repository.key),
+    quarantine: {
+      enabled: repository.quarantine.enabled,
+      auto_quarantine: repository.quarantine.autoQuarantine,
+      changed_at: repository.quarantineChangedAt.toISOString(),
+    },
+    classification: { ...repository.classification },
+    effective_classification: { ...repository.params },
+    ticket_url_template: repository.ticketUrlTemplate,
+    updated_at: repository.settingsUpdatedAt?.toISOString() ?? null,
+    updated_by: repository.settingsUpdatedBy,
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * POST /v1/flaky-tests/upload: JUnit XML files with their CI metadata (upload-schema.ts for both
+ * forms). The files are parsed as they stream in, then stored in one transaction; the same
+ * upload_id sent again changes nothing and answers `created: false` (409 if its content differs).
+ *
+ * The route has no body schema on purpose: a multipart body is read by the handler, part by part,
+ * so both forms are validated here with the same zod schema and the same sentences as every other
+ * 400. Refused files (not XML, DOCTYPE, not JUnit, too large) are 400/413 with the parser's sentence.
+ */
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { JunitParseError, type ParsedJunitFile, parseJunitText } from '../../../activities/flaky/junit';
+import { UploadConflictError } from '../../../activities/flaky/ingest/types';
+import { badRequest, conflict } from '../../errors';
+import { describeIssue } from '../../validation-message';
+import { type FlakyRouteDeps, tags } from './deps';
+import { readMultipart, tooLarge } from './multipart';
+import { organisationFor } from './scope';
+import { metadataFromFields, UploadJsonRequest, UploadMetadataFields, UploadResponse } from './upload-schema';
+
+const DESCRIPTION = `Send \`multipart/form-data\` (metadata as form fields such as \`repo.host\`, \`upload_id\`,
+\`commit_sha\`, \`branch\`; CODEOWNERS as a \`codeowners\` field or file; every other file part is a JUnit
+XML file) or \`application/json\` (the same metadata plus \`files: [{name, content}]\`).`;
+
+export function uploadRoutes({ store }: FlakyRouteDeps) {
+  return async (app: FastifyInstance): Promise<void> => {
+    await app.register(multipart);
+    app.withTypeProvider<ZodTypeProvider>().post(
+      '/flaky-tests/upload',
+      {
+        schema: {
+          tags,
+          summary: 'Upload JUnit XML results of one CI job (idempotent by upload_id).',
+          description: DESCRIPTION,
+          consumes: ['multipart/form-data', 'application/json'],
+          response: { 200: UploadResponse },
+        },
+      },
+      async (request) => {
+        const { metadata, files } = await readUpload(request);
+        const organisation = organisationFor(request, metadata.org_url_slug);
+        try {
+          const outcome = await store.ingest({
+            organisationId: organisation.id,
+            repository: metadata.repo,
+            metadata: {
+              uploadId: metadata.upload_id,
+              commitSha: metadata.commit_sha,
+              branch: metadata.branch,
+              attempt: metadata.attempt,
+              variant: metadata.variant,
+              ...(metadata.pr_number === undefined ? {} : { prNumber: metadata.pr_number }),
+              ...(metadata.job_name === undefined ? {} : { jobName: metadata.job_name }),
+              ...(metadata.job_url === undefined ? {} : { jobUrl: metadata.job_url }),
+              ...(metadata.codeowners === undefined ? {} : { codeowners: metadata.codeowners }),
+            },
+            files,
+          });
+          return {
+            upload_id: outcome.uploadId,
+            created: outcome.created,
+            files: [...outcome.files],
+            tests: outcome.tests,
+            results: outcome.results,
+            failures: outcome.failures,
+            skipped: outcome.skipped,
+            infra: outcome.infra,
+            reclassified: outcome.reclassified,
+            status_changes: outcome.statusChanges,
+          };
+        } catch (err) {
+          if (err instanceof UploadConflictError) throw conflict(err.message);
+          throw err;
+        }
+      },
+    );
+  };
+}
+
+async function readUpload(
+  request: FastifyRequest,
+): Promise<{ metadata: UploadMetadataFields; files: ParsedJunitFile[] }> {
+  try {
+    if (request.isMultipart()) {
+      const { fields, files } = await readMultipart(request);
+      const metadata = validate(UploadMetadataFields, metadataFromFields(fields));
+      if (files.length === 0) throw badRequest('The upload has no JUnit file; send at least one file part.');
+      return { metadata, files };
+    }
+    const { files: sent, ...metadata } = validate(UploadJsonRequest, request.body);
+    const files: ParsedJunitFile[] = [];
+    for (const file of sent) files.push(await parseJunitText(file.content, { fileName: file.name }));
+    return { metadata, files };
+  } catch (err) {
+    if (!(err instanceof JunitParseError)) throw err;
+    if (err.kind === 'too_large') throw Object.assign(tooLarge(), { message: err.message });
+    throw badRequest(err.message);
+  }
+}
+
+function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw badRequest(issue === undefined ? 'The request is invalid.' : describeIssue(issue));
+}

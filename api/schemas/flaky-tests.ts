@@ -1,0 +1,153 @@
+/**
+ * Requests and responses of the flaky-test reads (api-spec.md §2.6, §2.7, §4.3; trunk-compat §2):
+ * snake_case as Trunk names them. Input rules: `start_time`/`end_time` are offset date-times,
+ * end after start and at most 7 days later; `page_size` 1–100; `page_token` opaque ("" or absent for
+ * the first page); enums of Trunk's list endpoints in any case. Output schemas carry no transforms:
+ * the serializer checks every response against them.
+ */
+import { z } from 'zod';
+import { RepoRef } from './common';
+
+export const MAX_RANGE_MS = 7 * 24 * 3_600_000;
+
+// A missing field keeps zod's own issue, which the error handler words as "is required".
+const DateTime = z.iso.datetime({
+  offset: true,
+  error: (issue) =>
+    issue.input === undefined ? undefined : 'must be a date-time such as 2026-01-31T00:00:00Z',
+});
+export const TestId = z.uuid({
+  error: (issue) => (issue.input === undefined ? undefined : 'must be a UUID'),
+});
+
+export const OrgSlug = z.string().trim().min(1).max(63).describe('The slug of the API key’s organisation.');
+
+export const RepoScopedRequest = z.object({ repo: RepoRef, org_url_slug: OrgSlug });
+export type RepoScopedRequest = z.infer<typeof RepoScopedRequest>;
+
+export const PageQuery = z.object({
+  page_size: z.number().int({ message: 'must be an integer' }).min(1).max(100),
+  page_token: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe('A token from an earlier page; empty for the first page.'),
+});
+
+export const ListFailingTestsRequest = RepoScopedRequest.extend({
+  start_time: DateTime.describe('Inclusive start of the range.'),
+  end_time: DateTime.describe('Exclusive end; after start_time and at most 7 days later.'),
+  page_query: PageQuery,
+}).superRefine((request, ctx) => {
+  const span = Date.parse(request.end_time) - Date.parse(request.start_time);
+  if (span <= 0) ctx.addIssue({ code: 'custom', path: ['end_time'], message: "must be after 'start_time'" });
+  else if (span > MAX_RANGE_MS)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['end_time'],
+      message: "must be at most 7 days after 'start_time'",
+    });
+});
+export type ListFailingTestsRequest = z.infer<typeof ListFailingTestsRequest>;
+
+export const GetTestDetailsRequest = RepoScopedRequest.extend({ test_id: TestId });
+export type GetTestDetailsRequest = z.infer<typeof GetTestDetailsRequest>;
+
+export const ListUnhealthyTestsRequest = RepoScopedRequest.extend({
+  status: z
+    .string()
+    .transform((v) => v.toUpperCase())
+    .pipe(z.enum(['FLAKY', 'BROKEN'], { error: 'must be one of: FLAKY, BROKEN' })),
+  page_query: PageQuery,
+});
+export type ListUnhealthyTestsRequest = z.infer<typeof ListUnhealthyTestsRequest>;
+
+export const ListQuarantinedTestsRequest = RepoScopedRequest.extend({ page_query: PageQuery });
+export type ListQuarantinedTestsRequest = z.infer<typeof ListQuarantinedTestsRequest>;
+
+export const LinkTicketRequest = z.object({
+  repo: RepoRef,
+  test_case_id: TestId,
+  external_ticket_id: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^[^\s]+$/, { message: 'must be a ticket key such as KAN-123' }),
+});
+export type LinkTicketRequest = z.infer<typeof LinkTicketRequest>;
+
+const Url = z.url();
+const Timestamp = z.iso.datetime();
+
+export const TestCaseStatus = z.object({
+  value: z.enum(['healthy', 'flaky', 'broken']),
+  reason: z.string(),
+  timestamp: Timestamp.describe('When the test entered this status.'),
+});
+
+export const TestCase = z.object({
+  id: z.uuid(),
+  repository: z.object({ html_url: Url }),
+  html_url: Url,
+  name: z.string(),
+  variant: z.string(),
+  status: TestCaseStatus,
+  most_common_failures: z.array(
+    z.object({
+      summary: z.string(),
+      occurrence_count: z.number().int().min(0),
+      last_occurrence: Timestamp.optional(),
+    }),
+  ),
+  failure_rate_last_7d: z.number().min(0).max(1).describe('Failing attempts / attempts, 0..1.'),
+  failure_rate_last_24h: z.number().min(0).max(1).describe('Failing attempts / attempts, 0..1.'),
+  file_path: z.string().optional(),
+  parent: z.string().optional(),
+  classname: z.string().optional(),
+  codeowners: z.array(z.string()),
+  pull_requests_impacted_last_7d: z.number().int().min(0),
+  quarantined: z.boolean(),
+  ticket: z.object({ html_url: Url }).optional(),
+});
+export type TestCase = z.infer<typeof TestCase>;
+
+export const UnhealthyTestCase = TestCase.omit({
+  most_common_failures: true,
+  failure_rate_last_7d: true,
+  failure_rate_last_24h: true,
+});
+export type UnhealthyTestCase = z.infer<typeof UnhealthyTestCase>;
+
+export const Page = z.object({
+  total_rows: z.number().int().min(0),
+  total_pages: z.number().int().min(0),
+  next_page_token: z.string().describe('"" on the last page.'),
+  prev_page_token: z.string().describe('"" on the first page.'),
+  last_page_token: z.string(),
+  page_index: z.number().int().min(0).describe('0-based.'),
+});
+export type Page = z.infer<typeof Page>;
+
+export const ListFailingTestsResponse = z.object({ tests: z.array(TestCase), page: Page });
+export const GetTestDetailsResponse = z.object({ test: TestCase });
+export const ListUnhealthyTestsResponse = z.object({ tests: z.array(UnhealthyTestCase), page: Page });
+
+export const QuarantinedTest = z.object({
+  name: z.string(),
+  parent: z.string().nullable(),
+  file: z.string().nullable(),
+  classname: z.string().nullable(),
+  status: z.enum(['HEALTHY', 'FLAKY', 'BROKEN']),
+  codeowners: z.array(z.string()),
+  quarantine_setting: z.enum(['ALWAYS_QUARANTINE', 'AUTO_QUARANTINE']),
+  quarantined_at: Timestamp,
+  status_last_updated_at: Timestamp,
+  test_case_id: z.uuid(),
+  variant: z.string(),
+});
+export type QuarantinedTest = z.infer<typeof QuarantinedTest>;
+export const ListQuarantinedTestsResponse = z.object({
+  quarantined_tests: z.array(QuarantinedTest),
+  page: Page,
+});

@@ -1,0 +1,61 @@
+/**
+ * The API process of the flaky benchmark: the real app (buildApp, real routes, real store) on a real
+ * port, in its own process so that it has a CPU of its own next to the load generator. Its only
+ * difference from production is the clock: the benchmark replays 30 days of CI in minutes, so the
+ * parent sets the simulated time over IPC (and waits for the acknowledgement) before each upload.
+ *
+ * Started by run.ts with DATABASE_URL, BENCH_PORT and BENCH_SECRET; not a production entry point.
+ */
+import pino from 'pino';
+import { createFlakyStore } from '../../activities/flaky/store';
+import { createPool } from '../../activities/platform/db';
+import { createApiKeyStore } from '../../activities/stores/api-keys';
+import { buildApp } from '../../api/app';
+import { unavailable } from '../../api/errors';
+import type { MergeQueueService } from '../../api/routes/merge-queue';
+
+type Message = { type: 'clock'; at: number } | { type: 'stop' };
+
+async function main(): Promise<void> {
+  const url = process.env.DATABASE_URL!;
+  const pool = createPool(url, {
+    max: Number(process.env.BENCH_POOL ?? 12),
+    applicationName: 'railyard-bench-api',
+  });
+  let clock = 0;
+  const store = createFlakyStore(pool, { now: () => new Date(clock) });
+  // The merge queue is not part of this benchmark; every call to it says so.
+  const mergeQueue = new Proxy({} as MergeQueueService, {
+    get: () => () => Promise.reject(unavailable('The merge queue is not running in the flaky benchmark.')),
+  });
+  const app = await buildApp({
+    logger: pino({ level: 'warn' }),
+    keys: createApiKeyStore(pool),
+    probes: { postgres: async () => void (await pool.query('SELECT 1')), temporal: () => Promise.resolve() },
+    mergeQueue,
+    publicUrl: 'http://127.0.0.1',
+    flaky: { store, pageTokenSecret: process.env.BENCH_SECRET! },
+  });
+  await app.listen({ host: '127.0.0.1', port: Number(process.env.BENCH_PORT ?? 0) });
+  const address = app.server.address();
+  process.on('message', (message: Message) => {
+    switch (message.type) {
+      case 'clock':
+        clock = Math.max(clock, message.at);
+        process.send?.({ type: 'clock', at: clock });
+        return;
+      case 'stop':
+        void app
+          .close()
+          .then(() => pool.end())
+          .then(() => process.exit(0));
+        return;
+    }
+  });
+  process.send?.({ type: 'ready', port: typeof address === 'object' && address !== null ? address.port : 0 });
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench api failed: ${err instanceof Error ? err.stack : String(err)}`);
+  process.exit(1);
+});
