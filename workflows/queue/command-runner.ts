@@ -8,24 +8,18 @@
  * - cancelTestRun: cancel the test-run workflow; its branch is deleted once the engine drops the run.
  * - merge: land the tested commit (compare-and-swap), rebase onto a moved tip (parallel lanes), or merge
  *   directly; report mergeDone / mergeFailed.
- * - notifyPr: numbered transitions, sent to the PR's workflow in one activity per PR and drain.
- * - scheduleTick: remembered as the next wake-up time.
+ * - notifyPr: handed to the PrNotifier (pr-notifier.ts).
+ * - scheduleTick: nothing to do: the wake-up time is the engine's `wakeAt`, read by the main loop.
  */
-import { ParentClosePolicy, getExternalWorkflowHandle, patched, startChild } from '@temporalio/workflow';
-import type { TransitionEvent } from '../../activities/events/types';
-import { parsePriority, priorityName, type EngineCommand, type NotifyPr } from '../engine';
-import type { PrTransitionNotice } from '../pull-request/messages';
+import { ParentClosePolicy, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
+import type { EngineCommand } from '../engine';
 import { testRunWorkflow } from '../test-run/test-run-workflow';
-import { events, git, notify } from './activity-proxies';
-import { detailsOf, type RunMeta } from './carried';
+import { git } from './activity-proxies';
+import type { RunMeta } from './carried';
 import type { QueueRuntime } from './runtime';
 import { evaluateStatuses } from './status-verdict';
 
-const EVENT_LOG_PATCH = 'event-log-v1';
-
 export class CommandRunner {
-  private notices = new Map<number, PrTransitionNotice[]>();
-
   constructor(private readonly rt: QueueRuntime) {}
 
   run(commands: EngineCommand[]): void {
@@ -41,7 +35,7 @@ export class CommandRunner {
           this.merge(cmd);
           break;
         case 'notifyPr':
-          this.recordNotice(cmd);
+          this.rt.notifier.record(cmd);
           break;
         case 'emit':
           // The event log (PostgreSQL) is fed from PR transitions; queue-level facts are not stored yet.
@@ -254,79 +248,6 @@ export class CommandRunner {
         });
       },
     );
-  }
-
-  private recordNotice(cmd: NotifyPr): void {
-    const meta = this.rt.c.prs[String(cmd.pr)];
-    if (!meta) return;
-    const entry = this.rt.c.engine.entries.find((e) => e.pr === cmd.pr);
-    const priority = entry?.priority ?? parsePriority('medium')!;
-    meta.notified += 1;
-    const notice: PrTransitionNotice = {
-      submissionId: meta.submissionId,
-      seq: meta.notified,
-      transition: { at: cmd.at, from: cmd.from, to: cmd.to, reason: cmd.reason, testRunId: cmd.runId },
-      details: detailsOf(
-        meta,
-        entry?.headSha ?? '',
-        priority,
-        priorityName(priority),
-        entry?.noBatch ?? false,
-      ),
-    };
-    const list = this.notices.get(cmd.pr) ?? [];
-    list.push(notice);
-    this.notices.set(cmd.pr, list);
-  }
-
-  flushNotifications(): void {
-    const { c, key } = this.rt;
-    // Histories recorded before the event log existed replay without this activity.
-    if (this.notices.size > 0 && patched(EVENT_LOG_PATCH)) {
-      const batch = [...this.notices].flatMap(([pr, notices]) =>
-        notices.map((n) => this.transitionEvent(pr, n)),
-      );
-      this.rt.track(async () => void (await events.appendTransitions({ events: batch })));
-    }
-    for (const [pr, notices] of this.notices) {
-      const meta = c.prs[String(pr)];
-      if (!meta) continue;
-      const workflow = { key, prNumber: pr, submissionId: meta.submissionId, submittedAt: meta.submittedAt };
-      this.rt.track(async () => {
-        await notify.notifyPullRequest({ workflow, notices });
-        this.rt.delivered.add(workflow.submissionId);
-      });
-      // A submission that ended has nothing more to say; its record lives on in its own workflow.
-      if (!c.engine.entries.some((e) => e.pr === pr)) delete c.prs[String(pr)];
-    }
-    this.notices.clear();
-  }
-
-  private transitionEvent(pr: number, n: PrTransitionNotice): TransitionEvent {
-    const { key } = this.rt;
-    const run = n.transition.testRunId
-      ? this.rt.c.runs.find((r) => r.runId === n.transition.testRunId)
-      : undefined;
-    return {
-      organisationId: key.organisationId,
-      repo: key.repo,
-      targetBranch: key.targetBranch,
-      prNumber: pr,
-      submissionId: n.submissionId,
-      seq: n.seq,
-      from: n.transition.from,
-      to: n.transition.to,
-      reason: n.transition.reason,
-      testRunId: n.transition.testRunId,
-      batch: run ? run.prs : [pr],
-      isBisection: run?.bisection ?? false,
-      testBranch: run?.branchName ?? null,
-      testBranchSha: run?.headSha ?? null,
-      at: n.transition.at,
-      title: n.details.title,
-      author: n.details.author,
-      headSha: n.details.headSha,
-    };
   }
 
   /** Deletes the test branches of runs the engine no longer tracks. */

@@ -13,6 +13,7 @@ import type { QueueKey } from '../ids';
 import { bounded, type Carried, MAX_FINISHED_RUNS } from './carried';
 import { git } from './activity-proxies';
 import { CommandRunner } from './command-runner';
+import { PrNotifier } from './pr-notifier';
 
 const RECHECK_INTERVAL_MS = 15_000;
 
@@ -23,6 +24,7 @@ export class QueueRuntime {
   private appliedSeq = 0;
   private pushedSeq: number;
   readonly runner: CommandRunner;
+  readonly notifier: PrNotifier;
   /** Submissions whose PR workflow has received at least one transition (so it can be read). */
   readonly delivered = new Set<string>();
 
@@ -32,6 +34,7 @@ export class QueueRuntime {
     readonly c: Carried,
   ) {
     this.runner = new CommandRunner(this);
+    this.notifier = new PrNotifier(this);
     // Carried inbox items count as already pushed, so handler sequence numbers stay in inbox order.
     this.pushedSeq = c.inbox.length;
   }
@@ -119,7 +122,7 @@ export class QueueRuntime {
       this.appliedSeq++;
       this.runner.run(commands);
     }
-    this.runner.flushNotifications();
+    this.notifier.flush();
     this.runner.cleanUpFinishedRuns();
     this.c.runs = bounded(this.c.runs, MAX_FINISHED_RUNS + this.c.engine.groups.length);
   }

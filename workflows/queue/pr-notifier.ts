@@ -1,0 +1,97 @@
+/**
+ * PrNotifier: the PR-facing side of each drain. Every transition the engine reports is numbered per
+ * submission and, at the end of the drain, delivered to the PR's workflow (one activity per PR) and
+ * appended to the event log (one activity for the whole drain).
+ *
+ * Invariants: notices keep transition order; a finished submission's metadata leaves the queue state
+ * only after its terminal notice is queued; histories recorded before the event log existed replay
+ * without the append (`patched`).
+ */
+import { patched } from '@temporalio/workflow';
+import type { TransitionEvent } from '../../activities/events/types';
+import { parsePriority, priorityName, type NotifyPr } from '../engine';
+import type { PrTransitionNotice } from '../pull-request/messages';
+import { events, notify } from './activity-proxies';
+import { detailsOf } from './carried';
+import type { QueueRuntime } from './runtime';
+
+const EVENT_LOG_PATCH = 'event-log-v1';
+
+export class PrNotifier {
+  private notices = new Map<number, PrTransitionNotice[]>();
+
+  constructor(private readonly rt: QueueRuntime) {}
+
+  record(cmd: NotifyPr): void {
+    const meta = this.rt.c.prs[String(cmd.pr)];
+    if (!meta) return;
+    const entry = this.rt.c.engine.entries.find((e) => e.pr === cmd.pr);
+    const priority = entry?.priority ?? parsePriority('medium')!;
+    meta.notified += 1;
+    const notice: PrTransitionNotice = {
+      submissionId: meta.submissionId,
+      seq: meta.notified,
+      transition: { at: cmd.at, from: cmd.from, to: cmd.to, reason: cmd.reason, testRunId: cmd.runId },
+      details: detailsOf(
+        meta,
+        entry?.headSha ?? '',
+        priority,
+        priorityName(priority),
+        entry?.noBatch ?? false,
+      ),
+    };
+    const list = this.notices.get(cmd.pr) ?? [];
+    list.push(notice);
+    this.notices.set(cmd.pr, list);
+  }
+
+  flush(): void {
+    const { c, key } = this.rt;
+    // Histories recorded before the event log existed replay without this activity.
+    if (this.notices.size > 0 && patched(EVENT_LOG_PATCH)) {
+      const batch = [...this.notices].flatMap(([pr, notices]) =>
+        notices.map((n) => this.transitionEvent(pr, n)),
+      );
+      this.rt.track(async () => void (await events.appendTransitions({ events: batch })));
+    }
+    for (const [pr, notices] of this.notices) {
+      const meta = c.prs[String(pr)];
+      if (!meta) continue;
+      const workflow = { key, prNumber: pr, submissionId: meta.submissionId, submittedAt: meta.submittedAt };
+      this.rt.track(async () => {
+        await notify.notifyPullRequest({ workflow, notices });
+        this.rt.delivered.add(workflow.submissionId);
+      });
+      // A submission that ended has nothing more to say; its record lives on in its own workflow.
+      if (!c.engine.entries.some((e) => e.pr === pr)) delete c.prs[String(pr)];
+    }
+    this.notices.clear();
+  }
+
+  private transitionEvent(pr: number, n: PrTransitionNotice): TransitionEvent {
+    const { key } = this.rt;
+    const run = n.transition.testRunId
+      ? this.rt.c.runs.find((r) => r.runId === n.transition.testRunId)
+      : undefined;
+    return {
+      organisationId: key.organisationId,
+      repo: key.repo,
+      targetBranch: key.targetBranch,
+      prNumber: pr,
+      submissionId: n.submissionId,
+      seq: n.seq,
+      from: n.transition.from,
+      to: n.transition.to,
+      reason: n.transition.reason,
+      testRunId: n.transition.testRunId,
+      batch: run ? run.prs : [pr],
+      isBisection: run?.bisection ?? false,
+      testBranch: run?.branchName ?? null,
+      testBranchSha: run?.headSha ?? null,
+      at: n.transition.at,
+      title: n.details.title,
+      author: n.details.author,
+      headSha: n.details.headSha,
+    };
+  }
+}
