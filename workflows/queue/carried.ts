@@ -41,8 +41,10 @@ export interface RunMeta {
   bisection: boolean;
   status: RunStatus;
   runner: 'command' | 'statuses';
-  /** The test-run workflow running the command, once started. */
+  /** The test-run workflow running the command, once its start was requested. */
   child: string | null;
+  /** Its start is recorded in history (only then may it be cancelled). */
+  childStarted?: boolean;
   statuses: CommitStatusReport[];
   titles: Record<string, string>;
   /** Whether its test branch was deleted after it ended. */

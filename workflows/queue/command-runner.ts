@@ -157,6 +157,10 @@ export class CommandRunner {
       ],
       staticSummary: `Test run of PR ${run.prs.map((n) => `#${n}`).join(', ')}${run.bisection ? ' (bisection)' : ''}`,
     });
+    // Temporal refuses a start and a cancel of the same child in one workflow task, so a run cancelled
+    // while its child was being started is cancelled only now that the start is recorded.
+    run.childStarted = true;
+    if (run.status === 'cancelled') await this.cancelChild(workflowId);
   }
 
   /** Statuses runner: a verdict once every required context reported, or any of them failed. */
@@ -172,14 +176,14 @@ export class CommandRunner {
     const run = this.rt.c.runs.find((r) => r.runId === runId);
     if (!run || run.status === 'succeeded' || run.status === 'failed') return;
     run.status = 'cancelled';
-    if (run.child) {
-      const child = run.child;
-      this.rt.track(async () => {
-        await getExternalWorkflowHandle(child)
-          .cancel()
-          .catch(() => undefined); // already finished
-      });
-    }
+    const child = run.child;
+    if (child && run.childStarted) this.rt.track(() => this.cancelChild(child));
+  }
+
+  private async cancelChild(workflowId: string): Promise<void> {
+    await getExternalWorkflowHandle(workflowId)
+      .cancel()
+      .catch(() => undefined); // already finished
   }
 
   private merge(cmd: Extract<EngineCommand, { type: 'merge' }>): void {
