@@ -70,6 +70,22 @@ function handle(err: FastifyError, request: FastifyRequest, reply: FastifyReply)
   return internalError(request, reply);
 }
 
+/**
+ * Errors Fastify's router raises before any route or hook runs (a path that is not valid URL encoding,
+ * a path parameter over the length limit); passed as `frameworkErrors` so they are plain text too.
+ */
+export function frameworkErrorHandler(
+  err: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const message =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'A path parameter is longer than the 100 characters allowed.'
+      : 'The request path is not a valid URL.';
+  void sendText(reply, err.statusCode ?? 400, message);
+}
+
 const internalError = (request: FastifyRequest, reply: FastifyReply) =>
   sendText(reply, 500, `Internal error; quote request id ${request.id} when reporting it.`);
 

@@ -1,11 +1,45 @@
 /**
  * The OpenAPI 3.1 document is generated from the same zod schemas that validate requests, so the
  * contract cannot drift from the code. Served at /v1/openapi.json with a docs page at /v1/docs.
+ *
+ * Every operation also documents the errors the error handler answers with (plugins/error-handler.ts):
+ * `4XX` and `5XX`, each one plain-text sentence, unless the route declares that status itself. Without
+ * them a client (or a fuzzer) reading the document could not tell a 404 from a broken contract.
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+
+interface Operation {
+  responses?: Record<string, unknown>;
+}
+
+const plainText = (description: string) => ({
+  description,
+  content: { 'text/plain': { schema: { type: 'string' } } },
+});
+
+export const ERROR_RESPONSES = {
+  '4XX': plainText('The request cannot be served as sent: one sentence naming the field or the problem.'),
+  '5XX': plainText('railyard or what it depends on failed or is unavailable: one sentence, retry later.'),
+};
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+function withErrorResponses<T extends { paths?: unknown }>(doc: T): T {
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Operation>>)) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const declared = Object.keys(op.responses ?? {});
+      op.responses = { ...op.responses };
+      for (const [range, response] of Object.entries(ERROR_RESPONSES))
+        if (!declared.some((code) => code[0] === range[0])) op.responses[range] = response;
+    }
+  }
+  return doc;
+}
 
 export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
   await app.register(swagger, {
@@ -24,6 +58,8 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       security: [{ ApiKeyAuth: [] }],
     },
     transform: jsonSchemaTransform,
+    transformObject: (documents) =>
+      'openapiObject' in documents ? withErrorResponses(documents.openapiObject) : documents.swaggerObject,
   });
   await app.register(swaggerUi, { routePrefix: '/v1/docs', uiConfig: { docExpansion: 'list' } });
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, () => app.swagger());

@@ -84,14 +84,14 @@ export function outcomeOf(err: unknown): TemporalCallOutcome {
   return ANSWERS.some((answer) => err instanceof answer) ? 'rejected' : 'error';
 }
 
-/** Wraps a gateway's `call` so every Temporal call is counted and timed. */
+/** Wraps a gateway's `call` so every Temporal call is counted and timed; other arguments pass through. */
 export function instrumentTemporalGateway<
-  G extends { call<T>(what: string, fn: () => Promise<T>): Promise<T> },
+  G extends { call<T>(what: string, fn: () => Promise<T>, ...rest: never[]): Promise<T> },
 >(gateway: G, metrics: ProcessMetrics): G {
-  const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+  const call = async <T>(what: string, fn: () => Promise<T>, ...rest: never[]): Promise<T> => {
     const started = performance.now();
     try {
-      const result = await gateway.call(what, fn);
+      const result = await gateway.call(what, fn, ...rest);
       metrics.observeTemporalCall(what, 'ok', (performance.now() - started) / 1000);
       return result;
     } catch (err) {

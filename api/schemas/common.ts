@@ -45,11 +45,12 @@ export const PrNumber = z
   )
   .transform((v) => Number(v))
   .pipe(
+    // Range first: 1e300 is out of range, which says more than "not a (safe) integer".
     z
       .number()
-      .int({ message: 'must be an integer' })
       .min(1, { message: 'must be at least 1' })
-      .max(4_294_967_295, { message: 'must be at most 4294967295' }),
+      .max(4_294_967_295, { message: 'must be at most 4294967295' })
+      .int({ message: 'must be an integer' }),
   );
 
 export const PrRef = z.object({ number: PrNumber });

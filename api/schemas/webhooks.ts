@@ -15,7 +15,10 @@ const EventTypes = z
   .array(EventType)
   .max(WEBHOOK_EVENT_TYPES.length)
   .describe('Event types to send; empty means every type.');
-const Description = z.string().trim().max(500);
+// PostgreSQL text cannot hold NUL: refuse it here (400) rather than fail the insert (500).
+// eslint-disable-next-line no-control-regex
+const NO_NUL = /^[^\u0000]*$/;
+const Description = z.string().trim().max(500).regex(NO_NUL, { message: 'must not contain NUL characters' });
 
 export const CreateSubscriptionRequest = z.strictObject({
   url: Url,

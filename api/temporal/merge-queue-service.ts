@@ -14,7 +14,8 @@
  * - A first submission returns once the PR's record shows it (bounded wait), so a client reading it
  *   right after submitting finds it.
  * - Every Temporal call goes through `temporal.call`: a deadline, and 503 when Temporal or the worker
- *   does not answer.
+ *   does not answer. Updates and queries of one workflow also wait their turn for its slots (client.ts),
+ *   so a burst of them is served in order instead of failing on Temporal's per-workflow limits.
  */
 import {
   ApplicationFailure,
@@ -54,7 +55,7 @@ import type { ListPullRequestsRequest, PullRequestPage } from '../schemas/merge-
 import type { TemporalGateway } from './client';
 
 export const QUEUE_WORKFLOW_TYPE = 'queueWorkflow';
-/** How long submit waits for the new submission's record (see submitPullRequest). */
+
 const REJECTION_STATUS: Record<QueueRejection, (message: string) => AppError> = {
   not_found: notFound,
   deleted: notFound,
@@ -89,7 +90,11 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
   const queueHandle = (org: Organisation, key: QueueKey) =>
     client.workflow.getHandle(queueWorkflowId(queueKeyOf(org, key)));
 
-  /** One queue update under the route's update id; rejections and a missing queue become AppErrors. */
+  /**
+   * One queue update under the route's update id; rejections and a missing queue become AppErrors.
+   * As an update of the queue's workflow it waits its turn for an update slot (client.ts), so a burst
+   * of changes to one queue is served in order rather than refused.
+   */
   async function update<Ret>(
     what: string,
     change: Change,
@@ -98,7 +103,9 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
   ): Promise<Ret> {
     const handle = queueHandle(change.org, key);
     try {
-      return await temporal.call(what, () => run(handle, { updateId: change.updateId }));
+      return await temporal.call(what, () => run(handle, { updateId: change.updateId }), {
+        updateOf: handle.workflowId,
+      });
     } catch (err) {
       throw asQueueError(err, key);
     }
@@ -113,7 +120,9 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
   ) {
     const handle = queueHandle(org, key);
     try {
-      return await temporal.call(what, async () => ((await isRunning(handle)) ? read(handle) : null));
+      return await temporal.call(what, async () => ((await isRunning(handle)) ? read(handle) : null), {
+        queryOf: handle.workflowId,
+      });
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return null;
       throw err;
@@ -126,13 +135,17 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
    */
   async function queryPullRequest(workflowId: string, runId?: string): Promise<PullRequestRecord | null> {
     try {
-      return await temporal.call('getSubmittedPullRequest', async () => {
-        const handle = client.workflow.getHandle(workflowId, runId);
-        const { status } = await handle.describe();
-        return status.name === 'COMPLETED'
-          ? ((await handle.result()) as PullRequestRecord)
-          : await handle.query(getPullRequestQuery);
-      });
+      return await temporal.call(
+        'getSubmittedPullRequest',
+        async () => {
+          const handle = client.workflow.getHandle(workflowId, runId);
+          const { status } = await handle.describe();
+          return status.name === 'COMPLETED'
+            ? ((await handle.result()) as PullRequestRecord)
+            : await handle.query(getPullRequestQuery);
+        },
+        { queryOf: workflowId },
+      );
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return null;
       throw err;

@@ -35,6 +35,10 @@ export async function readMultipart(request: FastifyRequest): Promise<MultipartU
       yield chunk;
     }
   }
+  // Without a boundary the multipart parser cannot even start; say so instead of failing inside it.
+  if (!/;\s*boundary=/i.test(request.headers['content-type'] ?? '')) {
+    throw badRequest('The content type multipart/form-data needs a boundary parameter.');
+  }
   try {
     const parts = request.parts({
       limits: {
@@ -67,6 +71,10 @@ export async function readMultipart(request: FastifyRequest): Promise<MultipartU
     // Stop reading parts and discard whatever the client is still sending.
     request.raw.unpipe();
     request.raw.resume();
+    // The multipart parser's own errors are about the client's body, not about us.
+    if (err instanceof Error && /^(Multipart|Malformed|Unexpected end of form)/i.test(err.message)) {
+      throw badRequest(`The multipart body is malformed: ${err.message.replace(/\.$/, '')}.`);
+    }
     throw err;
   }
   return { fields, files };

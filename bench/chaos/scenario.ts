@@ -1,0 +1,244 @@
+/**
+ * One seeded chaos run, end to end: start the stack, create a batching queue with concurrency through
+ * the HTTP API, open and submit the planned PRs while the fault plan kills and restarts components,
+ * wait for every accepted PR to settle, then judge the result (checks.ts).
+ *
+ * The driver plays the world around railyard: a supervisor that starts a crashed API or worker again
+ * (counted as a crash), CI jobs that retry a submit until it is answered, and authors who withdraw a PR
+ * that no longer merges before it was admitted (a conflicting PR waits for its author otherwise).
+ * The same seed gives the same PRs, arrival times and fault plan; timings still vary with the machine.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createPool } from '../../activities/platform/db';
+import { createApiKeyStore } from '../../activities/stores/api-keys';
+import { exponential, seededRng } from '../simulate/rng';
+import {
+  checkSafety,
+  countOutcomes,
+  TERMINAL,
+  type OutcomeCounts,
+  type PrOutcome,
+  type SafetyReport,
+} from './checks';
+import { planFaults, runFaults, type FaultCounts, type FaultHooks, type InjectedFault } from './faults';
+import { createGitWorld } from './git-world';
+import { createApi, type Api, type QueueRef } from './http';
+import { longestOutageMs, recoveryMs, startProbe } from './probe';
+import { startStack, type Stack } from './stack';
+import { initialFiles, planPrs, type PlannedPr, type WorkloadOptions } from './workload';
+
+export interface ChaosOptions extends WorkloadOptions {
+  seed: number;
+  concurrency: number;
+  batchSize: number;
+  faults: FaultCounts;
+  /** Mean time between two submissions. */
+  submitGapMs: number;
+  /** How long the PRs get to settle after the last fault. */
+  settleTimeoutMs: number;
+  /** Use this database instead of a cluster of the run's own (no PostgreSQL restarts then). */
+  databaseUrl?: string;
+  /**
+   * When the fault plan's clock starts: with the first submission (default), or once every PR has been
+   * answered, so that faults hit testing and merging but not admission.
+   */
+  faultsFrom?: 'start' | 'accepted';
+  /** Keep the run's folder (logs, git, Temporal's file) instead of removing it. */
+  keep?: boolean;
+  log: (message: string) => void;
+  /** Hears of the stack once it runs (the CLI stops it on Ctrl-C). */
+  onStack?: (stack: Stack) => void;
+}
+
+export interface ChaosReport {
+  safety: SafetyReport;
+  outcomes: OutcomeCounts;
+  faults: (InjectedFault & { recoveryMs: number | null })[];
+  /** From the last repaired fault to every accepted PR settled. */
+  drainMs: number;
+  totalMs: number;
+  longestOutageMs: number;
+  accepted: number;
+  notAccepted: number[];
+  withdrawn: number[];
+  crashes: { worker: number; api: number };
+  dir: string;
+}
+
+const QUEUE: QueueRef = { repo: { host: 'local', owner: 'chaos', name: 'app' }, targetBranch: 'main' };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+async function issueKey(databaseUrl: string): Promise<string> {
+  const pool = createPool(databaseUrl, { max: 2 });
+  try {
+    return (await createApiKeyStore(pool).create('chaos', 'chaos run')).key;
+  } finally {
+    await pool.end();
+  }
+}
+
+async function createQueue(api: Api, opts: ChaosOptions): Promise<void> {
+  const settings = {
+    ...QUEUE,
+    concurrency: opts.concurrency,
+    batch: true,
+    batchingMinSize: opts.batchSize,
+    batchingMaxWaitTimeMinutes: 0,
+    mergeMethod: 'merge_commit',
+  };
+  for (const [route, body] of [
+    ['/v1/createQueue', { ...QUEUE, mode: 'single' }],
+    ['/v1/updateQueue', settings],
+  ] as const) {
+    const res = await api.post(route, body);
+    if (res.status !== 200) throw new Error(`${route} answered ${res.status}: ${res.body}`);
+  }
+}
+
+/** Submits every PR at its seeded arrival time; conflicting pairs arrive together. */
+async function submitAll(api: Api, plan: PlannedPr[], gaps: number[], until: number, done: Set<number>) {
+  const refused: number[] = [];
+  const start = Date.now();
+  let at = 0;
+  await Promise.all(
+    plan.map(async (pr, i) => {
+      const withPrevious = pr.pair !== undefined && plan[i - 1]?.pair === pr.pair;
+      if (!withPrevious) at += gaps[i]!;
+      await sleep(start + at - Date.now());
+      const answer = await api.submitUntilAccepted(pr.number, until);
+      if (answer === 'accepted') done.add(pr.number);
+      else refused.push(pr.number);
+    }),
+  );
+  return refused;
+}
+
+/** Reads records until every accepted PR is terminal or time runs out; withdraws stuck conflicts. */
+async function settle(
+  api: Api,
+  plan: PlannedPr[],
+  accepted: Set<number>,
+  deadline: number,
+  log: (m: string) => void,
+) {
+  const records = new Map<number, PrOutcome['record']>();
+  const withdrawn: number[] = [];
+  let lastReport = 0;
+  for (;;) {
+    for (const pr of plan) {
+      const known = records.get(pr.number);
+      if (known && TERMINAL.has(known.state)) continue;
+      const r = await api.pullRequest(pr.number);
+      if (r === 'unknown') continue;
+      records.set(pr.number, r);
+      if (r) accepted.add(pr.number);
+      if (r?.state === 'not_ready' && r.readiness.gitHubMergeability === 'not_mergeable') {
+        const res = await api.post('/v1/cancelPullRequest', { ...QUEUE, pr: { number: pr.number } });
+        if (res.status === 200) withdrawn.push(pr.number);
+      }
+    }
+    const open = [...accepted].filter((n) => !TERMINAL.has(records.get(n)?.state ?? ''));
+    if (open.length === 0 || Date.now() > deadline) return { records, withdrawn };
+    if (Date.now() - lastReport > 5_000) {
+      lastReport = Date.now();
+      log(`settling: ${accepted.size - open.length}/${accepted.size} PRs terminal`);
+    }
+    await sleep(1_000);
+  }
+}
+
+export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
+  const { log } = opts;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `railyard-chaos-${opts.seed}-`));
+  const ledger = path.join(dir, 'ledger');
+  fs.mkdirSync(ledger);
+  const rng = seededRng(opts.seed);
+  const plan = planPrs(rng, opts);
+  const gaps = plan.map(() => exponential(rng, opts.submitGapMs));
+  const windowMs = opts.submitGapMs * plan.length + 15_000;
+  const faultPlan = planFaults(rng, opts.faults, windowMs);
+  let stack: Stack | null = null;
+  // Cleared however the run ends, so a failed run does not keep the process alive.
+  const timers: NodeJS.Timeout[] = [];
+  try {
+    stack = await startStack({ dir, databaseUrl: opts.databaseUrl, log });
+    opts.onStack?.(stack);
+    const world = await createGitWorld(stack.gitRoot, QUEUE.repo, initialFiles(plan, ledger, opts));
+    world.openPrs(plan);
+    const key = await issueKey(stack.databaseUrl);
+    const api = createApi(stack.apiUrl, key, QUEUE);
+    await createQueue(api, opts);
+    log(
+      `queue created; ${plan.length} PRs (${
+        plan
+          .filter((p) => p.kind !== 'good')
+          .map((p) => `#${p.number} ${p.kind}`)
+          .join(', ') || 'all good'
+      })`,
+    );
+
+    const t0 = Date.now();
+    const probe = startProbe(api, QUEUE);
+    const accepted = new Set<number>();
+    let repairing = false;
+    const s = stack;
+    const watchdog: NodeJS.Timeout = setInterval(() => {
+      if (repairing) return;
+      for (const service of [s.worker, s.api])
+        if (!service.running())
+          void service.start().catch((err: Error) => log(`${service.name}: ${err.message}`));
+    }, 1_000);
+    const progress = setInterval(
+      () => log(`t=${((Date.now() - t0) / 1000).toFixed(0)} s: ${accepted.size}/${plan.length} accepted`),
+      10_000,
+    );
+    timers.push(watchdog, progress, probe.timer);
+    const hooks: FaultHooks = {
+      onFault(f, phase, ms) {
+        repairing = phase === 'injected';
+        log(
+          phase === 'injected'
+            ? `t=${(ms / 1000).toFixed(1)} s: ${f.kind}`
+            : `${f.kind}: running again after ${ms} ms`,
+        );
+      },
+      answering: (since) => probe.answering(since, 120_000),
+    };
+    const submitting = submitAll(api, plan, gaps, t0 + windowMs + 120_000, accepted);
+    const [notAccepted, injected] =
+      opts.faultsFrom === 'accepted'
+        ? [await submitting, await runFaults(faultPlan, stack, Date.now(), hooks)]
+        : await Promise.all([submitting, runFaults(faultPlan, stack, t0, hooks)]);
+    clearInterval(progress);
+    const lastRepair = Math.max(t0, ...injected.map((f) => f.repairedAt));
+    const { records, withdrawn } = await settle(api, plan, accepted, lastRepair + opts.settleTimeoutMs, log);
+    const settledAt = Date.now();
+    clearInterval(watchdog);
+    const samples = await probe.stop();
+
+    const outcomes: PrOutcome[] = plan.map((pr) => ({
+      pr,
+      accepted: accepted.has(pr.number),
+      record: records.get(pr.number) ?? null,
+    }));
+    return {
+      safety: checkSafety(world, ledger, outcomes, { dir: stack.logDir, secrets: [key] }),
+      outcomes: countOutcomes(world, outcomes),
+      faults: injected.map((f) => ({ ...f, recoveryMs: recoveryMs(samples, f.injectedAt) })),
+      drainMs: settledAt - lastRepair,
+      totalMs: settledAt - t0,
+      longestOutageMs: longestOutageMs(samples),
+      accepted: accepted.size,
+      notAccepted,
+      withdrawn,
+      crashes: { worker: stack.worker.unexpectedExits, api: stack.api.unexpectedExits },
+      dir,
+    };
+  } finally {
+    for (const timer of timers) clearInterval(timer);
+    await stack?.stop();
+    if (!opts.keep) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The railyard processes as services that can be killed and started again: the API (`tsx
+ * api/server.ts`) and the worker (`tsx worker/main.ts`), each in its own process group so a SIGKILL
+ * also reaches what it started (test commands). A service counts as up once it proved it: the API
+ * answers /healthz, the worker printed that it polls its task queue.
+ *
+ * Children get a clean environment: the parent's RAILYARD_*, DATABASE_URL and TEMPORAL_* settings
+ * never leak into them (the processes refuse unknown RAILYARD_* names), only what `env` says.
+ */
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../scripts/lib/data-dir';
+import type { Managed, Supervisor } from '../../scripts/lib/supervisor';
+
+const TSX = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
+const LEAKY = /^(RAILYARD_|DATABASE_URL$|TEMPORAL_|TEST_)/;
+
+export interface Service {
+  readonly name: string;
+  /** Starts the process and resolves once it is up. */
+  start(): Promise<void>;
+  /** Sends `signal` to its process group and waits for it to exit (no-op when not running). */
+  stop(signal: NodeJS.Signals): Promise<void>;
+  running(): boolean;
+  /** Exits nobody asked for (a crash), counted since creation. */
+  readonly unexpectedExits: number;
+}
+
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!LEAKY.test(k)) env[k] = v;
+  return { ...env, ...extra };
+}
+
+async function until(what: string, ms: number, ok: () => Promise<boolean>, alive: () => boolean) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await ok()) return;
+    if (!alive()) throw new Error(`${what} exited while starting`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not come up within ${ms / 1000} s`);
+}
+
+function createService(
+  sup: Supervisor,
+  name: string,
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  isUp: (m: Managed, started: { ready: boolean }) => Promise<boolean>,
+): Service {
+  let current: Managed | null = null;
+  let expected = false;
+  let crashes = 0;
+  const alive = () =>
+    current !== null && current.child.exitCode === null && current.child.signalCode === null;
+  return {
+    name,
+    get unexpectedExits() {
+      return crashes;
+    },
+    running: alive,
+    async start() {
+      if (alive()) return;
+      expected = false;
+      const m = sup.start(name, TSX, [entry], { cwd: PROJECT_ROOT, env, quiet: true, logFile });
+      current = m;
+      const state = { ready: false };
+      m.child.stderr?.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('polling task queue')) state.ready = true;
+      });
+      void m.exited.then(() => {
+        if (!expected && current === m) crashes++;
+      });
+      await until(
+        name,
+        120_000,
+        () => isUp(m, state),
+        () => m.child.exitCode === null,
+      );
+    },
+    async stop(signal) {
+      if (!alive() || !current) return;
+      expected = true;
+      try {
+        process.kill(-current.child.pid!, signal);
+      } catch {
+        /* already gone */
+      }
+      await current.exited;
+    },
+  };
+}
+
+export interface ServiceSettings {
+  databaseUrl: string;
+  temporalAddress: string;
+  taskQueue: string;
+  gitRoot: string;
+  workRoot: string;
+  apiPort: number;
+  logDir: string;
+}
+
+export function apiService(sup: Supervisor, s: ServiceSettings): Service {
+  const env = cleanEnv({
+    DATABASE_URL: s.databaseUrl,
+    TEMPORAL_ADDRESS: s.temporalAddress,
+    RAILYARD_TASK_QUEUE: s.taskQueue,
+    RAILYARD_GIT_ROOT: s.gitRoot,
+    RAILYARD_API_HOST: '127.0.0.1',
+    RAILYARD_API_PORT: String(s.apiPort),
+    RAILYARD_LOG_LEVEL: 'info',
+  });
+  const healthy = async () => {
+    try {
+      return (await fetch(`http://127.0.0.1:${s.apiPort}/healthz`)).ok;
+    } catch {
+      return false;
+    }
+  };
+  return createService(sup, 'api', 'api/server.ts', env, path.join(s.logDir, 'api.log'), healthy);
+}
+
+export function workerService(sup: Supervisor, s: ServiceSettings): Service {
+  const env = cleanEnv({
+    DATABASE_URL: s.databaseUrl,
+    TEMPORAL_ADDRESS: s.temporalAddress,
+    RAILYARD_TASK_QUEUE: s.taskQueue,
+    RAILYARD_GIT_ROOT: s.gitRoot,
+    RAILYARD_WORK_ROOT: s.workRoot,
+    RAILYARD_WORKER_METRICS_PORT: '0',
+    RAILYARD_SHUTDOWN_GRACE_SECONDS: '1',
+    RAILYARD_LOG_LEVEL: 'warn',
+  });
+  return createService(sup, 'worker', 'worker/main.ts', env, path.join(s.logDir, 'worker.log'), (_m, st) =>
+    Promise.resolve(st.ready),
+  );
+}

@@ -1,0 +1,125 @@
+/**
+ * The whole railyard stack on this machine, every part a process that can be stopped and started again
+ * on the same port: a private PostgreSQL cluster (or an external database, which then cannot be
+ * restarted), the Temporal dev server with its state in a SQLite file (a restart keeps every
+ * workflow), the worker and the API (services.ts). Used by the chaos run and the fuzzer.
+ *
+ * Restarts of PostgreSQL and Temporal are clean stops (fast shutdown, SIGTERM) followed by a start;
+ * crashes are what the API and the worker get (SIGKILL), since they are the processes railyard owns.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { runMigrations } from '../../activities/platform/migrate';
+import { freePort } from '../../scripts/lib/ports';
+import { startCluster } from '../../scripts/lib/postgres';
+import { Supervisor, type Managed } from '../../scripts/lib/supervisor';
+import { startDevServer } from '../../scripts/lib/temporal';
+import { apiService, workerService, type Service, type ServiceSettings } from './services';
+
+export interface StackOptions {
+  /** Scratch folder for data, logs, the git root and checkouts; the caller removes it. */
+  dir: string;
+  /** Use this database instead of starting a cluster (PostgreSQL restarts are then unavailable). */
+  databaseUrl?: string;
+  /** Keep Temporal's state in a file (needed to restart it); default true. */
+  durableTemporal?: boolean;
+  log: (message: string) => void;
+}
+
+export interface Stack {
+  apiUrl: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  gitRoot: string;
+  logDir: string;
+  api: Service;
+  worker: Service;
+  canRestartPostgres: boolean;
+  restartTemporal(): Promise<void>;
+  restartPostgres(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function stopManaged(m: Managed, signal: NodeJS.Signals): Promise<void> {
+  if (m.child.exitCode !== null || m.child.signalCode !== null) return;
+  try {
+    process.kill(-m.child.pid!, signal);
+  } catch {
+    return;
+  }
+  await m.exited;
+}
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const sup = new Supervisor(opts.log);
+  const logDir = path.join(opts.dir, 'logs');
+  fs.mkdirSync(logDir, { recursive: true });
+  // PostgreSQL runs as an unprivileged user when we are root: it must reach its data dir.
+  fs.chmodSync(opts.dir, 0o755);
+  const [pgPort, temporalPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+
+  const startPostgres = () =>
+    startCluster(
+      sup,
+      { dataDir: path.join(opts.dir, 'pg'), port: pgPort, logFile: path.join(logDir, 'postgres.log') },
+      'railyard',
+    );
+  const startTemporal = () =>
+    startDevServer(sup, {
+      port: temporalPort,
+      namespace: 'default',
+      dbFile: opts.durableTemporal === false ? undefined : path.join(opts.dir, 'temporal.db'),
+      logFile: path.join(logDir, 'temporal.log'),
+    });
+
+  try {
+    opts.log('starting PostgreSQL and the Temporal dev server...');
+    const [pg, temporal] = await Promise.all([
+      opts.databaseUrl ? Promise.resolve(null) : startPostgres(),
+      startTemporal(),
+    ]);
+    let pgManaged = pg?.managed ?? null;
+    let temporalManaged = temporal;
+    const databaseUrl = opts.databaseUrl ?? pg!.url;
+    await runMigrations(databaseUrl);
+
+    const settings: ServiceSettings = {
+      databaseUrl,
+      temporalAddress: `127.0.0.1:${temporalPort}`,
+      taskQueue: `railyard-${randomUUID().slice(0, 8)}`,
+      gitRoot: path.join(opts.dir, 'git'),
+      workRoot: path.join(opts.dir, 'work'),
+      apiPort,
+      logDir,
+    };
+    const worker = workerService(sup, settings);
+    const api = apiService(sup, settings);
+    opts.log('starting the worker and the API...');
+    await Promise.all([worker.start(), api.start()]);
+
+    return {
+      apiUrl: `http://127.0.0.1:${apiPort}`,
+      databaseUrl,
+      temporalAddress: settings.temporalAddress,
+      gitRoot: settings.gitRoot,
+      logDir,
+      api,
+      worker,
+      canRestartPostgres: pgManaged !== null,
+      async restartTemporal() {
+        await stopManaged(temporalManaged, 'SIGTERM');
+        temporalManaged = await startTemporal();
+      },
+      async restartPostgres() {
+        if (!pgManaged) throw new Error('PostgreSQL is external to this stack and cannot be restarted');
+        await stopManaged(pgManaged, 'SIGINT');
+        pgManaged = (await startPostgres()).managed;
+      },
+      stop: () => sup.stopAll(5_000),
+    };
+  } catch (err) {
+    await sup.stopAll(5_000);
+    throw err;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The short fuzz run of `npm test` (the long one is `npm run fuzz`): scripts/fuzz.sh as a user runs it,
+ * which installs schemathesis when it is missing, starts its own stack and fuzzes every operation of
+ * the served OpenAPI document with an API key, a few hundred requests, with the same checks as the
+ * long run: no server error, and every status, content type and body as the document describes it.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+
+/** The test launcher's own settings would be refused by the processes the script starts. */
+function scriptEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(RAILYARD_|TEST_)/.test(k)) env[k] = v;
+  return env;
+}
+
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['scripts/fuzz.sh', ...args], { cwd: ROOT, env: scriptEnv() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+test('a few hundred fuzzed requests over every operation: no server error, nothing off the document', async () => {
+  const args = ['--max-examples', '20', '--phases', 'fuzzing', '--seed', '7', '--min-requests', '300'];
+  const res = await run(args);
+  if (res.code !== 0) console.log(`${res.stdout}\n${res.stderr.slice(-6000)}`);
+  expect(res.code).toBe(0);
+  expect(res.stdout).toMatch(/schemathesis generated \d+ requests over \d+ operations; .*: all passed/);
+  const generated = Number(/generated (\d+) requests/.exec(res.stdout)?.[1]);
+  expect(generated).toBeGreaterThanOrEqual(300);
+  // Every operation of the document answered, and none with a 5xx (counted from the API's own log).
+  const rows = res.stdout.split('\n').filter((l) => /^\| (GET|POST|PATCH|DELETE|PUT) /.test(l));
+  expect(rows.length).toBeGreaterThanOrEqual(14);
+  for (const row of rows) {
+    const [, total, , , server] = row
+      .split('|')
+      .map((c) => c.trim())
+      .slice(1);
+    expect(Number(total)).toBeGreaterThan(0);
+    expect(Number(server)).toBe(0);
+  }
+}, 240_000);

@@ -1,0 +1,145 @@
+/**
+ * The real HTTP API on a loopback port, backed by the real Temporal service and an in-process worker (the
+ * bundled workflows and the real activities) on its own task queue, with a git world of its own and API
+ * keys in a scratch database. Tests drive it with plain HTTP requests, as a CI job would, and read the
+ * API's captured log.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import type { FastifyInstance } from 'fastify';
+import type { Pool } from 'pg';
+import { createActivities } from '../../../../activities';
+import { createLocalGitHost } from '../../../../activities/git/local-git-host';
+import type { RepoKey } from '../../../../activities/git/names';
+import { createCommandRunner } from '../../../../activities/runners/command-runner';
+import { createApiKeyStore } from '../../../../activities/stores/api-keys';
+import { createTemporalGateway, type TemporalGateway } from '../../../../api/temporal/client';
+import { createMergeQueueService } from '../../../../api/temporal/merge-queue-service';
+import { createGitWorld, type GitWorld } from '../../../../bench/chaos/git-world';
+import { buildTestApp, type CapturedLog } from '../../../support/app';
+import { requireTestEnv } from '../../../support/env';
+import { createMigratedDatabase } from '../../../support/postgres';
+
+export interface HttpAnswer {
+  status: number;
+  body: string;
+  contentType: string | undefined;
+  json<T = unknown>(): T;
+}
+
+export interface LiveApi {
+  url: string;
+  world: GitWorld;
+  pool: Pool;
+  log: CapturedLog;
+  temporal: TemporalGateway;
+  /** Issues a key for `slug` (creating the organisation); returns the key. */
+  key(slug: string): Promise<string>;
+  post(route: string, body: unknown, key: string): Promise<HttpAnswer>;
+  close(): Promise<void>;
+}
+
+export interface LiveApiOptions {
+  /** The repository's test command (`.railyard/merge-queue.json`). */
+  command?: string;
+  callTimeoutMs?: number;
+  /** How long a change may wait for a busy queue (the gateway's default otherwise). */
+  busyBudgetMs?: number;
+  repo?: RepoKey;
+}
+
+let runtimeInstalled = false;
+
+function installRuntimeOnce(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Another suite in this jest worker installed it already.
+  }
+}
+
+export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> {
+  installRuntimeOnce();
+  const address = requireTestEnv('TEST_TEMPORAL_ADDRESS');
+  const dir = fs.mkdtempSync(path.join(process.env.TEST_TMP ?? os.tmpdir(), 'live-api-'));
+  const repo = opts.repo ?? { host: 'github.com', owner: 'acme', name: 'app' };
+  const world = await createGitWorld(path.join(dir, 'git'), repo, {
+    '.railyard/merge-queue.json': JSON.stringify({ version: 1, command: opts.command ?? 'true' }),
+    'README.md': 'app\n',
+  });
+  const { pool } = await createMigratedDatabase('live_api');
+  const taskQueue = `live-api-${randomUUID()}`;
+
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const gitHost = createLocalGitHost({ root: world.root });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue,
+    workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
+    activities: createActivities({
+      workerIdentity: 'live-api',
+      gitHost,
+      runner: createCommandRunner({
+        gitHost,
+        workRoot: path.join(dir, 'checkouts'),
+        logRoot: path.join(dir, 'logs'),
+      }),
+      client: new Client({ connection }),
+      taskQueue,
+      pool,
+      allowPrivateWebhookUrls: true,
+    }),
+  });
+  const running = worker.run();
+
+  const temporal = createTemporalGateway({
+    address,
+    namespace: 'default',
+    taskQueue,
+    callTimeoutMs: opts.callTimeoutMs ?? 10_000,
+    ...(opts.busyBudgetMs !== undefined ? { busyBudgetMs: opts.busyBudgetMs } : {}),
+  });
+  const keys = createApiKeyStore(pool);
+  const built: { app: FastifyInstance; log: CapturedLog } = await buildTestApp(pool, {
+    keys,
+    mergeQueue: createMergeQueueService(temporal),
+  });
+  const url = await built.app.listen({ host: '127.0.0.1', port: 0 });
+
+  return {
+    url,
+    world,
+    pool,
+    log: built.log,
+    temporal,
+    key: async (slug) => (await keys.create(slug)).key,
+    async post(route, body, key) {
+      const res = await fetch(`${url}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-token': key },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return {
+        status: res.status,
+        body: text,
+        contentType: res.headers.get('content-type') ?? undefined,
+        json: <T>() => JSON.parse(text) as T,
+      };
+    },
+    async close() {
+      await built.app.close();
+      worker.shutdown();
+      await running;
+      await Promise.allSettled([temporal.close(), connection.close(), nativeConnection.close(), pool.end()]);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
