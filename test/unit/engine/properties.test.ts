@@ -357,11 +357,21 @@ const laneAction: fc.Arbitrary<Action> = fc.oneof(
   },
 );
 
+/**
+ * CI runs fixed seeds so a red build is reproducible; `ENGINE_PROPERTY_SEED=random npx jest
+ * test/unit/engine/properties.test.ts` explores new ones (and found the counterexample recorded in
+ * docs/known-issues.md).
+ */
+const seeded =
+  process.env.ENGINE_PROPERTY_SEED === 'random'
+    ? {}
+    : { seed: Number(process.env.ENGINE_PROPERTY_SEED ?? 20261121) };
+
 describe('engine invariants over random event sequences', () => {
   it('hold after every event, and every PR ends exactly once', () => {
     fc.assert(
       fc.property(configPatch, fc.array(action, { minLength: 5, maxLength: 60, size: 'max' }), holds),
-      { numRuns: 300 },
+      { numRuns: 300, ...seeded },
     );
   });
 
@@ -377,6 +387,7 @@ describe('engine invariants over random event sequences', () => {
       fc.property(config, fc.array(laneAction, { minLength: 5, maxLength: 40, size: 'max' }), holds),
       {
         numRuns: 1000,
+        ...seeded,
       },
     );
   });
