@@ -12,7 +12,8 @@
  * - The queue's rejections (ApplicationFailures typed by QueueRejection) become 404 / 400 with the
  *   failure's own sentence; a missing workflow becomes the queue 404.
  * - A first submission returns once the PR's record shows it (bounded wait), so a client reading it
- *   right after submitting finds it.
+ *   right after submitting finds it: the submit update answers at once and the queue admits the PR
+ *   afterwards, so the wait is on the queue's admission query (admission-watcher.ts, ADR 0005).
  * - Every Temporal call goes through `temporal.call`: a deadline, and 503 when Temporal or the worker
  *   does not answer. Updates and queries of one workflow also wait their turn for its slots (client.ts),
  *   so a burst of them is served in order instead of failing on Temporal's per-workflow limits.
@@ -41,7 +42,7 @@ import {
   type QueueWorkflowInput,
 } from '../../workflows/queue/messages';
 import { REPOSITORY, TARGET_BRANCH } from '../../workflows/search-attributes';
-import { badRequest, notFound, type AppError } from '../errors';
+import { badRequest, notFound, unavailable, type AppError } from '../errors';
 import { decodeCursor, encodeCursor, matchesFilter, submissionsQuery } from '../routes/merge-queue/listing';
 import {
   queueExists,
@@ -52,6 +53,7 @@ import {
 } from '../routes/merge-queue/service';
 import * as wire from '../routes/merge-queue/wire';
 import type { ListPullRequestsRequest, PullRequestPage } from '../schemas/merge-queue';
+import { createAdmissionWatcher } from './admission-watcher';
 import type { TemporalGateway } from './client';
 
 export const QUEUE_WORKFLOW_TYPE = 'queueWorkflow';
@@ -61,6 +63,7 @@ const REJECTION_STATUS: Record<QueueRejection, (message: string) => AppError> = 
   deleted: notFound,
   not_empty: badRequest,
   invalid: badRequest,
+  unavailable,
 };
 
 function isRejection(type: string | null | undefined): type is QueueRejection {
@@ -87,6 +90,7 @@ const isRunning = async (handle: WorkflowHandle) => (await handle.describe()).st
 
 export function createMergeQueueService(temporal: TemporalGateway): MergeQueueService {
   const { client } = temporal;
+  const admissions = createAdmissionWatcher(temporal);
   const queueHandle = (org: Organisation, key: QueueKey) =>
     client.workflow.getHandle(queueWorkflowId(queueKeyOf(org, key)));
 
@@ -191,11 +195,18 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
     },
 
     async submitPullRequest(change, request) {
-      // The queue answers once the PR's record holds this submission, so a client polling
-      // getSubmittedPullRequest right after submitting never sees a 404 or the previous submission.
-      await update('submitPullRequest', change, request, (h, o) =>
+      const { submissionId } = await update('submitPullRequest', change, request, (h, o) =>
         h.executeUpdate(submitUpdate, { ...o, args: [wire.submitInput(request)] }),
       );
+      // Answer once the PR's record holds this submission, so a client polling getSubmittedPullRequest
+      // right after submitting never sees a 404 or the previous submission.
+      let outcome;
+      try {
+        outcome = await admissions.wait(queueHandle(change.org, request).workflowId, submissionId);
+      } catch (err) {
+        throw asQueueError(err, request);
+      }
+      if (outcome.state === 'rejected') throw REJECTION_STATUS[outcome.rejection](outcome.message);
     },
 
     async cancelPullRequest(change, request) {

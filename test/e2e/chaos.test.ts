@@ -22,9 +22,8 @@ test('12 PRs through worker and API kills and a Temporal restart: nothing lost, 
     faults: { workerKills: 1, apiKills: 1, temporalRestarts: 1, postgresRestarts: 0 },
     submitGapMs: 400,
     settleTimeoutMs: 90_000,
-    // Worker kills while submits are in flight can wedge the queue today (docs/reliability.md, the
-    // retried-update finding); the long run covers admission, this one testing and merging.
-    faultsFrom: 'accepted',
+    // Faults start with the first submit, so kills land while submissions are being admitted too.
+    faultsFrom: 'start',
     databaseUrl: await createScratchDatabase('chaos'),
     log: (m) => lines.push(m),
   });

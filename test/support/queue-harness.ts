@@ -17,6 +17,7 @@ import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/id
 import { getPullRequestQuery, type PullRequestRecord } from '../../workflows/pull-request/messages';
 import {
   getQueueQuery,
+  getAdmissionsQuery,
   submitUpdate,
   type QueueSnapshot,
   type QueueWorkflowInput,
@@ -138,9 +139,15 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
       return sha;
     },
     async submit(n, opts = {}) {
-      await handle().executeUpdate(submitUpdate, {
+      const { submissionId } = await handle().executeUpdate(submitUpdate, {
         args: [{ pr: n, priority: opts.priority ?? null, noBatch: opts.noBatch ?? false }],
       });
+      // Like the API: return once the queue admitted the PR (its record can be read).
+      const outcome = await h.waitFor(`PR #${n} admitted`, async () => {
+        const state = (await handle().query(getAdmissionsQuery, [submissionId]))[submissionId];
+        return state?.state === 'pending' ? undefined : state;
+      });
+      if (outcome.state === 'rejected') throw new Error(outcome.message);
     },
     queue: () => handle().query(getQueueQuery),
     async pr(n) {

@@ -5,15 +5,17 @@
  * idempotency across runs, finished test runs for getMergeQueueTestingDetails).
  *
  * Invariants: plain JSON; every collection is bounded (finished PRs leave `prs` once notified, at most
- * MAX_FINISHED_RUNS finished runs and MAX_UPDATE_RESULTS update results are kept).
+ * MAX_FINISHED_RUNS finished runs, MAX_UPDATE_RESULTS update results and MAX_REJECTED_ADMISSIONS
+ * rejections are kept).
  */
 import type { EngineEvent, QueueState } from '../engine';
 import type { PrDetails, Readiness } from '../pull-request/messages';
-import type { CommitStatusReport, RunnerSettings, SubmitResult } from './messages';
+import type { AdmissionState, CommitStatusReport, RunnerSettings, SubmitResult } from './messages';
 
 export const MAX_FINISHED_RUNS = 200;
 export const MAX_UPDATE_RESULTS = 1_000;
 export const MAX_EARLY_TARGETS = 1_000;
+export const MAX_REJECTED_ADMISSIONS = 1_000;
 
 export interface PrMeta {
   submissionId: string;
@@ -61,6 +63,8 @@ export interface Carried {
   updateResults: [string, SubmitResult | null][];
   /** Impacted targets uploaded before the PR was submitted (merge-action uploads on every push). */
   earlyTargets: { pr: number; headSha: string; targets: string[] | 'ALL' }[];
+  /** Submissions refused after their update completed, for callers still waiting or retrying. */
+  rejectedAdmissions: [string, Extract<AdmissionState, { state: 'rejected' }>][];
 }
 
 export const DEFAULT_RUNNER: RunnerSettings = {

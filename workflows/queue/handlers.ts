@@ -2,18 +2,22 @@
  * The queue workflow's message handlers. Validators are synchronous and reject what cannot apply (an
  * unknown PR, a non-empty queue on delete, a deleted queue) without touching history. Handlers only
  * push events for the main loop and, where the caller needs the result, wait until the loop applied
- * them. Update results are remembered by update id across continue-as-new, so a retried request is
+ * them, which it does in the same activation: every update completes in the workflow task that accepted
+ * it (ADR 0005), and what needs an activity (reading a submitted PR) happens after the update, reported
+ * through a query (admission.ts). Update results are remembered by update id across continue-as-new, so a retried request is
  * answered with its first result and not applied twice.
  */
-import { ApplicationFailure, condition, currentUpdateInfo, setHandler, uuid4 } from '@temporalio/workflow';
-import { DEFAULT_PRIORITY, isInQueue, testRunView } from '../engine';
+import { ApplicationFailure, condition, currentUpdateInfo, patched, setHandler } from '@temporalio/workflow';
+import { isInQueue, testRunView } from '../engine';
 import { repositoryLabel } from '../ids';
-import { git } from './activity-proxies';
-import { bounded, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS, type PrMeta } from './carried';
+import { Admissions } from './admission';
+import { bounded, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
+import { createLegacySubmit } from './legacy-submit';
 import {
   cancelUpdate,
   commitStatusSignal,
   deleteQueueUpdate,
+  getAdmissionsQuery,
   getQueueQuery,
   getTestRunQuery,
   restartUpdate,
@@ -26,6 +30,8 @@ import {
 } from './messages';
 import { settingsOf, snapshotOf, testRunDetailsOf } from './projections';
 import type { QueueRuntime } from './runtime';
+
+const ADMISSION_PATCH = 'submit-admission-v1';
 
 const reject = (type: QueueRejection, message: string) =>
   ApplicationFailure.create({ type, message, nonRetryable: true });
@@ -55,80 +61,20 @@ export function registerHandlers(rt: QueueRuntime): void {
   const settle = async (seq: number) => {
     await condition(() => rt.applied(seq));
   };
-  /**
-   * First submissions still being admitted (PR number → submission id). A second submit of the same PR
-   * that resumes before the first one's event was applied must see the PR as queued: otherwise it would
-   * replace the first submission's record and leave the first handler waiting forever for its delivery.
-   */
-  const admitting = new Map<number, string>();
+  const admissions = new Admissions(rt);
+  const legacySubmit = createLegacySubmit(rt);
+  const prNotFound = (pr: number) =>
+    reject('not_found', `Pull request #${pr} was not found in ${repositoryLabel(key.repo)}.`);
 
   setHandler(
     submitUpdate,
-    async ({ pr, priority, noBatch }) => {
+    async (input) => {
       const seen = remembered();
       if (seen?.result) return seen.result;
-      const snapshot = await git.readPullRequest({ repo: key.repo, targetBranch: key.targetBranch, pr });
-      if (!snapshot.found)
-        throw reject('not_found', `Pull request #${pr} was not found in ${repositoryLabel(key.repo)}.`);
-      const existing = c.prs[String(pr)];
-      const beingAdmitted = admitting.get(pr);
-      if (existing && (isInQueue(c.engine, pr) || beingAdmitted === existing.submissionId)) {
-        existing.explicitPriority = priority !== null;
-        await settle(
-          rt.push({ type: 'priorityChanged', pr, priority: priority ?? DEFAULT_PRIORITY, noBatch }),
-        );
-        // Like the first submission, answer once its record can be read.
-        if (beingAdmitted !== undefined) await condition(() => rt.delivered.has(beingAdmitted));
-        const result = { submissionId: existing.submissionId, resubmitted: true };
-        remember(result);
-        return result;
-      }
-      const meta: PrMeta = {
-        submissionId: uuid4(),
-        title: snapshot.title,
-        author: snapshot.author,
-        baseBranch: snapshot.baseBranch ?? key.targetBranch,
-        explicitPriority: priority !== null,
-        readiness: {
-          hasImpactedTargets: false,
-          requiresImpactedTargets: c.engine.config.mode === 'parallel',
-          doesBaseBranchMatch: (snapshot.baseBranch ?? key.targetBranch) === key.targetBranch,
-          gitHubMergeability:
-            snapshot.mergeable === 'mergeable'
-              ? 'mergeable'
-              : snapshot.mergeable === 'conflicting'
-                ? 'not_mergeable'
-                : 'unspecified',
-        },
-        notified: 0,
-        submittedAt: Date.now(),
-      };
-      c.prs[String(pr)] = meta;
-      admitting.set(pr, meta.submissionId);
-      const ready = meta.readiness.gitHubMergeability === 'mergeable' && meta.readiness.doesBaseBranchMatch;
-      // The engine learns the target tip from the first PR it sees; later moves come from merges and CAS.
-      if (c.engine.tipSha === null && snapshot.targetTipSha)
-        rt.push({ type: 'targetBranchMoved', sha: snapshot.targetTipSha });
-      let seq = rt.push({
-        type: 'submitted',
-        pr,
-        headSha: snapshot.headSha,
-        priority: priority ?? DEFAULT_PRIORITY,
-        noBatch,
-        ready,
-        baseSha: snapshot.basedOnTargetTip ? snapshot.targetTipSha : null,
-        reason: 'API_REQUESTED',
-      });
-      // Impacted targets uploaded before the submission (merge-action uploads on every push).
-      const early = c.earlyTargets.find((t) => t.pr === pr && t.headSha === snapshot.headSha);
-      if (early)
-        seq = rt.push({ type: 'impactedTargetsSet', pr, headSha: early.headSha, targets: early.targets });
-      c.earlyTargets = c.earlyTargets.filter((t) => t.pr !== pr);
-      await settle(seq);
-      // Answer once the PR's record exists, so a read right after the submit finds this submission.
-      await condition(() => rt.delivered.has(meta.submissionId));
-      if (admitting.get(pr) === meta.submissionId) admitting.delete(pr);
-      const result = { submissionId: meta.submissionId, resubmitted: false };
+      // Histories recorded before admissions replay the handler that awaited inside the update.
+      const result = patched(ADMISSION_PATCH)
+        ? admissions.request(input)
+        : await legacySubmit(input, prNotFound);
       remember(result);
       return result;
     },
@@ -190,7 +136,8 @@ export function registerHandlers(rt: QueueRuntime): void {
     {
       validator: () => {
         open();
-        const n = c.engine.entries.length;
+        // Submissions still being read will enter the queue: they hold it too.
+        const n = c.engine.entries.length + admissions.size;
         if (n > 0)
           throw reject(
             'not_empty',
@@ -234,6 +181,9 @@ export function registerHandlers(rt: QueueRuntime): void {
   });
 
   setHandler(getQueueQuery, () => snapshotOf(c, key.targetBranch));
+  setHandler(getAdmissionsQuery, (ids) =>
+    Object.fromEntries(ids.slice(0, MAX_UPDATE_RESULTS).map((id) => [id, admissions.stateOf(id)])),
+  );
   setHandler(getTestRunQuery, (testRunId) => {
     const run = c.runs.find((r) => r.runId === testRunId);
     if (!run) return null;

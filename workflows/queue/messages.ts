@@ -5,14 +5,15 @@
  * Queries serve reads. Signals carry outside notifications that need no answer (CI statuses).
  *
  * Rejections are ApplicationFailures whose `type` is one of QueueRejection, which the API maps to
- * HTTP statuses (not_found → 404, not_empty / invalid → 400).
+ * HTTP statuses (not_found → 404, not_empty / invalid → 400, unavailable → 503); a submission rejected
+ * after its update completed reports the same types through getAdmissionsQuery.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PrState, QueueConfigPatch, RequestedStatus } from '../engine';
 import type { RunCommandResult } from '../../activities/merge-queue/types';
 import type { QueueKey } from '../ids';
 
-export type QueueRejection = 'not_found' | 'not_empty' | 'invalid' | 'deleted';
+export type QueueRejection = 'not_found' | 'not_empty' | 'invalid' | 'deleted' | 'unavailable';
 
 /** Queue settings beyond the engine's decisions (how to test, which statuses gate a run). */
 export interface RunnerSettings {
@@ -56,6 +57,16 @@ export interface SubmitResult {
   /** True when the PR was already in the queue and its priority / noBatch were updated in place. */
   resubmitted: boolean;
 }
+
+/**
+ * Where a submission's admission stands (admission.ts). `pending` until the PR was read and its record
+ * can be read; `settled` once it can (also for ids this run does not know: admitted before a
+ * continue-as-new, which waits for every admission); `rejected` with the reason the submit failed.
+ */
+export type AdmissionState =
+  | { state: 'pending' }
+  | { state: 'settled' }
+  | { state: 'rejected'; rejection: QueueRejection; message: string };
 
 export interface ImpactedTargetsInput {
   pr: number;
@@ -146,6 +157,8 @@ export const deleteQueueUpdate = defineUpdate<void, []>('deleteQueue');
 
 export const getQueueQuery = defineQuery<QueueSnapshot>('getQueue');
 export const getTestRunQuery = defineQuery<TestRunDetails | null, [string]>('getTestRun');
+/** The admission state of each submission id asked for (one query answers every waiting caller). */
+export const getAdmissionsQuery = defineQuery<Record<string, AdmissionState>, [string[]]>('getAdmissions');
 
 export const commitStatusSignal = defineSignal<[CommitStatusReport]>('commitStatus');
 

@@ -48,9 +48,11 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     deleted: false,
     updateResults: [],
     earlyTargets: [],
+    rejectedAdmissions: [],
   };
-  // Runs carried from older code may lack newer runner settings.
+  // Runs carried from older code may lack newer runner settings and memories.
   c.runner = { ...DEFAULT_RUNNER, ...c.runner };
+  c.rejectedAdmissions ??= [];
   const rt = new QueueRuntime(input.key, queueWorkflowId(input.key), c);
   registerHandlers(rt);
 

@@ -16,15 +16,28 @@ const Q = { repo: { host: 'github.com', owner: 'acme', name: 'app' }, targetBran
 const ORG = { id: 'org-1', slug: 'acme' };
 const CHANGE = { org: ORG, updateId: 'cancelPullRequest/abc' };
 
-function stubGateway(fail: Error | undefined) {
+/** What the queue's admission query answers, call after call (the last one repeats). */
+type Admission = Record<string, unknown> | Error;
+
+function stubGateway(fail: Error | undefined, admissions: Admission[] = [{ state: 'settled' }]) {
   const updates: { workflowId: string; name: string; options: unknown }[] = [];
   const started: { type: string; options: Record<string, unknown> }[] = [];
+  const queries: string[][] = [];
   const client = {
     workflow: {
       getHandle: (workflowId: string) => ({
+        workflowId,
         executeUpdate: (def: { name: string }, options: unknown) => {
           updates.push({ workflowId, name: def.name, options });
-          return fail === undefined ? Promise.resolve(undefined) : Promise.reject(fail);
+          const result =
+            def.name === 'submitPullRequest' ? { submissionId: 's-1', resubmitted: false } : undefined;
+          return fail === undefined ? Promise.resolve(result) : Promise.reject(fail);
+        },
+        query: (_def: unknown, ids: string[]) => {
+          queries.push(ids);
+          const answer = admissions[Math.min(queries.length - 1, admissions.length - 1)]!;
+          if (answer instanceof Error) return Promise.reject(answer);
+          return Promise.resolve(Object.fromEntries(ids.map((id) => [id, answer])));
         },
       }),
       start: (type: string, options: Record<string, unknown>) => {
@@ -36,9 +49,10 @@ function stubGateway(fail: Error | undefined) {
   const temporal = {
     client,
     taskQueue: 'tq',
+    busyBudgetMs: 2_000,
     call: <T>(_what: string, fn: () => Promise<T>) => fn(),
   } as unknown as TemporalGateway;
-  return { service: createMergeQueueService(temporal), updates, started };
+  return { service: createMergeQueueService(temporal), updates, started, queries };
 }
 
 const rejected = (type: string, message: string) =>
@@ -49,6 +63,7 @@ test.each([
   ['deleted', 404],
   ['not_empty', 400],
   ['invalid', 400],
+  ['unavailable', 503],
 ])('a %s rejection → %i with its own sentence', async (type, status) => {
   const { service } = stubGateway(rejected(type, 'Pull request #5 is not in the merge queue.'));
   await expect(service.cancelPullRequest(CHANGE, { ...Q, pr: { number: 5 } })).rejects.toMatchObject({
@@ -103,4 +118,52 @@ test('createQueue: workflow type, id, input, conflict policy; an existing one �
     statusCode: 409,
     message: 'A merge queue already exists for branch "main" in this repository.',
   });
+});
+
+const SUBMIT = { ...Q, pr: { number: 5 }, priority: null };
+const SUBMIT_CHANGE = { org: ORG, updateId: 'submitPullRequest/abc' };
+
+test('submit answers once the queue reports the submission settled, asking until it is', async () => {
+  const { service, queries } = stubGateway(undefined, [
+    { state: 'pending' },
+    { state: 'pending' },
+    { state: 'settled' },
+  ]);
+  await service.submitPullRequest(SUBMIT_CHANGE, SUBMIT);
+  expect(queries).toEqual([['s-1'], ['s-1'], ['s-1']]);
+});
+
+test.each([
+  ['not_found', 404],
+  ['deleted', 404],
+  ['unavailable', 503],
+])('a submission rejected by its admission (%s) → %i with the queue sentence', async (rejection, status) => {
+  const message = 'Pull request #5 was not found in github.com/acme/app.';
+  const { service } = stubGateway(undefined, [{ state: 'rejected', rejection, message }]);
+  await expect(service.submitPullRequest(SUBMIT_CHANGE, SUBMIT)).rejects.toMatchObject({
+    statusCode: status,
+    message,
+  });
+});
+
+test('a queue deleted while the submission waits → the queue 404', async () => {
+  const { service } = stubGateway(undefined, [new WorkflowNotFoundError('gone', 'queue/x', undefined)]);
+  await expect(service.submitPullRequest(SUBMIT_CHANGE, SUBMIT)).rejects.toMatchObject({
+    statusCode: 404,
+    message: 'No merge queue exists for branch "main" of github.com/acme/app.',
+  });
+});
+
+test('a submission still pending at the busy budget → 503 telling the caller to submit again', async () => {
+  const { service } = stubGateway(undefined, [{ state: 'pending' }]);
+  await expect(service.submitPullRequest(SUBMIT_CHANGE, SUBMIT)).rejects.toMatchObject({
+    statusCode: 503,
+    message: expect.stringContaining('submit it again') as unknown,
+  });
+});
+
+test('a query that fails for another reason is asked again', async () => {
+  const { service, queries } = stubGateway(undefined, [new Error('UNAVAILABLE'), { state: 'settled' }]);
+  await service.submitPullRequest(SUBMIT_CHANGE, SUBMIT);
+  expect(queries).toHaveLength(2);
 });

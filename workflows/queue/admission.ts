@@ -1,0 +1,103 @@
+/**
+ * Admission: how a submitted PR enters the queue (ADR 0005). The submit update completes in the
+ * workflow task that accepts it: it records the request and answers with the submission id. The PR is
+ * read afterwards by an activity and enqueued (enqueue.ts) or rejected; callers learn the outcome from
+ * getAdmissionsQuery. An update that spans workflow tasks can be delivered again after a lost task and
+ * then fails replay for good, so no update of the queue waits on an activity.
+ *
+ * Invariants:
+ * - At most one pending admission per PR; a second submit while it is pending updates its priority and
+ *   noBatch in place and answers with the same submission id.
+ * - A pending admission ends admitted or rejected before continue-as-new (its read is tracked work,
+ *   which `quiesce` waits for), so pending admissions are never carried.
+ * - `pending` lasts until the PR's first transition reached its workflow, so a read right after the
+ *   submit finds this submission; rejections are remembered (bounded) for callers that retry.
+ */
+import { uuid4 } from '@temporalio/workflow';
+import type { PullRequestSnapshot } from '../../activities/merge-queue/types';
+import { DEFAULT_PRIORITY, isInQueue } from '../engine';
+import { repositoryLabel } from '../ids';
+import { git } from './activity-proxies';
+import { bounded, MAX_REJECTED_ADMISSIONS } from './carried';
+import { enqueueSubmission, type SubmissionRequest } from './enqueue';
+import type { AdmissionState, QueueRejection, SubmitInput, SubmitResult } from './messages';
+import type { QueueRuntime } from './runtime';
+
+export class Admissions {
+  /** Requests whose PR is being read, by PR number. */
+  private readonly pending = new Map<number, SubmissionRequest>();
+  /** Admitted in this run; pending for callers until their first transition was delivered. */
+  private readonly admitted = new Set<string>();
+
+  constructor(private readonly rt: QueueRuntime) {}
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Records a submit; never awaits (the update completes in the task that accepted it). */
+  request({ pr, priority, noBatch }: SubmitInput): SubmitResult {
+    const { c } = this.rt;
+    const pending = this.pending.get(pr);
+    if (pending) {
+      Object.assign(pending, { priority, noBatch });
+      return { submissionId: pending.submissionId, resubmitted: true };
+    }
+    const existing = c.prs[String(pr)];
+    // Admitted but not yet decided (its `submitted` still in the inbox) counts as queued too.
+    if (existing && (isInQueue(c.engine, pr) || this.admitted.has(existing.submissionId))) {
+      existing.explicitPriority = priority !== null;
+      this.rt.push({ type: 'priorityChanged', pr, priority: priority ?? DEFAULT_PRIORITY, noBatch });
+      return { submissionId: existing.submissionId, resubmitted: true };
+    }
+    const request: SubmissionRequest = { pr, submissionId: uuid4(), priority, noBatch };
+    this.pending.set(pr, request);
+    const { key } = this.rt;
+    this.rt.track(
+      async () => {
+        const snapshot = await git.readPullRequest({ repo: key.repo, targetBranch: key.targetBranch, pr });
+        this.conclude(request, snapshot);
+      },
+      () =>
+        this.reject(
+          request,
+          'unavailable',
+          `Pull request #${pr} could not be read from ${repositoryLabel(key.repo)}; submit it again.`,
+        ),
+    );
+    return { submissionId: request.submissionId, resubmitted: false };
+  }
+
+  stateOf(submissionId: string): AdmissionState {
+    for (const request of this.pending.values())
+      if (request.submissionId === submissionId) return { state: 'pending' };
+    if (this.admitted.has(submissionId) && !this.rt.delivered.has(submissionId)) return { state: 'pending' };
+    const rejected = this.rt.c.rejectedAdmissions.find(([id]) => id === submissionId);
+    return rejected ? rejected[1] : { state: 'settled' };
+  }
+
+  private conclude(request: SubmissionRequest, snapshot: PullRequestSnapshot): void {
+    const { c, key } = this.rt;
+    const label = repositoryLabel(key.repo);
+    if (c.deleted)
+      return this.reject(
+        request,
+        'deleted',
+        `The merge queue for ${label} branch "${key.targetBranch}" has been deleted.`,
+      );
+    if (!snapshot.found)
+      return this.reject(request, 'not_found', `Pull request #${request.pr} was not found in ${label}.`);
+    this.pending.delete(request.pr);
+    this.admitted.add(request.submissionId);
+    enqueueSubmission(this.rt, request, snapshot);
+  }
+
+  private reject(request: SubmissionRequest, rejection: QueueRejection, message: string): void {
+    if (this.pending.get(request.pr) === request) this.pending.delete(request.pr);
+    const { c } = this.rt;
+    c.rejectedAdmissions = bounded(
+      [...c.rejectedAdmissions, [request.submissionId, { state: 'rejected', rejection, message }]],
+      MAX_REJECTED_ADMISSIONS,
+    );
+  }
+}
