@@ -5,6 +5,7 @@
 import type { Pool } from 'pg';
 import { createEventActivities } from './events';
 import { createFlakyActivities } from './flaky/activities';
+import type { TestCaseEvents } from './flaky/events';
 import { createMergeQueueActivities, type MergeQueueActivityDeps } from './merge-queue';
 import { createPingActivities } from './ping';
 
@@ -14,13 +15,21 @@ export interface ActivityDeps extends MergeQueueActivityDeps {
   allowPrivateWebhookUrls: boolean;
   /** Base of the links in webhook payloads (http_details_url). */
   publicUrl?: string;
+  /**
+   * The test_case.* webhook events (flaky/events.ts), shared with the store behind `judgeTests` so
+   * one dispatch loop serves both; the re-evaluation sends its changes and drains the outbox with it.
+   */
+  testCaseEvents?: TestCaseEvents;
 }
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createPingActivities(deps),
     ...createMergeQueueActivities(deps),
-    ...createFlakyActivities({ pool: deps.pool }),
+    ...createFlakyActivities({
+      pool: deps.pool,
+      ...(deps.testCaseEvents ? { events: deps.testCaseEvents } : {}),
+    }),
     ...createEventActivities({
       pool: deps.pool,
       client: deps.client,

@@ -19,7 +19,7 @@ import {
   type ProcessMetrics,
   type ProcessMetricsRoute,
 } from './plugins/process-metrics';
-import { queueMetricsRoutes, type QueueMetricsDeps } from './routes/metrics';
+import { listingCreatedQueues, queueMetricsRoutes, type QueueMetricsDeps } from './routes/metrics';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
 
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
@@ -36,7 +36,10 @@ export interface AppDeps {
   flaky?: FlakyDeps;
   /** Epoch milliseconds; places change requests in their retry window (routes/merge-queue/update-id.ts). */
   now?: () => number;
-  /** GET /v1/getMergeQueueMetrics, computed from the event log; left out when absent. */
+  /**
+   * GET /v1/getMergeQueueMetrics, computed from the event log; left out when absent. With it,
+   * createQueue also lists the new queue for the metrics (zeros until its first submission).
+   */
   queueMetrics?: QueueMetricsDeps;
   /** The webhook area (/v1/webhooks/*); left out when absent. */
   webhooks?: WebhookApiDeps;
@@ -92,7 +95,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, deps.publicUrl);
   registerProcessMetrics(app, deps.processMetrics ?? createProcessMetrics(), deps.processMetricsRoute);
   await app.register(healthRoutes(deps.probes, deps.probeTimeoutMs ?? 3_000));
-  await app.register(mergeQueueRoutes(deps.mergeQueue, deps.now), { prefix: '/v1' });
+  const mergeQueue = deps.queueMetrics
+    ? listingCreatedQueues(deps.mergeQueue, deps.queueMetrics, deps.logger)
+    : deps.mergeQueue;
+  await app.register(mergeQueueRoutes(mergeQueue, deps.now), { prefix: '/v1' });
   if (deps.flaky) await app.register(flakyTestRoutes(deps.flaky, deps.publicUrl), { prefix: '/v1' });
   if (deps.queueMetrics) await app.register(queueMetricsRoutes(deps.queueMetrics), { prefix: '/v1' });
   if (deps.webhooks) await app.register(webhookRoutes(deps.webhooks), { prefix: '/v1' });

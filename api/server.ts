@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
+import { createTestCaseEvents } from '../activities/flaky/events';
 import { createFlakyStore } from '../activities/flaky/store';
 import { ConfigError } from '../activities/platform/env';
 import { createPool } from '../activities/platform/db';
@@ -43,6 +44,14 @@ async function main(): Promise<void> {
   );
   const publicUrl =
     config.RAILYARD_PUBLIC_URL ?? `http://${config.RAILYARD_API_HOST}:${config.RAILYARD_API_PORT}`;
+  // test_case.* webhooks of uploads and override changes, dispatched after each commit.
+  const testCaseEvents = createTestCaseEvents({
+    pool,
+    client: temporal.client,
+    taskQueue: temporal.taskQueue,
+    publicUrl,
+    onError: (err, message) => logger.warn({ err }, message),
+  });
   const app = await buildApp({
     logger,
     publicUrl,
@@ -50,7 +59,7 @@ async function main(): Promise<void> {
       onTouchError: (err) => logger.warn({ err }, 'could not record API key use'),
     }),
     mergeQueue: createMergeQueueService(temporal),
-    flaky: { store: createFlakyStore(pool), pageTokenSecret },
+    flaky: { store: createFlakyStore(pool, { events: testCaseEvents }), pageTokenSecret },
     processMetrics,
     queueMetrics: { pool },
     webhooks: {
@@ -73,6 +82,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     void (async () => {
       await app.close();
+      await testCaseEvents.idle();
       await Promise.allSettled([pool.end(), temporal.close()]);
       process.exit(0);
     })();

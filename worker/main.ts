@@ -16,6 +16,7 @@ import {
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities';
 import { createLocalGitHost } from '../activities/git/local-git-host';
+import { createTestCaseEvents } from '../activities/flaky/events';
 import { ensureReevaluationSchedule } from '../activities/flaky/schedule';
 import { createFlakyStore } from '../activities/flaky/store';
 import { createPool } from '../activities/platform/db';
@@ -34,6 +35,9 @@ const SDK_LOG_LEVEL = {
 } as const satisfies Record<WorkerConfig['RAILYARD_LOG_LEVEL'], string>;
 
 const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
+
+/** The API's default address, the base of webhook links when RAILYARD_PUBLIC_URL is not set. */
+const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
@@ -59,7 +63,16 @@ async function main(): Promise<void> {
   const gitHost = createLocalGitHost({ root: path.resolve(config.RAILYARD_GIT_ROOT) });
   const workRoot = path.resolve(config.RAILYARD_WORK_ROOT);
   const pool = createPool(config.DATABASE_URL, { applicationName: 'railyard-worker' });
-  const flaky = createFlakyStore(pool);
+  // test_case.* webhooks: the judge's uploads and the hourly re-evaluation share one dispatch loop.
+  const testCaseEvents = createTestCaseEvents({
+    pool,
+    client,
+    taskQueue: config.RAILYARD_TASK_QUEUE,
+    publicUrl: config.RAILYARD_PUBLIC_URL ?? DEFAULT_PUBLIC_URL,
+    onError: (err, message) =>
+      console.error(`railyard worker: ${message}: ${err instanceof Error ? err.message : String(err)}`),
+  });
+  const flaky = createFlakyStore(pool, { events: testCaseEvents });
   const runner = createCommandRunner({
     gitHost,
     workRoot: path.join(workRoot, 'checkouts'),
@@ -94,6 +107,7 @@ async function main(): Promise<void> {
       },
       allowPrivateWebhookUrls: config.RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS,
       ...(config.RAILYARD_PUBLIC_URL ? { publicUrl: config.RAILYARD_PUBLIC_URL } : {}),
+      testCaseEvents,
     }),
     shutdownGraceTime: `${config.RAILYARD_SHUTDOWN_GRACE_SECONDS} seconds`,
   });
@@ -103,6 +117,7 @@ async function main(): Promise<void> {
     `railyard worker polling task queue "${config.RAILYARD_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}`,
   );
   await worker.run();
+  await testCaseEvents.idle();
   await Promise.allSettled([connection.close(), clientConnection.close(), pool.end()]);
 }
 

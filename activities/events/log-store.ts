@@ -10,7 +10,7 @@
  * - Rows are written in key order, so two concurrent batches that touch the same keys lock them in
  *   the same order and cannot deadlock.
  */
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { TransitionEvent } from './types';
 
 const asRow = (e: TransitionEvent) => ({
@@ -89,4 +89,21 @@ export async function appendToLog(db: PoolClient, events: readonly TransitionEve
     [JSON.stringify(sorted.map(asRow))],
   );
   return inserted.rowCount ?? 0;
+}
+
+/**
+ * Lists a queue in event_log_queues before any PR reaches it (createQueue), so the metrics endpoint
+ * knows it at once and reports zeros. Idempotent.
+ */
+export async function registerQueue(
+  db: Pool | PoolClient,
+  organisationId: string,
+  repo: { host: string; owner: string; name: string },
+  targetBranch: string,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO event_log_queues (organisation_id, host, owner, name, target_branch)
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+    [organisationId, repo.host, repo.owner, repo.name, targetBranch],
+  );
 }

@@ -3,8 +3,8 @@
  * of its repositories), the current state counts, and the full histories of the submissions that
  * moved in the window. Three indexed queries; the arithmetic is queue-metrics.ts.
  *
- * A repository is known once any PR was submitted to one of its queues (event_log_queues); `null`
- * answers an unknown one, so the caller can say 404.
+ * A repository is known once one of its queues was created (createQueue lists it) or any PR was
+ * submitted to one (event_log_queues); `null` answers an unknown one, so the caller can say 404.
  */
 import type { Pool } from 'pg';
 import type { PrState } from '../../workflows/engine';

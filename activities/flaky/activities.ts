@@ -3,23 +3,51 @@
  * re-evaluation (store/reevaluate.ts) runs as one activity that heartbeats after every batch, so a
  * worker that dies mid-sweep is noticed within the heartbeat timeout and the sweep is retried; it is
  * idempotent, so a retry only redoes work.
+ *
+ * With `events`, the sweep's status changes go out as test_case.status_changed webhooks (waited for
+ * before the activity ends), and the outbox rows any process left behind are dispatched after it. A
+ * failure there is reported, never thrown: webhooks cannot fail the sweep.
  */
 import { Context } from '@temporalio/activity';
 import { type Pool } from 'pg';
+import { type TestCaseEvents } from './events';
 import { createFlakyStore, type ReevaluationSummary } from './store';
 
 export interface FlakyActivityDeps {
   readonly pool: Pool;
   /** Evaluation clock; the real time unless a test pins it. */
   readonly now?: () => Date;
+  /** The test_case.* webhook events (events.ts); without it none are sent from here. */
+  readonly events?: TestCaseEvents;
 }
 
+/** Well inside the workflow's heartbeat timeout (2 minutes). */
+const HEARTBEAT_MS = 30_000;
+
 export function createFlakyActivities(deps: FlakyActivityDeps) {
-  const store = createFlakyStore(deps.pool, deps.now === undefined ? {} : { now: deps.now });
+  const store = createFlakyStore(deps.pool, {
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+    ...(deps.events === undefined ? {} : { events: deps.events }),
+  });
   return {
     async reevaluateFlakyTests(): Promise<ReevaluationSummary> {
       const context = Context.current();
-      return store.reevaluate({ onProgress: (summary) => context.heartbeat(summary) });
+      const summary = await store.reevaluate({ onProgress: (s) => context.heartbeat(s) });
+      if (deps.events !== undefined) {
+        // Dispatching is work too: keep the heartbeat going while it runs.
+        const beat = setInterval(() => context.heartbeat(summary), HEARTBEAT_MS);
+        try {
+          await deps.events.idle();
+          await deps.events.drain();
+        } catch (err) {
+          context.log.warn('test_case webhook events left in the outbox could not be dispatched', {
+            error: err instanceof Error ? err.message : String(err),
+          });
+        } finally {
+          clearInterval(beat);
+        }
+      }
+      return summary;
     },
   };
 }

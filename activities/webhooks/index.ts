@@ -17,5 +17,5 @@ export type { DeliveryStatus } from './deliveries';
 export { deliveryWorkflowId, dispatchWebhookEvents, type WebhookDispatchDeps } from './dispatch';
 export { checkWebhookUrlResolved, isPrivateAddress, type Lookup } from './url-policy';
 export { createSubscriptionStore, type Subscription, type SubscriptionStore } from './subscriptions';
-export { publishTestCaseEvent, type TestCaseEvent } from './test-case-events';
+export { publishTestCaseEvent, publishTestCaseEvents, type TestCaseEvent } from './test-case-events';
 export { DEFAULT_RETRY_POLICY, type DeliveryRetryPolicy } from './types';

@@ -1,7 +1,8 @@
 /**
  * The flaky-test webhook events (trunk-compat §7): `test_case.status_changed` and
  * `test_case.quarantining_setting_changed`. The flaky-test code calls `publishTestCaseEvent` when a
- * test's status or quarantine setting changes; this module shapes the payload and dispatches it.
+ * test's status or quarantine setting changes (through its outbox, activities/flaky/events.ts); this
+ * module shapes the payload and dispatches it.
  *
  * Rules:
  * - `test_case` is the TestCase object exactly as the flaky-test API answers it (snake_case). Trunk's
@@ -90,5 +91,13 @@ export function testCaseOutgoingEvent(event: TestCaseEvent): OutgoingEvent {
 
 /** Records a delivery per matching subscription and starts them; answers how many. */
 export function publishTestCaseEvent(deps: WebhookDispatchDeps, event: TestCaseEvent): Promise<number> {
-  return dispatchWebhookEvents(deps, [testCaseOutgoingEvent(event)]);
+  return publishTestCaseEvents(deps, [event]);
+}
+
+/** publishTestCaseEvent for many events at once (the outbox dispatch of activities/flaky/events.ts). */
+export function publishTestCaseEvents(
+  deps: WebhookDispatchDeps,
+  events: readonly TestCaseEvent[],
+): Promise<number> {
+  return dispatchWebhookEvents(deps, events.map(testCaseOutgoingEvent));
 }

@@ -21,6 +21,7 @@
 import { type Pool, type PoolClient } from 'pg';
 import { type ClassificationParams, isInfraUpload } from '../classification';
 import { inTransaction } from '../store/db';
+import { type OutboxSink } from '../store/event-outbox';
 import { reclassify, settledLookbackMs } from '../store/reclassify';
 import { ensureRepository, type RepositoryRecord } from '../store/repositories';
 import { lockTestCases, type TestCaseState } from '../store/test-case-state';
@@ -32,8 +33,17 @@ import { UploadConflictError, type UploadInput, type UploadOutcome } from './typ
 
 const SETTLED_HEALTHY = new Set(['no_signal', 'recovered']);
 
-export async function ingestUpload(pool: Pool, input: UploadInput, now: Date): Promise<UploadOutcome> {
-  return ingestPrepared(pool, input, prepareUpload(input), now);
+/**
+ * `sink` gets the test_case.status_changed outbox rows the upload wrote, after the commit (a re-sent
+ * upload writes none).
+ */
+export async function ingestUpload(
+  pool: Pool,
+  input: UploadInput,
+  now: Date,
+  sink?: OutboxSink,
+): Promise<UploadOutcome> {
+  return ingestPrepared(pool, input, prepareUpload(input), now, sink);
 }
 
 /** ingestUpload for a caller that already prepared the upload (it needs the tests, see judge.ts). */
@@ -42,13 +52,18 @@ export async function ingestPrepared(
   input: UploadInput,
   prepared: PreparedUpload,
   now: Date,
+  sink?: OutboxSink,
 ): Promise<UploadOutcome> {
   const repository = await ensureRepository(pool, input.organisationId, input.repository);
   const infra = isInfraUpload(
     { uploadId: input.metadata.uploadId, results: prepared.results, failures: prepared.failures },
     repository.params,
   );
-  return inTransaction(pool, (client) => write(client, input, prepared, repository, infra, now));
+  const { outcome, events } = await inTransaction(pool, (client) =>
+    write(client, input, prepared, repository, infra, now),
+  );
+  if (events.length > 0) sink?.(events);
+  return outcome;
 }
 
 async function write(
@@ -58,7 +73,7 @@ async function write(
   repository: RepositoryRecord,
   infra: boolean,
   at: Date,
-): Promise<UploadOutcome> {
+): Promise<{ outcome: UploadOutcome; events: readonly string[] }> {
   const { metadata } = input;
   const base = {
     uploadId: metadata.uploadId,
@@ -70,7 +85,11 @@ async function write(
     infra,
   };
   const uploadPk = await insertUpload(client, repository.pk, input, prepared, infra, at);
-  if (uploadPk === null) return duplicateOutcome(client, repository.pk, metadata.uploadId, prepared.digest);
+  if (uploadPk === null)
+    return {
+      outcome: await duplicateOutcome(client, repository.pk, metadata.uploadId, prepared.digest),
+      events: [],
+    };
 
   const day = dayOf(at);
   const lookbackMs = settledLookbackMs(repository.params);
@@ -120,7 +139,10 @@ async function write(
     new Date(at.getTime() + 1),
     'ingest',
   );
-  return { ...base, created: true, reclassified: outcome.evaluated, statusChanges: outcome.changed };
+  return {
+    outcome: { ...base, created: true, reclassified: outcome.evaluated, statusChanges: outcome.changed },
+    events: outcome.events,
+  };
 }
 
 /** Stored-state part mirrored in SQL by ensureTestCases' `unsettled` (test-cases.ts). */

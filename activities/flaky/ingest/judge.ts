@@ -11,6 +11,7 @@
 import { type Pool } from 'pg';
 import { type RepositoryKey } from '../identity';
 import { JunitParseError, type ParsedJunitFile, parseJunitText } from '../junit';
+import { type OutboxSink } from '../store/event-outbox';
 import { checkQuarantine } from '../store/quarantine-check';
 import { findRepository } from '../store/repositories';
 import { ingestPrepared } from './ingest';
@@ -41,7 +42,13 @@ export interface JudgeResult {
   readonly quarantinedRunPasses: boolean;
 }
 
-export async function judgeJunitFiles(pool: Pool, input: JudgeInput, now: Date): Promise<JudgeResult> {
+/** `sink` gets the outbox rows of the status changes this run caused, after the commit. */
+export async function judgeJunitFiles(
+  pool: Pool,
+  input: JudgeInput,
+  now: Date,
+  sink?: OutboxSink,
+): Promise<JudgeResult> {
   const files: ParsedJunitFile[] = [];
   const problems: string[] = [];
   for (const file of input.junitFiles) {
@@ -65,7 +72,7 @@ export async function judgeJunitFiles(pool: Pool, input: JudgeInput, now: Date):
     files,
   };
   const prepared = prepareUpload(upload);
-  const outcome = await ingestPrepared(pool, upload, prepared, now);
+  const outcome = await ingestPrepared(pool, upload, prepared, now, sink);
   const repository = await findRepository(pool, input.organisationId, input.repo);
   const failed = prepared.tests.filter((t) => t.final === 'fail');
   const check =

@@ -11,6 +11,7 @@ import { type RepositoryKey } from '../identity';
 import { ingestUpload } from '../ingest/ingest';
 import { type JudgeInput, type JudgeResult, judgeJunitFiles } from '../ingest/judge';
 import { type UploadInput, type UploadOutcome } from '../ingest/types';
+import { type OutboxSink } from './event-outbox';
 import { type KeysetPage } from './keyset';
 import {
   type FailingKey,
@@ -50,6 +51,11 @@ export type { TicketLink } from './test-case-admin';
 
 export interface FlakyStoreOptions {
   readonly now?: () => Date;
+  /**
+   * Gets the test_case.* webhook outbox rows each change wrote, after its commit (../events.ts);
+   * without it the rows wait in the outbox for a drain.
+   */
+  readonly events?: { readonly published: OutboxSink };
 }
 
 export interface FlakyStore {
@@ -92,12 +98,13 @@ export interface FlakyStore {
 
 export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): FlakyStore {
   const now = options.now ?? (() => new Date());
+  const sink = options.events?.published;
   const record = async (pk: string | null) =>
     pk === null ? null : ((await loadTestCases(pool, [pk], now()))[0] ?? null);
   return {
     now,
-    ingest: (input) => ingestUpload(pool, input, now()),
-    judgeJunitFiles: (input) => judgeJunitFiles(pool, input, now()),
+    ingest: (input) => ingestUpload(pool, input, now(), sink),
+    judgeJunitFiles: (input) => judgeJunitFiles(pool, input, now(), sink),
     findRepository: (organisationId, key) => findRepository(pool, organisationId, key),
     updateSettings: (organisationId, key, change, actor) =>
       updateRepositorySettings(pool, organisationId, key, change, actor, now()),
@@ -111,10 +118,11 @@ export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): F
     getTestInOrganisation: async (organisationId, id) =>
       record(await findTestPkInOrganisation(pool, organisationId, id)),
     setQuarantineOverride: (repository, id, change) =>
-      setQuarantineOverride(pool, repository.pk, id, change, now()),
+      setQuarantineOverride(pool, repository.pk, id, change, now(), sink),
     linkTicket: (repository, id, ticket) => linkTicket(pool, repository.pk, id, ticket, now()),
     testsForTicket: (organisationId, ticket) => testsForTicket(pool, organisationId, ticket),
     checkQuarantine: (repository, failedTestIds) => checkQuarantine(pool, repository, failedTestIds),
-    reevaluate: (reevaluation) => reevaluateAll(pool, now(), reevaluation),
+    reevaluate: (reevaluation) =>
+      reevaluateAll(pool, now(), sink === undefined ? reevaluation : { onEvents: sink, ...reevaluation }),
   };
 }

@@ -26,6 +26,7 @@ import {
   transition,
   type UploadSummary,
 } from '../classification';
+import { subscribedTo } from './event-outbox';
 import { plainArray } from './pg-arrays';
 import { type TestCaseState } from './test-case-state';
 
@@ -38,6 +39,8 @@ export interface ReclassifyOutcome {
   readonly evaluated: number;
   readonly changed: number;
   readonly recorded: number;
+  /** test_case.status_changed rows written to the event outbox (dispatch them after the commit). */
+  readonly events: readonly string[];
 }
 
 export function historyDays(params: ClassificationParams): number {
@@ -60,7 +63,7 @@ export async function reclassify(
   evaluationTime: Date,
   trigger: Trigger,
 ): Promise<ReclassifyOutcome> {
-  if (tests.length === 0) return { evaluated: 0, changed: 0, recorded: 0 };
+  if (tests.length === 0) return { evaluated: 0, changed: 0, recorded: 0, events: [] };
   const from = new Date(evaluationTime.getTime() - historyDays(params) * DAY_MS);
   const { results, uploads } = await loadHistory(client, tests, params, from, evaluationTime);
   const updates: { pk: string; next: Classification }[] = [];
@@ -82,35 +85,49 @@ export async function reclassify(
     updates.push({ pk: test.pk, next });
     if (mustRecord(change)) history.push({ pk: test.pk, from: previous?.status ?? null, next });
   }
-  await writeChanges(client, updates, history, evaluationTime, trigger);
+  const events = await writeChanges(client, updates, history, evaluationTime, trigger);
   return {
     evaluated: tests.length,
     changed: history.filter((h) => h.from !== null).length,
     recorded: history.length,
+    events,
   };
 }
 
-/** The changed statuses and their history rows, in one statement. */
+/**
+ * The changed statuses, their history rows and, for each change of status value (not a first
+ * classification), a test_case.status_changed outbox row when the organisation subscribes to it: one
+ * statement. Answers the outbox rows.
+ */
 async function writeChanges(
   client: PoolClient,
   updates: readonly { pk: string; next: Classification }[],
   history: readonly { pk: string; from: string | null; next: Classification }[],
   evaluationTime: Date,
   trigger: Trigger,
-): Promise<void> {
-  if (updates.length === 0) return;
-  await client.query({
+): Promise<string[]> {
+  if (updates.length === 0) return [];
+  const { rows } = await client.query<{ pk: string }>({
     name: 'flaky-write-statuses',
     text: `WITH statuses AS (
              UPDATE test_cases t SET status = u.status, status_reason = u.reason, status_at = u.status_at,
                classified_at = $1
              FROM unnest($3::bigint[], $4::text[], $5::text[], $6::timestamptz[]) AS u(pk, status, reason, status_at)
              WHERE t.pk = u.pk
+           ), history AS (
+             INSERT INTO test_status_history (test_pk, from_status, to_status, reason, status_at, evaluated_at, trigger)
+             SELECT h.pk, h.from_status, h.to_status, h.reason, h.status_at, $1, $2
+             FROM unnest($7::bigint[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])
+               AS h(pk, from_status, to_status, reason, status_at)
+             RETURNING pk, test_pk, from_status, to_status
            )
-           INSERT INTO test_status_history (test_pk, from_status, to_status, reason, status_at, evaluated_at, trigger)
-           SELECT h.pk, h.from_status, h.to_status, h.reason, h.status_at, $1, $2
-           FROM unnest($7::bigint[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])
-             AS h(pk, from_status, to_status, reason, status_at)`,
+           INSERT INTO test_case_event_outbox (organisation_id, test_pk, event_type, source_pk)
+           SELECT t.organisation_id, h.test_pk, 'test_case.status_changed', h.pk
+           FROM history h JOIN test_cases t ON t.pk = h.test_pk
+           WHERE h.from_status IS NOT NULL AND h.from_status <> h.to_status
+             AND ${subscribedTo('test_case.status_changed', 't.organisation_id')}
+           ORDER BY h.pk
+           RETURNING pk`,
     values: [
       evaluationTime,
       trigger,
@@ -125,6 +142,7 @@ async function writeChanges(
       history.map((h) => h.next.timestamp),
     ],
   });
+  return rows.map((r) => r.pk);
 }
 
 /**

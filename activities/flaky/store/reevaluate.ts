@@ -16,6 +16,7 @@
  */
 import { type Pool } from 'pg';
 import { inTransaction } from './db';
+import { type OutboxSink } from './event-outbox';
 import { reclassify, settledLookbackMs } from './reclassify';
 import { findRepositoryByPk } from './repositories';
 import { lockTestCases } from './test-case-state';
@@ -32,6 +33,8 @@ export interface ReevaluationOptions {
   readonly batchSize?: number;
   /** Called after every batch (activity heartbeats). */
   readonly onProgress?: (summary: ReevaluationSummary) => void;
+  /** Gets each batch's test_case.status_changed outbox rows after its commit. */
+  readonly onEvents?: OutboxSink;
 }
 
 export async function reevaluateAll(
@@ -67,6 +70,7 @@ export async function reevaluateAll(
         );
         return reclassify(client, [...locked.values()], params, now, 'schedule');
       });
+      if (outcome.events.length > 0) options.onEvents?.(outcome.events);
       summary = {
         ...summary,
         evaluated: summary.evaluated + outcome.evaluated,

@@ -6,6 +6,7 @@
 import { type Pool } from 'pg';
 import { type QuarantineOverride } from '../quarantine';
 import { inTransaction, type Queryable } from './db';
+import { type OutboxSink, subscribedTo } from './event-outbox';
 
 export interface OverrideChange {
   readonly override: QuarantineOverride;
@@ -22,33 +23,50 @@ export async function findTestPk(db: Queryable, repositoryPk: string, id: string
   return rows[0]?.pk ?? null;
 }
 
-/** Sets the override; false when the test does not exist in the repository. */
+/**
+ * Sets the override; false when the test does not exist in the repository. A change of the override's
+ * value also writes a test_case.quarantining_setting_changed outbox row (when the organisation
+ * subscribes to it), which `sink` gets after the commit; setting the value the test already has
+ * (a retried request, a new reason) records who and why but announces nothing.
+ */
 export async function setQuarantineOverride(
   pool: Pool,
   repositoryPk: string,
   id: string,
   change: OverrideChange,
   now: Date,
+  sink?: OutboxSink,
 ): Promise<boolean> {
-  return inTransaction(pool, async (client) => {
+  const result = await inTransaction(pool, async (client) => {
     const { rows } = await client.query<{ pk: string; quarantine_override: QuarantineOverride }>(
       `SELECT pk, quarantine_override FROM test_cases WHERE repository_pk = $1 AND id = $2 FOR UPDATE`,
       [repositoryPk, id],
     );
     const test = rows[0];
-    if (test === undefined) return false;
+    if (test === undefined) return null;
     await client.query(
       `UPDATE test_cases SET quarantine_override = $2, override_by = $3, override_at = $4, override_reason = $5
        WHERE pk = $1`,
       [test.pk, change.override, change.actor, now, change.reason ?? null],
     );
-    await client.query(
-      `INSERT INTO quarantine_override_history (test_pk, previous, override, set_by, reason, set_at)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
+    const { rows: events } = await client.query<{ pk: string }>(
+      `WITH history AS (
+         INSERT INTO quarantine_override_history (test_pk, previous, override, set_by, reason, set_at)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING pk, test_pk, previous, override
+       )
+       INSERT INTO test_case_event_outbox (organisation_id, test_pk, event_type, source_pk)
+       SELECT t.organisation_id, h.test_pk, 'test_case.quarantining_setting_changed', h.pk
+       FROM history h JOIN test_cases t ON t.pk = h.test_pk
+       WHERE h.previous <> h.override
+         AND ${subscribedTo('test_case.quarantining_setting_changed', 't.organisation_id')}
+       RETURNING pk`,
       [test.pk, test.quarantine_override, change.override, change.actor, change.reason ?? null, now],
     );
-    return true;
+    return events.map((e) => e.pk);
   });
+  if (result === null) return false;
+  if (result.length > 0) sink?.(result);
+  return true;
 }
 
 /** Links (or replaces) the ticket of a test; false when the test does not exist in the repository. */

@@ -1,64 +1,24 @@
 /**
- * Domain records → the spec's wire shapes (api-spec.md §2.6, §2.7; trunk-compat §2). Links point at
- * this service's own API: a test's html_url is `GET /v1/flaky-tests/tests/{id}`, a repository's is
- * `GET /v1/flaky-tests/repository?host=&owner=&name=`, a ticket's is the repository's
- * ticket_url_template or else `GET /v1/flaky-tests/tickets/{key}`.
+ * Domain records → the spec's wire shapes (api-spec.md §2.6, §2.7; trunk-compat §2). The TestCase
+ * object and the links are built in activities/flaky/test-case-wire.ts (the test_case.* webhooks send
+ * the same object); here they are checked against the response schemas' types.
  */
 import type { KeysetPage, TestCaseRecord } from '../../../activities/flaky/store';
-import type { RepositoryKey } from '../../../activities/flaky/identity';
+import {
+  type Links,
+  testCase as testCaseWire,
+  unhealthyTestCase as unhealthyWire,
+} from '../../../activities/flaky/test-case-wire';
 import type { Page, QuarantinedTest, TestCase, UnhealthyTestCase } from '../../schemas/flaky-tests';
 
-export interface Links {
-  test(id: string): string;
-  repository(key: RepositoryKey): string;
-  ticket(key: string): string;
-}
-
-export function createLinks(publicUrl: string): Links {
-  const base = `${publicUrl.replace(/\/+$/, '')}/v1/flaky-tests`;
-  return {
-    test: (id) => `${base}/tests/${id}`,
-    repository: (key) =>
-      `${base}/repository?${new URLSearchParams({ host: key.host, owner: key.owner, name: key.name }).toString()}`,
-    ticket: (key) => `${base}/tickets/${encodeURIComponent(key)}`,
-  };
-}
+export { createLinks, type Links } from '../../../activities/flaky/test-case-wire';
 
 export function unhealthyTestCase(record: TestCaseRecord, links: Links): UnhealthyTestCase {
-  return {
-    id: record.id,
-    repository: { html_url: links.repository(record.repository) },
-    html_url: links.test(record.id),
-    name: record.name,
-    variant: record.variant,
-    status: {
-      value: record.status.value,
-      reason: record.status.reason,
-      timestamp: record.status.timestamp.toISOString(),
-    },
-    ...(record.file === null ? {} : { file_path: record.file }),
-    ...(record.parent === '' ? {} : { parent: record.parent }),
-    ...(record.classname === '' ? {} : { classname: record.classname }),
-    codeowners: [...record.codeowners],
-    pull_requests_impacted_last_7d: record.pullRequestsImpacted7d,
-    quarantined: record.quarantine.quarantined,
-    ...(record.ticket === null
-      ? {}
-      : { ticket: { html_url: record.ticket.url ?? links.ticket(record.ticket.key) } }),
-  };
+  return unhealthyWire(record, links);
 }
 
 export function testCase(record: TestCaseRecord, links: Links): TestCase {
-  return {
-    ...unhealthyTestCase(record, links),
-    most_common_failures: record.mostCommonFailures.map((failure) => ({
-      summary: failure.summary,
-      occurrence_count: failure.occurrences,
-      last_occurrence: failure.lastOccurrence.toISOString(),
-    })),
-    failure_rate_last_7d: record.failureRate7d,
-    failure_rate_last_24h: record.failureRate24h,
-  };
+  return testCaseWire(record, links);
 }
 
 /** Trunk's list-quarantined item; only called for quarantined records. */

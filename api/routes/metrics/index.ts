@@ -3,16 +3,19 @@
  * text format (`text/plain; version=0.0.4; charset=utf-8`), computed from the event log.
  *
  * Rules: `repo` (`owner/name`; the owner may contain `/`, so the name is what follows the last one)
- * needs `repoHost`, else 400; a repository without any queue activity in this organisation is a 404
- * (also when it belongs to another organisation); without `repo`, every repository of the organisation.
+ * needs `repoHost`, else 400; a repository with no queue created (since the queue listing began) or
+ * submitted to in this organisation is a 404 (also when it belongs to another organisation); without
+ * `repo`, every repository of the organisation. A created queue without submissions reports zeros.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Pool } from 'pg';
 import { z } from 'zod';
+import { registerQueue } from '../../../activities/events/log-store';
 import { readQueueMetrics, type RepositoryFilter } from '../../../activities/events/metrics-reads';
 import { badRequest, notFound } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
+import type { MergeQueueService } from '../merge-queue';
 import { renderQueueMetrics } from './exposition';
 
 export interface QueueMetricsDeps {
@@ -59,5 +62,28 @@ export function queueMetricsRoutes(deps: QueueMetricsDeps) {
         return reply.type(contentType).send(body);
       },
     );
+  };
+}
+
+/**
+ * The merge-queue service, with every created queue also listed for the metrics endpoint (so a queue
+ * without submissions answers zeros, not 404). Listing happens once the queue exists; if it fails the
+ * queue is still created (it is listed at its first submission) and the failure is logged.
+ */
+export function listingCreatedQueues(
+  service: MergeQueueService,
+  deps: QueueMetricsDeps,
+  log: FastifyBaseLogger,
+): MergeQueueService {
+  return {
+    ...service,
+    async createQueue(org, request) {
+      await service.createQueue(org, request);
+      try {
+        await registerQueue(deps.pool, org.id, request.repo, request.targetBranch);
+      } catch (err) {
+        log.warn({ err }, 'created queue not listed for getMergeQueueMetrics until its first submission');
+      }
+    },
   };
 }

@@ -198,3 +198,47 @@ test('without an API key → 401; an organisation without queues gets an empty e
   const metrics = await parse(empty.body);
   expect(series(metrics, 'mq_depth_current')).toEqual([]);
 });
+
+test('a created queue without submissions is known at once and reports zeros', async () => {
+  const fresh = { host: 'github.com', owner: 'acme', name: 'fresh' };
+  expect((await get('?repo=acme/fresh&repoHost=github.com')).statusCode).toBe(404);
+  const created = await app.inject({
+    method: 'POST',
+    url: '/v1/createQueue',
+    headers: { 'x-api-token': key, 'content-type': 'application/json' },
+    payload: JSON.stringify({ repo: fresh, targetBranch: 'main' }),
+  });
+  expect(created.statusCode).toBe(200);
+
+  const response = await get('?repo=acme/fresh&repoHost=github.com');
+  expect(response.statusCode).toBe(200);
+  const metrics = await parse(response.body);
+  for (const queue_type of ['main', 'bisection']) {
+    const labels = { repo: 'acme/fresh', branch: 'main', queue_type };
+    for (const name of [
+      'mq_depth_current',
+      'mq_awaiting_mergeability',
+      'mq_testing_slots_active',
+      'mq_pr_restarts_1h_total',
+    ])
+      expect({ name, value: valueOf(metrics, name, labels) }).toEqual({ name, value: 0 });
+    for (const conclusion of ['merged', 'failed', 'cancelled'])
+      expect(valueOf(metrics, 'mq_pr_conclusions_1h_total', { ...labels, conclusion })).toBe(0);
+    for (const name of [
+      'mq_pr_wait_duration_1h_seconds',
+      'mq_pr_test_duration_1h_seconds',
+      'mq_pr_time_in_queue_1h_seconds',
+    ]) {
+      const found = histograms(metrics, name).filter(
+        (h) => JSON.stringify(h.labels) === JSON.stringify(labels),
+      );
+      expect(found).toHaveLength(1);
+      expect({ name, sum: found[0]!.sum, count: found[0]!.count }).toEqual({ name, sum: 0, count: 0 });
+    }
+  }
+  expect(series(metrics, 'mq_depth_current')).toHaveLength(2);
+  // Creating it is idempotent for the listing, and another organisation still cannot see it.
+  const all = await parse((await get('')).body);
+  expect(series(all, 'mq_depth_current').filter((d) => d.labels.repo === 'acme/fresh')).toHaveLength(2);
+  expect((await get('?repo=acme/fresh&repoHost=github.com', otherKey)).statusCode).toBe(404);
+});

@@ -1,0 +1,86 @@
+/**
+ * The spec's TestCase object (api-spec.md §2.6, trunk-compat §2) built from a TestCaseRecord: what
+ * the flaky-test API answers and what the test_case.* webhooks carry, so both are the same object.
+ * Links point at this service's own API: a test's html_url is `GET /v1/flaky-tests/tests/{id}`, a
+ * repository's `GET /v1/flaky-tests/repository?host=&owner=&name=`, a ticket's the repository's
+ * ticket_url_template or else `GET /v1/flaky-tests/tickets/{key}`.
+ *
+ * The HTTP layer checks these shapes against its zod response schemas (api/schemas/flaky-tests.ts).
+ */
+import { type RepositoryKey } from './identity';
+import { type TestCaseRecord } from './store/test-case-record';
+
+export interface Links {
+  test(id: string): string;
+  repository(key: RepositoryKey): string;
+  ticket(key: string): string;
+}
+
+export function createLinks(publicUrl: string): Links {
+  const base = `${publicUrl.replace(/\/+$/, '')}/v1/flaky-tests`;
+  return {
+    test: (id) => `${base}/tests/${id}`,
+    repository: (key) =>
+      `${base}/repository?${new URLSearchParams({ host: key.host, owner: key.owner, name: key.name }).toString()}`,
+    ticket: (key) => `${base}/tickets/${encodeURIComponent(key)}`,
+  };
+}
+
+export interface UnhealthyTestCaseWire {
+  id: string;
+  repository: { html_url: string };
+  html_url: string;
+  name: string;
+  variant: string;
+  status: { value: 'healthy' | 'flaky' | 'broken'; reason: string; timestamp: string };
+  file_path?: string;
+  parent?: string;
+  classname?: string;
+  codeowners: string[];
+  pull_requests_impacted_last_7d: number;
+  quarantined: boolean;
+  ticket?: { html_url: string };
+}
+
+export interface TestCaseWire extends UnhealthyTestCaseWire {
+  most_common_failures: { summary: string; occurrence_count: number; last_occurrence?: string }[];
+  failure_rate_last_7d: number;
+  failure_rate_last_24h: number;
+}
+
+export function unhealthyTestCase(record: TestCaseRecord, links: Links): UnhealthyTestCaseWire {
+  return {
+    id: record.id,
+    repository: { html_url: links.repository(record.repository) },
+    html_url: links.test(record.id),
+    name: record.name,
+    variant: record.variant,
+    status: {
+      value: record.status.value,
+      reason: record.status.reason,
+      timestamp: record.status.timestamp.toISOString(),
+    },
+    ...(record.file === null ? {} : { file_path: record.file }),
+    ...(record.parent === '' ? {} : { parent: record.parent }),
+    ...(record.classname === '' ? {} : { classname: record.classname }),
+    codeowners: [...record.codeowners],
+    pull_requests_impacted_last_7d: record.pullRequestsImpacted7d,
+    quarantined: record.quarantine.quarantined,
+    ...(record.ticket === null
+      ? {}
+      : { ticket: { html_url: record.ticket.url ?? links.ticket(record.ticket.key) } }),
+  };
+}
+
+export function testCase(record: TestCaseRecord, links: Links): TestCaseWire {
+  return {
+    ...unhealthyTestCase(record, links),
+    most_common_failures: record.mostCommonFailures.map((failure) => ({
+      summary: failure.summary,
+      occurrence_count: failure.occurrences,
+      last_occurrence: failure.lastOccurrence.toISOString(),
+    })),
+    failure_rate_last_7d: record.failureRate7d,
+    failure_rate_last_24h: record.failureRate24h,
+  };
+}
