@@ -6,26 +6,43 @@
  * - `paused`: nothing starts testing and nothing merges; runs in flight finish and their verdicts
  *   are recorded; PRs are still admitted and keep their order.
  * - `draining` (code freeze): no PR starts testing on the main line; what is in flight finishes and
- *   merges, including the bisection of a batch that was in flight.
+ *   merges, including the bisection of a batch that was in flight and the new run of a group
+ *   restarted in place (restart.ts): it re-runs work already in flight, on the same tree.
  * - `switching_modes`: entered by the engine when `mode` changes while runs or a merge are in flight;
  *   behaves like draining until they are done, then the new mode applies and the queue returns to
  *   the state an operator last asked for. With nothing in flight the switch is immediate.
  * - Other settings apply from the next decision: a lower concurrency cancels nothing, it only stops
  *   new runs until the count drops below it.
- * Invariant: `switching_modes` is never requested from outside; `requestedStatus` remembers what to
- * return to, and a request made during the switch is honoured when it ends.
+ * Invariants: `switching_modes` is never requested from outside; `requestedStatus` remembers what to
+ * return to, and a request made during the switch is honoured when it ends. A drain or a switch
+ * never waits on a run it forbids: a passed or failed group waits only for the groups under it, and
+ * those are in flight, or formed and waiting for a run that `mayStartRun` allows while draining (a
+ * restart in place, a bisection chunk).
  */
+import { assertNever } from './assert-never';
 import { applyConfigPatch, changedSettings, type QueueMode } from './config';
 import { type EngineEvent } from './events';
 import { type Draft, emit } from './draft';
 import { type QueueStatus } from './model';
 
-export function mayStartMainRuns(status: QueueStatus): boolean {
-  return status === 'running';
-}
+/**
+ * What a run about to start is for: a new group on the main line, a main-line group restarted in
+ * place (formed, tested once, waiting for its new run), or a bisection chunk.
+ */
+export type RunKind = 'new' | 'restart' | 'bisection';
 
-export function mayStartBisectionRuns(status: QueueStatus): boolean {
-  return status !== 'paused';
+export function mayStartRun(kind: RunKind, status: QueueStatus): boolean {
+  switch (kind) {
+    case 'new':
+      return status === 'running';
+    // Both continue work that was already in flight: the runs built on a restarted group (and a
+    // pending mode switch) wait for its new run, so holding it back while draining would wait forever.
+    case 'restart':
+    case 'bisection':
+      return status !== 'paused';
+    default:
+      return assertNever(kind);
+  }
 }
 
 export function mayMerge(status: QueueStatus): boolean {

@@ -5,6 +5,8 @@
  * retest. Its group keeps its place and members and gets a new run on the same tree; the runs built
  * on top of it stay valid, because that tree has not changed. A batch is one run, so restarting one
  * of its PRs re-runs the batch. A known result for the tree is forgotten: the user asked for a run.
+ * The new run is part of the work in flight, so it starts while draining or switching modes too
+ * (queue-state.ts): the runs built on the group, and a mode switch, wait for it.
  * Invariants: a PR that is only waiting (`pending`, `not_ready`) or is being merged has nothing to
  * restart; the request is logged and ignored.
  */

@@ -2,8 +2,9 @@
  * Test slots: which runs start now.
  *
  * Rules:
- * - Main runs: at most `concurrency` at once, only while the queue is `running`. Bisection runs: at
- *   most `bisectionConcurrency` at once, separate slots, while running or draining.
+ * - Main runs: at most `concurrency` at once; a new group starts only while the queue is `running`,
+ *   a group restarted in place also while draining or switching modes (queue-state.ts). Bisection
+ *   runs: at most `bisectionConcurrency` at once, separate slots, while running or draining.
  * - Groups already formed and waiting for a run (bisection chunks, restarts in place) go first, in
  *   line order. Then new groups: among the pending PRs that could start (every dependency can serve as
  *   a base, lanes.ts), the least speculative one first (shortest dependency chain below it), then
@@ -25,7 +26,7 @@ import { lookupResult } from './known-results';
 import { candidates, treeOf } from './lanes';
 import { type Entry, type Group } from './model';
 import { allowsSuccessors } from './pending-failure';
-import { mayStartBisectionRuns, mayStartMainRuns } from './queue-state';
+import { mayStartRun, type RunKind } from './queue-state';
 import { failGroup, passGroup } from './test-runs';
 
 export function startRuns(d: Draft): void {
@@ -38,9 +39,10 @@ export function usableAsBase(d: Draft, group: Group): boolean {
   return group.status === 'failed' && allowsSuccessors(d, group);
 }
 
-function freeSlots(d: Draft, bisection: boolean): number {
+function freeSlots(d: Draft, kind: RunKind): number {
   const { status, config } = d.state;
-  if (!(bisection ? mayStartBisectionRuns(status) : mayStartMainRuns(status))) return 0;
+  if (!mayStartRun(kind, status)) return 0;
+  const bisection = kind === 'bisection';
   const busy = d.state.groups.filter((g) => g.status === 'testing' && g.bisection === bisection).length;
   return (bisection ? config.bisectionConcurrency : config.concurrency) - busy;
 }
@@ -56,7 +58,7 @@ function startWaitingGroups(d: Draft): void {
       emit(d, { kind: 'knownResultReused', prs: group.prs, passed: known.passed, fromRunId: known.runId });
       if (known.passed) passGroup(d, group, 'KNOWN_RESULT_REUSED');
       else failGroup(d, group, { reason: 'TEST_RUN_FAILED_BY_OPTIMIZATION', culpritPr: null });
-    } else if (freeSlots(d, group.bisection) > 0) {
+    } else if (freeSlots(d, group.bisection ? 'bisection' : 'restart') > 0) {
       startRun(d, group, tree);
     }
   }
@@ -64,7 +66,7 @@ function startWaitingGroups(d: Draft): void {
 
 /** Starts (or directly merges) one new group; false when nothing more can start now. */
 function startNewGroup(d: Draft): boolean {
-  if (freeSlots(d, false) <= 0) return false;
+  if (freeSlots(d, 'new') <= 0) return false;
   const usable = (g: Group) => usableAsBase(d, g);
   for (const { entry } of candidates(d, usable)) {
     const batch = formBatch(d, entry, usable);

@@ -55,6 +55,38 @@ describe('queue states', () => {
     ]);
   });
 
+  // Found by the property tests (seed 957525776), replayed event by event from the shrunk
+  // counterexample. The restart while draining left PR 3's group waiting for a main slot, which
+  // neither draining nor switching_modes gives; PR 1's passed run could not merge without it, and
+  // the switch waited for PR 1: nothing could ever move again.
+  it('a mode switch after a restart while draining is not held up by the restarted PR', () => {
+    const q = new Harness({ concurrency: 2 });
+    q.submit(3, { priority: 0 });
+    q.submit(1, { priority: 0 });
+    q.send({ type: 'configUpdated', patch: {}, state: 'draining' });
+    q.send({ type: 'restarted', pr: 3, reason: 'TESTS_RESTARTED_BY_API_REQUEST' });
+    q.send({ type: 'configUpdated', patch: { mode: 'parallel' }, state: 'running' });
+    q.pass(1);
+    q.targets(1, []);
+    expect(q.mergeAll()).toEqual([]); // the model world's merge step: none was in flight
+    q.send({
+      type: 'submitted',
+      pr: 1,
+      headSha: 'head-1',
+      priority: 0,
+      noBatch: false,
+      ready: false,
+      baseSha: null,
+    });
+    q.advance(1);
+    expect(q.state).toMatchObject({ status: 'switching_modes', pendingMode: 'parallel' });
+    expect(q.states([1, 3])).toEqual({ 1: 'tests_passed', 3: 'testing' });
+    q.pass(3);
+    expect(q.mergeAll()).toEqual([[3, 1]]);
+    expect(q.states([1, 3])).toEqual({ 1: 'merged', 3: 'merged' });
+    expect(q.state).toMatchObject({ status: 'running', config: { mode: 'parallel' }, pendingMode: null });
+  });
+
   it('cancels a pending mode switch when the old mode is asked for again', () => {
     const q = new Harness();
     q.submit(1);

@@ -39,6 +39,19 @@ describe('restart in place', () => {
     expect(q.commandsOf('startTestRun')).toHaveLength(2);
   });
 
+  it.each<[string, 'paused' | 'draining', number[][]]>([
+    ['while draining (it is part of what is in flight)', 'draining', [[1]]],
+    ['not while paused', 'paused', []],
+  ])('re-runs a PR restarted %s', (_name, status, runs) => {
+    const q = new Harness({ concurrency: 2 });
+    q.submit(1);
+    q.submit(2);
+    q.send({ type: 'configUpdated', patch: {}, state: status });
+    q.send({ type: 'restarted', pr: 1, reason: 'TESTS_RESTARTED_BY_USER' });
+    q.pass(2);
+    expect(q.runs()).toEqual(runs);
+  });
+
   it('ignores a restart of a PR that has nothing to restart', () => {
     const q = new Harness();
     q.submit(1);
