@@ -10,6 +10,13 @@ import { RepoRef } from './common';
 
 export const MAX_RANGE_MS = 7 * 24 * 3_600_000;
 
+// PostgreSQL text cannot hold NUL: text that is stored refuses it (a 400 naming the field, not a 500).
+// eslint-disable-next-line no-control-regex
+export const NO_NUL = /^[^\u0000]*$/;
+// Names and keys hold no control characters at all.
+// eslint-disable-next-line no-control-regex
+export const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+
 // A missing field keeps zod's own issue, which the error handler words as "is required".
 const DateTime = z.iso.datetime({
   offset: true,
@@ -65,15 +72,19 @@ export type ListUnhealthyTestsRequest = z.infer<typeof ListUnhealthyTestsRequest
 export const ListQuarantinedTestsRequest = RepoScopedRequest.extend({ page_query: PageQuery });
 export type ListQuarantinedTestsRequest = z.infer<typeof ListQuarantinedTestsRequest>;
 
+// eslint-disable-next-line no-control-regex
+const TICKET_KEY = /^[^\s\u0000-\u001f\u007f]+$/;
+export const TicketKey = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(TICKET_KEY, { message: 'must be a ticket key such as KAN-123' });
+
 export const LinkTicketRequest = z.object({
   repo: RepoRef,
   test_case_id: TestId,
-  external_ticket_id: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .regex(/^[^\s]+$/, { message: 'must be a ticket key such as KAN-123' }),
+  external_ticket_id: TicketKey,
 });
 export type LinkTicketRequest = z.infer<typeof LinkTicketRequest>;
 

@@ -10,7 +10,15 @@ export const EventType = z.enum(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...Web
   error: `must be one of: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
 });
 
-const Url = z.string().trim().min(1).max(2048).describe('http(s) URL the events are POSTed to.');
+// eslint-disable-next-line no-control-regex
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+const Url = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2048)
+  .regex(NO_CONTROL, { message: 'must not contain control characters' })
+  .describe('http(s) URL the events are POSTed to.');
 const EventTypes = z
   .array(EventType)
   .max(WEBHOOK_EVENT_TYPES.length)

@@ -8,16 +8,19 @@
 import { z } from 'zod';
 import { QUARANTINE_OVERRIDES } from '../../../activities/flaky/quarantine';
 import { RepoRef } from '../../schemas/common';
-import { RepoScopedRequest, TestId } from '../../schemas/flaky-tests';
+import { NO_CONTROL, NO_NUL, RepoScopedRequest, TestId } from '../../schemas/flaky-tests';
 
 const Actor = z
   .string()
   .trim()
   .min(1)
   .max(255)
+  .regex(NO_CONTROL, { message: 'must not contain control characters' })
   .describe('Who makes the change; defaults to the API key prefix.');
 const num = z.number();
-const branches = z.array(z.string().min(1).max(255)).max(100);
+const branches = z
+  .array(z.string().min(1).max(255).regex(NO_CONTROL, { message: 'must not contain control characters' }))
+  .max(100);
 
 export const ClassificationOverrides = z
   .strictObject({
@@ -53,6 +56,7 @@ export const UpdateRepositorySettingsRequest = RepoScopedRequest.extend({
     .string()
     .max(2000)
     .regex(/^https?:\/\/\S*\{ticket\}\S*$/, { message: 'must be an http(s) URL containing {ticket}' })
+    .regex(NO_CONTROL, { message: 'must not contain control characters' })
     .nullable()
     .optional(),
   actor: Actor.optional(),
@@ -82,7 +86,12 @@ export const SetQuarantineOverrideRequest = RepoScopedRequest.extend({
     .string()
     .transform((v) => v.toUpperCase())
     .pipe(z.enum(QUARANTINE_OVERRIDES, { error: `must be one of: ${QUARANTINE_OVERRIDES.join(', ')}` })),
-  reason: z.string().trim().max(1000).optional(),
+  reason: z
+    .string()
+    .trim()
+    .max(1000)
+    .regex(NO_NUL, { message: 'must not contain NUL characters' })
+    .optional(),
   actor: Actor.optional(),
 });
 export type SetQuarantineOverrideRequest = z.infer<typeof SetQuarantineOverrideRequest>;

@@ -36,7 +36,7 @@ export async function readMultipart(request: FastifyRequest): Promise<MultipartU
     }
   }
   // Without a boundary the multipart parser cannot even start; say so instead of failing inside it.
-  if (!/;\s*boundary=/i.test(request.headers['content-type'] ?? '')) {
+  if (!/;\s*boundary="?[^\s";]/i.test(request.headers['content-type'] ?? '')) {
     throw badRequest('The content type multipart/form-data needs a boundary parameter.');
   }
   try {
@@ -72,7 +72,10 @@ export async function readMultipart(request: FastifyRequest): Promise<MultipartU
     request.raw.unpipe();
     request.raw.resume();
     // The multipart parser's own errors are about the client's body, not about us.
-    if (err instanceof Error && /^(Multipart|Malformed|Unexpected end of form)/i.test(err.message)) {
+    if (
+      err instanceof Error &&
+      /^(Multipart|Malformed|Unexpected end of (form|multipart data))/i.test(err.message)
+    ) {
       throw badRequest(`The multipart body is malformed: ${err.message.replace(/\.$/, '')}.`);
     }
     throw err;

@@ -57,8 +57,9 @@ export function createPageTokens(secret: string): PageTokens {
       const [payload, signature, extra] = token.split('.');
       if (payload === undefined || signature === undefined || extra !== undefined)
         throw badRequest(INVALID_PAGE_TOKEN);
-      const expected = sign(payload);
-      const given = Buffer.from(signature, 'base64url');
+      // Compared as issued: base64 decoding ignores stray characters, which must not pass either.
+      const expected = Buffer.from(sign(payload).toString('base64url'));
+      const given = Buffer.from(signature);
       if (given.length !== expected.length || !timingSafeEqual(given, expected))
         throw badRequest(INVALID_PAGE_TOKEN);
       let parsed: z.infer<typeof Payload>;

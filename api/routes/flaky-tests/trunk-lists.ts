@@ -16,6 +16,7 @@ import {
   ListQuarantinedTestsResponse,
   ListUnhealthyTestsRequest,
   ListUnhealthyTestsResponse,
+  TicketKey,
 } from '../../schemas/flaky-tests';
 import { type FlakyRouteDeps, tags } from './deps';
 import { plainJson } from './fast-json';
@@ -113,7 +114,7 @@ export function trunkListRoutes({ store, tokens, links }: FlakyRouteDeps) {
         schema: {
           tags,
           summary: 'The tests a ticket is linked to (what a ticket html_url points at by default).',
-          params: z.object({ ticket: z.string().min(1).max(200) }),
+          params: z.object({ ticket: TicketKey }),
           response: { 200: TicketView },
         },
       },

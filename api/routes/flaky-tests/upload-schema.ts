@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { PrNumber, RepoRef } from '../../schemas/common';
-import { OrgSlug } from '../../schemas/flaky-tests';
+import { NO_NUL, OrgSlug } from '../../schemas/flaky-tests';
 
 // eslint-disable-next-line no-control-regex -- rejecting control characters is the point.
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
@@ -37,6 +37,7 @@ export const UploadMetadataFields = z.object({
   job_url: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .max(2000)
+    .regex(noControl, { message: 'must not contain control characters' })
     .optional(),
   attempt: Attempt.default(1),
   variant: z
@@ -45,7 +46,11 @@ export const UploadMetadataFields = z.object({
     .max(255)
     .regex(noControl, { message: 'must not contain control characters' })
     .default(''),
-  codeowners: z.string().max(MAX_CODEOWNERS_BYTES).optional(),
+  codeowners: z
+    .string()
+    .max(MAX_CODEOWNERS_BYTES)
+    .regex(NO_NUL, { message: 'must not contain NUL characters' })
+    .optional(),
 });
 export type UploadMetadataFields = z.infer<typeof UploadMetadataFields>;
 

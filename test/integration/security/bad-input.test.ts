@@ -4,12 +4,22 @@
  * in-process worker behind it, so the 404s and 409s are the queue workflow's own answers. The rows
  * live in bad-input/ by area; an area adds its file there and its sections below.
  */
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { FLAKY_TEST_SECTIONS } from './bad-input/flaky-tests';
 import { MERGE_QUEUE_SECTIONS } from './bad-input/merge-queue';
 import { PLATFORM_SECTIONS } from './bad-input/platform';
 import { QUEUE, type BadInputContext, type BadInputRow } from './bad-input/rows';
+import { WEBHOOK_SECTIONS } from './bad-input/webhooks';
 import { startLiveApi, type LiveApi } from './support/live-api';
+import { startSentinel } from './support/sentinel';
 
-const SECTIONS: [string, BadInputRow[]][] = [...MERGE_QUEUE_SECTIONS, ...PLATFORM_SECTIONS];
+const SECTIONS: [string, BadInputRow[]][] = [
+  ...MERGE_QUEUE_SECTIONS,
+  ...PLATFORM_SECTIONS,
+  ...FLAKY_TEST_SECTIONS,
+  ...WEBHOOK_SECTIONS,
+];
 
 let api: LiveApi;
 let key: string;
@@ -18,23 +28,81 @@ let ctx: BadInputContext;
 async function send(row: BadInputRow): Promise<{ status: number; body: string; type: string }> {
   const body = row.bodyOf ? row.bodyOf(ctx) : row.body;
   const auth = row.auth === undefined ? key : row.auth === 'none' ? undefined : row.auth.token;
-  const res = await fetch(`${api.url}${row.route}`, {
+  const hasBody = body !== undefined || (row.method ?? 'POST') === 'POST';
+  const res = await fetch(`${api.url}${row.routeOf ? row.routeOf(ctx) : row.route}`, {
     method: row.method ?? 'POST',
     headers: {
-      ...(row.method === 'GET' ? {} : { 'content-type': 'application/json' }),
+      ...(hasBody ? { 'content-type': 'application/json' } : {}),
       ...(auth !== undefined ? { 'x-api-token': auth } : {}),
       ...row.headers,
     },
-    ...(row.method === 'GET'
-      ? {}
-      : { body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body) }),
+    ...(hasBody
+      ? { body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body) }
+      : {}),
   });
   return { status: res.status, body: await res.text(), type: res.headers.get('content-type') ?? '' };
+}
+
+/** The flaky-test and webhook part of the context: results of two organisations, a subscription. */
+async function flakyAndWebhooks(
+  otherKey: string,
+): Promise<Omit<BadInputContext, 'queue' | 'queuedPr' | 'cursor' | 'sentinel'>> {
+  const junit = (names: string[]) =>
+    `<testsuites><testsuite name="s">${names
+      .map((n) => `<testcase classname="shop.Cart" name="${n}"><failure message="boom"/></testcase>`)
+      .join('')}<testcase classname="shop.Cart" name="passes"/></testsuite></testsuites>`;
+  const upload = async (slug: string, token: string) => {
+    const body = {
+      org_url_slug: slug,
+      repo: QUEUE.repo,
+      upload_id: 'context',
+      commit_sha: 'c0ffee1',
+      branch: 'main',
+      files: [{ name: 'junit.xml', content: junit(['alpha', 'beta']) }],
+    };
+    const res = await api.post('/v1/flaky-tests/upload', body, token);
+    if (res.status !== 200) throw new Error(`upload: ${res.status} ${res.body}`);
+  };
+  const now = Date.now();
+  const range = {
+    start_time: new Date(now - 3_600_000).toISOString(),
+    end_time: new Date(now + 3_600_000).toISOString(),
+  };
+  const firstPage = async (slug: string, token: string) => {
+    const res = await api.post(
+      '/v1/flaky-tests/list-failing-tests',
+      { org_url_slug: slug, repo: QUEUE.repo, ...range, page_query: { page_size: 1 } },
+      token,
+    );
+    const page = res.json<{ tests: { id: string }[]; page: { next_page_token: string } }>();
+    if (res.status !== 200 || page.page.next_page_token === '') throw new Error(`list: ${res.body}`);
+    return page;
+  };
+  await upload('acme', key);
+  await upload('globex', otherKey);
+  const ours = await firstPage('acme', key);
+  const theirs = await firstPage('globex', otherKey);
+  const created = await api.post(
+    '/v1/webhooks/subscriptions',
+    { url: 'http://127.0.0.1:9/hook', enabled: false },
+    key,
+  );
+  if (created.status !== 201) throw new Error(`subscription: ${created.status} ${created.body}`);
+  return {
+    flaky: {
+      range,
+      pageToken: ours.page.next_page_token,
+      otherOrgPageToken: theirs.page.next_page_token,
+      testId: ours.tests[0]!.id,
+    },
+    webhooks: { subscriptionId: created.json<{ id: string }>().id },
+  };
 }
 
 beforeAll(async () => {
   api = await startLiveApi();
   key = await api.key('acme');
+  const otherKey = await api.key('globex');
   const ok = async (route: string, body: object) => {
     const res = await api.post(route, body, key);
     if (res.status !== 200) throw new Error(`${route}: ${res.status} ${res.body}`);
@@ -52,10 +120,17 @@ beforeAll(async () => {
     if (!cursor) await new Promise((r) => setTimeout(r, 200));
   }
   if (!cursor) throw new Error('listPullRequests never gave a cursor');
-  ctx = { queue: QUEUE, queuedPr: 1, cursor };
+  ctx = {
+    queue: QUEUE,
+    queuedPr: 1,
+    cursor,
+    ...(await flakyAndWebhooks(otherKey)),
+    sentinel: await startSentinel(),
+  };
 }, 90_000);
 
 afterAll(async () => {
+  await ctx?.sentinel.close();
   await api?.close();
 });
 
@@ -69,5 +144,21 @@ describe.each(SECTIONS)('%s', (_section, rows) => {
     expect(res.type).toBe(
       row.message === null ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
     );
+    await row.check?.(res, ctx);
   });
+});
+
+// The entity rows assert that nothing touched the sentinel; this shows that a touch would be seen.
+test('the sentinel of the entity rows notices an open of its pipe and a connection', async () => {
+  const sentinel = await startSentinel();
+  try {
+    const fd = fs.openSync(fileURLToPath(sentinel.pipeUrl), fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    await fetch(sentinel.httpUrl).catch(() => undefined);
+    for (let tries = 0; sentinel.touches().length < 2 && tries < 50; tries++)
+      await new Promise((r) => setTimeout(r, 20));
+    fs.closeSync(fd);
+    expect([...sentinel.touches()].sort()).toEqual(['connection', 'pipe opened']);
+  } finally {
+    await sentinel.close();
+  }
 });

@@ -3,6 +3,7 @@
  * in a file of its own next to this one (merge-queue.ts, platform.ts, ...) and bad-input.test.ts runs
  * every list it imports, one named test per row; a new area appends its file there.
  */
+import type { Sentinel } from '../support/sentinel';
 
 /** What a row may use: the organisation's queue, a PR queued in it (so the queue is not empty). */
 export interface BadInputContext {
@@ -10,12 +11,34 @@ export interface BadInputContext {
   queuedPr: number;
   /** A listPullRequests cursor this server issued for the queue's unfiltered listing. */
   cursor: string;
+  /** The flaky-test area: a repository with uploaded results (see flaky-tests.ts). */
+  flaky: {
+    /** The time range the tokens below were issued for; results were uploaded inside it. */
+    range: { start_time: string; end_time: string };
+    /** next_page_token of list-failing-tests over `range` with page_size 1. */
+    pageToken: string;
+    /** The same listing's token, issued to another organisation for its repository of the same name. */
+    otherOrgPageToken: string;
+    /** The id of a test case of the repository. */
+    testId: string;
+  };
+  /** The webhook area: a subscription of the organisation. */
+  webhooks: { subscriptionId: string };
+  /** Targets of external-entity rows that notice being touched. */
+  sentinel: Sentinel;
+}
+
+export interface BadInputAnswer {
+  status: number;
+  body: string;
 }
 
 export interface BadInputRow {
   name: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** The path (with query); `routeOf` computes it from the context instead. */
   route: string;
+  routeOf?: (ctx: BadInputContext) => string;
   /** Sent as JSON; a string or Buffer is sent as it is (malformed bodies, exact sizes). */
   body?: unknown;
   /** Computes the body from the context instead. */
@@ -26,6 +49,8 @@ export interface BadInputRow {
   status: number;
   /** The whole plain-text body, exactly; null for an ordinary JSON answer. */
   message: string | null;
+  /** Further assertions on the answer (what must not have happened on the way). */
+  check?: (answer: BadInputAnswer, ctx: BadInputContext) => void | Promise<void>;
 }
 
 /** The queue every row talks to unless it says otherwise. */
