@@ -65,5 +65,7 @@ export function formatReport(report: ChaosReport, title: string): string {
       ],
     ],
   );
-  return [`### ${title}`, '', safety, '', faults, '', run, ''].join('\n');
+  const diagnostics =
+    report.diagnostics.length > 0 ? ['', '#### PRs left open', '', '```', ...report.diagnostics, '```'] : [];
+  return [`### ${title}`, '', safety, '', faults, '', run, ...diagnostics, ''].join('\n');
 }

@@ -65,6 +65,27 @@ export interface ChaosReport {
   withdrawn: number[];
   crashes: { worker: number; api: number };
   dir: string;
+  /** When PRs are left open: their records, the queue as the API shows it, the worker's warnings. */
+  diagnostics: string[];
+}
+
+/** What an operator would look at first when PRs stay open after the faults. */
+async function diagnose(api: Api, open: PrOutcome[], logDir: string): Promise<string[]> {
+  if (open.length === 0) return [];
+  const lines = open.map((o) => `#${o.pr.number} (${o.pr.kind}): ${JSON.stringify(o.record)}`);
+  const queue = await api
+    .post('/v1/getQueue', QUEUE, 15_000)
+    .catch((err: Error) => ({ status: 0, body: err.message }));
+  lines.push(`getQueue → ${queue.status}: ${JSON.stringify(queue.body)}`);
+  const workerLog = path.join(logDir, 'worker.log');
+  if (fs.existsSync(workerLog)) {
+    const warnings = fs
+      .readFileSync(workerLog, 'utf8')
+      .split('\n')
+      .filter((l) => /WARN|ERROR|rror:/.test(l) && !l.includes('Activity not found on completion'));
+    lines.push(`worker.log, last warnings and errors (${warnings.length} in all):`, ...warnings.slice(-40));
+  }
+  return lines;
 }
 
 const QUEUE: QueueRef = { repo: { host: 'local', owner: 'chaos', name: 'app' }, targetBranch: 'main' };
@@ -223,8 +244,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       accepted: accepted.has(pr.number),
       record: records.get(pr.number) ?? null,
     }));
+    const safety = checkSafety(world, ledger, outcomes, { dir: stack.logDir, secrets: [key] });
+    const stuck = outcomes.filter((o) => safety.notTerminal.includes(o.pr.number));
     return {
-      safety: checkSafety(world, ledger, outcomes, { dir: stack.logDir, secrets: [key] }),
+      safety,
+      diagnostics: await diagnose(api, stuck, stack.logDir),
       outcomes: countOutcomes(world, outcomes),
       faults: injected.map((f) => ({ ...f, recoveryMs: recoveryMs(samples, f.injectedAt) })),
       drainMs: settledAt - lastRepair,
