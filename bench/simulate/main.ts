@@ -1,14 +1,17 @@
 /**
- * Merge-queue engine simulation: `npx tsx bench/simulate/main.ts [--quick] [--seeds N] [--prs N]`.
+ * Merge-queue engine simulation:
+ * `npx tsx bench/simulate/main.ts [--quick] [--seeds N] [--prs N] [--only serial|optimistic|batching|lanes|flakes]`.
  *
  * For each policy it runs the real engine in a seeded discrete-event world (world.ts) twice per
  * seed: at saturation (a backlog that never empties) for throughput, CI cost and wrong ejections, and
  * with Poisson arrivals at 80% of the measured capacity for time to merge. It prints progress on
  * stderr and, on stdout, the table with each policy's analytic bound and the ratio, the targets with
- * PASS/MISS, and the engine's own cost on a 1,000-PR queue.
+ * PASS/MISS, the batching rows with and without the speculation threshold side by side, and the
+ * engine's own cost on a 1,000-PR queue.
  */
+import { DEFAULT_CONFIG } from '../../workflows/engine';
 import { entropyFloor, dorfmanRunsPerPr } from './bounds';
-import { CI_MINUTES, policies, type Policy } from './policies';
+import { CI_MINUTES, policies, type Policy, type PolicyGroup } from './policies';
 import { formatNumber, formatPercent, markdownTable, percentile } from './stats';
 import { simulate, type Outcome, type Scenario } from './world';
 
@@ -16,6 +19,7 @@ interface Options {
   seeds: number;
   prs: number;
   quick: boolean;
+  only: PolicyGroup | null;
 }
 
 interface Measured {
@@ -23,6 +27,8 @@ interface Measured {
   resolvedPerHour: number;
   mergedPerHour: number;
   runsPerMerged: number;
+  bisectionRunsPerMerged: number;
+  cancelledRunsPerMerged: number;
   ciTimePerMerged: number;
   goodEjectedShare: number;
   goodEjected: number;
@@ -39,7 +45,13 @@ function parseOptions(argv: readonly string[]): Options {
     return i >= 0 ? Number(argv[i + 1]) : undefined;
   };
   const quick = argv.includes('--quick');
-  return { quick, seeds: value('--seeds') ?? (quick ? 1 : 2), prs: value('--prs') ?? (quick ? 400 : 4000) };
+  const only = argv.includes('--only') ? (argv[argv.indexOf('--only') + 1] as PolicyGroup) : null;
+  return {
+    quick,
+    only,
+    seeds: value('--seeds') ?? (quick ? 1 : 2),
+    prs: value('--prs') ?? (quick ? 400 : 4000),
+  };
 }
 
 function scenario(
@@ -89,6 +101,8 @@ function measure(policy: Policy, o: Options, tag: string): Measured {
     resolvedPerHour: sum((x) => x.resolvedPerHour) / saturated.length,
     mergedPerHour: sum((x) => x.mergedPerHour) / saturated.length,
     runsPerMerged: sum((x) => x.runsStarted) / sum((x) => x.mergedTotal),
+    bisectionRunsPerMerged: sum((x) => x.bisectionRuns) / sum((x) => x.mergedTotal),
+    cancelledRunsPerMerged: sum((x) => x.cancelledRuns) / sum((x) => x.mergedTotal),
     ciTimePerMerged: sum((x) => x.ciTime) / sum((x) => x.mergedTotal),
     goodEjectedShare: sum((x) => x.goodEjected) / sum((x) => x.goodResolved),
     goodEjected: sum((x) => x.goodEjected),
@@ -190,13 +204,40 @@ function engineCost(o: Options): string[][] {
   return rows;
 }
 
+/** Each batching row next to the same policy without the speculation threshold (same seeds). */
+function beforeAfter(rows: readonly Measured[]): string[][] {
+  const byId = new Map(rows.map((r) => [r.policy.id, r]));
+  const cell = (before: number, after: number, digits: number) =>
+    `${formatNumber(before, digits)} → ${formatNumber(after, digits)}`;
+  return rows.flatMap((after) => {
+    const before = after.policy.before === undefined ? undefined : byId.get(after.policy.before);
+    if (!before) return [];
+    return [
+      [
+        after.policy.label,
+        cell(before.resolvedPerHour, after.resolvedPerHour, 2),
+        signed(after.resolvedPerHour / before.resolvedPerHour - 1),
+        cell(before.runsPerMerged, after.runsPerMerged, 3),
+        cell(before.cancelledRunsPerMerged, after.cancelledRunsPerMerged, 3),
+        cell(before.bisectionRunsPerMerged, after.bisectionRunsPerMerged, 3),
+        `${formatNumber(before.p50, 0)} / ${formatNumber(before.p95, 0)} → ${formatNumber(after.p50, 0)} / ${formatNumber(after.p95, 0)}`,
+      ],
+    ];
+  });
+}
+
+function signed(change: number): string {
+  return `${change >= 0 ? '+' : ''}${formatPercent(change, 1)}`;
+}
+
 function clearLine(): void {
   if (process.stderr.isTTY) process.stderr.write('\r' + ' '.repeat(100) + '\r');
 }
 
 function main(): void {
   const o = parseOptions(process.argv.slice(2));
-  const list = o.quick ? policies().filter((p) => p.id === 'optimistic-c4-p0.05') : policies();
+  const all = o.only ? policies().filter((p) => p.group === o.only) : policies();
+  const list = o.quick ? all.filter((p) => p.id === 'optimistic-c4-p0.05') : all;
   const started = Date.now();
   const rows: Measured[] = [];
   list.forEach((policy, i) => {
@@ -237,6 +278,18 @@ function main(): void {
     ['target', 'measured', 'result'],
     checks.map((t) => [t.text, t.value, t.pass ? 'PASS' : 'MISS']),
   );
+  const sideBySide = markdownTable(
+    [
+      `policy (no threshold → ${DEFAULT_CONFIG.speculationThreshold ?? 0})`,
+      'resolved/h',
+      'change',
+      'runs/merged',
+      'of which cancelled',
+      'of which bisection',
+      'p50 / p95 min',
+    ],
+    beforeAfter(rows),
+  );
   const cost = markdownTable(
     [
       'engine',
@@ -247,7 +300,7 @@ function main(): void {
       'state size (peak)',
       'state after all resolved',
     ],
-    engineCost(o),
+    o.only ? [] : engineCost(o),
   );
   const elapsed = ((Date.now() - started) / 1000).toFixed(0);
   console.log(
@@ -259,6 +312,9 @@ function main(): void {
     `\nBatching reference at p=5%: Dorfman best ${formatNumber(dorfmanRunsPerPr(5, 0.05), 2)} runs/PR (B=5), entropy floor ${formatNumber(entropyFloor(0.05), 2)}.\n`,
   );
   console.log(targetTable);
+  console.log('\nSpeculation threshold (speculation-threshold.ts), before → after, same seeds:\n');
+  console.log(sideBySide);
+  if (o.only) return;
   console.log('');
   console.log(cost);
 }

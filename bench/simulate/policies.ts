@@ -23,11 +23,28 @@ export interface Policy {
   boundNote: string;
   /** Whether the issue's targets judge this row (extra rows only illustrate a trade-off). */
   judged: boolean;
+  /** The row measuring the same policy before the speculation threshold existed (same seeds). */
+  before?: string;
 }
 
 export const CI_MINUTES = 30;
 
 const SKIP = 'bisection_skip_redundant_tests' as const;
+
+/**
+ * A batching row with concurrency > 1 is measured twice: with the engine's default speculation
+ * threshold (the row the targets judge) and without one, as every queue behaved before it existed.
+ */
+function withBefore(policy: Policy): Policy[] {
+  const before: Policy = {
+    ...policy,
+    id: `${policy.id}-before`,
+    label: `${policy.label}, no threshold`,
+    config: { ...policy.config, speculationThreshold: 0 },
+    judged: false,
+  };
+  return [{ ...policy, before: before.id }, before];
+}
 
 export function policies(): Policy[] {
   const out: Policy[] = [];
@@ -65,7 +82,7 @@ export function policies(): Policy[] {
   }
   for (const b of [4, 8]) {
     for (const c of [1, 4]) {
-      out.push({
+      const policy: Policy = {
         group: 'batching',
         id: `batch-b${b}-c${c}`,
         label: `batching B=${b} C=${c}`,
@@ -83,10 +100,12 @@ export function policies(): Policy[] {
         bound: c === 1 ? serialBatchBound(b, 0.05, CI_MINUTES) : pipelinedBatchBound(b, c, 0.05, CI_MINUTES),
         boundNote: c === 1 ? 'B/(T[1+2(1-q)log2B])' : 'B(1-(1-P_B)^C)/(P_B T), no bisection cost',
         judged: true,
-      });
+      };
+      // With C = 1 nothing is ever stacked, so the threshold cannot change anything there.
+      out.push(...(c === 1 ? [policy] : withBefore(policy)));
     }
   }
-  out.push({
+  const oneSlot: Policy = {
     group: 'batching',
     id: 'batch-b8-c4-bisect1',
     label: 'batching B=8 C=4, 1 bisection slot',
@@ -104,7 +123,8 @@ export function policies(): Policy[] {
     bound: pipelinedBatchBound(8, 4, 0.05, CI_MINUTES),
     boundNote: 'B(1-(1-P_B)^C)/(P_B T), no bisection cost',
     judged: false,
-  });
+  };
+  out.push(...withBefore(oneSlot));
   for (const lanes of [1, 10]) {
     out.push({
       group: 'lanes',

@@ -4,7 +4,10 @@
  * Rule: defaults are Trunk's API defaults: mode `single`, concurrency 1, no batching (target size 4,
  * 5 minutes' wait), no optimistic merge, pending-failure depth 0, direct merge `off`, optimization
  * `off`, squash merges, a 5-hour testing timeout (0 turns it off), and a bisection concurrency that
- * starts equal to the testing concurrency.
+ * starts equal to the testing concurrency. One setting is the engine's own, not Trunk's:
+ * `speculationThreshold` (speculation-threshold.ts). No API field sets it, so a queue keeps the
+ * default it was created with; a state carried from before the setting existed lacks it, and that
+ * means no threshold, the behaviour those queues were recorded with (replay needs it unchanged).
  * Invariant: a config held in the state is always normalised (integers in range), whatever a patch
  * carried, so no other module has to defend against a concurrency of 0 or a negative depth.
  * The queue state (`running`, `paused`, ...) is not a setting here: it has its own transitions
@@ -34,6 +37,12 @@ export interface QueueConfig {
   /** 0 means no timeout. */
   testingTimeoutMinutes: number;
   mergeMethod: MergeMethod;
+  /**
+   * Engine-internal. With batching, the least chance (0..1) that the untested PRs under a new batch
+   * all pass for the batch to be stacked on them; 0 = no threshold (Trunk's behaviour). Absent in
+   * states carried from before it existed, which also means no threshold.
+   */
+  speculationThreshold?: number;
 }
 
 export type QueueConfigPatch = Partial<QueueConfig>;
@@ -51,6 +60,12 @@ export const DEFAULT_CONFIG: QueueConfig = {
   directMergeMode: 'off',
   testingTimeoutMinutes: 300,
   mergeMethod: 'squash',
+  // At a failure rate of 5% this allows up to 18 undecided PRs under a batch: 2 batches of 8, or
+  // 3 of 4. It sits between the chances that 2 and 3 batches of 8 all pass (0.44 and 0.29), so
+  // noise in the measured rate seldom changes the depth (3 batches of 8 under a new one only below
+  // 3.9%, just 1 above 5.9%). Chosen in simulation, where 0.36 to 0.40 measure alike at batches of
+  // 8 (bench/README.md).
+  speculationThreshold: 0.38,
 };
 
 /** A full config from Trunk's defaults; bisection concurrency follows concurrency unless given. */
@@ -86,6 +101,10 @@ function normalise(config: QueueConfig): QueueConfig {
     batchingMaxWaitTimeMinutes: clampNumber(config.batchingMaxWaitTimeMinutes, 0, 525_600),
     pendingFailureDepth: clampInt(config.pendingFailureDepth, 0, 10_000),
     testingTimeoutMinutes: clampNumber(config.testingTimeoutMinutes, 0, 525_600),
+    // Left absent when absent: a config carried without it must keep meaning "no threshold".
+    ...(config.speculationThreshold === undefined
+      ? {}
+      : { speculationThreshold: clampNumber(config.speculationThreshold, 0, 1) }),
   };
 }
 

@@ -13,6 +13,7 @@ export {
   TERMINAL_STATES,
   type ActivePrState,
   type Entry,
+  type FailureRate,
   type Group,
   type GroupStatus,
   type ImpactedTargets,

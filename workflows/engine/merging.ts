@@ -7,6 +7,7 @@
  *   Every remaining tree drops those PRs from `ahead`: a run that had exactly them at the bottom of
  *   its tree, in that order, still tests tip + ahead + prs; any other run (another lane merged, or
  *   two lanes merged in another order than its tree) is no longer exact, and merges by rebasing.
+ *   The merged PRs are good outcomes for the failure rate (failure-rate.ts).
  * - `mergeFailed`: PRs that did land before the failure are merged; the PR to blame fails with the
  *   reason given (`GITHUB_API_MERGE_PR_FAILED`, `PR_UPDATED_AT_MERGE_TIME`, ...) and the runs that
  *   had it in their tree restart; the other PRs keep their results and are merged again. A lost
@@ -16,6 +17,7 @@
  */
 import { type EngineEvent } from './events';
 import { type Draft, emit, entryOf, finish, inMerge, membersOf, note } from './draft';
+import { observeMerged } from './failure-rate';
 import { dissolveGroup, pruneGroup, sameList } from './groups';
 import { targetsIntersect, type TargetList } from './lanes';
 import { rebaseResults } from './known-results';
@@ -60,6 +62,7 @@ function landed(d: Draft, merge: MergeInFlight, prs: readonly number[], tipSha: 
     const entry = entryOf(d, pr);
     if (entry) finish(d, entry, { to: 'merged', reason }, merge.runId);
   }
+  observeMerged(d, prs.length);
   d.state.tipSha = tipSha;
   const merged = new Set(prs);
   for (const group of [...d.state.groups]) {

@@ -97,6 +97,15 @@ export interface KnownResult {
   runId: string | null;
 }
 
+/**
+ * The queue's measured failure rate (failure-rate.ts): recent merged PRs and culprits, each older
+ * outcome weighing less. Two numbers, bounded by the estimate's memory.
+ */
+export interface FailureRate {
+  merged: number;
+  culprits: number;
+}
+
 export type MergeVia = 'tested_commit' | 'rebase' | 'direct';
 
 export interface MergeInFlight {
@@ -125,6 +134,11 @@ export interface QueueState {
   merge: MergeInFlight | null;
   /** The tick already asked for, so it is not asked for again. */
   wakeAt: number | null;
+  /**
+   * Absent until an outcome is observed (the estimate's prior applies), and in states carried from
+   * before it existed; only a batching queue with a speculation threshold keeps one.
+   */
+  failureRate?: FailureRate;
 }
 
 /** An empty running queue; the config is completed from Trunk's defaults and normalised. */

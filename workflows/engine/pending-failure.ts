@@ -8,7 +8,8 @@
  * waits for the nearest N runs built on top of it (main line only): with optimistic merging, one of
  * them passing merges the failed group too (optimistic-merge.ts), which is how a flake is forgiven.
  * When the wait is over the group is blamed: a named culprit fails alone (its group mates go back to
- * pending), a single PR fails with the run's reason, a batch is bisected (bisection.ts).
+ * pending), a single PR fails with the run's reason, a batch is bisected (bisection.ts). Each PR
+ * blamed is a culprit for the failure rate (failure-rate.ts).
  * Invariants:
  * - At most N runs start on top of a main-line failed group (`allowsSuccessors`), so waiting is
  *   bounded by N runs, never by future arrivals.
@@ -17,6 +18,7 @@
  */
 import { bisect } from './bisection';
 import { type Draft, entryOf, finish, inMerge, note } from './draft';
+import { observeCulprit } from './failure-rate';
 import { dependentsOf, dissolveGroup, groupsInLineOrder } from './groups';
 import { type Group } from './model';
 
@@ -53,6 +55,7 @@ function blame(d: Draft, group: Group): void {
     return;
   }
   const entry = entryOf(d, culprit);
+  observeCulprit(d);
   if (entry) entry.group = null;
   note(d, [culprit], 'PREREQUISITE_MERGE_ITEM_FAILED');
   group.prs = group.prs.filter((pr) => pr !== culprit);

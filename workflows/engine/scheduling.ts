@@ -9,8 +9,9 @@
  *   line order. Then new groups: among the pending PRs that could start (every dependency can serve as
  *   a base, lanes.ts), the least speculative one first (shortest dependency chain below it), then
  *   line order; in single mode that is simply the first pending PR. It seeds a batch (batching.ts),
- *   may merge directly (direct-merge.ts), or waits for its batch to fill, in which case the next lane
- *   is tried.
+ *   may merge directly (direct-merge.ts), or waits, in which case the next lane is tried: for its
+ *   batch to fill, or, stacked too deep on undecided runs, for those runs
+ *   (speculation-threshold.ts).
  * - A group that is itself failed with successors allowed (pending-failure.ts) can serve as a base;
  *   a failed bisection chunk cannot.
  * - With `bisection_skip_redundant_tests`, a bisection chunk whose tree has a known result takes it
@@ -27,6 +28,7 @@ import { candidates, treeOf } from './lanes';
 import { type Entry, type Group } from './model';
 import { allowsSuccessors } from './pending-failure';
 import { mayStartRun, type RunKind } from './queue-state';
+import { mayStack } from './speculation-threshold';
 import { failGroup, passGroup } from './test-runs';
 
 export function startRuns(d: Draft): void {
@@ -74,6 +76,7 @@ function startNewGroup(d: Draft): boolean {
       mergeDirectly(d, entry);
       return true;
     }
+    if (!mayStack(d, batch.members)) continue;
     const waitUntil = batchWaitsUntil(d, batch);
     if (waitUntil !== null) {
       d.wakes.push(waitUntil);

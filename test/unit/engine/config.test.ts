@@ -4,6 +4,7 @@ import {
   queueConfig,
   type QueueConfigPatch,
 } from '../../../workflows/engine';
+import { changedSettings } from '../../../workflows/engine/config';
 
 describe('queue config', () => {
   it("defaults to Trunk's API defaults", () => {
@@ -20,6 +21,7 @@ describe('queue config', () => {
       directMergeMode: 'off',
       testingTimeoutMinutes: 300,
       mergeMethod: 'squash',
+      speculationThreshold: 0.38,
     });
   });
 
@@ -41,7 +43,17 @@ describe('queue config', () => {
       { concurrency: 1, batch: true },
     ],
     ['timeout 0 stays off', { testingTimeoutMinutes: 0 }, { testingTimeoutMinutes: 0 }],
+    ['a threshold above 1 becomes 1', { speculationThreshold: 1.5 }, { speculationThreshold: 1 }],
+    ['a negative threshold becomes 0 (none)', { speculationThreshold: -1 }, { speculationThreshold: 0 }],
   ])('a patch is normalised: %s', (_name, patch, expected) => {
     expect(applyConfigPatch(DEFAULT_CONFIG, patch)).toMatchObject(expected);
+  });
+
+  it('keeps a config carried from before the speculation threshold without one', () => {
+    const carried = { ...DEFAULT_CONFIG };
+    delete carried.speculationThreshold;
+    const patched = applyConfigPatch(carried, { concurrency: 3 });
+    expect(patched).not.toHaveProperty('speculationThreshold');
+    expect(changedSettings(carried, patched)).toEqual(['concurrency']);
   });
 });
