@@ -95,6 +95,21 @@ export function checkBranchName(branch: string): NameCheck<string> {
   return ok(branch);
 }
 
+/**
+ * The rules above as JSON Schema `pattern`s (ECMA-262 syntax that Python's `re` reads alike), for the
+ * OpenAPI document, so clients and fuzzers can generate valid names. The checks stay the authority:
+ * every name a check accepts matches its pattern (a unit test holds them to it), while a pattern may
+ * accept names its check refuses (`..`, `.` segments, a branch `HEAD` or ending in `.lock`, lengths),
+ * which regular expressions without look-ahead cannot say simply. Surrounding whitespace, which the
+ * API trims before checking, is not part of the patterns.
+ */
+const SEGMENT_PATTERN = '[A-Za-z0-9._][A-Za-z0-9._-]{0,99}';
+export const REPO_HOST_PATTERN = '^[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]{1,5})?$';
+export const REPO_OWNER_PATTERN = `^${SEGMENT_PATTERN}(?:/${SEGMENT_PATTERN}){0,${MAX_OWNER_SEGMENTS - 1}}$`;
+export const REPO_NAME_PATTERN = `^${SEGMENT_PATTERN}$`;
+const BRANCH_REFUSED = String.raw`\x00-\x20\x7f~^:?*\[\\/`;
+export const BRANCH_PATTERN = `^[^${BRANCH_REFUSED}.-][^${BRANCH_REFUSED}]*(?:/[^${BRANCH_REFUSED}.][^${BRANCH_REFUSED}]*)*$`;
+
 export function checkPullRequestNumber(value: number): NameCheck<number> {
   if (!Number.isSafeInteger(value) || value < 0 || value > MAX_PR_NUMBER) {
     return fail(`pull request number must be an integer from 0 to ${MAX_PR_NUMBER}`);

@@ -44,6 +44,8 @@ export interface CommandRunnerOptions {
 export const DEFAULT_PASS_ENV = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'TERM'];
 
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** The longest delay setTimeout keeps (2^31 − 1 ms); a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 type StopReason = 'timeout' | 'cancelled' | 'log_limit';
 
@@ -82,7 +84,12 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
       reason = why;
       stopping = child.stop(killGraceMs);
     };
-    const timer = setTimeout(() => stop('timeout'), input.timeoutMs);
+    // 0 is "no testing timeout"; one past Node's timer range (about 24.8 days) would fire at once, so
+    // it is left, like none, to the queue's durable timer, which enforces the testing timeout anyway.
+    const timer =
+      input.timeoutMs > 0 && input.timeoutMs <= MAX_TIMER_MS
+        ? setTimeout(() => stop('timeout'), input.timeoutMs)
+        : undefined;
     const onAbort = () => stop('cancelled');
     input.signal?.addEventListener('abort', onAbort, { once: true });
     // Aborted while the checkout was made: the listener above will not fire for a past event.
@@ -108,7 +115,7 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
 
   async function run(input: TestRunInput): Promise<TestRunResult> {
     if (!RUN_ID.test(input.runId)) throw new Error(`invalid runId ${JSON.stringify(input.runId)}`);
-    if (!(input.timeoutMs > 0)) throw new Error('timeoutMs must be positive');
+    if (!(input.timeoutMs >= 0)) throw new Error('timeoutMs must not be negative');
     await Promise.all([mkdir(workRoot, { recursive: true }), mkdir(logRoot, { recursive: true })]);
     const logPath = join(logRoot, `${input.runId}.log`);
     await writeFile(logPath, header(input));
@@ -187,7 +194,7 @@ function header(input: TestRunInput): string {
     `# railyard test run ${input.runId}`,
     `# repository ${repo}, branch ${input.branchName}, commit ${input.headSha}`,
     `# command: ${input.command.replace(/\n/g, '\n#          ')}`,
-    `# started ${new Date().toISOString()}, timeout ${input.timeoutMs} ms`,
+    `# started ${new Date().toISOString()}, timeout ${input.timeoutMs > 0 ? `${input.timeoutMs} ms` : 'none'}`,
     '',
   ].join('\n');
 }

@@ -24,7 +24,7 @@ export interface TestRunInput {
   headSha: string;
   /** The queue's test command, run by `bash -c` in the checkout. */
   command: string;
-  /** The testing timeout (testingTimeoutMinutes). */
+  /** The testing timeout (testingTimeoutMinutes); 0 = none. */
   timeoutMs: number;
   /** Globs (relative to the checkout) of the JUnit XML files the command writes. */
   junitGlobs?: string[];

@@ -4,7 +4,14 @@
  * accepted; enums are accepted in any case and answered in lower case.
  */
 import { z } from 'zod';
-import { checkBranchName, checkRepoKey } from '../../activities/git/names';
+import {
+  BRANCH_PATTERN,
+  checkBranchName,
+  checkRepoKey,
+  REPO_HOST_PATTERN,
+  REPO_NAME_PATTERN,
+  REPO_OWNER_PATTERN,
+} from '../../activities/git/names';
 
 // eslint-disable-next-line no-control-regex -- rejecting control characters is the point.
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
@@ -12,11 +19,13 @@ const noControl = /^[^\u0000-\u001f\u007f]*$/;
 const text = (max: number) =>
   z.string().trim().min(1).max(max).regex(noControl, { message: 'must not contain control characters' });
 
+// The document carries the name rules as patterns (looser than the checks, which stay the authority:
+// see activities/git/names.ts); `meta` only changes the document, validation is the chain before it.
 export const RepoRef = z
   .object({
-    host: text(255),
-    owner: text(255),
-    name: text(255),
+    host: text(255).meta({ pattern: REPO_HOST_PATTERN }),
+    owner: text(255).meta({ pattern: REPO_OWNER_PATTERN }),
+    name: text(255).meta({ pattern: REPO_NAME_PATTERN }),
   })
   // Names reach git: the same rules as the git host, so a bad name is a 400 here, never a git option.
   .superRefine((repo, ctx) => {
@@ -33,6 +42,7 @@ export const TargetBranch = text(255)
     const check = checkBranchName(branch);
     if (!check.ok) ctx.addIssue({ code: 'custom', message: check.problem.replace(/^branch name /, '') });
   })
+  .meta({ pattern: BRANCH_PATTERN })
   .describe('The branch the queue merges into.');
 
 /** A PR number as a JSON number or a numeric string (the official merge-action sends "123"). */

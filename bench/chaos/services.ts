@@ -100,6 +100,8 @@ export interface ServiceSettings {
   workRoot: string;
   apiPort: number;
   logDir: string;
+  /** Further settings of both processes (e.g. RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS for the fuzzer). */
+  env?: Record<string, string>;
 }
 
 export function apiService(sup: Supervisor, s: ServiceSettings): Service {
@@ -111,6 +113,7 @@ export function apiService(sup: Supervisor, s: ServiceSettings): Service {
     RAILYARD_API_HOST: '127.0.0.1',
     RAILYARD_API_PORT: String(s.apiPort),
     RAILYARD_LOG_LEVEL: 'info',
+    ...s.env,
   });
   const healthy = async () => {
     try {
@@ -132,6 +135,7 @@ export function workerService(sup: Supervisor, s: ServiceSettings): Service {
     RAILYARD_WORKER_METRICS_PORT: '0',
     RAILYARD_SHUTDOWN_GRACE_SECONDS: '1',
     RAILYARD_LOG_LEVEL: 'warn',
+    ...s.env,
   });
   return createService(sup, 'worker', 'worker/main.ts', env, path.join(s.logDir, 'worker.log'), (_m, st) =>
     Promise.resolve(st.ready),

@@ -24,6 +24,8 @@ export interface StackOptions {
   databaseUrl?: string;
   /** Keep Temporal's state in a file (needed to restart it); default true. */
   durableTemporal?: boolean;
+  /** Further settings of the API and the worker. */
+  env?: Record<string, string>;
   log: (message: string) => void;
 }
 
@@ -92,6 +94,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       workRoot: path.join(opts.dir, 'work'),
       apiPort,
       logDir,
+      ...(opts.env ? { env: opts.env } : {}),
     };
     const worker = workerService(sup, settings);
     const api = apiService(sup, settings);

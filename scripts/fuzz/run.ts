@@ -3,24 +3,24 @@
  * document with an API key and fails unless every response is a non-5xx that the document allows.
  *
  * Without --url it starts its own stack (PostgreSQL, Temporal, worker, API: bench/chaos/stack.ts), seeds
- * a queue with open PRs for the hooks to aim at (railyard_hooks.py), and afterwards counts from the API's
- * own log what every route answered, failing if a route of the document was never called.
+ * a queue with open PRs, uploaded test results and webhook subscriptions for the hooks to aim at
+ * (seed.ts, railyard_hooks.py), and afterwards counts from the API's own log what every route
+ * answered, failing if a route of the document was never called.
  *
  * Options: --max-examples N (per operation and phase, default 200), --phases (schemathesis phases,
  * default examples,coverage,fuzzing), --seed, --workers, --min-requests N (fail below), --url and --key
- * (fuzz a running server instead), --keep (leave the reports and logs).
+ * (fuzz a running server instead), --keep (leave the reports and logs), --har (with --keep: every
+ * request and answer as a HAR file, to see what the 4xx said).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createPool } from '../../activities/platform/db';
-import { createApiKeyStore } from '../../activities/stores/api-keys';
-import { createGitWorld } from '../../bench/chaos/git-world';
 import { startStack, type Stack } from '../../bench/chaos/stack';
 import { table } from '../../bench/queue/stats';
 import { routeCounts, type RouteCount } from './routes';
 import { CHECKS, runSchemathesis, type FuzzTarget } from './schemathesis';
+import { seed } from './seed';
 
 const { values } = parseArgs({
   options: {
@@ -32,60 +32,52 @@ const { values } = parseArgs({
     url: { type: 'string' },
     key: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    har: { type: 'boolean', default: false },
   },
 });
 
 const started = Date.now();
 const say = (m: string) =>
   console.error(`[fuzz ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
-const REPO = { host: 'github.com', owner: 'fuzz', name: 'app' };
-const SEEDED_PRS = 20;
-
-async function seed(stack: Stack): Promise<FuzzTarget> {
-  const world = await createGitWorld(stack.gitRoot, REPO, {
-    '.railyard/merge-queue.json': JSON.stringify({ version: 1, command: 'true' }),
-  });
-  world.openPrs(
-    Array.from({ length: SEEDED_PRS }, (_, i) => ({
-      number: i + 1,
-      title: `PR ${i + 1}`,
-      files: { [`f${i}`]: 'x\n' },
-    })),
-  );
-  const pool = createPool(stack.databaseUrl, { max: 2 });
-  const key = await createApiKeyStore(pool)
-    .create('fuzz', 'fuzz run')
-    .finally(() => pool.end());
-  const res = await fetch(`${stack.apiUrl}/v1/createQueue`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-token': key.key },
-    body: JSON.stringify({ repo: REPO, targetBranch: 'main' }),
-  });
-  if (res.status !== 200) throw new Error(`createQueue answered ${res.status}: ${await res.text()}`);
-  return { baseUrl: stack.apiUrl, key: key.key, seeded: { ...REPO, branch: 'main', prs: SEEDED_PRS } };
-}
-
 function summary(counts: RouteCount[]): string {
   return table(
-    ['operation', 'requests', '2xx', '4xx', '5xx'],
-    counts.map((c) => [c.route, String(c.total), String(c.ok), String(c.client), String(c.server)]),
+    ['operation', 'requests', '2xx', '4xx', '5xx', 'declared 5xx'],
+    counts.map((c) => [
+      c.route,
+      String(c.total),
+      String(c.ok),
+      String(c.client),
+      String(c.server),
+      String(c.declared),
+    ]),
   );
 }
 
 async function main(): Promise<number> {
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-fuzz-'));
   let stack: Stack | null = null;
+  let closeSeed: (() => Promise<void>) | null = null;
   try {
     let target: FuzzTarget;
     if (values.url) {
       if (!values.key) throw new Error('--url needs --key (an API key of that server)');
       target = { baseUrl: values.url.replace(/\/$/, ''), key: values.key };
     } else {
-      stack = await startStack({ dir: reportDir, durableTemporal: false, log: say });
+      // The seeded subscriptions deliver to a receiver on loopback.
+      stack = await startStack({
+        dir: reportDir,
+        durableTemporal: false,
+        env: { RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+        log: say,
+      });
       for (const signal of ['SIGINT', 'SIGTERM'] as const)
         process.once(signal, () => void stack?.stop().then(() => process.exit(130)));
-      target = await seed(stack);
+      say('seeding a queue, test results and webhook subscriptions...');
+      const seeded = await seed(stack);
+      closeSeed = seeded.close;
+      target = { baseUrl: stack.apiUrl, key: seeded.key, seeded: seeded.seeded };
     }
+    const fuzzingFrom = Date.now();
     say(
       `fuzzing ${target.baseUrl} (max ${values['max-examples']} examples per operation, seed ${values.seed})...`,
     );
@@ -95,6 +87,7 @@ async function main(): Promise<number> {
       seed: Number(values.seed),
       workers: Number(values.workers),
       reportDir,
+      har: values.har,
     });
     const problems = [
       ...report.failures.map((f) => `${f.count}× ${f.title} (${f.operations.join(', ')})`),
@@ -105,7 +98,7 @@ async function main(): Promise<number> {
         `only ${report.generated} requests were generated (at least ${values['min-requests']} wanted)`,
       );
     if (stack) {
-      const counts = await routeCounts(target.baseUrl, path.join(stack.logDir, 'api.log'));
+      const counts = await routeCounts(target.baseUrl, path.join(stack.logDir, 'api.log'), fuzzingFrom);
       console.log(summary(counts));
       for (const c of counts) if (c.total === 0) problems.push(`${c.route} was never called`);
       for (const c of counts)
@@ -121,6 +114,7 @@ async function main(): Promise<number> {
     return problems.length === 0 && report.exitCode === 0 ? 0 : 1;
   } finally {
     await stack?.stop();
+    await closeSeed?.();
     if (!values.keep) fs.rmSync(reportDir, { recursive: true, force: true });
   }
 }

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../lib/data-dir';
+import type { Seeded } from './seed';
 
 export const SCHEMATHESIS = path.join(PROJECT_ROOT, '.tools', 'venv', 'bin', 'schemathesis');
 
@@ -21,8 +22,8 @@ export const CHECKS = [
 export interface FuzzTarget {
   baseUrl: string;
   key: string;
-  /** The queue the hooks point half the requests at, when this run made one. */
-  seeded?: { host: string; owner: string; name: string; branch: string; prs: number };
+  /** What the hooks point a share of the requests at, when this run seeded it (seed.ts). */
+  seeded?: Seeded;
 }
 
 export interface FuzzSettings {
@@ -31,6 +32,8 @@ export interface FuzzSettings {
   seed: number;
   workers: number;
   reportDir: string;
+  /** Also write every request and answer as a HAR file into reportDir. */
+  har: boolean;
 }
 
 export interface FuzzReport {
@@ -71,7 +74,7 @@ export async function runSchemathesis(target: FuzzTarget, s: FuzzSettings): Prom
     '--output-sanitize',
     'true',
     '--report',
-    'json,junit',
+    s.har ? 'json,junit,har' : 'json,junit',
     '--report-dir',
     s.reportDir,
     '--report-json-path',
@@ -81,15 +84,7 @@ export async function runSchemathesis(target: FuzzTarget, s: FuzzSettings): Prom
     ...process.env,
     PYTHONPATH: path.join(PROJECT_ROOT, 'scripts', 'fuzz'),
     SCHEMATHESIS_HOOKS: 'railyard_hooks',
-    ...(target.seeded
-      ? {
-          FUZZ_REPO_HOST: target.seeded.host,
-          FUZZ_REPO_OWNER: target.seeded.owner,
-          FUZZ_REPO_NAME: target.seeded.name,
-          FUZZ_BRANCH: target.seeded.branch,
-          FUZZ_PRS: String(target.seeded.prs),
-        }
-      : {}),
+    ...(target.seeded ? { FUZZ_SEED: JSON.stringify(target.seeded) } : {}),
   };
   const exitCode = await new Promise<number>((resolve) => {
     const child = spawn(SCHEMATHESIS, args, { cwd: s.reportDir, env, stdio: ['ignore', 'pipe', 'pipe'] });

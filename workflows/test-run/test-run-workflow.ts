@@ -17,6 +17,8 @@ import type { Activities } from '../../activities';
 import type { RepoKey, RunCommandResult } from '../../activities/merge-queue/types';
 import { testRunFinishedSignal } from '../queue/messages';
 
+const NO_TIMEOUT_BOUND_MS = 525_600 * 60_000;
+
 export interface TestRunWorkflowInput {
   queueWorkflowId: string;
   /** Absent in runs started before quarantine judging was wired in. */
@@ -25,6 +27,7 @@ export interface TestRunWorkflowInput {
   repo: RepoKey;
   branchName: string;
   headSha: string;
+  /** testingTimeoutMinutes in ms; 0 = none. */
   timeoutMs: number;
 }
 
@@ -32,8 +35,9 @@ export async function testRunWorkflow(
   input: TestRunWorkflowInput,
 ): Promise<RunCommandResult['kind'] | 'error'> {
   const { runTestCommand } = proxyActivities<Activities>({
-    // The queue enforces the testing timeout; this bound only stops a runaway activity.
-    startToCloseTimeout: input.timeoutMs + 5 * 60_000,
+    // The queue enforces the testing timeout; this bound only stops a runaway activity. A queue
+    // without a testing timeout (0) gets its longest one (525,600 minutes, a year).
+    startToCloseTimeout: (input.timeoutMs > 0 ? input.timeoutMs : NO_TIMEOUT_BOUND_MS) + 5 * 60_000,
     // The runner heartbeats every 5 s; a dead worker's run is retried elsewhere after this.
     heartbeatTimeout: '20 seconds',
     retry: { maximumAttempts: 3, initialInterval: '5 seconds' },

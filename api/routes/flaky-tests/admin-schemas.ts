@@ -22,6 +22,15 @@ const branches = z
   .array(z.string().min(1).max(255).regex(NO_CONTROL, { message: 'must not contain control characters' }))
   .max(100);
 
+// A ticket link is answered as a `uri`, so the template must make one once `{ticket}` is replaced by
+// the percent-encoded key: http(s), a host name, then only the characters RFC 3986 allows in a path,
+// query and fragment (non-ASCII, spaces, other braces, `<>"|^\` and a second `#` are refused).
+const URI_CHAR = String.raw`(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2}|\{ticket\})`;
+const TICKET_URL_TEMPLATE = new RegExp(
+  String.raw`^https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/${URI_CHAR}*)?(?:\?(?:${URI_CHAR}|\?)*)?(?:#(?:${URI_CHAR}|\?)*)?$`,
+);
+const TICKET_URL_MESSAGE = 'must be an http(s) URL containing {ticket}';
+
 export const ClassificationOverrides = z
   .strictObject({
     mixedLookbackDays: num,
@@ -55,8 +64,9 @@ export const UpdateRepositorySettingsRequest = RepoScopedRequest.extend({
   ticket_url_template: z
     .string()
     .max(2000)
-    .regex(/^https?:\/\/\S*\{ticket\}\S*$/, { message: 'must be an http(s) URL containing {ticket}' })
-    .regex(NO_CONTROL, { message: 'must not contain control characters' })
+    .refine((v) => NO_CONTROL.test(v), { message: 'must not contain control characters' })
+    .regex(TICKET_URL_TEMPLATE, { message: TICKET_URL_MESSAGE })
+    .refine((v) => v.includes('{ticket}'), { message: TICKET_URL_MESSAGE })
     .nullable()
     .optional(),
   actor: Actor.optional(),

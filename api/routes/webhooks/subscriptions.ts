@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { checkWebhookUrlResolved, WEBHOOK_EVENT_TYPES } from '../../../activities/webhooks';
 import { badRequest, notFound } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
@@ -121,12 +122,13 @@ export function subscriptionRoutes(deps: WebhookApiDeps) {
           tags,
           summary: 'Delete a subscription with its delivery records; pending deliveries are dropped.',
           params: SubscriptionParams,
+          response: { 204: z.null().describe('Deleted; no body.') },
         },
       },
       async (request, reply) => {
         const removed = await deps.subscriptions.remove(organisationOf(request).id, request.params.id);
         if (!removed) throw subscriptionNotFound(request.params.id);
-        return reply.code(204).send();
+        return reply.code(204).send(null);
       },
     );
   };

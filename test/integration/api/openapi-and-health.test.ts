@@ -1,6 +1,12 @@
 /** The served OpenAPI document is valid OpenAPI 3.1; health and readiness answer without auth. */
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
+import {
+  BRANCH_PATTERN,
+  REPO_HOST_PATTERN,
+  REPO_NAME_PATTERN,
+  REPO_OWNER_PATTERN,
+} from '../../../activities/git/names';
 import { buildTestApp } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';
 
@@ -42,6 +48,34 @@ test('/v1/openapi.json is a valid OpenAPI 3.1 document with the key scheme and t
     ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-token' },
   });
   expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/getQueue', '/healthz', '/readyz']));
+});
+
+test('the document carries the name rules as patterns and the 204 of a deletion', async () => {
+  type Schema = {
+    properties: Record<string, { pattern?: string; properties?: Record<string, { pattern?: string }> }>;
+  };
+  const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{
+    paths: Record<
+      string,
+      Record<string, { requestBody?: { content: Record<string, { schema: Schema }> }; responses: object }>
+    >;
+  }>();
+  const body = (route: string) => doc.paths[route]!.post!.requestBody!.content['application/json']!.schema;
+  for (const route of ['/v1/getQueue', '/v1/submitPullRequest', '/v1/flaky-tests/get-test-details']) {
+    const repo = body(route).properties.repo!.properties!;
+    expect([repo.host!.pattern, repo.owner!.pattern, repo.name!.pattern]).toEqual([
+      REPO_HOST_PATTERN,
+      REPO_OWNER_PATTERN,
+      REPO_NAME_PATTERN,
+    ]);
+  }
+  expect(body('/v1/getQueue').properties.targetBranch!.pattern).toBe(BRANCH_PATTERN);
+  // Fuzzing found the 204 undocumented (the document listed a 200 the route never sends).
+  expect(Object.keys(doc.paths['/v1/webhooks/subscriptions/{id}']!.delete!.responses)).toEqual([
+    '204',
+    '4XX',
+    '5XX',
+  ]);
 });
 
 test('the docs page is served without a key', async () => {

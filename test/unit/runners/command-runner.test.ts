@@ -83,6 +83,17 @@ describe('command runner', () => {
     expect(readdirSync(workRoot)).toEqual([]);
   });
 
+  // Found by the fuzz run: updateQueue with testingTimeoutMinutes 0 ("off") made every run throw, and
+  // one past setTimeout's range (about 24.8 days) would have timed out at once.
+  it.each([
+    ['no testing timeout (0)', 0, 'timeout none'],
+    ['a timeout past the timer range', 525_600 * 60_000, 'timeout 31536000000 ms'],
+  ])('runs to the end with %s', async (_what, timeoutMs, logged) => {
+    const result = await start('sleep 0.3; echo done', { timeoutMs }).result;
+    expect(result).toMatchObject({ outcome: 'passed', exitCode: 0 });
+    expect(readFileSync(result.logPath, 'utf8')).toContain(logged);
+  });
+
   it('fails with the exit code of a failing command', async () => {
     const result = await start('echo failing; exit 3').result;
     expect(result).toMatchObject({ outcome: 'failed', exitCode: 3 });

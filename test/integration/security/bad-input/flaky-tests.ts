@@ -314,6 +314,9 @@ export const wrongTypes: BadInputRow[] = [
   { name: 'quarantine.enabled is a string', route: SETTINGS, body: { ...FLAKY, quarantine: { enabled: 'yes' } }, status: 400, message: "Field 'quarantine.enabled' must be a boolean." },
   { name: 'classification.rateOn is a string', route: SETTINGS, body: { ...FLAKY, classification: { rateOn: '0.3' } }, status: 400, message: "Field 'classification.rateOn' must be a number." },
   { name: 'ticket_url_template without {ticket}', route: SETTINGS, body: { ...FLAKY, ticket_url_template: 'https://jira.example/browse/' }, status: 400, message: "Field 'ticket_url_template' must be an http(s) URL containing {ticket}." },
+  // Found by fuzzing: a template with characters a URI cannot hold made every linked test's ticket.html_url break the document's `uri`.
+  { name: 'ticket_url_template with non-ASCII characters', route: SETTINGS, body: { ...FLAKY, ticket_url_template: 'https://jira.example/ü/{ticket}' }, status: 400, message: "Field 'ticket_url_template' must be an http(s) URL containing {ticket}." },
+  { name: 'ticket_url_template with other braces', route: SETTINGS, body: { ...FLAKY, ticket_url_template: 'https://jira.example/{project}/{ticket}' }, status: 400, message: "Field 'ticket_url_template' must be an http(s) URL containing {ticket}." },
   { name: 'upload attempt is a word', route: UPLOAD, body: jsonUpload('types-1', SUITE, { attempt: 'two' }), status: 400, message: "Field 'attempt' must be a whole number." },
   { name: 'upload files is a string', route: UPLOAD, body: { ...uploadMeta('types-2'), files: 'junit.xml' }, status: 400, message: "Field 'files' must be an array." },
   { name: 'upload pr_number is a boolean', route: UPLOAD, body: jsonUpload('types-3', SUITE, { pr_number: true }), status: 400, message: "Field 'pr_number' must be a number or a numeric string." },
