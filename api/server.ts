@@ -1,10 +1,12 @@
 /**
- * API composition root: config → pino → pg pool → stores → Temporal gateway → buildApp → listen.
- * SIGINT/SIGTERM close the server (in-flight requests finish), then the pool and the connection.
+ * API composition root: config → pino → pg pool → stores → Temporal gateway → JUnit parser threads →
+ * buildApp → listen. SIGINT/SIGTERM close the server (in-flight requests finish), then the parser
+ * threads, the pool and the connection.
  */
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { createTestCaseEvents } from '../activities/flaky/events';
+import { createJunitParser, defaultParserThreads } from '../activities/flaky/junit/pool';
 import { createFlakyStore } from '../activities/flaky/store';
 import { ConfigError } from '../activities/platform/env';
 import { createPool } from '../activities/platform/db';
@@ -52,6 +54,10 @@ async function main(): Promise<void> {
     publicUrl,
     onError: (err, message) => logger.warn({ err }, message),
   });
+  const parser = await createJunitParser({
+    threads: config.RAILYARD_PARSER_THREADS ?? defaultParserThreads(),
+    warn: (err, message) => logger.warn({ err }, message),
+  });
   const app = await buildApp({
     logger,
     publicUrl,
@@ -59,7 +65,7 @@ async function main(): Promise<void> {
       onTouchError: (err) => logger.warn({ err }, 'could not record API key use'),
     }),
     mergeQueue: createMergeQueueService(temporal),
-    flaky: { store: createFlakyStore(pool, { events: testCaseEvents }), pageTokenSecret },
+    flaky: { store: createFlakyStore(pool, { events: testCaseEvents }), pageTokenSecret, parser },
     processMetrics,
     queueMetrics: { pool },
     webhooks: {
@@ -82,6 +88,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     void (async () => {
       await app.close();
+      await parser.close();
       await testCaseEvents.idle();
       await Promise.allSettled([pool.end(), temporal.close()]);
       process.exit(0);

@@ -5,7 +5,7 @@
  * AND its override is not NEVER_QUARANTINE)).
  *
  * This function is the single source of truth; the SQL of list-quarantined-tests mirrors it
- * (store/lists.ts, QUARANTINED_SQL) and a test checks the two agree on every combination.
+ * (store/test-case-json.ts, quarantinedSql) and a test checks the two agree on every combination.
  */
 import { type TestStatus } from './classification';
 

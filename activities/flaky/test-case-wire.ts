@@ -6,6 +6,7 @@
  * ticket_url_template or else `GET /v1/flaky-tests/tickets/{key}`.
  *
  * The HTTP layer checks these shapes against its zod response schemas (api/schemas/flaky-tests.ts).
+ * The list pages are written by PostgreSQL instead (store/test-case-json.ts), byte for byte the same.
  */
 import { type RepositoryKey } from './identity';
 import { type TestCaseRecord } from './store/test-case-record';
@@ -23,6 +24,25 @@ export function createLinks(publicUrl: string): Links {
     repository: (key) =>
       `${base}/repository?${new URLSearchParams({ host: key.host, owner: key.owner, name: key.name }).toString()}`,
     ticket: (key) => `${base}/tickets/${encodeURIComponent(key)}`,
+  };
+}
+
+/**
+ * What the SQL twin of these builders (store/test-case-json.ts) needs: one repository's link, and
+ * the prefixes test and ticket links are made of (`test(id)` is `testPrefix + id`, `ticket(key)` is
+ * `ticketPrefix + encodeURIComponent(key)`, as createLinks builds them).
+ */
+export interface WireLinks {
+  readonly repository: string;
+  readonly testPrefix: string;
+  readonly ticketPrefix: string;
+}
+
+export function wireLinks(links: Links, repository: RepositoryKey): WireLinks {
+  return {
+    repository: links.repository(repository),
+    testPrefix: links.test(''),
+    ticketPrefix: links.ticket(''),
   };
 }
 
@@ -82,5 +102,42 @@ export function testCase(record: TestCaseRecord, links: Links): TestCaseWire {
     })),
     failure_rate_last_7d: record.failureRate7d,
     failure_rate_last_24h: record.failureRate24h,
+  };
+}
+
+export interface QuarantinedTestWire {
+  name: string;
+  parent: string | null;
+  file: string | null;
+  classname: string | null;
+  status: 'HEALTHY' | 'FLAKY' | 'BROKEN';
+  codeowners: string[];
+  quarantine_setting: 'ALWAYS_QUARANTINE' | 'AUTO_QUARANTINE';
+  quarantined_at: string;
+  status_last_updated_at: string;
+  test_case_id: string;
+  variant: string;
+}
+
+/**
+ * Trunk's list-quarantined item; only for quarantined records. list-quarantined-tests writes it in
+ * SQL (store/test-case-json.ts); this is the reference that SQL is checked against.
+ */
+export function quarantinedTest(record: TestCaseRecord): QuarantinedTestWire {
+  if (!record.quarantine.quarantined || record.quarantinedAt === null)
+    throw new Error(`test ${record.id} is not quarantined`);
+  return {
+    name: record.name,
+    parent: record.parent === '' ? null : record.parent,
+    file: record.file,
+    classname: record.classname === '' ? null : record.classname,
+    status:
+      record.status.value === 'healthy' ? 'HEALTHY' : record.status.value === 'flaky' ? 'FLAKY' : 'BROKEN',
+    codeowners: [...record.codeowners],
+    quarantine_setting: record.quarantine.setting,
+    quarantined_at: record.quarantinedAt.toISOString(),
+    status_last_updated_at: record.status.timestamp.toISOString(),
+    test_case_id: record.id,
+    variant: record.variant,
   };
 }

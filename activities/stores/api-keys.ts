@@ -8,6 +8,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Pool } from 'pg';
 
 export const KEY_PREFIX_LENGTH = 11;
+/** last_used_at is written at most this often per key (the statement checks it too). */
+const TOUCH_INTERVAL_MS = 60_000;
 
 export interface Organisation {
   id: string;
@@ -74,20 +76,26 @@ export function createApiKeyStore(
     async authenticate(key) {
       if (key.length < KEY_PREFIX_LENGTH || key.length > 200) return null;
       const presented = hashKey(key);
-      const { rows } = await pool.query<KeyRow>(
-        `${SELECT_KEYS} WHERE k.prefix = $1 AND k.revoked_at IS NULL`,
-        [key.slice(0, KEY_PREFIX_LENGTH)],
-      );
+      // Every request runs this: a named statement, so PostgreSQL plans it once per connection. Never
+      // cached across requests: a revoked key fails on the next request.
+      const { rows } = await pool.query<KeyRow>({
+        name: 'railyard-api-key-authenticate',
+        text: `${SELECT_KEYS} WHERE k.prefix = $1 AND k.revoked_at IS NULL`,
+        values: [key.slice(0, KEY_PREFIX_LENGTH)],
+      });
       const match = rows.find((r) => timingSafeEqual(r.key_hash, presented));
       if (!match) return null;
-      // Recording use is best effort and at most once a minute per key, so reads stay read-only.
-      pool
-        .query(
-          `UPDATE api_keys SET last_used_at = now() WHERE id = $1
-           AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-          [match.id],
-        )
-        .catch((err: unknown) => opts.onTouchError?.(err));
+      // Recording use is best effort and at most once a minute per key, so reads stay read-only. The
+      // row just read says whether a minute has passed, so most requests send no UPDATE at all; the
+      // statement's own condition still settles races between processes (and their clocks).
+      if (match.last_used_at === null || Date.now() - match.last_used_at.getTime() >= TOUCH_INTERVAL_MS)
+        pool
+          .query(
+            `UPDATE api_keys SET last_used_at = now() WHERE id = $1
+             AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+            [match.id],
+          )
+          .catch((err: unknown) => opts.onTouchError?.(err));
       return { id: match.organisation_id, slug: match.slug };
     },
 

@@ -6,7 +6,9 @@
  *    aggregation of the same 7 days (whole days), sorted and limited to 100.
  *  - get-test-details: random tests, half of them failing ones. Baseline: the test row by
  *    (organisation, id) plus its 7-day rollup sum.
- * Each is measured with one client, paced at the documented rates, and saturated by N clients.
+ * Each is measured with one client, paced at the documented rates, and saturated by N clients, with
+ * the CPU per request of the API process and (on a private cluster) of PostgreSQL: on a shared
+ * machine the latencies move with the neighbours, the CPU per request does not.
  */
 import { timedStatements } from './psql';
 import { type Latencies, summarise } from './stats';
@@ -24,6 +26,8 @@ export interface ReadOptions {
   readonly query: <T>(sql: string, values?: unknown[]) => Promise<T[]>;
   /** CPU seconds used so far by the API process (a contention-independent cost per request). */
   readonly apiCpu: () => number;
+  /** The same for PostgreSQL's process tree; absent on DATABASE_URL's server (not ours alone). */
+  readonly dbCpu?: () => number;
 }
 
 export interface ReadRow {
@@ -33,6 +37,8 @@ export interface ReadRow {
   readonly api: Latencies;
   /** API process CPU per request, ms. */
   readonly cpuMs: number;
+  /** PostgreSQL CPU per request, ms (private cluster only). */
+  readonly dbCpuMs?: number;
   readonly baseline: Latencies;
 }
 
@@ -119,8 +125,16 @@ export async function reads(
   ];
   const measured = async (rate: number, run: Mode['run'], call: () => Promise<{ ms: number }>) => {
     const cpuBefore = options.apiCpu();
+    const dbBefore = options.dbCpu?.();
     const samples = await run(rate, call);
-    return { api: summarise(samples), cpuMs: ((options.apiCpu() - cpuBefore) * 1000) / samples.length };
+    const dbAfter = options.dbCpu?.();
+    return {
+      api: summarise(samples),
+      cpuMs: ((options.apiCpu() - cpuBefore) * 1000) / samples.length,
+      ...(dbBefore === undefined || dbAfter === undefined
+        ? {}
+        : { dbCpuMs: ((dbAfter - dbBefore) * 1000) / samples.length }),
+    };
   };
   for (const { mode, run } of modes) {
     for (const kind of kinds) {

@@ -52,6 +52,9 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
   const query = async <T>(sql: string, values: unknown[] = []) => (await pool.query(sql, values)).rows as T[];
   const { key } = await createApiKeyStore(pool).create('bench');
   const server = await startServer(database.url);
+  log(
+    `API: JUnit parsed on ${server.parserThreads === 0 ? 'the event loop' : `${server.parserThreads} worker thread(s)`}`,
+  );
   try {
     const world = buildWorld({
       tests: num('tests'),
@@ -111,6 +114,7 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
       log,
       query,
       apiCpu: () => processCpu(server.pid),
+      ...(database.postmasterPid === undefined ? {} : { dbCpu: () => treeCpu(database.postmasterPid!) }),
     });
 
     const ingestRows = [
@@ -139,6 +143,7 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
       ms(r.api.p50),
       ms(r.api.p99),
       ms(r.cpuMs),
+      r.dbCpuMs === undefined ? 'n/a' : ms(r.dbCpuMs),
       ms(r.baseline.p50),
       ms(r.baseline.p99),
       `${(r.api.p99 / r.baseline.p99).toFixed(1)}×`,
@@ -146,6 +151,7 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
     const summary = [
       `\n## Flaky-test benchmark: ${loaded.results.toLocaleString('en-US')} results, ${num('tests').toLocaleString('en-US')} tests, seed ${num('seed')}`,
       `database: ${database.description}; VACUUM ANALYZE after load: ${vacuumSeconds.toFixed(1)} s`,
+      `API: JUnit parsed on ${server.parserThreads === 0 ? 'the event loop' : `${server.parserThreads} worker thread(s)`} (RAILYARD_PARSER_THREADS)`,
       `CPU per 1,000 results during ingestion: API ${cpu.api}, PostgreSQL ${cpu.postgres}, load generator ${cpu.client}; ` +
         `load average at the end ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs`,
       `statuses: ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}; sizes: ${sizes.map((s) => `${s.name} ${s.size}`).join(', ')}`,
@@ -154,7 +160,17 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
       '',
       `list-failing-tests: 7-day range, page size 100, ${read.failing} failing tests (${read.pages} pages)`,
       table(
-        ['read', 'load', 'API p50', 'API p99', 'API CPU/req', 'psql p50', 'psql p99', 'p99 ratio'],
+        [
+          'read',
+          'load',
+          'API p50',
+          'API p99',
+          'API CPU/req',
+          'PG CPU/req',
+          'psql p50',
+          'psql p99',
+          'p99 ratio',
+        ],
         readRows,
       ),
       '',
@@ -167,7 +183,18 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
       writeFileSync(
         args.out,
         JSON.stringify(
-          { args, database: database.description, loaded, cpu, copy, read, sizes, statuses, vacuumSeconds },
+          {
+            args,
+            database: database.description,
+            parserThreads: server.parserThreads,
+            loaded,
+            cpu,
+            copy,
+            read,
+            sizes,
+            statuses,
+            vacuumSeconds,
+          },
           null,
           2,
         ),
@@ -215,6 +242,7 @@ function cpuDelta(before: CpuSample, after: CpuSample, results: number) {
 
 interface BenchServer {
   readonly pid: number;
+  readonly parserThreads: number;
   readonly baseUrl: string;
   setClock(at: Date): Promise<void>;
   stop(): Promise<void>;
@@ -239,16 +267,18 @@ async function startServer(databaseUrl: string): Promise<BenchServer> {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiting: (() => void)[] = [];
-  const port = await new Promise<number>((resolve, reject) => {
+  const ready = await new Promise<{ port: number; parserThreads: number }>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the bench API exited with ${code}`)));
-    child.on('message', (message: { type: string; port?: number }) => {
-      if (message.type === 'ready') resolve(message.port!);
+    child.on('message', (message: { type: string; port?: number; parserThreads?: number }) => {
+      if (message.type === 'ready')
+        resolve({ port: message.port!, parserThreads: message.parserThreads ?? 0 });
       if (message.type === 'clock') waiting.shift()?.();
     });
   });
   return {
     pid: child.pid!,
-    baseUrl: `http://127.0.0.1:${port}`,
+    parserThreads: ready.parserThreads,
+    baseUrl: `http://127.0.0.1:${ready.port}`,
     setClock: (at) =>
       new Promise<void>((resolve) => {
         waiting.push(resolve);

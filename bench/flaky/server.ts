@@ -4,9 +4,13 @@
  * difference from production is the clock: the benchmark replays 30 days of CI in minutes, so the
  * parent sets the simulated time over IPC (and waits for the acknowledgement) before each upload.
  *
+ * Like api/server.ts it parses uploads on RAILYARD_PARSER_THREADS worker threads (default: cores - 1,
+ * 1..4; 0 parses on the event loop), so the benchmark measures what production runs.
+ *
  * Started by run.ts with DATABASE_URL, BENCH_PORT and BENCH_SECRET; not a production entry point.
  */
 import pino from 'pino';
+import { createJunitParser, defaultParserThreads } from '../../activities/flaky/junit/pool';
 import { createFlakyStore } from '../../activities/flaky/store';
 import { createPool } from '../../activities/platform/db';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
@@ -28,13 +32,19 @@ async function main(): Promise<void> {
   const mergeQueue = new Proxy({} as MergeQueueService, {
     get: () => () => Promise.reject(unavailable('The merge queue is not running in the flaky benchmark.')),
   });
+  const logger = pino({ level: 'warn' });
+  const threads = process.env.RAILYARD_PARSER_THREADS;
+  const parser = await createJunitParser({
+    threads: threads === undefined || threads === '' ? defaultParserThreads() : Number(threads),
+    warn: (err, message) => logger.warn({ err }, message),
+  });
   const app = await buildApp({
-    logger: pino({ level: 'warn' }),
+    logger,
     keys: createApiKeyStore(pool),
     probes: { postgres: async () => void (await pool.query('SELECT 1')), temporal: () => Promise.resolve() },
     mergeQueue,
     publicUrl: 'http://127.0.0.1',
-    flaky: { store, pageTokenSecret: process.env.BENCH_SECRET! },
+    flaky: { store, pageTokenSecret: process.env.BENCH_SECRET!, parser },
   });
   await app.listen({ host: '127.0.0.1', port: Number(process.env.BENCH_PORT ?? 0) });
   const address = app.server.address();
@@ -47,12 +57,17 @@ async function main(): Promise<void> {
       case 'stop':
         void app
           .close()
+          .then(() => parser.close())
           .then(() => pool.end())
           .then(() => process.exit(0));
         return;
     }
   });
-  process.send?.({ type: 'ready', port: typeof address === 'object' && address !== null ? address.port : 0 });
+  process.send?.({
+    type: 'ready',
+    port: typeof address === 'object' && address !== null ? address.port : 0,
+    parserThreads: 'threads' in parser ? parser.threads : 0,
+  });
 }
 
 main().catch((err: unknown) => {

@@ -26,6 +26,7 @@ import { reclassify, settledLookbackMs } from '../store/reclassify';
 import { ensureRepository, type RepositoryRecord } from '../store/repositories';
 import { lockTestCases, type TestCaseState } from '../store/test-case-state';
 import { dayOf } from '../store/windows';
+import { type TestIds } from '../test-ids';
 import { type PreparedTest, type PreparedUpload, prepareUpload } from './prepare';
 import { compareKeys, writeUploadRows } from './rows';
 import { ensureTestCases, updateOwners } from './test-cases';
@@ -35,15 +36,16 @@ const SETTLED_HEALTHY = new Set(['no_signal', 'recovered']);
 
 /**
  * `sink` gets the test_case.status_changed outbox rows the upload wrote, after the commit (a re-sent
- * upload writes none).
+ * upload writes none). `ids` may remember test ids between uploads (test-ids.ts).
  */
 export async function ingestUpload(
   pool: Pool,
   input: UploadInput,
   now: Date,
   sink?: OutboxSink,
+  ids?: TestIds,
 ): Promise<UploadOutcome> {
-  return ingestPrepared(pool, input, prepareUpload(input), now, sink);
+  return ingestPrepared(pool, input, prepareUpload(input, ids), now, sink);
 }
 
 /** ingestUpload for a caller that already prepared the upload (it needs the tests, see judge.ts). */

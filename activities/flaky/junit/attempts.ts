@@ -18,7 +18,7 @@
  * the first failing run when there is one, else the final run. Retry children carry their own.
  */
 import { type JunitLimits } from './limits';
-import { optional, parseSeconds } from './values';
+import { type Mutable, parseSeconds } from './values';
 import { type RawCase, type RawOutcome } from './raw';
 import { type AttemptStatus, type FailureDetail, type ParsedAttempt } from './types';
 
@@ -26,38 +26,56 @@ const INVOCATION_PROPERTIES = ['invocations', 'dd_tags[test.invocations]'];
 
 /** Attempts of one testcase element, before repeats of the same test are merged. */
 export function attemptsOf(raw: RawCase, limits: JunitLimits): ParsedAttempt[] {
-  const flaky = raw.outcomes.filter((o) => o.element === 'flakyFailure' || o.element === 'flakyError');
-  const reruns = raw.outcomes.filter((o) => o.element === 'rerunFailure' || o.element === 'rerunError');
-  const primary = raw.outcomes.find((o) => o.element === 'failure' || o.element === 'error');
-  const skipped = raw.outcomes.find((o) => o.element === 'skipped');
+  // One pass over the outcome children instead of a filter per kind: this runs for every testcase.
+  let flaky: RawOutcome[] | undefined;
+  let reruns: RawOutcome[] | undefined;
+  let primary: RawOutcome | undefined;
+  let skipped: RawOutcome | undefined;
+  for (const outcome of raw.outcomes) {
+    switch (outcome.element) {
+      case 'flakyFailure':
+      case 'flakyError':
+        (flaky ??= []).push(outcome);
+        break;
+      case 'rerunFailure':
+      case 'rerunError':
+        (reruns ??= []).push(outcome);
+        break;
+      case 'failure':
+      case 'error':
+        primary ??= outcome;
+        break;
+      case 'skipped':
+        skipped ??= outcome;
+        break;
+    }
+  }
   const caseDuration = secondsToMs(parseSeconds(raw.attributes.time));
-  const caseOutput = { ...optional('systemOut', raw.systemOut), ...optional('systemErr', raw.systemErr) };
+  const retries = (flaky?.length ?? 0) + (reruns?.length ?? 0);
 
-  const attempts: Omit<ParsedAttempt, 'index'>[] = flaky.map(fromRetryChild);
-  if (primary !== undefined) {
-    attempts.push({
-      ...fromOutcome(primary, 'testcase'),
-      ...optional('durationMs', caseDuration),
-      ...caseOutput,
-    });
-  }
-  attempts.push(...reruns.map(fromRetryChild));
-  if (primary === undefined && reruns.length === 0) {
-    const final =
-      skipped === undefined
-        ? { status: 'passed' as const, origin: 'testcase' as const }
-        : fromOutcome(skipped, 'testcase');
-    attempts.push({ ...final, ...optional('durationMs', caseDuration), ...caseOutput });
-  }
-
+  const attempts: ParsedAttempt[] = [];
   const invocations = invocationCount(raw);
-  const unseen =
-    invocations === undefined || flaky.length + reruns.length > 0 ? 0 : invocations - attempts.length;
-  const earlier = Array.from({ length: Math.min(Math.max(unseen, 0), limits.maxAttemptsPerTest) }, () => ({
-    status: 'failed' as const,
-    origin: 'invocations' as const,
-  }));
-  return [...earlier, ...attempts].map((attempt, index) => ({ index, ...attempt }));
+  if (invocations !== undefined && retries === 0) {
+    // Jest retries only failures: every invocation before the recorded one failed.
+    // Without retry children the file shows exactly one run (the failure, the skip or the pass).
+    const unseen = Math.min(Math.max(invocations - 1, 0), limits.maxAttemptsPerTest);
+    for (let i = 0; i < unseen; i += 1) attempts.push({ index: i, status: 'failed', origin: 'invocations' });
+  }
+  if (flaky !== undefined)
+    for (const outcome of flaky) attempts.push(fromRetryChild(outcome, attempts.length));
+  if (primary !== undefined) {
+    attempts.push(withCaseDetails(fromOutcome(primary, 'testcase', attempts.length), caseDuration, raw));
+  }
+  if (reruns !== undefined)
+    for (const outcome of reruns) attempts.push(fromRetryChild(outcome, attempts.length));
+  if (primary === undefined && reruns === undefined) {
+    const final: ParsedAttempt =
+      skipped === undefined
+        ? { index: attempts.length, status: 'passed', origin: 'testcase' }
+        : fromOutcome(skipped, 'testcase', attempts.length);
+    attempts.push(withCaseDetails(final, caseDuration, raw));
+  }
+  return attempts;
 }
 
 export function invocationCount(raw: RawCase): number | undefined {
@@ -68,29 +86,44 @@ export function invocationCount(raw: RawCase): number | undefined {
   return undefined;
 }
 
-function fromRetryChild(outcome: RawOutcome): Omit<ParsedAttempt, 'index'> {
+/** The testcase's own `time` and output go to the attempt the writer took them from. */
+function withCaseDetails(
+  attempt: ParsedAttempt,
+  durationMs: number | undefined,
+  raw: RawCase,
+): ParsedAttempt {
+  const out: Mutable<ParsedAttempt> = attempt;
+  if (durationMs !== undefined) out.durationMs = durationMs;
+  if (raw.systemOut !== undefined) out.systemOut = raw.systemOut;
+  if (raw.systemErr !== undefined) out.systemErr = raw.systemErr;
+  return out;
+}
+
+function fromRetryChild(outcome: RawOutcome, index: number): ParsedAttempt {
   const origin =
     outcome.element === 'skipped' || outcome.element === 'failure' || outcome.element === 'error'
       ? 'testcase'
       : outcome.element;
-  return {
-    ...fromOutcome(outcome, origin),
-    ...optional('durationMs', secondsToMs(outcome.timeSeconds)),
-    ...optional('systemOut', outcome.systemOut),
-    ...optional('systemErr', outcome.systemErr),
-  };
+  const attempt: Mutable<ParsedAttempt> = fromOutcome(outcome, origin, index);
+  const durationMs = secondsToMs(outcome.timeSeconds);
+  if (durationMs !== undefined) attempt.durationMs = durationMs;
+  if (outcome.systemOut !== undefined) attempt.systemOut = outcome.systemOut;
+  if (outcome.systemErr !== undefined) attempt.systemErr = outcome.systemErr;
+  return attempt;
 }
 
-function fromOutcome(outcome: RawOutcome, origin: ParsedAttempt['origin']): Omit<ParsedAttempt, 'index'> {
+function fromOutcome(outcome: RawOutcome, origin: ParsedAttempt['origin'], index: number): ParsedAttempt {
   const status = statusOf(outcome);
-  const detail: FailureDetail = {
-    ...optional('message', outcome.message),
-    ...optional('type', outcome.type),
-    ...optional('body', outcome.body),
-  };
-  const hasDetail = Object.keys(detail).length > 0;
-  if (status === 'skipped') return { status, origin, ...(hasDetail ? { skip: detail } : {}) };
-  return { status, origin, ...(hasDetail ? { failure: detail } : {}) };
+  const attempt: Mutable<ParsedAttempt> = { index, status, origin };
+  if (outcome.message === undefined && outcome.type === undefined && outcome.body === undefined)
+    return attempt;
+  const detail: Mutable<FailureDetail> = {};
+  if (outcome.message !== undefined) detail.message = outcome.message;
+  if (outcome.type !== undefined) detail.type = outcome.type;
+  if (outcome.body !== undefined) detail.body = outcome.body;
+  if (status === 'skipped') attempt.skip = detail;
+  else attempt.failure = detail;
+  return attempt;
 }
 
 function statusOf(outcome: RawOutcome): AttemptStatus {

@@ -1,11 +1,13 @@
 /**
  * Mutable builders for one open `<testcase>` and one open outcome element, and their conversion
  * to the immutable raw shapes once the element closes. Every value is cut to its bound on the way
- * in, so an open testcase never holds more than the limits allow.
+ * in, so an open testcase never holds more than the limits allow. Output builders are created on
+ * the first `<system-out>`/`<system-err>` (textFor): most testcases have none, and an upload has
+ * thousands of testcases.
  */
 import { BoundedTextBuilder, cutText, type JunitLimits } from './limits';
 import { type OutcomeElement, type RawCase, type RawOutcome, type RawSuite } from './raw';
-import { optional, parseSeconds } from './values';
+import { type Mutable, optional, parseSeconds } from './values';
 
 /** Testcase attributes any dialect reads; the rest are dropped on arrival. */
 const CASE_ATTRIBUTES = ['name', 'classname', 'file', 'filepath', 'line', 'time', 'attempt_number'] as const;
@@ -17,8 +19,8 @@ export interface CaseBuilder {
   readonly attributes: Record<string, string>;
   readonly properties: Record<string, string>;
   readonly outcomes: RawOutcome[];
-  readonly systemOut: BoundedTextBuilder;
-  readonly systemErr: BoundedTextBuilder;
+  systemOut?: BoundedTextBuilder;
+  systemErr?: BoundedTextBuilder;
 }
 
 export interface OutcomeBuilder {
@@ -26,8 +28,17 @@ export interface OutcomeBuilder {
   readonly element: OutcomeElement;
   readonly attributes: Readonly<Record<string, string>>;
   readonly body: BoundedTextBuilder;
-  readonly systemOut: BoundedTextBuilder;
-  readonly systemErr: BoundedTextBuilder;
+  systemOut?: BoundedTextBuilder;
+  systemErr?: BoundedTextBuilder;
+}
+
+/** The builder of a captured output stream, created when the element first opens. */
+export function textFor(
+  owner: CaseBuilder | OutcomeBuilder,
+  stream: 'systemOut' | 'systemErr',
+  limits: JunitLimits,
+): BoundedTextBuilder {
+  return (owner[stream] ??= new BoundedTextBuilder(limits.maxOutputChars));
 }
 
 export function newCase(
@@ -48,8 +59,6 @@ export function newCase(
     attributes: kept,
     properties: {},
     outcomes: [],
-    systemOut: new BoundedTextBuilder(limits.maxOutputChars),
-    systemErr: new BoundedTextBuilder(limits.maxOutputChars),
   };
 }
 
@@ -64,21 +73,22 @@ export function newOutcome(
     element,
     attributes: boundedRecord(attributes, 8, limits.maxMessageChars),
     body: new BoundedTextBuilder(limits.maxBodyChars),
-    systemOut: new BoundedTextBuilder(limits.maxOutputChars),
-    systemErr: new BoundedTextBuilder(limits.maxOutputChars),
   };
 }
 
 export function buildCase(builder: CaseBuilder): RawCase {
-  return {
+  const raw: Mutable<RawCase> = {
     index: builder.index,
     suites: builder.suites,
     attributes: builder.attributes,
     properties: builder.properties,
     outcomes: builder.outcomes,
-    ...optional('systemOut', builder.systemOut.build()),
-    ...optional('systemErr', builder.systemErr.build()),
   };
+  const systemOut = builder.systemOut?.build();
+  const systemErr = builder.systemErr?.build();
+  if (systemOut !== undefined) raw.systemOut = systemOut;
+  if (systemErr !== undefined) raw.systemErr = systemErr;
+  return raw;
 }
 
 export function buildOutcome(builder: OutcomeBuilder, limits: JunitLimits): RawOutcome {
@@ -90,8 +100,8 @@ export function buildOutcome(builder: OutcomeBuilder, limits: JunitLimits): RawO
     ...optional('type', type === '' ? undefined : cutText(type, limits.maxMessageChars)),
     ...optional('timeSeconds', seconds),
     ...optional('body', builder.body.build()),
-    ...optional('systemOut', builder.systemOut.build()),
-    ...optional('systemErr', builder.systemErr.build()),
+    ...optional('systemOut', builder.systemOut?.build()),
+    ...optional('systemErr', builder.systemErr?.build()),
   };
 }
 

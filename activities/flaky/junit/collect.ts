@@ -16,6 +16,7 @@ import {
   newCase,
   newOutcome,
   type OutcomeBuilder,
+  textFor,
 } from './case-builder';
 import { type BoundedTextBuilder, cutText, type JunitLimits } from './limits';
 import {
@@ -51,6 +52,11 @@ type Frame =
   | { readonly kind: 'text'; readonly target: BoundedTextBuilder }
   | { readonly kind: 'ignored' };
 
+// Frames without state are shared: most elements open one of these.
+const ROOT: Frame = { kind: 'root' };
+const SUITE: Frame = { kind: 'suite' };
+const IGNORED: Frame = { kind: 'ignored' };
+
 export interface RawCollector extends XmlHandler {
   result(): RawDocument;
 }
@@ -62,31 +68,42 @@ export function createRawCollector(fileName: string, limits: JunitLimits): RawCo
   const suitePropertyNames = new Set<string>();
   let evidence: Omit<DocumentEvidence, 'suitePropertyNames'> | undefined;
   let caseCount = 0;
+  // The enclosing suites as of now, shared by every testcase until a suite opens or closes.
+  let snapshot: readonly RawSuite[] | undefined;
+  const suitesNow = () => (snapshot ??= [...suites]);
+  const pushSuite = (attributes: Readonly<Record<string, string>>) => {
+    suites.push(suiteOf(attributes));
+    snapshot = undefined;
+  };
+  const popSuite = () => {
+    suites.pop();
+    snapshot = undefined;
+  };
 
   const openRoot = (name: string, attributes: Readonly<Record<string, string>>): Frame => {
     if (name !== 'testsuites' && name !== 'testsuite')
       throw new JunitParseError(fileName, { kind: 'not_junit', root: name });
     evidence = { root: name, rootAttributes: boundedRecord(attributes, MAX_ROOT_ATTRIBUTES) };
-    if (name === 'testsuites') return { kind: 'root' };
-    suites.push(suiteOf(attributes));
-    return { kind: 'suite' };
+    if (name === 'testsuites') return ROOT;
+    pushSuite(attributes);
+    return SUITE;
   };
 
   const openInSuite = (name: string, attributes: Readonly<Record<string, string>>): Frame => {
     switch (name) {
       case 'testsuite':
-        suites.push(suiteOf(attributes));
-        return { kind: 'suite' };
+        pushSuite(attributes);
+        return SUITE;
       case 'testcase':
         caseCount += 1;
         if (caseCount > limits.maxTestCases) {
           throw new JunitParseError(fileName, { kind: 'too_many_testcases', limit: limits.maxTestCases });
         }
-        return { kind: 'case', builder: newCase(caseCount - 1, [...suites], attributes, limits) };
+        return { kind: 'case', builder: newCase(caseCount - 1, suitesNow(), attributes, limits) };
       case 'properties':
         return { kind: 'properties', owner: undefined };
       default:
-        return { kind: 'ignored' };
+        return IGNORED;
     }
   };
 
@@ -100,13 +117,13 @@ export function createRawCollector(fileName: string, limits: JunitLimits): RawCo
     }
     switch (name) {
       case 'system-out':
-        return { kind: 'text', target: builder.systemOut };
+        return { kind: 'text', target: textFor(builder, 'systemOut', limits) };
       case 'system-err':
-        return { kind: 'text', target: builder.systemErr };
+        return { kind: 'text', target: textFor(builder, 'systemErr', limits) };
       case 'properties':
         return { kind: 'properties', owner: builder };
       default:
-        return { kind: 'ignored' };
+        return IGNORED;
     }
   };
 
@@ -115,11 +132,11 @@ export function createRawCollector(fileName: string, limits: JunitLimits): RawCo
       case 'stackTrace':
         return { kind: 'text', target: builder.body };
       case 'system-out':
-        return { kind: 'text', target: builder.systemOut };
+        return { kind: 'text', target: textFor(builder, 'systemOut', limits) };
       case 'system-err':
-        return { kind: 'text', target: builder.systemErr };
+        return { kind: 'text', target: textFor(builder, 'systemErr', limits) };
       default:
-        return { kind: 'ignored' };
+        return IGNORED;
     }
   };
 
@@ -149,10 +166,10 @@ export function createRawCollector(fileName: string, limits: JunitLimits): RawCo
         return openInOutcome(top.builder, name);
       case 'properties':
         if (name === 'property') recordProperty(top.owner, attributes);
-        return { kind: 'ignored' };
+        return IGNORED;
       case 'text':
       case 'ignored':
-        return { kind: 'ignored' };
+        return IGNORED;
     }
   };
 
@@ -164,7 +181,7 @@ export function createRawCollector(fileName: string, limits: JunitLimits): RawCo
     },
     close() {
       const frame = stack.pop();
-      if (frame?.kind === 'suite') suites.pop();
+      if (frame?.kind === 'suite') popSuite();
       if (frame?.kind === 'case') cases.push(buildCase(frame.builder));
       if (frame?.kind === 'outcome') frame.builder.owner.outcomes.push(buildOutcome(frame.builder, limits));
     },

@@ -13,7 +13,7 @@ import { JunitParseError } from './errors';
 import { type JunitLimits, shortenIdentityField } from './limits';
 import { type CaseIdentity } from './dialects';
 import { type ParsedAttempt, type ParsedTestCase } from './types';
-import { optional } from './values';
+import { type Mutable, optional } from './values';
 
 export interface CaseOccurrence {
   readonly identity: CaseIdentity;
@@ -35,15 +35,54 @@ export function mergeOccurrences(
   occurrences: readonly CaseOccurrence[],
   options: MergeOptions,
 ): ParsedTestCase[] {
-  const groups = new Map<string, CaseOccurrence[]>();
+  // Most tests occur once per file: a group is kept as its lone occurrence until a repeat shows up,
+  // so the common case allocates no group array and copies no attempts (runs once per testcase).
+  const groups = new Map<string, CaseOccurrence | CaseOccurrence[]>();
   for (const occurrence of occurrences) {
     const identity = shortenIdentity(occurrence.identity, options.limits.maxNameChars);
+    const kept = identity === occurrence.identity ? occurrence : { ...occurrence, identity };
     const key = identityKey(identity);
-    const group = groups.get(key) ?? [];
-    group.push({ ...occurrence, identity });
-    groups.set(key, group);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, kept);
+    else if (Array.isArray(group)) group.push(kept);
+    else groups.set(key, [group, kept]);
   }
-  return [...groups.values()].map((group) => mergeGroup(group, options));
+  const tests: ParsedTestCase[] = [];
+  for (const group of groups.values())
+    tests.push(Array.isArray(group) ? mergeGroup(group, options) : single(group, options));
+  return tests;
+}
+
+/**
+ * A test written once: its attempts stand as attemptsOf numbered them (0..n-1), and `reread`
+ * changes nothing for the first and last occurrence, so no copy is needed.
+ */
+function single(occurrence: CaseOccurrence, options: MergeOptions): ParsedTestCase {
+  const { attempts } = occurrence;
+  if (attempts.length > options.limits.maxAttemptsPerTest) {
+    throw new JunitParseError(options.fileName, {
+      kind: 'too_many_attempts',
+      test: occurrence.identity.name,
+      limit: options.limits.maxAttemptsPerTest,
+    });
+  }
+  return withAttempts(occurrence.identity, attempts);
+}
+
+/** The test: its identity fields, copied one by one (a spread of them showed in profiles). */
+function withAttempts(identity: CaseIdentity, attempts: readonly ParsedAttempt[]): ParsedTestCase {
+  const test: Mutable<ParsedTestCase> = {
+    suite: identity.suite,
+    classname: identity.classname,
+    name: identity.name,
+    parent: identity.parent,
+    status: attempts[attempts.length - 1]!.status,
+    attempts,
+  };
+  if ('file' in identity) test.file = identity.file;
+  if (identity.line !== undefined) test.line = identity.line;
+  if (identity.describePath !== undefined) test.describePath = identity.describePath;
+  return test;
 }
 
 function mergeGroup(group: CaseOccurrence[], options: MergeOptions): ParsedTestCase {
@@ -62,7 +101,7 @@ function mergeGroup(group: CaseOccurrence[], options: MergeOptions): ParsedTestC
     });
   }
   const indexed = attempts.map((attempt, index) => ({ ...attempt, index }));
-  return { ...first, status: indexed[indexed.length - 1]!.status, attempts: indexed };
+  return withAttempts(first, indexed);
 }
 
 /** Marks where a repeat came from, and reads pytest's empty reruns as the failures they were. */
@@ -82,15 +121,20 @@ function reread(
   return { ...attempt, origin: 'repeated' };
 }
 
+/** The identity with long fields shortened; the same object when nothing is too long (the norm). */
 function shortenIdentity(identity: CaseIdentity, maxChars: number): CaseIdentity {
+  const { classname, name, parent, file } = identity;
+  const fits =
+    classname.length <= maxChars &&
+    name.length <= maxChars &&
+    parent.length <= maxChars &&
+    (file === undefined || file.length <= maxChars);
+  if (fits) return identity;
   return {
     ...identity,
-    classname: shortenIdentityField(identity.classname, maxChars),
-    name: shortenIdentityField(identity.name, maxChars),
-    parent: shortenIdentityField(identity.parent, maxChars),
-    ...optional(
-      'file',
-      identity.file === undefined ? undefined : shortenIdentityField(identity.file, maxChars),
-    ),
+    classname: shortenIdentityField(classname, maxChars),
+    name: shortenIdentityField(name, maxChars),
+    parent: shortenIdentityField(parent, maxChars),
+    ...optional('file', file === undefined ? undefined : shortenIdentityField(file, maxChars)),
   };
 }

@@ -14,10 +14,9 @@ import { createRawCollector } from './collect';
 import { decodeXmlChunks, type XmlChunk } from './decode';
 import { detectDialect, rulesFor } from './dialects';
 import { type JunitLimits, resolveJunitLimits } from './limits';
-import { mergeOccurrences } from './merge';
+import { type CaseOccurrence, mergeOccurrences } from './merge';
 import { walkXml } from './reader';
 import { type ParsedJunitFile, type ParsedTestCase } from './types';
-import { optional } from './values';
 
 export interface ParseJunitOptions {
   /** Shown in every error message; the name the file had in the upload. */
@@ -37,11 +36,15 @@ export async function parseJunit(
 
   const dialect = detectDialect(evidence, cases);
   const rules = rulesFor(dialect);
-  const occurrences = cases.map((raw) => ({
-    identity: rules.identify(raw),
-    attempts: attemptsOf(raw, limits),
-    ...optional('attemptNumber', attemptNumberOf(raw.attributes.attempt_number)),
-  }));
+  const occurrences: CaseOccurrence[] = [];
+  for (const raw of cases) {
+    const identity = rules.identify(raw);
+    const attempts = attemptsOf(raw, limits);
+    const attemptNumber = attemptNumberOf(raw.attributes.attempt_number);
+    occurrences.push(
+      attemptNumber === undefined ? { identity, attempts } : { identity, attempts, attemptNumber },
+    );
+  }
   const testCases = mergeOccurrences(occurrences, {
     fileName,
     limits,
@@ -60,14 +63,13 @@ function attemptNumberOf(value: string | undefined): number | undefined {
 }
 
 function summarise(testCases: readonly ParsedTestCase[]): ParsedJunitFile['summary'] {
-  const count = (status: ParsedTestCase['status']) => testCases.filter((t) => t.status === status).length;
-  return {
-    tests: testCases.length,
-    attempts: testCases.reduce((sum, t) => sum + t.attempts.length, 0),
-    passed: count('passed'),
-    failed: count('failed'),
-    error: count('error'),
-    skipped: count('skipped'),
-    retried: testCases.filter((t) => t.attempts.length > 1).length,
-  };
+  const final = { passed: 0, failed: 0, error: 0, skipped: 0 };
+  let attempts = 0;
+  let retried = 0;
+  for (const test of testCases) {
+    final[test.status] += 1;
+    attempts += test.attempts.length;
+    if (test.attempts.length > 1) retried += 1;
+  }
+  return { tests: testCases.length, attempts, ...final, retried };
 }

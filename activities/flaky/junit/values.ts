@@ -16,3 +16,9 @@ export function parseSeconds(value: string | undefined): number | undefined {
   const seconds = Number(value.trim());
   return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
 }
+
+/**
+ * A result object while it is being built. Hot paths assign optional fields one by one instead of
+ * spreading `optional(…)` objects: spreads of computed keys allocate and give objects unstable shapes.
+ */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -8,11 +8,14 @@
 import { type Pool } from 'pg';
 import { type TestStatus } from '../classification';
 import { type RepositoryKey } from '../identity';
+import { type WireLinks } from '../test-case-wire';
 import { ingestUpload } from '../ingest/ingest';
+import { createTestIdCache } from '../test-ids';
 import { type JudgeInput, type JudgeResult, judgeJunitFiles } from '../ingest/judge';
 import { type UploadInput, type UploadOutcome } from '../ingest/types';
 import { type OutboxSink } from './event-outbox';
-import { type KeysetPage } from './keyset';
+import { type JsonPage } from './keyset';
+import { type RepositoryScope } from './repository-scope';
 import {
   type FailingKey,
   type FailingWindow,
@@ -40,9 +43,11 @@ import {
 } from './test-case-admin';
 import { type TestCaseRecord } from './test-case-record';
 import { loadTestCases } from './test-cases-read';
+import { testDetailsJson } from './test-details-json';
 
 export type { FailingKey, IdKey } from './lists';
-export type { KeysetPage } from './keyset';
+export type { JsonPage, KeysetPosition } from './keyset';
+export type { RepositoryScope } from './repository-scope';
 export type { RepositoryRecord, SettingsChange } from './repositories';
 export type { TestCaseRecord, CommonFailure } from './test-case-record';
 export type { QuarantineAnswer, QuarantineCheck } from './quarantine-check';
@@ -69,24 +74,39 @@ export interface FlakyStore {
     change: SettingsChange,
     actor: string,
   ): Promise<RepositoryRecord>;
+  /**
+   * The list pages find the repository themselves (one statement each, lists.ts) and answer their
+   * items as JSON text; null when the organisation has no such repository.
+   */
   listFailingTests(
-    repository: RepositoryRecord,
+    scope: RepositoryScope,
     window: FailingWindow,
     size: number,
     after: FailingKey | null,
-  ): Promise<KeysetPage<FailingKey, TestCaseRecord>>;
+    links: WireLinks,
+  ): Promise<JsonPage<FailingKey> | null>;
   listUnhealthyTests(
-    repository: RepositoryRecord,
+    scope: RepositoryScope,
     status: Exclude<TestStatus, 'healthy'>,
     size: number,
     after: IdKey | null,
-  ): Promise<KeysetPage<IdKey, TestCaseRecord>>;
+    links: WireLinks,
+  ): Promise<JsonPage<IdKey> | null>;
   listQuarantinedTests(
-    repository: RepositoryRecord,
+    scope: RepositoryScope,
     size: number,
     after: IdKey | null,
-  ): Promise<KeysetPage<IdKey, TestCaseRecord>>;
+  ): Promise<JsonPage<IdKey> | null>;
   getTest(repository: RepositoryRecord, id: string): Promise<TestCaseRecord | null>;
+  /**
+   * get-test-details as the TestCase object's JSON text, in one statement that also finds the
+   * repository (test-details-json.ts); null without the repository, `test: null` without the test.
+   */
+  getTestJson(
+    scope: RepositoryScope,
+    id: string,
+    links: WireLinks,
+  ): Promise<{ readonly test: string | null } | null>;
   /** A test by id alone, within the organisation (the GET page that html_url points at). */
   getTestInOrganisation(organisationId: string, id: string): Promise<TestCaseRecord | null>;
   setQuarantineOverride(repository: RepositoryRecord, id: string, change: OverrideChange): Promise<boolean>;
@@ -99,22 +119,24 @@ export interface FlakyStore {
 export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): FlakyStore {
   const now = options.now ?? (() => new Date());
   const sink = options.events?.published;
+  // Test ids of recent uploads' tests: CI uploads the same tests again and again.
+  const ids = createTestIdCache();
   const record = async (pk: string | null) =>
     pk === null ? null : ((await loadTestCases(pool, [pk], now()))[0] ?? null);
   return {
     now,
-    ingest: (input) => ingestUpload(pool, input, now(), sink),
+    ingest: (input) => ingestUpload(pool, input, now(), sink, ids),
     judgeJunitFiles: (input) => judgeJunitFiles(pool, input, now(), sink),
     findRepository: (organisationId, key) => findRepository(pool, organisationId, key),
     updateSettings: (organisationId, key, change, actor) =>
       updateRepositorySettings(pool, organisationId, key, change, actor, now()),
-    listFailingTests: (repository, window, size, after) =>
-      listFailingTests(pool, repository.pk, window, size, after, now()),
-    listUnhealthyTests: (repository, status, size, after) =>
-      listUnhealthyTests(pool, repository.pk, status, size, after, now()),
-    listQuarantinedTests: (repository, size, after) =>
-      listQuarantinedTests(pool, repository, size, after, now()),
+    listFailingTests: (scope, window, size, after, links) =>
+      listFailingTests(pool, scope, window, size, after, links, now()),
+    listUnhealthyTests: (scope, status, size, after, links) =>
+      listUnhealthyTests(pool, scope, status, size, after, links, now()),
+    listQuarantinedTests: (scope, size, after) => listQuarantinedTests(pool, scope, size, after),
     getTest: async (repository, id) => record(await findTestPk(pool, repository.pk, id)),
+    getTestJson: (scope, id, links) => testDetailsJson(pool, scope, id, links, now()),
     getTestInOrganisation: async (organisationId, id) =>
       record(await findTestPkInOrganisation(pool, organisationId, id)),
     setQuarantineOverride: (repository, id, change) =>

@@ -1,17 +1,22 @@
 /**
  * The three paged lists, each a keyset page (keyset.ts) over a set read from rollups or test-case
- * indexes, then filled in with loadTestCases:
+ * indexes, with its items written as JSON by PostgreSQL (test-case-json.ts), in one statement:
  *  - failing tests: tests with a failing attempt in [from, min(to, asOf)), ordered by their number of
- *    failing attempts in the window (descending) then by key. `asOf` is pinned in the page token at
- *    the first page, so later pages see the same set even while uploads keep arriving;
- *  - unhealthy tests (flaky or broken), by test id;
- *  - quarantined tests, by test id, with the SQL twin of quarantineOf() (quarantine.ts).
+ *    failing attempts in the window (descending) then by key; items are TestCase objects. `asOf` is
+ *    pinned in the page token at the first page, so later pages see the same set even while uploads
+ *    keep arriving;
+ *  - unhealthy tests (flaky or broken), by test id; items are UnhealthyTestCase objects;
+ *  - quarantined tests, by test id, with the SQL twin of quarantineOf() (quarantinedSql); items
+ *    are Trunk's QuarantinedTest objects.
+ * Each answers null when the organisation has no such repository.
  */
 import { type TestStatus } from '../classification';
+import { type WireLinks } from '../test-case-wire';
 import { type Queryable } from './db';
-import { type KeysetPage, keysetPage } from './keyset';
-import { type TestCaseRecord } from './test-case-record';
-import { loadTestCases } from './test-cases-read';
+import { type JsonPage, keysetJsonPage } from './keyset';
+import { type RepositoryScope } from './repository-scope';
+import { detailJoins } from './test-case-details';
+import { quarantinedSql, quarantinedTestJson, testCaseJson } from './test-case-json';
 import { splitWindow } from './windows';
 
 /** Failing-tests cursor: the last row's failure count and test key. */
@@ -24,104 +29,108 @@ export interface FailingWindow {
   readonly to: Date;
 }
 
-export async function listFailingTests(
+const REPOSITORY_PK = '(SELECT pk FROM scope)';
+
+export function listFailingTests(
   db: Queryable,
-  repositoryPk: string,
+  scope: RepositoryScope,
   window: FailingWindow,
   size: number,
   after: FailingKey | null,
+  links: WireLinks,
   now: Date,
-): Promise<KeysetPage<FailingKey, TestCaseRecord>> {
+): Promise<JsonPage<FailingKey> | null> {
   const split = splitWindow(window.from, window.to);
-  const raw = (start: string, end: string) =>
-    `SELECT test_pk, 1 FROM test_results WHERE repository_pk = $1 AND outcome = 'fail' AND at >= ${start} AND at < ${end}`;
-  const page = await keysetPage<FailingKey, { test_pk: string; failures: number }>(
+  return keysetJsonPage<FailingKey>(
     db,
-    {
-      source: `SELECT test_pk, sum(n)::int AS failures FROM (
+    scope,
+    (p) => {
+      const raw = (edge: (typeof split.edges)[number]) =>
+        `SELECT test_pk, 1 FROM test_results WHERE repository_pk = ${REPOSITORY_PK} AND outcome = 'fail'
+           AND at >= ${p.add(edge.start)} AND at < ${p.add(edge.end)}`;
+      const source = `SELECT test_pk, sum(n)::int AS failures FROM (
           SELECT test_pk, failures + infra_failures AS n FROM test_day_rollups
-            WHERE repository_pk = $1 AND day >= $2::date AND day < $3::date AND failures + infra_failures > 0
-          UNION ALL ${raw('$4', '$5')}
-          UNION ALL ${raw('$6', '$7')}
-        ) f GROUP BY test_pk`,
-      values: [
-        repositoryPk,
-        split.fullFrom,
-        split.fullTo,
-        split.edges[0].start,
-        split.edges[0].end,
-        split.edges[1].start,
-        split.edges[1].end,
-      ],
-      orderBy: 'failures DESC, test_pk',
-      atOrBefore: '(failures > $c1::int OR (failures = $c1::int AND test_pk <= $c2::bigint))',
-      keyOf: (row) => [row.failures, row.test_pk],
-      cursorValues: (key) => key,
+            WHERE repository_pk = ${REPOSITORY_PK} AND day >= ${p.add(split.fullFrom, 'date')}
+              AND day < ${p.add(split.fullTo, 'date')} AND failures + infra_failures > 0
+          UNION ALL ${raw(split.edges[0])}
+          UNION ALL ${raw(split.edges[1])}
+        ) f GROUP BY test_pk`;
+      const item = testCaseJson(p, links, 'full');
+      return {
+        source,
+        orderBy: 'failures DESC, test_pk',
+        atOrBefore: ([failures, pk]) =>
+          `(failures > ${failures}::int OR (failures = ${failures}::int AND test_pk <= ${pk}::bigint))`,
+        cursorValues: (key) => key,
+        keyJson: 'json_build_array(s.failures, s.test_pk::text)',
+        parseKey: (json) =>
+          Array.isArray(json) && typeof json[0] === 'number' && typeof json[1] === 'string'
+            ? [json[0], json[1]]
+            : null,
+        itemJoins: `JOIN test_cases t ON t.pk = s.test_pk CROSS JOIN scope rp
+          ${detailJoins(p, now, { rates: true, prs: true, failures: 'wire' })}`,
+        itemJson: item,
+      };
     },
     size,
     after,
   );
-  return withRecords(db, page, (row) => row.test_pk, now, 'full');
 }
 
-export async function listUnhealthyTests(
+export function listUnhealthyTests(
   db: Queryable,
-  repositoryPk: string,
+  scope: RepositoryScope,
   status: Exclude<TestStatus, 'healthy'>,
   size: number,
   after: IdKey | null,
+  links: WireLinks,
   now: Date,
-): Promise<KeysetPage<IdKey, TestCaseRecord>> {
-  const page = await keysetPage<IdKey, { pk: string; id: string }>(
+): Promise<JsonPage<IdKey> | null> {
+  return keysetJsonPage<IdKey>(
     db,
-    {
-      source: `SELECT pk, id FROM test_cases WHERE repository_pk = $1 AND status <> 'healthy' AND status = $2`,
-      values: [repositoryPk, status],
-      orderBy: 'id',
-      atOrBefore: 'id <= $c1::uuid',
-      keyOf: (row) => [row.id],
-      cursorValues: (key) => key,
-    },
+    scope,
+    (p) => ({
+      source: `SELECT pk, id FROM test_cases
+        WHERE repository_pk = ${REPOSITORY_PK} AND status <> 'healthy' AND status = ${p.add(status, 'text')}`,
+      ...byId,
+      itemJoins: `JOIN test_cases t ON t.pk = s.pk CROSS JOIN scope rp
+        ${detailJoins(p, now, { rates: false, prs: true, failures: 'none' })}`,
+      itemJson: testCaseJson(p, links, 'brief'),
+    }),
     size,
     after,
   );
-  return withRecords(db, page, (row) => row.pk, now, 'brief');
 }
 
-/** The SQL twin of quarantineOf(); a test checks that they agree. */
-export const QUARANTINED_SQL = `$2::boolean AND (t.quarantine_override = 'ALWAYS_QUARANTINE' OR ($3::boolean
-  AND t.quarantine_override <> 'NEVER_QUARANTINE' AND t.status <> 'healthy'))`;
-
-export async function listQuarantinedTests(
+export function listQuarantinedTests(
   db: Queryable,
-  repository: { readonly pk: string; readonly quarantine: { enabled: boolean; autoQuarantine: boolean } },
+  scope: RepositoryScope,
   size: number,
   after: IdKey | null,
-  now: Date,
-): Promise<KeysetPage<IdKey, TestCaseRecord>> {
-  const page = await keysetPage<IdKey, { pk: string; id: string }>(
+): Promise<JsonPage<IdKey> | null> {
+  return keysetJsonPage<IdKey>(
     db,
-    {
-      source: `SELECT t.pk, t.id FROM test_cases t WHERE t.repository_pk = $1 AND ${QUARANTINED_SQL}`,
-      values: [repository.pk, repository.quarantine.enabled, repository.quarantine.autoQuarantine],
-      orderBy: 'id',
-      atOrBefore: 'id <= $c1::uuid',
-      keyOf: (row) => [row.id],
-      cursorValues: (key) => key,
-    },
+    scope,
+    () => ({
+      // The switches as scalars, not a join with scope: the repository key then bounds the partial
+      // indexes' scans (a join scanned every repository's unhealthy tests).
+      source: `SELECT t.pk, t.id FROM test_cases t
+        WHERE t.repository_pk = ${REPOSITORY_PK}
+          AND ${quarantinedSql('(SELECT quarantine_enabled FROM scope)', '(SELECT auto_quarantine FROM scope)')}`,
+      ...byId,
+      itemJoins: `JOIN test_cases t ON t.pk = s.pk CROSS JOIN scope rp`,
+      itemJson: quarantinedTestJson(),
+    }),
     size,
     after,
   );
-  return withRecords(db, page, (row) => row.pk, now, 'brief');
 }
 
-async function withRecords<K, R extends object>(
-  db: Queryable,
-  page: KeysetPage<K, R>,
-  pkOf: (row: R) => string,
-  now: Date,
-  detail: 'full' | 'brief',
-): Promise<KeysetPage<K, TestCaseRecord>> {
-  const records = await loadTestCases(db, page.rows.map(pkOf), now, detail);
-  return { ...page, rows: records };
-}
+const byId = {
+  orderBy: 'id',
+  atOrBefore: ([id]: readonly string[]) => `id <= ${id}::uuid`,
+  cursorValues: (key: IdKey) => key,
+  keyJson: 'json_build_array(s.id::text)',
+  parseKey: (json: unknown): IdKey | null =>
+    Array.isArray(json) && typeof json[0] === 'string' ? [json[0]] : null,
+};

@@ -1,18 +1,16 @@
 /**
  * Builds TestCaseRecords for up to a page of tests of one repository in ONE prepared statement: the
- * test rows with their repository's settings, and per test (LATERAL, each bounded by the test's key
- * and by time) —
- *  - attempts and failures over the last 7 days and 24 hours: whole days from test_day_rollups, the
- *    partial days at the window edges from the covering index on raw attempts (windows.ts);
- *  - distinct PRs with a failure over 7 days: test_pr_failures, edges from raw attempts;
- *  - the most common failure fingerprints over the last W_FAIL UTC days (test_failure_fingerprints).
+ * test rows with their repository's settings, and per test the detail joins of test-case-details.ts
+ * (7-day and 24-hour attempts and failures, PRs impacted, most common failures). Used where a record
+ * is needed as an object: get-test-details and the test_case.* webhooks. The list pages write the
+ * same figures as JSON in PostgreSQL instead (lists.ts), from the same joins.
  * One round trip and one connection per page keeps a busy pool from queueing.
  */
-import { DEFAULT_CLASSIFICATION_PARAMS } from '../classification';
 import { quarantineOf } from '../quarantine';
 import { type Queryable } from './db';
+import { sqlParams } from './sql-params';
+import { detailJoins } from './test-case-details';
 import { type CommonFailure, type TestCaseRecord } from './test-case-record';
-import { dayOf, splitWindow } from './windows';
 
 interface CaseRow {
   pk: string;
@@ -46,61 +44,26 @@ interface CaseRow {
   failures: { summary: string; occurrences: number; last: string }[];
 }
 
-const DAY_MS = 86_400_000;
-const { topFailures, failureWindowDays } = DEFAULT_CLASSIFICATION_PARAMS;
-
-const rawRates = (start: string, end: string, week: boolean) =>
-  `SELECT ${week ? "1, (r.outcome = 'fail')::int, 0, 0" : "0, 0, 1, (r.outcome = 'fail')::int"}
-   FROM test_results r WHERE r.test_pk = t.pk AND r.at >= ${start} AND r.at < ${end}
-     AND r.outcome <> 'skip' AND NOT r.infra AND $14`;
-const rawPrs = (start: string, end: string) =>
-  `SELECT u.pr_number FROM test_results r JOIN uploads u ON u.pk = r.upload_pk
-   WHERE r.test_pk = t.pk AND r.at >= ${start} AND r.at < ${end} AND r.outcome = 'fail' AND NOT r.infra
-     AND u.pr_number IS NOT NULL`;
-
-const LOAD_SQL = `
+/** The statement of one detail level: the test rows with their repository, and the detail joins. */
+function loadStatement(now: Date, detail: 'full' | 'brief', pks: readonly string[]) {
+  const p = sqlParams();
+  const keys = p.add(pks, 'bigint[]');
+  const joins = detailJoins(p, now, {
+    rates: detail === 'full',
+    prs: true,
+    failures: detail === 'full' ? 'records' : 'none',
+  });
+  const text = `
 SELECT t.pk, t.id, t.file, t.classname, t.parent, t.name, t.variant, t.codeowners, t.status, t.status_reason,
   t.status_at, t.quarantine_override, t.override_by, t.override_at, t.override_reason, t.ticket,
   rp.host, rp.owner, rp.name AS repo_name, rp.quarantine_enabled, rp.auto_quarantine, rp.quarantine_changed_at,
   rp.ticket_url_template, rates.a7, rates.f7, rates.a24, rates.f24, prs.n AS prs, fails.list AS failures
 FROM test_cases t
 JOIN repositories rp ON rp.pk = t.repository_pk
-CROSS JOIN LATERAL (
-  SELECT coalesce(sum(a7), 0)::int AS a7, coalesce(sum(f7), 0)::int AS f7,
-         coalesce(sum(a24), 0)::int AS a24, coalesce(sum(f24), 0)::int AS f24
-  FROM (
-    SELECT d.attempts AS a7, d.failures AS f7, 0 AS a24, 0 AS f24 FROM test_day_rollups d
-      WHERE d.test_pk = t.pk AND d.day >= $2::date AND d.day < $3::date AND $14
-    UNION ALL
-    SELECT 0, 0, d.attempts, d.failures FROM test_day_rollups d
-      WHERE d.test_pk = t.pk AND d.day >= $4::date AND d.day < $5::date AND $14
-    UNION ALL ${rawRates('$6', '$7', true)}
-    UNION ALL ${rawRates('$8', '$9', true)}
-    UNION ALL ${rawRates('$10', '$11', false)}
-    UNION ALL ${rawRates('$12', '$13', false)}
-  ) x
-) rates
-CROSS JOIN LATERAL (
-  SELECT count(DISTINCT pr)::int AS n FROM (
-    SELECT p.pr_number AS pr FROM test_pr_failures p WHERE p.test_pk = t.pk AND p.day >= $2::date AND p.day < $3::date
-    UNION ALL ${rawPrs('$6', '$7')}
-    UNION ALL ${rawPrs('$8', '$9')}
-  ) x
-) prs
-CROSS JOIN LATERAL (
-  SELECT coalesce(json_agg(json_build_object('summary', g.summary, 'occurrences', g.n, 'last', g.last)
-    ORDER BY g.n DESC, g.last DESC, g.summary), '[]') AS list
-  FROM (
-    SELECT min(f.summary) AS summary, sum(f.occurrences)::int AS n, max(f.last_seen_at) AS last
-    FROM test_failure_fingerprints f
-    WHERE f.test_pk = t.pk AND $14
-      AND f.day >= $15::date - (coalesce((rp.classification->>'failureWindowDays')::float8, $16)::int - 1)
-    GROUP BY f.fingerprint
-    ORDER BY n DESC, last DESC, summary
-    LIMIT coalesce((rp.classification->>'topFailures')::int, $17)
-  ) g
-) fails
-WHERE t.pk = ANY($1::bigint[])`;
+${joins}
+WHERE t.pk = ANY(${keys})`;
+  return { name: `flaky-load-test-cases-${detail}`, text, values: [...p.values] };
+}
 
 /**
  * Records in the order of `pks` (tests of one repository); unknown keys are left out. `brief` skips
@@ -113,31 +76,7 @@ export async function loadTestCases(
   detail: 'full' | 'brief' = 'full',
 ): Promise<TestCaseRecord[]> {
   if (pks.length === 0) return [];
-  const week = splitWindow(new Date(now.getTime() - 7 * DAY_MS), now);
-  const day = splitWindow(new Date(now.getTime() - DAY_MS), now);
-  const { rows } = await db.query<CaseRow>({
-    name: 'flaky-load-test-cases',
-    text: LOAD_SQL,
-    values: [
-      pks,
-      week.fullFrom,
-      week.fullTo,
-      day.fullFrom,
-      day.fullTo,
-      week.edges[0].start,
-      week.edges[0].end,
-      week.edges[1].start,
-      week.edges[1].end,
-      day.edges[0].start,
-      day.edges[0].end,
-      day.edges[1].start,
-      day.edges[1].end,
-      detail === 'full',
-      dayOf(now),
-      failureWindowDays,
-      topFailures,
-    ],
-  });
+  const { rows } = await db.query<CaseRow>(loadStatement(now, detail, pks));
   const byPk = new Map(rows.map((row) => [row.pk, row]));
   return pks.flatMap((pk) => {
     const row = byPk.get(pk);
@@ -191,6 +130,7 @@ function toRecord(row: CaseRow): TestCaseRecord {
   };
 }
 
-function fraction(failures: number, attempts: number): number {
+/** Failing attempts / attempts, rounded to 4 decimals; 0 without attempts (fractionSql is its twin). */
+export function fraction(failures: number, attempts: number): number {
   return attempts === 0 ? 0 : Math.round((failures / attempts) * 10_000) / 10_000;
 }

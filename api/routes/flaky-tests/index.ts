@@ -5,6 +5,7 @@
  * one FlakyStore call.
  */
 import type { FastifyInstance } from 'fastify';
+import { inThreadJunitParser, type JunitParser } from '../../../activities/flaky/junit';
 import type { FlakyStore } from '../../../activities/flaky/store';
 import type { FlakyRouteDeps } from './deps';
 import { createPageTokens } from './page-token';
@@ -19,11 +20,17 @@ export interface FlakyDeps {
   readonly store: FlakyStore;
   /** HMAC key of the page tokens (RAILYARD_PAGE_TOKEN_SECRET); at least 16 characters. */
   readonly pageTokenSecret: string;
+  /**
+   * Parses uploaded JUnit files: the worker-thread pool server.ts starts (RAILYARD_PARSER_THREADS),
+   * owned and closed by whoever created it. Parsed on the request's thread when absent.
+   */
+  readonly parser?: JunitParser;
 }
 
 export function flakyTestRoutes(deps: FlakyDeps, publicUrl: string) {
   const routeDeps: FlakyRouteDeps = {
     store: deps.store,
+    parser: deps.parser ?? inThreadJunitParser,
     tokens: createPageTokens(deps.pageTokenSecret),
     links: createLinks(publicUrl),
   };

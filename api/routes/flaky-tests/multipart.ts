@@ -1,6 +1,7 @@
 /**
  * Reads a multipart upload part by part. Each JUnit file part is piped straight into the streaming
- * parser — the XML is never held whole, and what stays in memory is the bounded parse result. Form
+ * parser (in-thread or the worker pool, see JunitParser) — the XML is never held whole, and what
+ * stays in memory is the bounded parse result. Form
  * fields are collected as text; a `codeowners` file part is read as text (bounded).
  *
  * Limits: at most 20 MiB of file data in total (413, the same sentence as an oversized JSON body),
@@ -8,7 +9,7 @@
  * so the connection stays usable and the client gets its answer.
  */
 import type { FastifyRequest } from 'fastify';
-import { type ParsedJunitFile, parseJunit } from '../../../activities/flaky/junit';
+import { type JunitParser, type ParsedJunitFile } from '../../../activities/flaky/junit';
 import { badRequest } from '../../errors';
 import { MAX_CODEOWNERS_BYTES, MAX_FILES, UPLOAD_LIMIT_BYTES } from './upload-schema';
 
@@ -24,7 +25,7 @@ export function tooLarge(): Error {
   });
 }
 
-export async function readMultipart(request: FastifyRequest): Promise<MultipartUpload> {
+export async function readMultipart(request: FastifyRequest, parser: JunitParser): Promise<MultipartUpload> {
   const fields = new Map<string, string>();
   const files: ParsedJunitFile[] = [];
   let total = 0;
@@ -65,7 +66,7 @@ export async function readMultipart(request: FastifyRequest): Promise<MultipartU
       }
       if (files.length >= MAX_FILES) throw badRequest(`The upload has more than ${MAX_FILES} files.`);
       const fileName = part.filename || part.fieldname || `file-${files.length + 1}`;
-      files.push(await parseJunit(counted(part.file, UPLOAD_LIMIT_BYTES), { fileName }));
+      files.push(await parser.parse(counted(part.file, UPLOAD_LIMIT_BYTES), { fileName }));
     }
   } catch (err) {
     // Stop reading parts and discard whatever the client is still sending.

@@ -4,7 +4,9 @@
  *
  * list-failing-tests pins its set at the first page: the token carries `as_of` (the first call's
  * time), and every later page reads [start_time, min(end_time, as_of)), so the pages of one listing
- * neither repeat nor skip a test while uploads keep arriving.
+ * neither repeat nor skip a test while uploads keep arriving. Its page, and get-test-details, are
+ * one statement each whose JSON the API passes through (json-list.ts, store/test-case-json.ts); the
+ * html_url page builds its body from a record (wire.ts), the same object.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -19,19 +21,20 @@ import {
   TestId,
 } from '../../schemas/flaky-tests';
 import { type FlakyRouteDeps, tags } from './deps';
-import { plainJson } from './fast-json';
+import { plainJson, sendJsonText } from './fast-json';
+import { openList, sendListPage } from './json-list';
 import { INVALID_PAGE_TOKEN, queryDigest } from './page-token';
-import { organisationFor, repositoryFor, testNotFound } from './scope';
-import { pageOf, testCase } from './wire';
+import { organisationFor, repositoryNotFound, testNotFound } from './scope';
+import { testCase, wireLinks } from './wire';
 
-export function readRoutes({ store, tokens, links }: FlakyRouteDeps) {
+export function readRoutes(deps: FlakyRouteDeps) {
+  const { store, links } = deps;
   return (app: FastifyInstance): void => {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
     r.post(
       '/flaky-tests/list-failing-tests',
       {
-        ...plainJson,
         schema: {
           tags,
           summary:
@@ -40,32 +43,34 @@ export function readRoutes({ store, tokens, links }: FlakyRouteDeps) {
           response: { 200: ListFailingTestsResponse },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const body = request.body;
-        const repository = await repositoryFor(store, request, body);
+        const opened = await openList(deps, request, body, failingKey);
         const size = body.page_query.page_size;
         const from = new Date(body.start_time);
         const to = new Date(body.end_time);
-        const query = queryDigest(['failing', repository.pk, from.getTime(), to.getTime(), size]);
-        const cursor = tokens.decode(query, body.page_query.page_token);
-        const asOf = cursor?.asOf ?? store.now().getTime();
+        const asOf = opened.token?.cursor.asOf ?? store.now().getTime();
         const page = await store.listFailingTests(
-          repository,
+          opened.scope,
           { from, to: new Date(Math.min(to.getTime(), asOf)) },
           size,
-          failingKey(cursor?.after ?? null),
+          opened.after,
+          wireLinks(links, body.repo),
         );
-        return {
-          tests: page.rows.map((record) => testCase(record, links)),
-          page: pageOf(page, size, (after) => tokens.encode(query, { after, asOf })),
-        };
+        return sendListPage(deps, reply, {
+          body,
+          opened,
+          page,
+          items: 'tests',
+          query: (pk) => queryDigest(['failing', pk, from.getTime(), to.getTime(), size]),
+          cursorOf: (after) => ({ after, asOf }),
+        });
       },
     );
 
     r.post(
       '/flaky-tests/get-test-details',
       {
-        ...plainJson,
         schema: {
           tags,
           summary: 'One test case with its status, failure rates, most common failures and quarantine.',
@@ -73,11 +78,17 @@ export function readRoutes({ store, tokens, links }: FlakyRouteDeps) {
           response: { 200: GetTestDetailsResponse },
         },
       },
-      async (request) => {
-        const repository = await repositoryFor(store, request, request.body);
-        const record = await store.getTest(repository, request.body.test_id);
-        if (record === null) throw testNotFound(request.body.test_id, request.body.repo);
-        return { test: testCase(record, links) };
+      async (request, reply) => {
+        const body = request.body;
+        const organisation = organisationFor(request, body.org_url_slug);
+        const found = await store.getTestJson(
+          { organisationId: organisation.id, key: body.repo },
+          body.test_id,
+          wireLinks(links, body.repo),
+        );
+        if (found === null) throw repositoryNotFound(body.repo);
+        if (found.test === null) throw testNotFound(body.test_id, body.repo);
+        return sendJsonText(reply, `{"test":${found.test}}`);
       },
     );
 

@@ -2,7 +2,8 @@
  * Trunk's further flaky-test endpoints (trunk-compat §2): list-unhealthy-tests (status FLAKY or
  * BROKEN), list-quarantined-tests, link-ticket-to-test-case (no org_url_slug in its body: the key's
  * organisation is used), and the GET page a ticket's html_url points at when the repository has no
- * ticket_url_template. Lists are keyset pages by test id: stable for every test that stays in them.
+ * ticket_url_template. Lists are keyset pages by test id: stable for every test that stays in them;
+ * each page is one statement whose JSON the API passes through (json-list.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -19,10 +20,10 @@ import {
   TicketKey,
 } from '../../schemas/flaky-tests';
 import { type FlakyRouteDeps, tags } from './deps';
-import { plainJson } from './fast-json';
+import { openList, sendListPage } from './json-list';
 import { INVALID_PAGE_TOKEN, queryDigest } from './page-token';
 import { organisationFor, repositoryFor, testNotFound } from './scope';
-import { pageOf, quarantinedTest, unhealthyTestCase } from './wire';
+import { wireLinks } from './wire';
 
 const TicketView = z.object({
   ticket: z.string(),
@@ -31,14 +32,14 @@ const TicketView = z.object({
   ),
 });
 
-export function trunkListRoutes({ store, tokens, links }: FlakyRouteDeps) {
+export function trunkListRoutes(deps: FlakyRouteDeps) {
+  const { store, links } = deps;
   return (app: FastifyInstance): void => {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
     r.post(
       '/flaky-tests/list-unhealthy-tests',
       {
-        ...plainJson,
         schema: {
           tags,
           summary: 'Tests whose status is FLAKY or BROKEN, by test id.',
@@ -46,25 +47,32 @@ export function trunkListRoutes({ store, tokens, links }: FlakyRouteDeps) {
           response: { 200: ListUnhealthyTestsResponse },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const body = request.body;
-        const repository = await repositoryFor(store, request, body);
+        const opened = await openList(deps, request, body, idKey);
         const size = body.page_query.page_size;
         const status = body.status === 'FLAKY' ? 'flaky' : 'broken';
-        const query = queryDigest(['unhealthy', repository.pk, status, size]);
-        const cursor = tokens.decode(query, body.page_query.page_token);
-        const page = await store.listUnhealthyTests(repository, status, size, idKey(cursor?.after ?? null));
-        return {
-          tests: page.rows.map((record) => unhealthyTestCase(record, links)),
-          page: pageOf(page, size, (after) => tokens.encode(query, { after })),
-        };
+        const page = await store.listUnhealthyTests(
+          opened.scope,
+          status,
+          size,
+          opened.after,
+          wireLinks(links, body.repo),
+        );
+        return sendListPage(deps, reply, {
+          body,
+          opened,
+          page,
+          items: 'tests',
+          query: (pk) => queryDigest(['unhealthy', pk, status, size]),
+          cursorOf: (after) => ({ after }),
+        });
       },
     );
 
     r.post(
       '/flaky-tests/list-quarantined-tests',
       {
-        ...plainJson,
         schema: {
           tags,
           summary: 'Tests that are quarantined now, and why (ALWAYS_QUARANTINE or AUTO_QUARANTINE).',
@@ -72,17 +80,19 @@ export function trunkListRoutes({ store, tokens, links }: FlakyRouteDeps) {
           response: { 200: ListQuarantinedTestsResponse },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const body = request.body;
-        const repository = await repositoryFor(store, request, body);
+        const opened = await openList(deps, request, body, idKey);
         const size = body.page_query.page_size;
-        const query = queryDigest(['quarantined', repository.pk, size]);
-        const cursor = tokens.decode(query, body.page_query.page_token);
-        const page = await store.listQuarantinedTests(repository, size, idKey(cursor?.after ?? null));
-        return {
-          quarantined_tests: page.rows.filter((t) => t.quarantine.quarantined).map(quarantinedTest),
-          page: pageOf(page, size, (after) => tokens.encode(query, { after })),
-        };
+        const page = await store.listQuarantinedTests(opened.scope, size, opened.after);
+        return sendListPage(deps, reply, {
+          body,
+          opened,
+          page,
+          items: 'quarantined_tests',
+          query: (pk) => queryDigest(['quarantined', pk, size]),
+          cursorOf: (after) => ({ after }),
+        });
       },
     );
 

@@ -11,7 +11,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { JunitParseError, type ParsedJunitFile, parseJunitText } from '../../../activities/flaky/junit';
+import { type JunitParser, JunitParseError, type ParsedJunitFile } from '../../../activities/flaky/junit';
 import { UploadConflictError } from '../../../activities/flaky/ingest/types';
 import { badRequest, conflict } from '../../errors';
 import { describeIssue } from '../../validation-message';
@@ -24,7 +24,7 @@ const DESCRIPTION = `Send \`multipart/form-data\` (metadata as form fields such 
 \`commit_sha\`, \`branch\`; CODEOWNERS as a \`codeowners\` field or file; every other file part is a JUnit
 XML file) or \`application/json\` (the same metadata plus \`files: [{name, content}]\`).`;
 
-export function uploadRoutes({ store }: FlakyRouteDeps) {
+export function uploadRoutes({ store, parser }: FlakyRouteDeps) {
   return async (app: FastifyInstance): Promise<void> => {
     await app.register(multipart);
     app.withTypeProvider<ZodTypeProvider>().post(
@@ -39,7 +39,7 @@ export function uploadRoutes({ store }: FlakyRouteDeps) {
         },
       },
       async (request) => {
-        const { metadata, files } = await readUpload(request);
+        const { metadata, files } = await readUpload(request, parser);
         const organisation = organisationFor(request, metadata.org_url_slug);
         try {
           const outcome = await store.ingest({
@@ -81,17 +81,18 @@ export function uploadRoutes({ store }: FlakyRouteDeps) {
 
 async function readUpload(
   request: FastifyRequest,
+  parser: JunitParser,
 ): Promise<{ metadata: UploadMetadataFields; files: ParsedJunitFile[] }> {
   try {
     if (request.isMultipart()) {
-      const { fields, files } = await readMultipart(request);
+      const { fields, files } = await readMultipart(request, parser);
       const metadata = validate(UploadMetadataFields, metadataFromFields(fields));
       if (files.length === 0) throw badRequest('The upload has no JUnit file; send at least one file part.');
       return { metadata, files };
     }
     const { files: sent, ...metadata } = validate(UploadJsonRequest, request.body);
     const files: ParsedJunitFile[] = [];
-    for (const file of sent) files.push(await parseJunitText(file.content, { fileName: file.name }));
+    for (const file of sent) files.push(await parser.parse([file.content], { fileName: file.name }));
     return { metadata, files };
   } catch (err) {
     if (!(err instanceof JunitParseError)) throw err;

@@ -164,6 +164,12 @@ test('keyset pages: next, prev and last tokens, stable while new results arrive'
     typeof page0
   >();
   expect(back.tests.map((t) => t.name)).toEqual(['A']);
+  // The second page's previous page is the first one (it once pointed at the last page).
+  const front = (await list({ page_query: { page_size: 1, page_token: back.page.prev_page_token } })).json<
+    typeof page0
+  >();
+  expect(front.tests.map((t) => t.name)).toEqual(['B']);
+  expect(front.page).toMatchObject({ page_index: 0, prev_page_token: '' });
   const last = (await list({ page_query: { page_size: 1, page_token: page0.page.last_page_token } })).json<
     typeof page0
   >();
@@ -241,6 +247,14 @@ describe('validation and errors (plain text)', () => {
     expect((await list({ org_url_slug: 'globex' })).body).toBe("Organisation 'globex' was not found.");
     const nope = await list({ repo: { ...REPO, name: 'nope' } });
     expect([nope.statusCode, nope.body]).toEqual([404, 'Repository github.com/acme/nope was not found.']);
+    // An unknown repository is the 404 before a bad token is the 400, a good token's cursor or not.
+    const { page } = (await list({ page_query: { page_size: 1 } })).json<{
+      page: { next_page_token: string };
+    }>();
+    for (const page_token of ['garbage', page.next_page_token]) {
+      const res = await list({ repo: { ...REPO, name: 'nope' }, page_query: { page_size: 1, page_token } });
+      expect([res.statusCode, res.body]).toEqual([404, 'Repository github.com/acme/nope was not found.']);
+    }
     const theirs = await list({ org_url_slug: 'globex' }, h.otherKey);
     expect([theirs.statusCode, theirs.body]).toEqual([404, 'Repository github.com/acme/shop was not found.']);
     const id = '0d7b2f8e-3c4a-5b6c-8d9e-0f1a2b3c4d5e';

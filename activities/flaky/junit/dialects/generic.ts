@@ -5,7 +5,7 @@
  */
 import { type RawCase } from '../raw';
 import { type CaseIdentity } from './types';
-import { optional } from '../values';
+import { type Mutable } from '../values';
 
 export function innermostSuiteName(raw: RawCase): string {
   return raw.suites[raw.suites.length - 1]?.name ?? '';
@@ -15,22 +15,28 @@ export function identifyGeneric(raw: RawCase): CaseIdentity {
   const { attributes } = raw;
   const suite = innermostSuiteName(raw);
   const file = nonEmpty(attributes.file) ?? nonEmpty(attributes.filepath);
-  return {
+  const line = parseLine(attributes.line);
+  // Built field by field (not with optional() spreads): this runs once per testcase.
+  const identity: Mutable<CaseIdentity> = {
     suite,
     classname: attributes.classname ?? '',
     name: attributes.name ?? '',
     parent: suite,
-    ...optional('file', file === undefined ? undefined : normaliseFilePath(file)),
-    ...optional('line', parseLine(attributes.line)),
   };
+  if (file !== undefined) identity.file = normaliseFilePath(file);
+  if (line !== undefined) identity.line = line;
+  return identity;
 }
 
 export function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
 }
 
 /** Forward slashes and no leading `./`, so the same file has one spelling (ids and CODEOWNERS). */
 export function normaliseFilePath(file: string): string {
+  if (!file.includes('\\') && !file.startsWith('./')) return file;
   return file.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
 }
 

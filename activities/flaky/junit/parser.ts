@@ -1,0 +1,27 @@
+/**
+ * A JUnit parser as a dependency: what the upload route calls to turn a file's chunks into a parsed
+ * file. Two implementations give the same results, errors included: {@link inThreadJunitParser}
+ * (parseJunit on the calling thread) and the worker-thread pool (pool/), which moves the CPU-bound
+ * parse off the API's event loop.
+ *
+ * Rule: callers must not care which one they hold; every refusal is a JunitParseError with the same
+ * kind and message either way, and `close()` is safe to call more than once.
+ */
+import { type XmlChunk } from './decode';
+import { parseJunit, type ParseJunitOptions } from './parse';
+import { type ParsedJunitFile } from './types';
+
+export interface JunitParser {
+  /** Parses one file as its chunks arrive (an HTTP part can be passed as is). */
+  parse(
+    source: AsyncIterable<XmlChunk> | Iterable<XmlChunk>,
+    options: ParseJunitOptions,
+  ): Promise<ParsedJunitFile>;
+  /** Releases threads, if any; pending parses are refused. */
+  close(): Promise<void>;
+}
+
+export const inThreadJunitParser: JunitParser = {
+  parse: parseJunit,
+  close: () => Promise.resolve(),
+};

@@ -1,0 +1,96 @@
+/**
+ * The messages between the parser pool (main thread) and its workers. One job is one file; a job's
+ * chunks arrive in order on one worker. Flow control: the worker acknowledges a chunk once the
+ * parser has asked for the next one (so everything before it has been parsed), and the main thread
+ * keeps at most a window of unacknowledged bytes in flight, so a fast client cannot queue a whole
+ * upload in the worker's inbox.
+ *
+ * Results cross as JSON text when JSON can carry them exactly (no `undefined` fields, no infinite
+ * numbers), which the main thread parses about 2.5 times faster than it deserialises the same result
+ * as a structured clone; otherwise as a structured clone. Either way the main thread gets a value
+ * deep-equal to what parseJunit returned in the worker.
+ *
+ * Errors cross as data: a JunitParseError as its file name and problem (rebuilt on the main thread
+ * with the same kind and message), anything else as a message and stack (a bug, answered as 500).
+ */
+import { JunitParseError, type JunitProblem } from '../errors';
+import { type JunitLimits } from '../limits';
+import { type ParsedJunitFile } from '../types';
+
+/** Marks the worker threads this pool starts, so the entry module only serves when started by it. */
+export const WORKER_MARK = 'railyard-junit-parser';
+
+export type ToWorker =
+  | {
+      readonly type: 'start';
+      readonly job: number;
+      readonly fileName: string;
+      readonly limits?: Partial<JunitLimits>;
+    }
+  | { readonly type: 'chunk'; readonly job: number; readonly chunk: Uint8Array | string }
+  | { readonly type: 'end'; readonly job: number }
+  | { readonly type: 'abort'; readonly job: number };
+
+export type FromWorker =
+  | { readonly type: 'ready' }
+  | { readonly type: 'ack'; readonly job: number; readonly bytes: number }
+  | { readonly type: 'done'; readonly job: number; readonly result: WireResult }
+  | { readonly type: 'error'; readonly job: number; readonly error: WireError };
+
+export type WireResult =
+  | { readonly format: 'json'; readonly text: string }
+  | { readonly format: 'clone'; readonly file: ParsedJunitFile };
+
+export function resultToWire(file: ParsedJunitFile): WireResult {
+  return jsonExact(file) ? { format: 'json', text: JSON.stringify(file) } : { format: 'clone', file };
+}
+
+export function resultFromWire(wire: WireResult): ParsedJunitFile {
+  return wire.format === 'json' ? (JSON.parse(wire.text) as ParsedJunitFile) : wire.file;
+}
+
+/** True when JSON.parse(JSON.stringify(value)) is deep-equal to value: plain data, finite numbers. */
+export function jsonExact(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object': {
+      if (value === null) return true;
+      if (Array.isArray(value)) {
+        for (const item of value) if (!jsonExact(item)) return false;
+        return true;
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+      for (const key in value) if (!jsonExact((value as Record<string, unknown>)[key])) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+export type WireError =
+  | { readonly kind: 'junit'; readonly fileName: string; readonly problem: JunitProblem }
+  | { readonly kind: 'bug'; readonly message: string; readonly stack?: string };
+
+export function toWire(err: unknown): WireError {
+  if (err instanceof JunitParseError) return { kind: 'junit', fileName: err.fileName, problem: err.problem };
+  if (err instanceof Error)
+    return { kind: 'bug', message: err.message, ...(err.stack ? { stack: err.stack } : {}) };
+  return { kind: 'bug', message: String(err) };
+}
+
+export function fromWire(wire: WireError): Error {
+  if (wire.kind === 'junit') return new JunitParseError(wire.fileName, wire.problem);
+  const err = new Error(`The JUnit parser thread failed: ${wire.message}`);
+  if (wire.stack !== undefined) err.stack = `${err.message}\n(worker) ${wire.stack}`;
+  return err;
+}
+
+/** Byte length of a chunk as the flow-control window counts it. */
+export function chunkBytes(chunk: Uint8Array | string): number {
+  return typeof chunk === 'string' ? chunk.length * 2 : chunk.byteLength;
+}
