@@ -4,11 +4,12 @@
  *
  * Rules: redirects are not followed (a 3xx is an answer like any other non-2xx; following them would
  * let a receiver bounce us to an address the URL policy refuses); only the first KiB of the answer is
- * kept; the connection's address is checked by `guardedLookup` (url-policy.ts).
+ * kept; the connection's address is checked by `guardedLookup` (url-policy.ts) when the socket
+ * resolves the host, so the address judged is the address connected to (no second resolution).
  */
 import http from 'node:http';
 import https from 'node:https';
-import { checkWebhookUrl, guardedLookup, PrivateAddressError } from './url-policy';
+import { checkWebhookUrl, guardedLookup, type Lookup, PrivateAddressError } from './url-policy';
 
 export type PostResult =
   | { kind: 'answered'; statusCode: number; body: string }
@@ -19,6 +20,8 @@ export interface PostOptions {
   timeoutMs: number;
   allowPrivate: boolean;
   userAgent: string;
+  /** The resolver behind the connect-time check; the system's DNS unless a test names another. */
+  lookup?: Lookup;
 }
 
 const KEEP_BYTES = 1024;
@@ -51,7 +54,7 @@ export function postWebhook(
           'content-length': Buffer.byteLength(body),
           'user-agent': opts.userAgent,
         },
-        lookup: guardedLookup(opts.allowPrivate),
+        lookup: guardedLookup(opts.allowPrivate, opts.lookup),
         agent: false,
       },
       (response) => {

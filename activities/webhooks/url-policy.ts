@@ -7,7 +7,10 @@
  * - The check runs when a subscription is saved (a clear 400) and again on every delivery, on the
  *   address actually connected to (`guardedLookup` is the socket's DNS lookup), so a name that
  *   resolves to a public address at creation and to 127.0.0.1 later (DNS rebinding) is still refused.
- * - IPv4-mapped, IPv4-compatible and NAT64 IPv6 addresses are judged by the IPv4 address inside.
+ * - An IPv6 address that carries an IPv4 address at a known place is judged by that IPv4 address:
+ *   mapped (::ffff:0:0/96), SIIT translated (::ffff:0:0:0/96), compatible (::/96), well-known NAT64
+ *   (64:ff9b::/96) and 6to4 (2002::/16, the relay address). Forms whose IPv4 address cannot be known
+ *   here, local-use NAT64 (64:ff9b:1::/48) and Teredo (2001::/32), are refused outright.
  */
 import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
@@ -58,15 +61,44 @@ function hextets(address: string): number[] {
   return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
-/** The IPv4 address an IPv6 address stands for, if it is one of the embedding forms. */
-function embeddedIPv4(h: number[]): string | null {
-  const zeroTo = (n: number) => h.slice(0, n).every((x) => x === 0);
-  const mapped = zeroTo(5) && h[5] === 0xffff;
-  const compatible = zeroTo(6);
-  const nat64 = h[0] === 0x64 && h[1] === 0xff9b && h.slice(2, 6).every((x) => x === 0);
-  if (!mapped && !compatible && !nat64) return null;
-  const [hi = 0, lo = 0] = [h[6], h[7]];
-  return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
+const ipv4Of = (hi: number, lo: number) => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
+
+/**
+ * How an IPv6 address is judged. `embeds`: it stands for an IPv4 address at a known place, judged by
+ * the IPv4 policy. `opaque`: it may carry an IPv4 address this server cannot recover (the prefix
+ * length of a local NAT64 is the operator's choice; a Teredo address hides the server's address
+ * behind a relay), so it is refused outright. `native`: an IPv6 address of its own.
+ */
+type Ipv6Reading = { kind: 'embeds'; ipv4: string } | { kind: 'opaque' } | { kind: 'native' };
+
+function readIpv6(h: number[]): Ipv6Reading {
+  const zero = (from: number, to: number) => h.slice(from, to).every((x) => x === 0);
+  const [h0 = 0, h1 = 0, h2 = 0, , h4 = 0, h5 = 0, h6 = 0, h7 = 0] = h;
+  // ::ffff:0:0/96 (mapped), ::ffff:0:0:0/96 (SIIT translated), ::/96 (compatible, deprecated).
+  if (zero(0, 5) && h5 === 0xffff) return { kind: 'embeds', ipv4: ipv4Of(h6, h7) };
+  if (zero(0, 4) && h4 === 0xffff && h5 === 0) return { kind: 'embeds', ipv4: ipv4Of(h6, h7) };
+  if (zero(0, 6)) return { kind: 'embeds', ipv4: ipv4Of(h6, h7) };
+  // 64:ff9b::/96, the well-known NAT64 prefix: the IPv4 address is the last 32 bits.
+  if (h0 === 0x64 && h1 === 0xff9b && zero(2, 6)) return { kind: 'embeds', ipv4: ipv4Of(h6, h7) };
+  // 64:ff9b:1::/48, local-use NAT64 (RFC 8215), whatever the rest.
+  if (h0 === 0x64 && h1 === 0xff9b && h2 === 1) return { kind: 'opaque' };
+  // 2002::/16, 6to4: the relay's IPv4 address is bits 16-47.
+  if (h0 === 0x2002) return { kind: 'embeds', ipv4: ipv4Of(h1, h2) };
+  // 2001::/32, Teredo.
+  if (h0 === 0x2001 && h1 === 0) return { kind: 'opaque' };
+  return { kind: 'native' };
+}
+
+function isPrivateIpv6(address: string): boolean {
+  const reading = readIpv6(hextets(address));
+  switch (reading.kind) {
+    case 'embeds':
+      return BLOCKED.check(reading.ipv4, 'ipv4');
+    case 'opaque':
+      return true;
+    case 'native':
+      return BLOCKED.check(address, 'ipv6');
+  }
 }
 
 /** True for every address a webhook must not reach without the operator's consent. */
@@ -74,10 +106,8 @@ export function isPrivateAddress(address: string): boolean {
   switch (isIP(address)) {
     case 4:
       return BLOCKED.check(address, 'ipv4');
-    case 6: {
-      const v4 = embeddedIPv4(hextets(address));
-      return v4 !== null ? BLOCKED.check(v4, 'ipv4') : BLOCKED.check(address, 'ipv6');
-    }
+    case 6:
+      return isPrivateIpv6(address);
     default:
       return true;
   }
@@ -130,12 +160,39 @@ export class PrivateAddressError extends Error {
   override readonly name = 'PrivateAddressError';
 }
 
-/** The socket lookup for deliveries: resolves as usual, then refuses private addresses. */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
+type Resolved = (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void;
+
+/** DNS as the socket asked for it, or through `lookup` (tests name a resolver of their own). */
+function resolveAll(
+  hostname: string,
+  options: dns.LookupOptions,
+  lookup: Lookup | undefined,
+  done: Resolved,
+) {
+  if (lookup === undefined) {
+    dns.lookup(hostname, { ...options, all: true }, done);
+    return;
+  }
+  lookup(hostname).then(
+    (list) => {
+      const addresses = list
+        .map((address) => ({ address, family: isIP(address) }))
+        .filter((a) => a.family !== 0 && (!options.family || a.family === options.family));
+      // Out of the promise chain: an exception in the socket's callback must not become a rejection.
+      process.nextTick(() => done(null, addresses));
+    },
+    (err: unknown) => process.nextTick(() => done(err instanceof Error ? err : new Error(String(err)), [])),
+  );
+}
+
+/**
+ * The socket lookup for deliveries: resolves as usual (or through `lookup`), then refuses the
+ * connection when any address is private, before a socket is opened to it.
+ */
+export function guardedLookup(allowPrivate: boolean, lookup?: Lookup): LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    resolveAll(hostname, options, lookup, (err, list) => {
       if (err) return callback(err, '', 4);
-      const list = addresses;
       const refused = !allowPrivate && list.some((a) => isPrivateAddress(a.address));
       if (refused) {
         return callback(new PrivateAddressError(`${hostname} resolves to a private address`), '', 4);

@@ -93,3 +93,37 @@ test('no answer within the deadline → unreachable; a closed port → unreachab
     kind: 'unreachable',
   });
 });
+
+test('the check runs at connect time on what the name resolves to, IPv6 forms of loopback included', async () => {
+  const port = (server.address() as AddressInfo).port;
+  const asked: string[] = [];
+  const resolvingTo = (addresses: string[]) => (host: string) => {
+    asked.push(host);
+    return Promise.resolve(addresses);
+  };
+  // The socket connects where the given resolver says: hook.test exists nowhere else.
+  const allowed = { ...opts, lookup: resolvingTo(['127.0.0.1']) };
+  expect(await postWebhook(`http://hook.test:${port}/ok`, '{}', {}, allowed)).toMatchObject({
+    kind: 'answered',
+    statusCode: 204,
+  });
+  const before = bodies.length;
+  for (const disguised of [
+    ['::ffff:127.0.0.1'],
+    ['::ffff:7f00:1'],
+    ['::ffff:0:7f00:1'],
+    ['64:ff9b::7f00:1'],
+    ['64:ff9b:1::808:808'],
+    ['2002:7f00:1::'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2'],
+    ['93.184.216.34', '::ffff:7f00:1'],
+  ]) {
+    const strict = { ...opts, allowPrivate: false, lookup: resolvingTo(disguised) };
+    expect(await postWebhook(`http://hook.test:${port}/ok`, '{}', {}, strict)).toEqual({
+      kind: 'refused',
+      reason: "The URL's host hook.test resolves to a private address, which this server does not allow.",
+    });
+  }
+  expect(bodies.length).toBe(before);
+  expect(asked).toEqual(Array<string>(9).fill('hook.test'));
+});
