@@ -14,7 +14,14 @@ ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm install --omit=dev --no-audit --no-fund --loglevel=error
 COPY --from=build /app/dist ./dist
-COPY migrations ./migrations
+# The compiled migration runner looks for migrations/ next to dist/'s top level (MIGRATIONS_DIR is
+# relative to the module), so they go inside dist/.
+COPY migrations ./dist/migrations
+# The compose file mounts named volumes here. A new named volume takes the ownership of the folder it
+# is mounted on, so the folders must exist and belong to `node`; otherwise Docker creates them as root
+# and the worker cannot write its repositories or checkouts.
+RUN mkdir -p /var/lib/railyard/git /var/lib/railyard/work \
+ && chown -R node:node /var/lib/railyard
 USER node
 EXPOSE 8080 9464
 CMD ["node", "dist/api/server.js"]

@@ -2,28 +2,15 @@
  * No Docker engine runs here, so the deployment is checked statically: the services of Temporal's
  * current compose pattern exist with the right start order, the deprecated auto-setup image is not
  * used, the search attributes match the ones the code defines, and the api and worker environments
- * pass the same config schemas the processes parse at start.
+ * pass the same config schemas the processes parse at start. Exposure, credentials and the image are
+ * checked by the other files in this folder.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { parse } from 'yaml';
 import { loadApiConfig } from '../../../api/config';
 import { loadWorkerConfig } from '../../../worker/config';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../../../workflows/search-attributes';
+import { loadCompose } from './deploy-files';
 
-interface Service {
-  image?: string;
-  build?: string;
-  command?: string[] | string;
-  depends_on?: Record<string, { condition: string }>;
-  environment?: Record<string, string>;
-}
-
-const ROOT = path.resolve(__dirname, '..', '..', '..');
-const compose = parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<string, Service>;
-};
-const services = compose.services;
+const services = loadCompose().services;
 
 /**
  * Compose's interpolation, as `docker compose config` would resolve it: `${VAR:-default}` takes the
@@ -44,7 +31,9 @@ test('has the services of the current Temporal compose pattern plus api and work
   expect(Object.keys(services).sort()).toEqual(
     [
       'api',
+      'caddy',
       'postgresql',
+      'postgresql-roles',
       'temporal',
       'temporal-admin-tools',
       'temporal-create-namespace',
@@ -57,15 +46,18 @@ test('has the services of the current Temporal compose pattern plus api and work
   expect(services.worker?.build).toBe('.');
 });
 
-test('start order: schema job before server, namespace before api, api before worker', () => {
-  expect(services['temporal-admin-tools']?.depends_on).toEqual({
+test('start order: roles, then schema job, server, namespace, api, worker', () => {
+  expect(services['postgresql-roles']?.depends_on).toEqual({
     postgresql: { condition: 'service_healthy' },
+  });
+  expect(services['temporal-admin-tools']?.depends_on).toEqual({
+    'postgresql-roles': { condition: 'service_completed_successfully' },
   });
   expect(services.temporal?.depends_on).toEqual({
     'temporal-admin-tools': { condition: 'service_completed_successfully' },
   });
   expect(services.api?.depends_on).toMatchObject({
-    postgresql: { condition: 'service_healthy' },
+    'postgresql-roles': { condition: 'service_completed_successfully' },
     'temporal-create-namespace': { condition: 'service_completed_successfully' },
   });
   expect(services.worker?.depends_on).toMatchObject({ api: { condition: 'service_healthy' } });
@@ -89,11 +81,6 @@ test('api and worker environments pass the process config schemas', () => {
   });
   expect(api.TEMPORAL_NAMESPACE).toBe(worker.TEMPORAL_NAMESPACE);
   expect(api.DATABASE_URL).toContain('@postgresql:5432/');
-});
-
-test('the Dockerfile uses a glibc base image (core-bridge has no musl build)', () => {
-  const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
-  const bases = [...dockerfile.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]);
-  expect(bases.length).toBeGreaterThan(0);
-  for (const b of bases) expect(b).not.toMatch(/alpine/);
+  // Webhook payloads are built by the worker: their links must use the same public URL as the API.
+  expect(worker.RAILYARD_PUBLIC_URL).toBe(api.RAILYARD_PUBLIC_URL);
 });
