@@ -4,6 +4,10 @@
  * worker that dies mid-sweep is noticed within the heartbeat timeout and the sweep is retried; it is
  * idempotent, so a retry only redoes work.
  *
+ * A repository whose sweep throws is logged at error level with its host, owner, name and
+ * organisation, and counted in the summary (`failedRepositories`); the sweep goes on with the next
+ * one, so the activity does not fail (and retry everything) for one tenant's bad data.
+ *
  * With `events`, the sweep's status changes go out as test_case.status_changed webhooks (waited for
  * before the activity ends), and the outbox rows any process left behind are dispatched after it. A
  * failure there is reported, never thrown: webhooks cannot fail the sweep.
@@ -11,7 +15,7 @@
 import { Context } from '@temporalio/activity';
 import { type Pool } from 'pg';
 import { type TestCaseEvents } from './events';
-import { createFlakyStore, type ReevaluationSummary } from './store';
+import { createFlakyStore, type RepositoryFailure, type ReevaluationSummary } from './store';
 
 export interface FlakyActivityDeps {
   readonly pool: Pool;
@@ -32,7 +36,10 @@ export function createFlakyActivities(deps: FlakyActivityDeps) {
   return {
     async reevaluateFlakyTests(): Promise<ReevaluationSummary> {
       const context = Context.current();
-      const summary = await store.reevaluate({ onProgress: (s) => context.heartbeat(s) });
+      const summary = await store.reevaluate({
+        onProgress: (s) => context.heartbeat(s),
+        onRepositoryFailed: (failure) => logFailure(context, failure),
+      });
       if (deps.events !== undefined) {
         // Dispatching is work too: keep the heartbeat going while it runs.
         const beat = setInterval(() => context.heartbeat(summary), HEARTBEAT_MS);
@@ -50,6 +57,22 @@ export function createFlakyActivities(deps: FlakyActivityDeps) {
       return summary;
     },
   };
+}
+
+function logFailure(context: Context, failure: RepositoryFailure): void {
+  const repository = `${failure.host}/${failure.owner}/${failure.name}`;
+  context.log.error(
+    `re-evaluation of repository ${repository} (organisation ${failure.organisation}) failed; the sweep goes on`,
+    {
+      repository,
+      host: failure.host,
+      owner: failure.owner,
+      name: failure.name,
+      organisation: failure.organisation,
+      organisationId: failure.organisationId,
+      error: failure.error instanceof Error ? failure.error.message : String(failure.error),
+    },
+  );
 }
 
 export type FlakyActivities = ReturnType<typeof createFlakyActivities>;

@@ -4,9 +4,14 @@
 export { classify, classifyAll } from './classify';
 export { transition, mustRecord, type StatusTransition, type StoredStatus } from './transitions';
 export {
+  CLASSIFICATION_BOUNDS,
   DEFAULT_CLASSIFICATION_PARAMS,
+  capStoredOverrides,
+  jsonSchemaBounds,
   resolveClassificationParams,
   ClassificationParamsError,
+  type NumberBound,
+  type NumberKey,
   type ClassificationParams,
   type RepositoryClassificationOverrides,
 } from './params';

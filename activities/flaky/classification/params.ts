@@ -73,57 +73,123 @@ export class ClassificationParamsError extends Error {
   override readonly name = 'ClassificationParamsError';
 }
 
-type NumberKey = {
+export type NumberKey = {
   [K in keyof ClassificationParams]: ClassificationParams[K] extends number ? K : never;
 }[keyof ClassificationParams];
 
-const RATIOS: readonly NumberKey[] = [
-  'rateOn',
-  'rateOff',
-  'brokenRateOn',
-  'brokenRateOff',
-  'infraFailureRatio',
-];
-const COUNTS: readonly NumberKey[] = [
-  'rateMinAttempts',
-  'brokenConsecutiveCommits',
-  'brokenRateMinAttempts',
-  'recoverPasses',
-  'infraMinResults',
-  'topFailures',
-];
-const DURATIONS: readonly NumberKey[] = [
-  'mixedLookbackDays',
-  'rateWindowHours',
-  'brokenRateWindowHours',
-  'recoverDays',
-  'staleDays',
-  'failureWindowDays',
-];
+/**
+ * How far a repository may move each numeric parameter. Every one runs in shared code (the hourly
+ * sweep, uploads, the list pages), so each has an upper bound as well: the history a sweep reads per
+ * test is staleDays + mixedLookbackDays + recoverDays (at most 300 days), the rate windows are at
+ * most 30 days, the failure window 90 days, and topFailures sizes every answer's most_common_failures.
+ */
+export type NumberBound =
+  | { readonly kind: 'ratio' }
+  | { readonly kind: 'count'; readonly max: number }
+  | { readonly kind: 'duration'; readonly max: number };
+
+const RATIO: NumberBound = { kind: 'ratio' };
+const count = (max: number): NumberBound => ({ kind: 'count', max });
+const duration = (max: number): NumberBound => ({ kind: 'duration', max });
+
+export const CLASSIFICATION_BOUNDS: Readonly<Record<NumberKey, NumberBound>> = Object.freeze({
+  mixedLookbackDays: duration(30),
+  rateWindowHours: duration(720),
+  rateMinAttempts: count(10_000),
+  rateOn: RATIO,
+  rateOff: RATIO,
+  brokenConsecutiveCommits: count(100),
+  brokenRateWindowHours: duration(720),
+  brokenRateMinAttempts: count(10_000),
+  brokenRateOn: RATIO,
+  brokenRateOff: RATIO,
+  recoverDays: duration(90),
+  recoverPasses: count(10_000),
+  staleDays: duration(180),
+  infraFailureRatio: RATIO,
+  infraMinResults: count(100_000),
+  topFailures: count(100),
+  failureWindowDays: duration(90),
+});
+
+/** The bounds as JSON Schema keywords, for the API document. */
+export function jsonSchemaBounds(bound: NumberBound): Record<string, number | string> {
+  switch (bound.kind) {
+    case 'ratio':
+      return { minimum: 0, maximum: 1 };
+    case 'count':
+      return { type: 'integer', minimum: 1, maximum: bound.max };
+    case 'duration':
+      return { exclusiveMinimum: 0, maximum: bound.max };
+  }
+}
+
+function withinBound(value: number, bound: NumberBound): boolean {
+  switch (bound.kind) {
+    case 'ratio':
+      return value >= 0 && value <= 1;
+    case 'count':
+      return Number.isInteger(value) && value >= 1 && value <= bound.max;
+    case 'duration':
+      return value > 0 && value <= bound.max;
+  }
+}
+
+function boundText(bound: NumberBound): string {
+  switch (bound.kind) {
+    case 'ratio':
+      return 'a number from 0 to 1';
+    case 'count':
+      return `a whole number from 1 to ${bound.max}`;
+    case 'duration':
+      return `a number greater than 0 and at most ${bound.max}`;
+  }
+}
+
+const NUMBER_KEYS = Object.keys(CLASSIFICATION_BOUNDS) as NumberKey[];
 
 /** Defaults overlaid with a repository's overrides, checked; throws ClassificationParamsError. */
 export function resolveClassificationParams(
   overrides: RepositoryClassificationOverrides = {},
 ): ClassificationParams {
   const params: ClassificationParams = { ...DEFAULT_CLASSIFICATION_PARAMS, ...stripUndefined(overrides) };
-  for (const key of RATIOS) check(key, params[key] >= 0 && params[key] <= 1, 'a number from 0 to 1');
-  for (const key of COUNTS)
-    check(key, Number.isInteger(params[key]) && params[key] >= 1, 'a whole number of at least 1');
-  for (const key of DURATIONS)
-    check(key, params[key] > 0 && Number.isFinite(params[key]), 'a positive number');
+  for (const key of NUMBER_KEYS) {
+    const bound = CLASSIFICATION_BOUNDS[key];
+    check(key, typeof params[key] === 'number' && withinBound(params[key], bound), boundText(bound));
+  }
   check('rateOff', params.rateOff <= params.rateOn, 'at most rateOn');
   check('brokenRateOff', params.brokenRateOff <= params.brokenRateOn, 'at most brokenRateOn');
   check(
     'stableBranches',
-    params.stableBranches.every((b) => typeof b === 'string' && b !== ''),
+    Array.isArray(params.stableBranches) &&
+      params.stableBranches.every((b) => typeof b === 'string' && b !== ''),
     'a list of branch names',
   );
   check(
     'mergeQueueBranchPrefixes',
-    params.mergeQueueBranchPrefixes.every((p) => typeof p === 'string' && p !== ''),
+    Array.isArray(params.mergeQueueBranchPrefixes) &&
+      params.mergeQueueBranchPrefixes.every((p) => typeof p === 'string' && p !== ''),
     'a list of non-empty prefixes',
   );
   return params;
+}
+
+/**
+ * Stored overrides as they are applied: a number saved before its upper bound existed is read at
+ * the bound (the settings answer shows it under `effective_classification`), so an older setting
+ * keeps its repository working. Anything else out of range is left for resolveClassificationParams
+ * to refuse.
+ */
+export function capStoredOverrides(
+  stored: RepositoryClassificationOverrides,
+): RepositoryClassificationOverrides {
+  const capped: { -readonly [K in keyof ClassificationParams]?: ClassificationParams[K] } = { ...stored };
+  for (const key of NUMBER_KEYS) {
+    const bound = CLASSIFICATION_BOUNDS[key];
+    const value: unknown = stored[key];
+    if (bound.kind !== 'ratio' && typeof value === 'number' && value > bound.max) capped[key] = bound.max;
+  }
+  return capped;
 }
 
 function check(key: keyof ClassificationParams, ok: boolean, expected: string): void {

@@ -51,7 +51,7 @@ export type { RepositoryScope } from './repository-scope';
 export type { RepositoryRecord, SettingsChange } from './repositories';
 export type { TestCaseRecord, CommonFailure } from './test-case-record';
 export type { QuarantineAnswer, QuarantineCheck } from './quarantine-check';
-export type { ReevaluationSummary } from './reevaluate';
+export type { RepositoryFailure, ReevaluationSummary } from './reevaluate';
 export type { TicketLink } from './test-case-admin';
 
 export interface FlakyStoreOptions {

@@ -13,6 +13,9 @@
  *
  * Each batch is its own transaction (locks in key order, then reclassify), so a long sweep holds no
  * lock for long and a crash loses at most one batch, which the next run redoes. Idempotent.
+ *
+ * Repositories are isolated from each other: one that throws is reported (with its host, owner, name
+ * and organisation), counted in the summary, and skipped until the next run; the others are swept.
  */
 import { type Pool } from 'pg';
 import { inTransaction } from './db';
@@ -23,10 +26,26 @@ import { lockTestCases } from './test-case-state';
 import { daysBefore } from './windows';
 
 export interface ReevaluationSummary {
+  /** Repositories swept to the end. */
   readonly repositories: number;
   readonly evaluated: number;
   readonly changed: number;
   readonly recorded: number;
+  /** Repositories whose sweep threw; the others were swept all the same. */
+  readonly failedRepositories: number;
+  /** The first MAX_FAILED_LABELS of them, as `host/owner/name (organisation slug)`. */
+  readonly failed: readonly string[];
+}
+
+/** Which repository failed and why, for the log: names, not only keys. */
+export interface RepositoryFailure {
+  readonly pk: string;
+  readonly organisationId: string;
+  readonly organisation: string;
+  readonly host: string;
+  readonly owner: string;
+  readonly name: string;
+  readonly error: unknown;
 }
 
 export interface ReevaluationOptions {
@@ -35,51 +54,122 @@ export interface ReevaluationOptions {
   readonly onProgress?: (summary: ReevaluationSummary) => void;
   /** Gets each batch's test_case.status_changed outbox rows after its commit. */
   readonly onEvents?: OutboxSink;
+  /** Called for each repository whose sweep threw (the activity logs it); the sweep goes on. */
+  readonly onRepositoryFailed?: (failure: RepositoryFailure) => void;
 }
 
+/** The summary keeps this many failed repositories by name; the count has them all. */
+export const MAX_FAILED_LABELS = 20;
+
+interface RepositoryRow {
+  pk: string;
+  organisation_id: string;
+  slug: string;
+  host: string;
+  owner: string;
+  name: string;
+}
+
+type Counts = Pick<ReevaluationSummary, 'evaluated' | 'changed' | 'recorded'>;
+
+export const repositoryLabel = (r: Pick<RepositoryFailure, 'host' | 'owner' | 'name' | 'organisation'>) =>
+  `${r.host}/${r.owner}/${r.name} (organisation ${r.organisation})`;
+
+/**
+ * Every repository in turn, each on its own: one that throws (settings that no longer load, a
+ * statement that fails on its data) is reported through `onRepositoryFailed` and counted, and the
+ * sweep goes on with the next, so one tenant's repository cannot stop everyone's re-evaluation. The
+ * batches it committed before throwing stay committed (each is whole on its own). Only the listing of
+ * repositories itself, before any work, fails the sweep (Temporal retries it).
+ */
 export async function reevaluateAll(
   pool: Pool,
   now: Date,
   options: ReevaluationOptions = {},
 ): Promise<ReevaluationSummary> {
-  const batchSize = options.batchSize ?? 500;
-  const { rows: repositories } = await pool.query<{ pk: string }>(`SELECT pk FROM repositories ORDER BY pk`);
-  let summary: ReevaluationSummary = { repositories: 0, evaluated: 0, changed: 0, recorded: 0 };
-  for (const { pk } of repositories) {
-    const repository = await findRepositoryByPk(pool, pk);
-    if (repository === null) continue;
-    const { params } = repository;
-    const lookbackMs = settledLookbackMs(params);
-    let after = '0';
-    for (;;) {
-      const { rows } = await pool.query<{ pk: string }>(
-        `SELECT t.pk FROM test_cases t WHERE t.repository_pk = $1 AND t.pk > $2::bigint AND (
-           t.status <> 'healthy' OR t.classified_at IS NULL
-           OR t.status_reason NOT IN ('no_signal', 'recovered', 'stale', 'no_results') OR t.last_failure_at >= $3
-           OR (t.status_reason <> 'stale'
-             AND NOT EXISTS (SELECT 1 FROM test_day_rollups d WHERE d.test_pk = t.pk AND d.day >= $4::date)))
-         ORDER BY t.pk LIMIT $5`,
-        [pk, after, new Date(now.getTime() - lookbackMs), daysBefore(now, params.staleDays), batchSize],
-      );
-      if (rows.length === 0) break;
-      after = rows[rows.length - 1]!.pk;
-      const outcome = await inTransaction(pool, async (client) => {
-        const locked = await lockTestCases(
-          client,
-          rows.map((r) => r.pk),
-        );
-        return reclassify(client, [...locked.values()], params, now, 'schedule');
+  const { rows: repositories } = await pool.query<RepositoryRow>(
+    `SELECT r.pk, r.organisation_id, o.slug, r.host, r.owner, r.name
+       FROM repositories r JOIN organisations o ON o.id = r.organisation_id ORDER BY r.pk`,
+  );
+  let summary: ReevaluationSummary = {
+    repositories: 0,
+    evaluated: 0,
+    changed: 0,
+    recorded: 0,
+    failedRepositories: 0,
+    failed: [],
+  };
+  for (const row of repositories) {
+    try {
+      await reevaluateRepository(pool, row.pk, now, options, (counts) => {
+        summary = {
+          ...summary,
+          evaluated: summary.evaluated + counts.evaluated,
+          changed: summary.changed + counts.changed,
+          recorded: summary.recorded + counts.recorded,
+        };
+        options.onProgress?.(summary);
       });
-      if (outcome.events.length > 0) options.onEvents?.(outcome.events);
+      summary = { ...summary, repositories: summary.repositories + 1 };
+    } catch (error) {
+      const failure: RepositoryFailure = {
+        pk: row.pk,
+        organisationId: row.organisation_id,
+        organisation: row.slug,
+        host: row.host,
+        owner: row.owner,
+        name: row.name,
+        error,
+      };
       summary = {
         ...summary,
-        evaluated: summary.evaluated + outcome.evaluated,
-        changed: summary.changed + outcome.changed,
-        recorded: summary.recorded + outcome.recorded,
+        failedRepositories: summary.failedRepositories + 1,
+        failed:
+          summary.failed.length < MAX_FAILED_LABELS
+            ? [...summary.failed, repositoryLabel(failure)]
+            : summary.failed,
       };
+      options.onRepositoryFailed?.(failure);
       options.onProgress?.(summary);
     }
-    summary = { ...summary, repositories: summary.repositories + 1 };
   }
   return summary;
+}
+
+/** One repository's sweep, batch by batch; `onBatch` gets each committed batch's counts. */
+async function reevaluateRepository(
+  pool: Pool,
+  pk: string,
+  now: Date,
+  options: ReevaluationOptions,
+  onBatch: (counts: Counts) => void,
+): Promise<void> {
+  const batchSize = options.batchSize ?? 500;
+  const repository = await findRepositoryByPk(pool, pk);
+  if (repository === null) return;
+  const { params } = repository;
+  const lookbackMs = settledLookbackMs(params);
+  let after = '0';
+  for (;;) {
+    const { rows } = await pool.query<{ pk: string }>(
+      `SELECT t.pk FROM test_cases t WHERE t.repository_pk = $1 AND t.pk > $2::bigint AND (
+         t.status <> 'healthy' OR t.classified_at IS NULL
+         OR t.status_reason NOT IN ('no_signal', 'recovered', 'stale', 'no_results') OR t.last_failure_at >= $3
+         OR (t.status_reason <> 'stale'
+           AND NOT EXISTS (SELECT 1 FROM test_day_rollups d WHERE d.test_pk = t.pk AND d.day >= $4::date)))
+       ORDER BY t.pk LIMIT $5`,
+      [pk, after, new Date(now.getTime() - lookbackMs), daysBefore(now, params.staleDays), batchSize],
+    );
+    if (rows.length === 0) return;
+    after = rows[rows.length - 1]!.pk;
+    const outcome = await inTransaction(pool, async (client) => {
+      const locked = await lockTestCases(
+        client,
+        rows.map((r) => r.pk),
+      );
+      return reclassify(client, [...locked.values()], params, now, 'schedule');
+    });
+    if (outcome.events.length > 0) options.onEvents?.(outcome.events);
+    onBatch(outcome);
+  }
 }

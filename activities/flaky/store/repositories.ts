@@ -3,10 +3,13 @@
  * first upload or the first settings change, and carrying the settings every read and every
  * classification needs (quarantine switches, classification overrides, ticket links).
  *
- * Invariant: stored classification overrides always pass resolveClassificationParams, so a
- * classification never fails on a stored setting.
+ * Invariant: classification overrides pass resolveClassificationParams when they are saved, and are
+ * read through capStoredOverrides, so a number saved before its upper bound existed is applied at the
+ * bound instead of failing the repository. Overrides that fail anyway (written past the API) make
+ * this repository's calls fail, and only its own: the periodic sweep skips it (reevaluate.ts).
  */
 import {
+  capStoredOverrides,
   type ClassificationParams,
   type RepositoryClassificationOverrides,
   resolveClassificationParams,
@@ -131,7 +134,7 @@ function toRecord(row: RepositoryRow): RepositoryRecord {
     key: { host: row.host, owner: row.owner, name: row.name },
     quarantine: { enabled: row.quarantine_enabled, autoQuarantine: row.auto_quarantine },
     classification: row.classification,
-    params: resolveClassificationParams(row.classification),
+    params: resolveClassificationParams(capStoredOverrides(row.classification)),
     ticketUrlTemplate: row.ticket_url_template,
     quarantineChangedAt: row.quarantine_changed_at,
     settingsUpdatedAt: row.settings_updated_at,

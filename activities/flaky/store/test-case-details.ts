@@ -13,12 +13,16 @@
  * The joins read `t` (a test_cases row) and `rp` (its repository row: the classification overrides).
  * A part that is not wanted is a constant with the same columns, so callers read the same names.
  */
-import { DEFAULT_CLASSIFICATION_PARAMS } from '../classification';
+import { CLASSIFICATION_BOUNDS, DEFAULT_CLASSIFICATION_PARAMS, type NumberBound } from '../classification';
 import { type SqlParams } from './sql-params';
 import { dayOf, splitWindow } from './windows';
 
 const DAY_MS = 86_400_000;
 const { topFailures, failureWindowDays } = DEFAULT_CLASSIFICATION_PARAMS;
+// Stored overrides are read at their upper bound, as capStoredOverrides does for the classifier.
+const maxOf = (bound: NumberBound) => (bound.kind === 'ratio' ? 1 : bound.max);
+const MAX_WINDOW_DAYS = maxOf(CLASSIFICATION_BOUNDS.failureWindowDays);
+const MAX_TOP_FAILURES = maxOf(CLASSIFICATION_BOUNDS.topFailures);
 
 export interface DetailParts {
   readonly rates: boolean;
@@ -114,10 +118,11 @@ function failuresJoin(p: SqlParams, now: Date, as: 'records' | 'wire') {
     SELECT min(f.summary) AS summary, sum(f.occurrences)::int AS n, max(f.last_seen_at) AS last
     FROM test_failure_fingerprints f
     WHERE f.test_pk = t.pk
-      AND f.day >= ${today} - (coalesce((rp.classification->>'failureWindowDays')::float8, ${windowDays})::int - 1)
+      AND f.day >= ${today} - (LEAST(coalesce((rp.classification->>'failureWindowDays')::float8, ${windowDays}),
+        ${MAX_WINDOW_DAYS})::int - 1)
     GROUP BY f.fingerprint
     ORDER BY n DESC, last DESC, summary
-    LIMIT coalesce((rp.classification->>'topFailures')::int, ${top})
+    LIMIT LEAST(coalesce((rp.classification->>'topFailures')::int, ${top}), ${MAX_TOP_FAILURES})
   ) g
 ) fails`;
 }
