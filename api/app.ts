@@ -9,8 +9,11 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { ApiKeyStore } from '../activities/stores/api-keys';
 import { registerAuth } from './plugins/auth';
 import { frameworkErrorHandler, registerErrorHandler } from './plugins/error-handler';
+import { registerInFlightCaps, type InFlightCaps } from './plugins/in-flight';
 import { registerOpenApi } from './plugins/openapi';
-import { healthRoutes, type ReadinessProbes } from './routes/health';
+import { registerRateLimit, type RateLimitSettings } from './plugins/rate-limit';
+import { DEFAULT_SERVER_TIMEOUTS, httpServerOptions, type ServerTimeouts } from './plugins/server-timeouts';
+import { DEFAULT_WORKER_PROBE_CACHE_MS, healthRoutes, type ReadinessProbes } from './routes/health';
 import { mergeQueueRoutes, type MergeQueueService } from './routes/merge-queue';
 import { flakyTestRoutes, type FlakyDeps } from './routes/flaky-tests';
 import {
@@ -32,6 +35,8 @@ export interface AppDeps {
   /** Base URL this service is reached at, for the OpenAPI `servers` entry and html_url links. */
   publicUrl: string;
   probeTimeoutMs?: number;
+  /** How long /readyz?worker=1 reuses a ping workflow's result (default 5 s). */
+  workerProbeCacheMs?: number;
   /** The flaky-test area (/v1/flaky-tests/*); left out when absent. */
   flaky?: FlakyDeps;
   /** Epoch milliseconds; places change requests in their retry window (routes/merge-queue/update-id.ts). */
@@ -47,6 +52,15 @@ export interface AppDeps {
   processMetrics?: ProcessMetrics;
   /** Where those are served: default GET /metrics without an API key; `false` serves none. */
   processMetricsRoute?: ProcessMetricsRoute | false;
+  /**
+   * Requests per window per organisation (per address without a key), 429 past it; no limit when
+   * absent. server.ts always passes RAILYARD_ORG_REQUESTS_PER_SECOND.
+   */
+  rateLimit?: RateLimitSettings;
+  /** Uploads and list queries one organisation may run at once, 429 past it; no cap when absent. */
+  inFlight?: InFlightCaps;
+  /** How long a client may take to send its request (plugins/server-timeouts.ts); defaults when absent. */
+  timeouts?: ServerTimeouts;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -63,6 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorHandler,
+    ...httpServerOptions(deps.timeouts ?? DEFAULT_SERVER_TIMEOUTS),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -92,9 +107,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerErrorHandler(app);
   registerAuth(app, deps.keys);
+  // After auth (they key on its organisation), before every route (they hook each route as it is added).
+  if (deps.rateLimit) await registerRateLimit(app, deps.rateLimit);
+  if (deps.inFlight) registerInFlightCaps(app, deps.inFlight);
   await registerOpenApi(app, deps.publicUrl);
   registerProcessMetrics(app, deps.processMetrics ?? createProcessMetrics(), deps.processMetricsRoute);
-  await app.register(healthRoutes(deps.probes, deps.probeTimeoutMs ?? 3_000));
+  await app.register(
+    healthRoutes(deps.probes, {
+      timeoutMs: deps.probeTimeoutMs ?? 3_000,
+      workerCacheMs: deps.workerProbeCacheMs ?? DEFAULT_WORKER_PROBE_CACHE_MS,
+      now: Date.now,
+    }),
+  );
   const mergeQueue = deps.queueMetrics
     ? listingCreatedQueues(deps.mergeQueue, deps.queueMetrics, deps.logger)
     : deps.mergeQueue;

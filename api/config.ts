@@ -2,6 +2,9 @@
 import { z } from 'zod';
 import { sharedConfigShape } from '../activities/platform/config';
 import { envInt, parseEnv } from '../activities/platform/env';
+import { DEFAULT_IN_FLIGHT_CAPS } from './plugins/in-flight';
+import { DEFAULT_REQUESTS_PER_SECOND } from './plugins/rate-limit';
+import { DEFAULT_SERVER_TIMEOUTS } from './plugins/server-timeouts';
 
 const ApiConfig = z.object({
   ...sharedConfigShape,
@@ -11,6 +14,20 @@ const ApiConfig = z.object({
   RAILYARD_PAGE_TOKEN_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Worker threads that parse uploaded JUnit files; 0 parses on the event loop. Default: cores - 1, 1..4. */
   RAILYARD_PARSER_THREADS: envInt(0, 64).optional(),
+  // Tenant limits, per organisation and per API process (plugins/rate-limit.ts, plugins/in-flight.ts).
+  /** Requests per second one organisation may send (unauthenticated requests: per address); 0: no limit. */
+  RAILYARD_ORG_REQUESTS_PER_SECOND: envInt(0, 1_000_000).default(DEFAULT_REQUESTS_PER_SECOND),
+  RAILYARD_ORG_UPLOADS_IN_FLIGHT: envInt(1, 1_000).default(DEFAULT_IN_FLIGHT_CAPS.uploads),
+  RAILYARD_ORG_LIST_QUERIES_IN_FLIGHT: envInt(1, 1_000).default(DEFAULT_IN_FLIGHT_CAPS.lists),
+  // PostgreSQL (api/pools.ts): the routes' pool, and the few connections kept for API key lookups.
+  RAILYARD_API_POOL_SIZE: envInt(1, 1_000).default(10),
+  RAILYARD_API_KEY_POOL_SIZE: envInt(1, 100).default(2),
+  /** statement_timeout of the routes' pool; a statement past it is cancelled and answered 503. */
+  RAILYARD_API_STATEMENT_TIMEOUT_MS: envInt(100, 600_000).default(10_000),
+  // How long a client may take to send a request (plugins/server-timeouts.ts).
+  RAILYARD_API_HEADERS_TIMEOUT_MS: envInt(100, 600_000).default(DEFAULT_SERVER_TIMEOUTS.headersMs),
+  RAILYARD_API_REQUEST_TIMEOUT_MS: envInt(100, 3_600_000).default(DEFAULT_SERVER_TIMEOUTS.requestMs),
+  RAILYARD_API_IDLE_TIMEOUT_MS: envInt(100, 3_600_000).default(DEFAULT_SERVER_TIMEOUTS.idleMs),
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;
 

@@ -1,5 +1,5 @@
 /**
- * API composition root: config → pino → pg pool → stores → Temporal gateway → JUnit parser threads →
+ * API composition root: config → pino → pg pools → stores → Temporal gateway → JUnit parser threads →
  * buildApp → listen. SIGINT/SIGTERM close the server (in-flight requests finish), then the parser
  * threads, the pool and the connection.
  */
@@ -9,12 +9,12 @@ import { createTestCaseEvents } from '../activities/flaky/events';
 import { createJunitParser, defaultParserThreads } from '../activities/flaky/junit/pool';
 import { createFlakyStore } from '../activities/flaky/store';
 import { ConfigError } from '../activities/platform/env';
-import { createPool } from '../activities/platform/db';
 import { createApiKeyStore } from '../activities/stores/api-keys';
 import { createSubscriptionStore } from '../activities/webhooks';
 import { buildApp } from './app';
 import { createProcessMetrics, instrumentTemporalGateway } from './plugins/process-metrics';
 import { loadApiConfig } from './config';
+import { createApiPools } from './pools';
 import { createMergeQueueService } from './temporal/merge-queue-service';
 import { createTemporalGateway } from './temporal/client';
 
@@ -27,7 +27,9 @@ async function main(): Promise<void> {
       censor: '[redacted]',
     },
   });
-  const pool = createPool(config.DATABASE_URL, { applicationName: 'railyard-api' });
+  // Key lookups get connections of their own, so heavy routes on `pool` never delay authentication.
+  const pools = createApiPools(config);
+  const pool = pools.main;
   const pageTokenSecret = config.RAILYARD_PAGE_TOKEN_SECRET ?? randomBytes(32).toString('base64url');
   if (!config.RAILYARD_PAGE_TOKEN_SECRET) {
     logger.warn(
@@ -61,12 +63,25 @@ async function main(): Promise<void> {
   const app = await buildApp({
     logger,
     publicUrl,
-    keys: createApiKeyStore(pool, {
+    keys: createApiKeyStore(pools.keys, {
       onTouchError: (err) => logger.warn({ err }, 'could not record API key use'),
     }),
     mergeQueue: createMergeQueueService(temporal),
     flaky: { store: createFlakyStore(pool, { events: testCaseEvents }), pageTokenSecret, parser },
     processMetrics,
+    rateLimit:
+      config.RAILYARD_ORG_REQUESTS_PER_SECOND > 0
+        ? { max: config.RAILYARD_ORG_REQUESTS_PER_SECOND, windowMs: 1_000 }
+        : undefined,
+    inFlight: {
+      uploads: config.RAILYARD_ORG_UPLOADS_IN_FLIGHT,
+      lists: config.RAILYARD_ORG_LIST_QUERIES_IN_FLIGHT,
+    },
+    timeouts: {
+      headersMs: config.RAILYARD_API_HEADERS_TIMEOUT_MS,
+      requestMs: config.RAILYARD_API_REQUEST_TIMEOUT_MS,
+      idleMs: config.RAILYARD_API_IDLE_TIMEOUT_MS,
+    },
     queueMetrics: { pool },
     webhooks: {
       pool,
@@ -90,7 +105,7 @@ async function main(): Promise<void> {
       await app.close();
       await parser.close();
       await testCaseEvents.idle();
-      await Promise.allSettled([pool.end(), temporal.close()]);
+      await Promise.allSettled([pools.end(), temporal.close()]);
       process.exit(0);
     })();
   };

@@ -2,7 +2,11 @@
  * API keys: issue, authenticate, list, revoke. A key is `ry_` + 32 random bytes (base64url) and is shown
  * once; the database keeps only its SHA-256 hash and an 11-character prefix. Authentication narrows the
  * candidates by prefix and then compares hashes with `timingSafeEqual`, so the comparison time does not
- * depend on how much of a guessed key is right. Revoked keys never authenticate.
+ * depend on how much of a guessed key is right. Revoked keys never authenticate, from the next request
+ * on: nothing is cached between requests.
+ *
+ * The API process gives this store a pool of its own (api/pools.ts), so that authenticating, which
+ * every request does first, never waits for a connection behind slow queries of other requests.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Pool } from 'pg';

@@ -1,13 +1,16 @@
 /**
  * The one place errors become replies. Every error body is a single plain-text sentence; client errors
  * name the field and the problem, server errors say only that something failed and give the request id
- * (details go to the log, never to the caller).
+ * (details go to the log, never to the caller). A tenant over a limit gets 429 and a database that
+ * is busy (statement timeout, no free connection) 503, both with Retry-After.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { isAppError } from '../errors';
 import { describeIssue } from '../validation-message';
+import { databaseBusy, databaseBusyMessage } from './database-busy';
+import { isLimitExceeded } from './limit-exceeded';
 
 const TEXT = 'text/plain; charset=utf-8';
 
@@ -55,6 +58,14 @@ function handle(err: FastifyError, request: FastifyRequest, reply: FastifyReply)
   if (isAppError(err)) {
     if (err.statusCode >= 500) request.log.warn({ err }, 'request failed: %s', err.message);
     return sendText(reply, err.statusCode, err.message);
+  }
+  if (isLimitExceeded(err)) {
+    return sendText(reply.header('retry-after', String(err.retryAfterSeconds)), 429, err.message);
+  }
+  const busy = databaseBusy(err);
+  if (busy !== null) {
+    request.log.warn({ err, busy }, 'database busy');
+    return sendText(reply.header('retry-after', '1'), 503, databaseBusyMessage(busy));
   }
   if (err instanceof SyntaxError && err.statusCode === 400) {
     return sendText(reply, 400, 'The request body is not valid JSON.');

@@ -1,11 +1,16 @@
 /**
  * Liveness and readiness, without auth. /healthz says the process is up. /readyz checks that PostgreSQL
  * and Temporal answer within a short deadline (503 otherwise) and reports, for information, whether a
- * worker completed a ping workflow round trip.
+ * worker completed a ping workflow round trip (`?worker=1`).
+ *
+ * Anyone can call /readyz, so no request starts work of its own: concurrent calls share one probe of
+ * each kind (shared-probe.ts), and the worker's result, a workflow started and run, is reused for
+ * `workerCacheMs` (5 s by default): however many callers, at most one ping workflow per window.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { sharedProbe } from './shared-probe';
 
 export interface ReadinessProbes {
   postgres: () => Promise<void>;
@@ -37,7 +42,25 @@ async function probe(fn: () => Promise<void>, timeoutMs: number): Promise<string
   }
 }
 
-export function healthRoutes(probes: ReadinessProbes, timeoutMs: number) {
+export interface HealthOptions {
+  /** Deadline of each probe. */
+  readonly timeoutMs: number;
+  /** How long a worker probe's result is reused. */
+  readonly workerCacheMs: number;
+  /** Epoch milliseconds. */
+  readonly now: () => number;
+}
+
+export const DEFAULT_WORKER_PROBE_CACHE_MS = 5_000;
+
+export function healthRoutes(probes: ReadinessProbes, opts: HealthOptions) {
+  const { timeoutMs, now } = opts;
+  const postgres = sharedProbe(() => probe(probes.postgres, timeoutMs), { ttlMs: 0, now });
+  const temporal = sharedProbe(() => probe(probes.temporal, timeoutMs), { ttlMs: 0, now });
+  const workerProbe = probes.worker;
+  const worker = workerProbe
+    ? sharedProbe(() => probe(workerProbe, timeoutMs), { ttlMs: opts.workerCacheMs, now })
+    : undefined;
   return (app: FastifyInstance): void => {
     const r = app.withTypeProvider<ZodTypeProvider>();
     r.get(
@@ -55,15 +78,15 @@ export function healthRoutes(probes: ReadinessProbes, timeoutMs: number) {
         },
       },
       async (request, reply) => {
-        const [postgres, temporal, worker] = await Promise.all([
-          probe(probes.postgres, timeoutMs),
-          probe(probes.temporal, timeoutMs),
-          request.query.worker === '1' && probes.worker ? probe(probes.worker, timeoutMs) : undefined,
+        const [pg, tc, wk] = await Promise.all([
+          postgres(),
+          temporal(),
+          request.query.worker === '1' && worker ? worker() : undefined,
         ]);
-        const ready = postgres === 'ok' && temporal === 'ok' && (worker === undefined || worker === 'ok');
+        const ready = pg === 'ok' && tc === 'ok' && (wk === undefined || wk === 'ok');
         return reply
           .code(ready ? 200 : 503)
-          .send({ ready, checks: { postgres, temporal, ...(worker ? { worker } : {}) } });
+          .send({ ready, checks: { postgres: pg, temporal: tc, ...(wk ? { worker: wk } : {}) } });
       },
     );
   };
