@@ -8,6 +8,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ApiKeyStore } from '../activities/stores/api-keys';
 import { registerAuth } from './plugins/auth';
+import { createAuthFailureLimiter } from './plugins/auth-failures';
 import { frameworkErrorHandler, registerErrorHandler } from './plugins/error-handler';
 import { registerInFlightCaps, type InFlightCaps } from './plugins/in-flight';
 import { registerOpenApi } from './plugins/openapi';
@@ -53,8 +54,8 @@ export interface AppDeps {
   /** Where those are served: default GET /metrics without an API key; `false` serves none. */
   processMetricsRoute?: ProcessMetricsRoute | false;
   /**
-   * Requests per window per organisation (per address without a key), 429 past it; no limit when
-   * absent. server.ts always passes RAILYARD_ORG_REQUESTS_PER_SECOND.
+   * Requests per window per organisation (per address without a key, and per address for requests
+   * with a wrong key), 429 past it; no limit when absent. server.ts passes RAILYARD_ORG_REQUESTS_PER_SECOND.
    */
   rateLimit?: RateLimitSettings;
   /** Uploads and list queries one organisation may run at once, 429 past it; no cap when absent. */
@@ -106,7 +107,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerErrorHandler(app);
-  registerAuth(app, deps.keys);
+  // Wrong keys are counted per address under the same limit: they have no organisation to count against.
+  registerAuth(app, deps.keys, deps.rateLimit ? createAuthFailureLimiter(deps.rateLimit) : undefined);
   // After auth (they key on its organisation), before every route (they hook each route as it is added).
   if (deps.rateLimit) await registerRateLimit(app, deps.rateLimit);
   if (deps.inFlight) registerInFlightCaps(app, deps.inFlight);

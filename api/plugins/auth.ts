@@ -2,11 +2,13 @@
  * Authentication: every route needs a valid `x-api-token` unless it is marked `config: { public: true }`.
  * An empty header counts as absent (real Trunk clients send it empty next to a fork header). A failure is
  * a 401 with a plain-text body; success attaches the key's organisation to the request, and every
- * handler scopes its reads and writes to it.
+ * handler scopes its reads and writes to it. With a failure limiter, an address that sent too many
+ * wrong keys is refused (429) before its key is looked up (auth-failures.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ApiKeyStore, Organisation } from '../../activities/stores/api-keys';
 import { unauthorized } from '../errors';
+import type { AuthFailureLimiter } from './auth-failures';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,7 +19,7 @@ declare module 'fastify' {
   }
 }
 
-export function registerAuth(app: FastifyInstance, keys: ApiKeyStore): void {
+export function registerAuth(app: FastifyInstance, keys: ApiKeyStore, failures?: AuthFailureLimiter): void {
   app.decorateRequest('organisation', null);
   app.addHook('onRequest', async (request) => {
     // Unknown routes answer 404 to everyone; the route list is public (openapi.json) anyway.
@@ -27,8 +29,13 @@ export function registerAuth(app: FastifyInstance, keys: ApiKeyStore): void {
     const header = request.headers['x-api-token'];
     const token = (Array.isArray(header) ? header[0] : header)?.trim() ?? '';
     if (token === '') throw unauthorized('Missing API key: send it in the x-api-token header.');
+    const refused = failures?.check(request.ip);
+    if (refused) throw refused;
     const organisation = await keys.authenticate(token);
-    if (!organisation) throw unauthorized('The API key in x-api-token is not valid or has been revoked.');
+    if (!organisation) {
+      failures?.record(request.ip);
+      throw unauthorized('The API key in x-api-token is not valid or has been revoked.');
+    }
     request.organisation = organisation;
   });
 }

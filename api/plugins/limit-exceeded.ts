@@ -19,3 +19,7 @@ export class LimitExceeded extends Error {
 export const isLimitExceeded = (err: unknown): err is LimitExceeded => err instanceof LimitExceeded;
 
 export const seconds = (n: number): string => (n === 1 ? '1 second' : `${n} seconds`);
+
+/** "one second", "60 seconds", "1500 ms": the length of a rate window in a sentence. */
+export const windowText = (ms: number): string =>
+  ms === 1000 ? 'one second' : ms % 1000 === 0 ? seconds(ms / 1000) : `${ms} ms`;

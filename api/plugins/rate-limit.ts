@@ -12,7 +12,7 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { LimitExceeded, seconds } from './limit-exceeded';
+import { LimitExceeded, seconds, windowText } from './limit-exceeded';
 
 export interface RateLimitSettings {
   /** Requests each organisation (or unauthenticated address) may send per window. */
@@ -49,6 +49,3 @@ export async function registerRateLimit(app: FastifyInstance, settings: RateLimi
     },
   });
 }
-
-const windowText = (ms: number): string =>
-  ms === 1000 ? 'one second' : ms % 1000 === 0 ? seconds(ms / 1000) : `${ms} ms`;

@@ -3,7 +3,7 @@
  *
  * - requests per window: past the limit an organisation gets 429 with Retry-After and one sentence,
  *   while another organisation's requests go on; requests without a key are counted per address, and
- *   /healthz is never limited;
+ *   /healthz is never limited; an address sending wrong keys is refused before they are looked up;
  * - in flight: with the caps full, one more upload or list query of the same organisation is a 429 at
  *   once, another organisation's goes through, and a slot freed is usable again. Handlers are held
  *   open by a parser and a merge-queue listing that wait for the test to release them.
@@ -103,6 +103,46 @@ describe('requests per window', () => {
       expect(
         (await app.inject({ method: 'GET', url: '/healthz', remoteAddress: '10.0.0.1' })).statusCode,
       ).toBe(200);
+  });
+});
+
+describe('wrong keys', () => {
+  let app: FastifyInstance;
+  let lookups = 0;
+  beforeAll(async () => {
+    const keys = createApiKeyStore(pool);
+    ({ app } = await buildTestApp(pool, {
+      rateLimit: { max: 3, windowMs: 60_000 },
+      keys: {
+        ...keys,
+        authenticate: (key) => {
+          lookups++;
+          return keys.authenticate(key);
+        },
+      },
+    }));
+  });
+  afterAll(() => app.close());
+
+  const getQueue = (key: string, ip: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/v1/getQueue',
+      remoteAddress: ip,
+      headers: { 'content-type': 'application/json', 'x-api-token': key },
+      payload: JSON.stringify({ repo: REPO_A, targetBranch: 'main' }),
+    });
+
+  test('an address guessing keys is refused before any lookup; other addresses are not', async () => {
+    const guess = 'ry_guessed-key-000000000000000000000000000000';
+    for (let i = 0; i < 3; i++) expect((await getQueue(guess, '10.0.0.9')).statusCode).toBe(401);
+    const limited = await getQueue(guess, '10.0.0.9');
+    expectLimited(limited);
+    expect(limited.body).toMatch(
+      /^Address 10\.0\.0\.9 sent more than 3 requests with an invalid API key in 60 seconds; retry after \d+ seconds\.$/,
+    );
+    expect(lookups).toBe(3);
+    expect((await getQueue(keyA, '10.0.0.10')).statusCode).not.toBe(429);
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import { loadApiConfig } from '../../../api/config';
 import { databaseBusy } from '../../../api/plugins/database-busy';
+import { createAuthFailureLimiter } from '../../../api/plugins/auth-failures';
 import { createInFlightCounter } from '../../../api/plugins/in-flight';
 import { httpServerOptions } from '../../../api/plugins/server-timeouts';
 
@@ -35,6 +36,31 @@ describe('in-flight counter', () => {
     counter.release('list', ACME);
     expect(counter.running('list', 'a')).toBe(0);
     expect(counter.acquire('list', ACME)).toBeNull();
+  });
+});
+
+describe('wrong-key limiter', () => {
+  test('refuses an address past its failures until its window ends, and no other address', () => {
+    let now = 0;
+    const limiter = createAuthFailureLimiter({ max: 2, windowMs: 1_000, now: () => now });
+    limiter.record('10.0.0.1');
+    expect(limiter.check('10.0.0.1')).toBeNull();
+    limiter.record('10.0.0.1');
+    now = 400;
+    expect(limiter.check('10.0.0.1')?.message).toBe(
+      'Address 10.0.0.1 sent more than 2 requests with an invalid API key in one second; retry after 1 second.',
+    );
+    expect(limiter.check('10.0.0.2')).toBeNull();
+    now = 1_000;
+    expect(limiter.check('10.0.0.1')).toBeNull();
+  });
+
+  test('remembers a bounded number of addresses', () => {
+    const limiter = createAuthFailureLimiter({ max: 1, windowMs: 60_000, now: () => 0 });
+    for (let i = 0; i < 10_001; i++) limiter.record(`a${i}`);
+    // The table started over at the 10,001st address: the first is forgotten, the last is counted.
+    expect(limiter.check('a0')).toBeNull();
+    expect(limiter.check('a10000')).not.toBeNull();
   });
 });
 
