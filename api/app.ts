@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { QueueQuota } from '../activities/events/queue-quota';
 import type { ApiKeyStore } from '../activities/stores/api-keys';
 import { registerAuth } from './plugins/auth';
 import { createAuthFailureLimiter } from './plugins/auth-failures';
@@ -24,6 +25,7 @@ import {
   type ProcessMetricsRoute,
 } from './plugins/process-metrics';
 import { listingCreatedQueues, queueMetricsRoutes, type QueueMetricsDeps } from './routes/metrics';
+import { limitingQueueCount } from './routes/merge-queue/queue-quota';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
 
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
@@ -47,6 +49,8 @@ export interface AppDeps {
    * createQueue also lists the new queue for the metrics (zeros until its first submission).
    */
   queueMetrics?: QueueMetricsDeps;
+  /** How many queues each organisation may have (createQueue answers 409 past it); no limit when absent. */
+  queueQuota?: QueueQuota;
   /** The webhook area (/v1/webhooks/*); left out when absent. */
   webhooks?: WebhookApiDeps;
   /** The process's own metrics; created here when absent (server.ts passes them to count Temporal calls). */
@@ -121,9 +125,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       now: Date.now,
     }),
   );
-  const mergeQueue = deps.queueMetrics
+  const listed = deps.queueMetrics
     ? listingCreatedQueues(deps.mergeQueue, deps.queueMetrics, deps.logger)
     : deps.mergeQueue;
+  const mergeQueue = deps.queueQuota ? limitingQueueCount(listed, deps.queueQuota, deps.logger) : listed;
   await app.register(mergeQueueRoutes(mergeQueue, deps.now), { prefix: '/v1' });
   if (deps.flaky) await app.register(flakyTestRoutes(deps.flaky, deps.publicUrl), { prefix: '/v1' });
   if (deps.queueMetrics) await app.register(queueMetricsRoutes(deps.queueMetrics), { prefix: '/v1' });

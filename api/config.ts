@@ -1,7 +1,9 @@
 /** The API process's configuration, parsed once at start (see README for the table). */
 import { z } from 'zod';
 import { sharedConfigShape } from '../activities/platform/config';
+import { DEFAULT_MAX_QUEUES_PER_ORGANISATION } from '../activities/events/queue-quota';
 import { envInt, parseEnv } from '../activities/platform/env';
+import { DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION } from '../activities/webhooks/subscriptions';
 import { DEFAULT_IN_FLIGHT_CAPS } from './plugins/in-flight';
 import { DEFAULT_REQUESTS_PER_SECOND } from './plugins/rate-limit';
 import { DEFAULT_SERVER_TIMEOUTS } from './plugins/server-timeouts';
@@ -28,6 +30,11 @@ const ApiConfig = z.object({
   RAILYARD_API_HEADERS_TIMEOUT_MS: envInt(100, 600_000).default(DEFAULT_SERVER_TIMEOUTS.headersMs),
   RAILYARD_API_REQUEST_TIMEOUT_MS: envInt(100, 3_600_000).default(DEFAULT_SERVER_TIMEOUTS.requestMs),
   RAILYARD_API_IDLE_TIMEOUT_MS: envInt(100, 3_600_000).default(DEFAULT_SERVER_TIMEOUTS.idleMs),
+  // Counts per organisation; past one, creating another is a 409 naming the setting.
+  RAILYARD_MAX_QUEUES_PER_ORGANISATION: envInt(1, 1_000_000).default(DEFAULT_MAX_QUEUES_PER_ORGANISATION),
+  RAILYARD_MAX_WEBHOOK_SUBSCRIPTIONS_PER_ORGANISATION: envInt(1, 100_000).default(
+    DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION,
+  ),
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;
 

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
+import { createQueueQuota } from '../activities/events/queue-quota';
 import { createTestCaseEvents } from '../activities/flaky/events';
 import { createJunitParser, defaultParserThreads } from '../activities/flaky/junit/pool';
 import { createFlakyStore } from '../activities/flaky/store';
@@ -83,9 +84,12 @@ async function main(): Promise<void> {
       idleMs: config.RAILYARD_API_IDLE_TIMEOUT_MS,
     },
     queueMetrics: { pool },
+    queueQuota: createQueueQuota(pool, { maxPerOrganisation: config.RAILYARD_MAX_QUEUES_PER_ORGANISATION }),
     webhooks: {
       pool,
-      subscriptions: createSubscriptionStore(pool),
+      subscriptions: createSubscriptionStore(pool, {
+        maxPerOrganisation: config.RAILYARD_MAX_WEBHOOK_SUBSCRIPTIONS_PER_ORGANISATION,
+      }),
       allowPrivateUrls: config.RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS,
     },
     probes: {

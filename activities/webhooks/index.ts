@@ -16,6 +16,12 @@ export {
 export type { DeliveryStatus } from './deliveries';
 export { deliveryWorkflowId, dispatchWebhookEvents, type WebhookDispatchDeps } from './dispatch';
 export { checkWebhookUrlResolved, isPrivateAddress, type Lookup } from './url-policy';
-export { createSubscriptionStore, type Subscription, type SubscriptionStore } from './subscriptions';
+export {
+  createSubscriptionStore,
+  DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION,
+  SubscriptionLimitError,
+  type Subscription,
+  type SubscriptionStore,
+} from './subscriptions';
 export { publishTestCaseEvent, publishTestCaseEvents, type TestCaseEvent } from './test-case-events';
 export { DEFAULT_RETRY_POLICY, type DeliveryRetryPolicy } from './types';

@@ -6,6 +6,9 @@
  *   same as no subscription (the API answers 404).
  * - The secret is generated here and returned only by `create`; no other method returns it.
  * - URLs are stored as given; the caller checks them (url-policy.ts) before they get here.
+ * - An organisation has at most `maxPerOrganisation` subscriptions (every event fans out to each of
+ *   them on the shared worker); `create` counts and inserts under a per-organisation advisory lock in
+ *   one transaction, so two creations racing at the limit cannot both pass it.
  */
 import type { Pool } from 'pg';
 import type { WebhookEventType } from './event-types';
@@ -29,7 +32,18 @@ export interface SubscriptionInput {
   enabled: boolean;
 }
 
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION = 100;
+
+/** Thrown by `create` when the organisation already has its limit of subscriptions. */
+export class SubscriptionLimitError extends Error {
+  override readonly name = 'SubscriptionLimitError';
+  constructor(readonly limit: number) {
+    super(`the organisation already has ${limit} webhook subscriptions`);
+  }
+}
+
 export interface SubscriptionStore {
+  /** Throws SubscriptionLimitError at the organisation's limit. */
   create(
     organisationId: string,
     input: SubscriptionInput,
@@ -63,16 +77,38 @@ const toSubscription = (r: Row): Subscription => ({
   updatedAt: r.updated_at,
 });
 
-export function createSubscriptionStore(pool: Pool): SubscriptionStore {
+export function createSubscriptionStore(
+  pool: Pool,
+  opts: { maxPerOrganisation?: number } = {},
+): SubscriptionStore {
+  const limit = opts.maxPerOrganisation ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION;
   return {
     async create(organisationId, input) {
-      const secret = generateSecret();
-      const { rows } = await pool.query<Row>(
-        `INSERT INTO webhook_subscriptions (organisation_id, url, description, event_types, enabled, secret)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-        [organisationId, input.url, input.description, input.eventTypes, input.enabled, secret],
-      );
-      return { subscription: toSubscription(rows[0]!), secret };
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+          `webhook-subscriptions/${organisationId}`,
+        ]);
+        const count = await client.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM webhook_subscriptions WHERE organisation_id = $1',
+          [organisationId],
+        );
+        if ((count.rows[0]?.n ?? 0) >= limit) throw new SubscriptionLimitError(limit);
+        const secret = generateSecret();
+        const { rows } = await client.query<Row>(
+          `INSERT INTO webhook_subscriptions (organisation_id, url, description, event_types, enabled, secret)
+           VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+          [organisationId, input.url, input.description, input.eventTypes, input.enabled, secret],
+        );
+        await client.query('COMMIT');
+        return { subscription: toSubscription(rows[0]!), secret };
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
     },
 
     async list(organisationId) {

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { MAX_PRIORITY, parsePriority, PRIORITY_VALUES } from '../../workflows/engine';
 import { looseEnum, PrNumber, QueueRequest } from './common';
+import { MAX_IMPACTED_TARGETS, MAX_SHA_LENGTH, MAX_TARGET_LENGTH } from './limits';
 import { EnqueuedPullRequest, PR_STATES } from './queue';
 
 const PRIORITY_MESSAGE = `must be an integer from 0 to ${MAX_PRIORITY} or one of: ${Object.keys(PRIORITY_VALUES).join(', ')}`;
@@ -41,19 +42,44 @@ export type SubmitPullRequestRequest = z.infer<typeof SubmitPullRequestRequest>;
 const ALL_TARGETS = ['all', 'impacts_all'] as const;
 const TARGETS_MESSAGE = 'must be a list of target names or "ALL"';
 
-/** A list of target names, or `"ALL"` (also spelled `"IMPACTS_ALL"`, any case): impacts everything. */
+/**
+ * A list of target names, or `"ALL"` (also spelled `"IMPACTS_ALL"`, any case): impacts everything.
+ * The list is bounded (limits.ts): the queue keeps it in its state; "ALL" is the way past the bound,
+ * as Trunk's own clients use it past the request size.
+ */
 export const ImpactedTargets = z
   .union([z.array(z.string()), z.string().transform((v) => v.trim().toLowerCase())], {
     error: (issue) => (issue.input === undefined ? 'is required' : TARGETS_MESSAGE),
   })
   .superRefine((v, ctx) => {
-    if (typeof v === 'string' && !(ALL_TARGETS as readonly string[]).includes(v))
-      ctx.addIssue({ code: 'custom', message: TARGETS_MESSAGE });
+    if (typeof v === 'string') {
+      if (!(ALL_TARGETS as readonly string[]).includes(v))
+        ctx.addIssue({ code: 'custom', message: TARGETS_MESSAGE });
+      return;
+    }
+    if (v.length > MAX_IMPACTED_TARGETS) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must have at most ${MAX_IMPACTED_TARGETS} targets; send "ALL" to impact every target`,
+      });
+      return;
+    }
+    const long = v.findIndex((target) => target.length > MAX_TARGET_LENGTH);
+    if (long >= 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [long],
+        message: `must be at most ${MAX_TARGET_LENGTH} characters long`,
+      });
+    }
   })
-  .transform((v): string[] | 'ALL' => (typeof v === 'string' ? 'ALL' : v));
+  .transform((v): string[] | 'ALL' => (typeof v === 'string' ? 'ALL' : v))
+  .meta({
+    description: `Up to ${MAX_IMPACTED_TARGETS} target names of at most ${MAX_TARGET_LENGTH} characters, or "ALL".`,
+  });
 
 export const SetImpactedTargetsRequest = QueueRequest.extend({
-  pr: z.object({ number: PrNumber, sha: z.string().trim().min(1) }),
+  pr: z.object({ number: PrNumber, sha: z.string().trim().min(1).max(MAX_SHA_LENGTH) }),
   impactedTargets: ImpactedTargets,
 });
 export type SetImpactedTargetsRequest = z.infer<typeof SetImpactedTargetsRequest>;

@@ -4,12 +4,19 @@
  *
  * Rules: enums are answered in lower case and accepted in any case; every updateQueue setting is
  * optional (omitted = unchanged); counts that size something (concurrency, batch size) are at least 1,
- * durations and depths at least 0 (0 turns the testing timeout off). Trunk's live-only settings that
+ * durations and depths at least 0 (0 turns the testing timeout off), and each has an upper bound
+ * (limits.ts) so no queue asks the shared worker for more than it should. Trunk's live-only settings that
  * Terraform sends are accepted and ignored, so its requests do not fail. Response schemas carry no
  * transforms: the serializer encodes through them.
  */
 import { z } from 'zod';
 import { looseEnum, QueueRequest } from './common';
+import {
+  MAX_QUEUE_COUNT_SETTING,
+  MAX_QUEUE_MINUTES_SETTING,
+  MAX_REQUIRED_STATUSES,
+  MAX_STATUS_LENGTH,
+} from './limits';
 
 export const PR_STATES = [
   'not_ready',
@@ -77,15 +84,19 @@ export type QueueSettings = z.infer<typeof QueueSettings>;
 export const QueueView = QueueSettings.extend({ enqueuedPullRequests: z.array(EnqueuedPullRequest) });
 export type QueueView = z.infer<typeof QueueView>;
 
-const atLeast = (min: number) =>
+/** A whole number in [min, max]; every setting has an upper bound too (limits.ts). */
+const between = (min: number, max: number) =>
   z
     .number()
     .int({ message: 'must be an integer' })
-    .min(min, { message: `must be at least ${min}` });
+    .min(min, { message: `must be at least ${min}` })
+    .max(max, { message: `must be at most ${max}` });
+const count = (min: number) => between(min, MAX_QUEUE_COUNT_SETTING);
+const minutes = () => between(0, MAX_QUEUE_MINUTES_SETTING);
 
 export const CreateQueueRequest = QueueRequest.extend({
   mode: looseEnum(QUEUE_MODES).optional().describe('Defaults to single.'),
-  concurrency: atLeast(1).optional().describe('Test runs in flight at once; defaults to 1.'),
+  concurrency: count(1).optional().describe('Test runs in flight at once; defaults to 1.'),
 });
 export type CreateQueueRequest = z.infer<typeof CreateQueueRequest>;
 
@@ -112,13 +123,13 @@ const IgnoredSettings = {
 export const UpdateQueueRequest = QueueRequest.extend({
   state: looseEnum(REQUESTED_QUEUE_STATES).optional(),
   mode: looseEnum(QUEUE_MODES).optional(),
-  concurrency: atLeast(1).optional(),
-  bisectionConcurrency: atLeast(1).optional(),
-  testingTimeoutMinutes: atLeast(0).optional().describe('0 turns the testing timeout off.'),
-  pendingFailureDepth: atLeast(0).optional(),
+  concurrency: count(1).optional(),
+  bisectionConcurrency: count(1).optional(),
+  testingTimeoutMinutes: minutes().optional().describe('0 turns the testing timeout off.'),
+  pendingFailureDepth: count(0).optional(),
   batch: z.boolean().optional(),
-  batchingMaxWaitTimeMinutes: atLeast(0).optional(),
-  batchingMinSize: atLeast(1).optional(),
+  batchingMaxWaitTimeMinutes: minutes().optional(),
+  batchingMinSize: count(1).optional(),
   canOptimisticallyMerge: z.boolean().optional(),
   directMergeMode: looseEnum(DIRECT_MERGE_MODES).optional(),
   optimizationMode: looseEnum(OPTIMIZATION_MODES).optional(),
@@ -128,7 +139,8 @@ export const UpdateQueueRequest = QueueRequest.extend({
   commandsEnabled: z.boolean().optional(),
   statusCheckEnabled: z.boolean().optional(),
   requiredStatuses: z
-    .array(z.string().trim().min(1))
+    .array(z.string().trim().min(1).max(MAX_STATUS_LENGTH))
+    .max(MAX_REQUIRED_STATUSES)
     .optional()
     .describe('Status contexts a test run needs; an empty list is ignored (use deleteRequiredStatuses).'),
   deleteRequiredStatuses: z.boolean().optional().describe('Drop the required statuses set through the API.'),

@@ -6,6 +6,11 @@
  * their validation errors name them.
  */
 import { z } from 'zod';
+import {
+  CLASSIFICATION_BOUNDS,
+  jsonSchemaBounds,
+  type NumberKey,
+} from '../../../activities/flaky/classification';
 import { QUARANTINE_OVERRIDES } from '../../../activities/flaky/quarantine';
 import { RepoRef } from '../../schemas/common';
 import { NO_CONTROL, NO_NUL, RepoScopedRequest, TestId } from '../../schemas/flaky-tests';
@@ -17,7 +22,9 @@ const Actor = z
   .max(255)
   .regex(NO_CONTROL, { message: 'must not contain control characters' })
   .describe('Who makes the change; defaults to the API key prefix.');
-const num = z.number();
+// The ranges are checked by resolveClassificationParams (one sentence per parameter, the same rule
+// for stored settings); here they only reach the document.
+const num = (key: NumberKey) => z.number().meta(jsonSchemaBounds(CLASSIFICATION_BOUNDS[key]));
 const branches = z
   .array(z.string().min(1).max(255).regex(NO_CONTROL, { message: 'must not contain control characters' }))
   .max(100);
@@ -30,26 +37,31 @@ const TICKET_URL_TEMPLATE = new RegExp(
   String.raw`^https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/${URI_CHAR}*)?(?:\?(?:${URI_CHAR}|\?)*)?(?:#(?:${URI_CHAR}|\?)*)?$`,
 );
 const TICKET_URL_MESSAGE = 'must be an http(s) URL containing {ticket}';
+// Every linked test of every list page repeats the template with the key (up to 200 characters,
+// three times that percent-encoded) in each `{ticket}`: a few are plenty, hundreds would multiply
+// every answer's size.
+export const MAX_TICKET_PLACEHOLDERS = 4;
+const placeholders = (v: string) => v.split('{ticket}').length - 1;
 
 export const ClassificationOverrides = z
   .strictObject({
-    mixedLookbackDays: num,
-    rateWindowHours: num,
-    rateMinAttempts: num,
-    rateOn: num,
-    rateOff: num,
-    brokenConsecutiveCommits: num,
-    brokenRateWindowHours: num,
-    brokenRateMinAttempts: num,
-    brokenRateOn: num,
-    brokenRateOff: num,
-    recoverDays: num,
-    recoverPasses: num,
-    staleDays: num,
-    infraFailureRatio: num,
-    infraMinResults: num,
-    topFailures: num,
-    failureWindowDays: num,
+    mixedLookbackDays: num('mixedLookbackDays'),
+    rateWindowHours: num('rateWindowHours'),
+    rateMinAttempts: num('rateMinAttempts'),
+    rateOn: num('rateOn'),
+    rateOff: num('rateOff'),
+    brokenConsecutiveCommits: num('brokenConsecutiveCommits'),
+    brokenRateWindowHours: num('brokenRateWindowHours'),
+    brokenRateMinAttempts: num('brokenRateMinAttempts'),
+    brokenRateOn: num('brokenRateOn'),
+    brokenRateOff: num('brokenRateOff'),
+    recoverDays: num('recoverDays'),
+    recoverPasses: num('recoverPasses'),
+    staleDays: num('staleDays'),
+    infraFailureRatio: num('infraFailureRatio'),
+    infraMinResults: num('infraMinResults'),
+    topFailures: num('topFailures'),
+    failureWindowDays: num('failureWindowDays'),
     stableBranches: branches,
     mergeQueueBranchPrefixes: branches,
   })
@@ -67,6 +79,9 @@ export const UpdateRepositorySettingsRequest = RepoScopedRequest.extend({
     .refine((v) => NO_CONTROL.test(v), { message: 'must not contain control characters' })
     .regex(TICKET_URL_TEMPLATE, { message: TICKET_URL_MESSAGE })
     .refine((v) => v.includes('{ticket}'), { message: TICKET_URL_MESSAGE })
+    .refine((v) => placeholders(v) <= MAX_TICKET_PLACEHOLDERS, {
+      message: `may contain {ticket} at most ${MAX_TICKET_PLACEHOLDERS} times`,
+    })
     .nullable()
     .optional(),
   actor: Actor.optional(),

@@ -3,13 +3,19 @@
  *
  * Rules: the signing secret is in the creation answer and nowhere else; a URL must pass the URL
  * policy (http(s) only; no private or loopback address unless the operator allows it) or the request
- * is a 400 naming the field; another organisation's subscription is a 404 like a missing one.
+ * is a 400 naming the field; another organisation's subscription is a 404 like a missing one; an
+ * organisation at its subscription limit gets a 409 naming the limit and its setting (409, as for
+ * every "too many X for this organisation": deleting one helps, waiting does not).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { checkWebhookUrlResolved, WEBHOOK_EVENT_TYPES } from '../../../activities/webhooks';
-import { badRequest, notFound } from '../../errors';
+import {
+  checkWebhookUrlResolved,
+  SubscriptionLimitError,
+  WEBHOOK_EVENT_TYPES,
+} from '../../../activities/webhooks';
+import { badRequest, conflict, notFound } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
 import {
   CreatedSubscription,
@@ -26,6 +32,11 @@ import { subscriptionWire } from './wire';
 const tags = ['webhooks'];
 
 export const subscriptionNotFound = (id: string) => notFound(`Webhook subscription ${id} was not found.`);
+
+export const subscriptionLimitReached = (limit: number) =>
+  conflict(
+    `Your organisation already has ${limit} webhook subscriptions, the most it may have; delete one or ask your railyard operator to raise RAILYARD_MAX_WEBHOOK_SUBSCRIPTIONS_PER_ORGANISATION.`,
+  );
 
 export function subscriptionRoutes(deps: WebhookApiDeps) {
   const checkedUrl = async (url: string): Promise<string> => {
@@ -62,11 +73,16 @@ export function subscriptionRoutes(deps: WebhookApiDeps) {
       async (request, reply) => {
         const organisation = organisationOf(request);
         const url = await checkedUrl(request.body.url);
-        const { subscription, secret } = await deps.subscriptions.create(organisation.id, {
-          ...request.body,
-          url,
-        });
-        return reply.code(201).send({ ...subscriptionWire(subscription), secret });
+        try {
+          const { subscription, secret } = await deps.subscriptions.create(organisation.id, {
+            ...request.body,
+            url,
+          });
+          return reply.code(201).send({ ...subscriptionWire(subscription), secret });
+        } catch (err) {
+          if (err instanceof SubscriptionLimitError) throw subscriptionLimitReached(err.limit);
+          throw err;
+        }
       },
     );
 

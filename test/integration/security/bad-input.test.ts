@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FLAKY_TEST_SECTIONS } from './bad-input/flaky-tests';
+import { LIMIT_SECTIONS } from './bad-input/limits';
 import { MERGE_QUEUE_SECTIONS } from './bad-input/merge-queue';
 import { PLATFORM_SECTIONS } from './bad-input/platform';
 import { QUEUE, type BadInputContext, type BadInputRow } from './bad-input/rows';
@@ -19,6 +20,7 @@ const SECTIONS: [string, BadInputRow[]][] = [
   ...PLATFORM_SECTIONS,
   ...FLAKY_TEST_SECTIONS,
   ...WEBHOOK_SECTIONS,
+  ...LIMIT_SECTIONS,
 ];
 
 let api: LiveApi;

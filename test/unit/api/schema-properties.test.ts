@@ -18,6 +18,7 @@ import {
   SubmitPullRequestRequest,
   TestingDetailsRequest,
 } from '../../../api/schemas/merge-queue';
+import { MAX_QUEUE_COUNT_SETTING, MAX_QUEUE_MINUTES_SETTING } from '../../../api/schemas/limits';
 import { CreateQueueRequest, UpdateQueueRequest } from '../../../api/schemas/queue';
 import { describeIssue, fieldPath } from '../../../api/validation-message';
 
@@ -38,7 +39,9 @@ const prNumber = fc.oneof(
 const anyCase = (values: readonly string[]) =>
   fc.tuple(fc.constantFrom(...values), fc.boolean()).map(([v, upper]) => (upper ? v.toUpperCase() : v));
 const queue = { repo, targetBranch: branch };
-const atLeast = (min: number) => fc.integer({ min, max: 10_000 });
+// Queue settings have upper bounds too (api/schemas/limits.ts).
+const atLeast = (min: number) => fc.integer({ min, max: MAX_QUEUE_COUNT_SETTING });
+const minutes = fc.integer({ min: 0, max: MAX_QUEUE_MINUTES_SETTING });
 
 type Shape = Record<string, fc.Arbitrary<unknown>>;
 
@@ -82,10 +85,10 @@ const REQUESTS: [string, z.ZodType, Shape, string[]][] = [
       mode: anyCase(['single', 'parallel']),
       concurrency: atLeast(1),
       bisectionConcurrency: atLeast(1),
-      testingTimeoutMinutes: atLeast(0),
+      testingTimeoutMinutes: minutes,
       pendingFailureDepth: atLeast(0),
       batch: fc.boolean(),
-      batchingMaxWaitTimeMinutes: atLeast(0),
+      batchingMaxWaitTimeMinutes: minutes,
       batchingMinSize: atLeast(1),
       canOptimisticallyMerge: fc.boolean(),
       directMergeMode: anyCase(['off', 'always']),

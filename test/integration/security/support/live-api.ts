@@ -20,7 +20,7 @@ import { createApiKeyStore } from '../../../../activities/stores/api-keys';
 import { createTemporalGateway, type TemporalGateway } from '../../../../api/temporal/client';
 import { createMergeQueueService } from '../../../../api/temporal/merge-queue-service';
 import { createGitWorld, type GitWorld } from '../../../../bench/chaos/git-world';
-import { buildTestApp, type CapturedLog } from '../../../support/app';
+import { buildTestApp, type CapturedLog, type TestAppDeps } from '../../../support/app';
 import { requireTestEnv } from '../../../support/env';
 import { createMigratedDatabase } from '../../../support/postgres';
 
@@ -50,6 +50,8 @@ export interface LiveApiOptions {
   /** How long a change may wait for a busy queue (the gateway's default otherwise). */
   busyBudgetMs?: number;
   repo?: RepoKey;
+  /** More app dependencies, built on the API's database (stores with other limits, say). */
+  appDeps?: (pool: Pool) => TestAppDeps;
 }
 
 let runtimeInstalled = false;
@@ -110,6 +112,7 @@ export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> 
   const built: { app: FastifyInstance; log: CapturedLog } = await buildTestApp(pool, {
     keys,
     mergeQueue: createMergeQueueService(temporal),
+    ...opts.appDeps?.(pool),
   });
   const url = await built.app.listen({ host: '127.0.0.1', port: 0 });
 
