@@ -8,6 +8,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { QueueQuota } from '../activities/events/queue-quota';
 import type { ApiKeyStore } from '../activities/stores/api-keys';
+import type { IdempotencyKeyStore } from '../activities/stores/idempotency-keys';
 import { registerAuth } from './plugins/auth';
 import { createAuthFailureLimiter } from './plugins/auth-failures';
 import { frameworkErrorHandler, registerErrorHandler } from './plugins/error-handler';
@@ -35,6 +36,8 @@ export interface AppDeps {
   keys: ApiKeyStore;
   probes: ReadinessProbes;
   mergeQueue: MergeQueueService;
+  /** Idempotency-Key answers of the merge queue's change endpoints (routes/merge-queue/idempotency.ts). */
+  idempotencyKeys: IdempotencyKeyStore;
   /** Base URL this service is reached at, for the OpenAPI `servers` entry and html_url links. */
   publicUrl: string;
   probeTimeoutMs?: number;
@@ -42,7 +45,7 @@ export interface AppDeps {
   workerProbeCacheMs?: number;
   /** The flaky-test area (/v1/flaky-tests/*); left out when absent. */
   flaky?: FlakyDeps;
-  /** Epoch milliseconds; places change requests in their retry window (routes/merge-queue/update-id.ts). */
+  /** Epoch milliseconds; tests pass a fixed clock. */
   now?: () => number;
   /**
    * GET /v1/getMergeQueueMetrics, computed from the event log; left out when absent. With it,
@@ -129,7 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ? listingCreatedQueues(deps.mergeQueue, deps.queueMetrics, deps.logger)
     : deps.mergeQueue;
   const mergeQueue = deps.queueQuota ? limitingQueueCount(listed, deps.queueQuota, deps.logger) : listed;
-  await app.register(mergeQueueRoutes(mergeQueue, deps.now), { prefix: '/v1' });
+  await app.register(mergeQueueRoutes(mergeQueue, deps.idempotencyKeys), { prefix: '/v1' });
   if (deps.flaky) await app.register(flakyTestRoutes(deps.flaky, deps.publicUrl), { prefix: '/v1' });
   if (deps.queueMetrics) await app.register(queueMetricsRoutes(deps.queueMetrics), { prefix: '/v1' });
   if (deps.webhooks) await app.register(webhookRoutes(deps.webhooks), { prefix: '/v1' });

@@ -32,7 +32,7 @@ const ApiConfig = z.object({
   RAILYARD_API_IDLE_TIMEOUT_MS: envInt(100, 3_600_000).default(DEFAULT_SERVER_TIMEOUTS.idleMs),
   // Counts per organisation; past one, creating another is a 409 naming the setting.
   RAILYARD_MAX_QUEUES_PER_ORGANISATION: envInt(1, 1_000_000).default(DEFAULT_MAX_QUEUES_PER_ORGANISATION),
-  RAILYARD_MAX_WEBHOOK_SUBSCRIPTIONS_PER_ORGANISATION: envInt(1, 100_000).default(
+  RAILYARD_MAX_WEBHOOKS_PER_ORGANISATION: envInt(1, 100_000).default(
     DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION,
   ),
 });

@@ -2,13 +2,15 @@
  * Errors the API answers with on purpose. Each carries its HTTP status and one plain sentence for the
  * caller; the error handler (plugins/error-handler.ts) is the only place that turns errors into replies.
  */
-export type AppErrorKind = 'bad_request' | 'unauthorized' | 'not_found' | 'conflict' | 'unavailable';
+export type AppErrorKind =
+  'bad_request' | 'unauthorized' | 'not_found' | 'conflict' | 'unprocessable' | 'unavailable';
 
 const STATUS: Record<AppErrorKind, number> = {
   bad_request: 400,
   unauthorized: 401,
   not_found: 404,
   conflict: 409,
+  unprocessable: 422,
   unavailable: 503,
 };
 
@@ -27,6 +29,7 @@ export class AppError extends Error {
 export const badRequest = (message: string) => new AppError('bad_request', message);
 export const notFound = (message: string) => new AppError('not_found', message);
 export const conflict = (message: string) => new AppError('conflict', message);
+export const unprocessable = (message: string) => new AppError('unprocessable', message);
 export const unavailable = (message: string) => new AppError('unavailable', message);
 export const unauthorized = (message: string) => new AppError('unauthorized', message);
 

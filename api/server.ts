@@ -88,7 +88,7 @@ async function main(): Promise<void> {
     webhooks: {
       pool,
       subscriptions: createSubscriptionStore(pool, {
-        maxPerOrganisation: config.RAILYARD_MAX_WEBHOOK_SUBSCRIPTIONS_PER_ORGANISATION,
+        maxPerOrganisation: config.RAILYARD_MAX_WEBHOOKS_PER_ORGANISATION,
       }),
       allowPrivateUrls: config.RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS,
     },

@@ -51,7 +51,7 @@ export function describeIssue(
   if (name === '' && issue.code === 'invalid_type') {
     return where === 'body' ? 'The request body must be a JSON object.' : `The ${where} must be an object.`;
   }
-  const field = `Field '${name}'`;
+  const field = where === 'headers' ? `Header '${name}'` : `Field '${name}'`;
   // zod issues carry no input by default; its own wording says when the value was missing.
   if (issue.code === 'invalid_type' && / received undefined$/.test(issue.message))
     return `${field} is required.`;

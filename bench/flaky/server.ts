@@ -14,6 +14,7 @@ import { createJunitParser, defaultParserThreads } from '../../activities/flaky/
 import { createFlakyStore } from '../../activities/flaky/store';
 import { createPool } from '../../activities/platform/db';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
+import { createIdempotencyKeyStore } from '../../activities/stores/idempotency-keys';
 import { buildApp } from '../../api/app';
 import { unavailable } from '../../api/errors';
 import type { MergeQueueService } from '../../api/routes/merge-queue';
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
   const app = await buildApp({
     logger,
     keys: createApiKeyStore(pool),
+    idempotencyKeys: createIdempotencyKeyStore(pool),
     probes: { postgres: async () => void (await pool.query('SELECT 1')), temporal: () => Promise.resolve() },
     mergeQueue,
     publicUrl: 'http://127.0.0.1',

@@ -4,6 +4,7 @@ import pino from 'pino';
 import type { Pool } from 'pg';
 import { buildApp, type AppDeps } from '../../api/app';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
+import { createIdempotencyKeyStore } from '../../activities/stores/idempotency-keys';
 import { createFlakyStore } from '../../activities/flaky/store';
 import { createSubscriptionStore } from '../../activities/webhooks';
 import { queueNotFound, type MergeQueueService } from '../../api/routes/merge-queue/service';
@@ -53,6 +54,7 @@ export async function buildTestApp(pool: Pool, overrides: TestAppDeps = {}) {
     logger,
     publicUrl: 'http://127.0.0.1:8080',
     keys: createApiKeyStore(pool),
+    idempotencyKeys: createIdempotencyKeyStore(pool),
     probes: { postgres: async () => void (await pool.query('SELECT 1')), temporal: () => Promise.resolve() },
     flaky: { store: createFlakyStore(pool), pageTokenSecret: TEST_PAGE_TOKEN_SECRET },
     queueMetrics: { pool },

@@ -8,20 +8,26 @@
  * Invariants:
  * - At most one pending admission per PR; a second submit while it is pending updates its priority and
  *   noBatch in place and answers with the same submission id.
+ * - A submit of a queued PR is a resubmission (same submission id): new settings are applied in place,
+ *   the same settings change nothing (no event). A submit of a PR that left the queue (merged, failed,
+ *   cancelled: its metadata is gone) is a new submission. The API sends every request with its own
+ *   update id, so these rules, not update ids, are what make a repeated submit harmless.
  * - A pending admission ends admitted or rejected before continue-as-new (its read is tracked work,
  *   which `quiesce` waits for), so pending admissions are never carried.
  * - `pending` lasts until the PR's first transition reached its workflow, so a read right after the
  *   submit finds this submission; rejections are remembered (bounded) for callers that retry.
  */
-import { uuid4 } from '@temporalio/workflow';
+import { patched, uuid4 } from '@temporalio/workflow';
 import type { PullRequestSnapshot } from '../../activities/merge-queue/types';
 import { DEFAULT_PRIORITY, isInQueue } from '../engine';
 import { repositoryLabel } from '../ids';
 import { git } from './activity-proxies';
-import { bounded, MAX_REJECTED_ADMISSIONS } from './carried';
+import { bounded, MAX_REJECTED_ADMISSIONS, type PrMeta } from './carried';
 import { enqueueSubmission, type SubmissionRequest } from './enqueue';
 import type { AdmissionState, QueueRejection, SubmitInput, SubmitResult } from './messages';
 import type { QueueRuntime } from './runtime';
+
+const SAME_SETTINGS_PATCH = 'resubmit-same-settings-noop-v1';
 
 export class Admissions {
   /** Requests whose PR is being read, by PR number. */
@@ -46,6 +52,10 @@ export class Admissions {
     const existing = c.prs[String(pr)];
     // Admitted but not yet decided (its `submitted` still in the inbox) counts as queued too.
     if (existing && (isInQueue(c.engine, pr) || this.admitted.has(existing.submissionId))) {
+      // The same settings again (a client retry without an Idempotency-Key) change nothing. Histories
+      // recorded before this rule pushed the event; the patch keeps their replay.
+      if (this.sameSettings(existing, { pr, priority, noBatch }) && patched(SAME_SETTINGS_PATCH))
+        return { submissionId: existing.submissionId, resubmitted: true };
       existing.explicitPriority = priority !== null;
       this.rt.push({ type: 'priorityChanged', pr, priority: priority ?? DEFAULT_PRIORITY, noBatch });
       return { submissionId: existing.submissionId, resubmitted: true };
@@ -66,6 +76,26 @@ export class Admissions {
         ),
     );
     return { submissionId: request.submissionId, resubmitted: false };
+  }
+
+  /**
+   * Whether a resubmission asks for exactly what the queued PR has (priority, its origin, noBatch).
+   * Never while a change of those is still undecided in the inbox: the engine's entry is not yet what
+   * the PR will have, and this request must still win over it.
+   */
+  private sameSettings(meta: PrMeta, { pr, priority, noBatch }: SubmitInput): boolean {
+    const { c } = this.rt;
+    const entry = c.engine.entries.find((e) => e.pr === pr);
+    const undecided = c.inbox.some(
+      (e) => (e.type === 'priorityChanged' || e.type === 'submitted') && e.pr === pr,
+    );
+    return (
+      entry !== undefined &&
+      !undecided &&
+      entry.priority === (priority ?? DEFAULT_PRIORITY) &&
+      meta.explicitPriority === (priority !== null) &&
+      entry.noBatch === noBatch
+    );
   }
 
   stateOf(submissionId: string): AdmissionState {

@@ -4,8 +4,11 @@
  * push events for the main loop and, where the caller needs the result, wait until the loop applied
  * them, which it does in the same activation: every update completes in the workflow task that accepted
  * it (ADR 0005), and what needs an activity (reading a submitted PR) happens after the update, reported
- * through a query (admission.ts). Update results are remembered by update id across continue-as-new, so a retried request is
- * answered with its first result and not applied twice.
+ * through a query (admission.ts). Update results are remembered by update id across continue-as-new, so a
+ * retried request is answered with its first result and not applied twice. The API sends a fresh update
+ * id with every request and one id per Idempotency-Key (api/routes/merge-queue/update-id.ts), so only a
+ * keyed retry repeats an id; a repeated request without a key is made harmless by state (admission.ts,
+ * and a cancel or restart of a PR not in the queue is refused with Trunk's 404).
  */
 import { ApplicationFailure, condition, currentUpdateInfo, patched, setHandler } from '@temporalio/workflow';
 import { isInQueue, testRunView } from '../engine';

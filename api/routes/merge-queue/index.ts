@@ -1,8 +1,11 @@
 /**
  * The merge-queue area of the Trunk v1 API, registered under /v1. Routes are thin: zod body and
- * response schemas, the caller's organisation, one MergeQueueService call (service.ts).
+ * response schemas, the caller's organisation, one MergeQueueService call (service.ts). Change
+ * routes (`config.change`) honour an Idempotency-Key (idempotency.ts).
  */
 import type { FastifyInstance } from 'fastify';
+import type { IdempotencyKeyStore } from '../../../activities/stores/idempotency-keys';
+import { registerIdempotency } from './idempotency';
 import { pullRequestRoutes } from './pull-requests';
 import { queueRoutes } from './queues';
 import type { MergeQueueService } from './service';
@@ -10,11 +13,11 @@ import { testingRoutes } from './testing';
 
 export type { Change, MergeQueueService, QueueKey } from './service';
 
-/** `now` places a request in its retry window (update-id.ts); tests pass a fixed clock. */
-export function mergeQueueRoutes(service: MergeQueueService, now: () => number = Date.now) {
+export function mergeQueueRoutes(service: MergeQueueService, idempotencyKeys: IdempotencyKeyStore) {
   return async (app: FastifyInstance): Promise<void> => {
-    await app.register(queueRoutes(service, now));
-    await app.register(pullRequestRoutes(service, now));
+    registerIdempotency(app, idempotencyKeys);
+    await app.register(queueRoutes(service));
+    await app.register(pullRequestRoutes(service));
     await app.register(testingRoutes(service));
   };
 }

@@ -1,7 +1,9 @@
 /**
  * Pull-request endpoints: submit, cancel, restart, impacted targets, and the two reads. Each route
  * validates its body, scopes the call to the caller's organisation and makes one service call.
- * A resubmission of a queued PR is not an error: it updates priority and noBatch in place (200).
+ * A resubmission of a queued PR is not an error: it updates priority and noBatch in place (200), and
+ * changes nothing when they are the same. A submission of a PR that left the queue is a new one.
+ * The four changes honour an Idempotency-Key (idempotency.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -15,12 +17,13 @@ import {
   SubmitPullRequestRequest,
   SubmittedPullRequest,
 } from '../../schemas/merge-queue';
+import { IdempotencyHeaders } from './idempotency';
 import { pullRequestNotFound, type MergeQueueService } from './service';
 import { changeOf } from './update-id';
 
 const tags = ['merge queue'];
 
-export function pullRequestRoutes(service: MergeQueueService, now: () => number) {
+export function pullRequestRoutes(service: MergeQueueService) {
   return (app: FastifyInstance): void => {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
@@ -31,11 +34,13 @@ export function pullRequestRoutes(service: MergeQueueService, now: () => number)
           tags,
           summary: 'Submit a pull request to the queue, or update its priority and noBatch if queued.',
           body: SubmitPullRequestRequest,
+          headers: IdempotencyHeaders,
           response: { 200: Empty },
         },
+        config: { change: 'submitPullRequest' },
       },
       async (request) => {
-        await service.submitPullRequest(changeOf(request, 'submitPullRequest', now), request.body);
+        await service.submitPullRequest(changeOf(request, 'submitPullRequest'), request.body);
         return {};
       },
     );
@@ -47,11 +52,13 @@ export function pullRequestRoutes(service: MergeQueueService, now: () => number)
           tags,
           summary: 'Remove a pull request from the queue (404 if it is not in the queue).',
           body: PrRequest,
+          headers: IdempotencyHeaders,
           response: { 200: Empty },
         },
+        config: { change: 'cancelPullRequest' },
       },
       async (request) => {
-        await service.cancelPullRequest(changeOf(request, 'cancelPullRequest', now), request.body);
+        await service.cancelPullRequest(changeOf(request, 'cancelPullRequest'), request.body);
         return {};
       },
     );
@@ -63,14 +70,13 @@ export function pullRequestRoutes(service: MergeQueueService, now: () => number)
           tags,
           summary: 'Restart testing of a queued pull request in place (404 if it is not in the queue).',
           body: PrRequest,
+          headers: IdempotencyHeaders,
           response: { 200: Empty },
         },
+        config: { change: 'restartTestsOnPullRequest' },
       },
       async (request) => {
-        await service.restartTestsOnPullRequest(
-          changeOf(request, 'restartTestsOnPullRequest', now),
-          request.body,
-        );
+        await service.restartTestsOnPullRequest(changeOf(request, 'restartTestsOnPullRequest'), request.body);
         return {};
       },
     );
@@ -82,11 +88,13 @@ export function pullRequestRoutes(service: MergeQueueService, now: () => number)
           tags,
           summary: "Set the targets a pull request's head commit impacts (parallel queues).",
           body: SetImpactedTargetsRequest,
+          headers: IdempotencyHeaders,
           response: { 200: Empty },
         },
+        config: { change: 'setImpactedTargets' },
       },
       async (request) => {
-        await service.setImpactedTargets(changeOf(request, 'setImpactedTargets', now), request.body);
+        await service.setImpactedTargets(changeOf(request, 'setImpactedTargets'), request.body);
         return {};
       },
     );

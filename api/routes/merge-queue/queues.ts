@@ -1,19 +1,20 @@
 /**
  * Queue administration: create, read, update, delete (the endpoints Terraform drives). createQueue
  * answers 409 for an existing queue; deleteQueue 400 while PRs remain; updateQueue answers the settings
- * (getQueue without enqueuedPullRequests).
+ * (getQueue without enqueuedPullRequests). The three changes honour an Idempotency-Key (idempotency.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { organisationOf } from '../../plugins/auth';
 import { Empty, QueueRequest } from '../../schemas/common';
 import { CreateQueueRequest, QueueSettings, QueueView, UpdateQueueRequest } from '../../schemas/queue';
+import { IdempotencyHeaders } from './idempotency';
 import { queueNotFound, type MergeQueueService } from './service';
 import { changeOf } from './update-id';
 
 const tags = ['merge queue'];
 
-export function queueRoutes(service: MergeQueueService, now: () => number) {
+export function queueRoutes(service: MergeQueueService) {
   return (app: FastifyInstance): void => {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
@@ -24,8 +25,10 @@ export function queueRoutes(service: MergeQueueService, now: () => number) {
           tags,
           summary: 'Create a merge queue for a branch (409 if one exists).',
           body: CreateQueueRequest,
+          headers: IdempotencyHeaders,
           response: { 200: Empty },
         },
+        config: { change: 'createQueue' },
       },
       async (request) => {
         await service.createQueue(organisationOf(request), request.body);
@@ -57,10 +60,12 @@ export function queueRoutes(service: MergeQueueService, now: () => number) {
           tags,
           summary: 'Change queue settings or state; omitted settings are unchanged.',
           body: UpdateQueueRequest,
+          headers: IdempotencyHeaders,
           response: { 200: QueueSettings },
         },
+        config: { change: 'updateQueue' },
       },
-      (request) => service.updateQueue(changeOf(request, 'updateQueue', now), request.body),
+      (request) => service.updateQueue(changeOf(request, 'updateQueue'), request.body),
     );
 
     r.post(
@@ -70,11 +75,13 @@ export function queueRoutes(service: MergeQueueService, now: () => number) {
           tags,
           summary: 'Delete an empty merge queue (400 while pull requests remain).',
           body: QueueRequest,
+          headers: IdempotencyHeaders,
           response: { 200: Empty },
         },
+        config: { change: 'deleteQueue' },
       },
       async (request) => {
-        await service.deleteQueue(changeOf(request, 'deleteQueue', now), request.body);
+        await service.deleteQueue(changeOf(request, 'deleteQueue'), request.body);
         return {};
       },
     );

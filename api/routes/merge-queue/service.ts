@@ -9,7 +9,8 @@
  *   throws the queue-not-found 404 instead.
  * - Changes throw AppErrors: the queue-not-found 404, or the queue's own rejection (PR not in the
  *   queue → 404, queue not empty → 400, ...) as one plain sentence.
- * - `updateId` is the same for a retried identical request (update-id.ts), so a change is applied once.
+ * - `updateId` is fresh for every request, and the same for every retry under one Idempotency-Key
+ *   (update-id.ts), so Temporal never merges two requests and applies a keyed retry once.
  */
 import type { Organisation } from '../../../activities/stores/api-keys';
 import { conflict, notFound } from '../../errors';
@@ -32,7 +33,7 @@ export interface QueueKey {
   targetBranch: string;
 }
 
-/** A change request: who asks, and the id that makes a retry of the same request a no-op. */
+/** A change request: who asks, and its Temporal update id (one per request, or per Idempotency-Key). */
 export interface Change {
   org: Organisation;
   updateId: string;

@@ -1,12 +1,14 @@
 /**
  * Test runs: getMergeQueueTestingDetails (Trunk's shape, trunk-compat §1.7) and reportTestStatus,
- * railyard's own endpoint through which external CI drives the `statuses` test runner.
+ * railyard's own endpoint through which external CI drives the `statuses` test runner (a change: it
+ * honours an Idempotency-Key, idempotency.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { organisationOf } from '../../plugins/auth';
 import { Empty } from '../../schemas/common';
 import { ReportTestStatusRequest, TestingDetails, TestingDetailsRequest } from '../../schemas/merge-queue';
+import { IdempotencyHeaders } from './idempotency';
 import { testRunNotFound, type MergeQueueService } from './service';
 
 const tags = ['merge queue'];
@@ -49,8 +51,10 @@ export function testingRoutes(service: MergeQueueService) {
           summary: 'Report a commit status of a test branch (external CI).',
           description: REPORT_STATUS_DESCRIPTION,
           body: ReportTestStatusRequest,
+          headers: IdempotencyHeaders,
           response: { 200: Empty },
         },
+        config: { change: 'reportTestStatus' },
       },
       async (request) => {
         await service.reportTestStatus(organisationOf(request), request.body);

@@ -35,7 +35,7 @@ export const subscriptionNotFound = (id: string) => notFound(`Webhook subscripti
 
 export const subscriptionLimitReached = (limit: number) =>
   conflict(
-    `Your organisation already has ${limit} webhook subscriptions, the most it may have; delete one or ask your railyard operator to raise RAILYARD_MAX_WEBHOOK_SUBSCRIPTIONS_PER_ORGANISATION.`,
+    `Your organisation already has ${limit} webhook subscriptions, the most it may have; delete one or ask your railyard operator to raise RAILYARD_MAX_WEBHOOKS_PER_ORGANISATION.`,
   );
 
 export function subscriptionRoutes(deps: WebhookApiDeps) {

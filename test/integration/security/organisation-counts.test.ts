@@ -14,7 +14,7 @@ const SUBSCRIPTIONS = 2;
 const REPO = { host: 'github.com', owner: 'acme', name: 'app' };
 const queue = (targetBranch: string) => ({ repo: REPO, targetBranch });
 const QUEUE_LIMIT = `Your organisation already has ${QUEUES} merge queues, the most it may have; delete one or ask your railyard operator to raise RAILYARD_MAX_QUEUES_PER_ORGANISATION.`;
-const SUBSCRIPTION_LIMIT = `Your organisation already has ${SUBSCRIPTIONS} webhook subscriptions, the most it may have; delete one or ask your railyard operator to raise RAILYARD_MAX_WEBHOOK_SUBSCRIPTIONS_PER_ORGANISATION.`;
+const SUBSCRIPTION_LIMIT = `Your organisation already has ${SUBSCRIPTIONS} webhook subscriptions, the most it may have; delete one or ask your railyard operator to raise RAILYARD_MAX_WEBHOOKS_PER_ORGANISATION.`;
 
 let api: LiveApi;
 let acme: string;

@@ -7,7 +7,7 @@ import {
   matchesFilter,
   submissionsQuery,
 } from '../../../api/routes/merge-queue/listing';
-import { RETRY_WINDOW_MS, updateIdOf } from '../../../api/routes/merge-queue/update-id';
+import { freshUpdateId, requestHash } from '../../../api/routes/merge-queue/update-id';
 import * as wire from '../../../api/routes/merge-queue/wire';
 import { SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
 import { UpdateQueueRequest } from '../../../api/schemas/queue';
@@ -107,22 +107,19 @@ test('testing details: upper-case status states, PR urls, "ALL" as a one-item li
   });
 });
 
-describe('updateIdOf', () => {
-  const at = 10 * RETRY_WINDOW_MS + 1_000;
+describe('update ids and request hashes', () => {
+  test('every request gets its own update id, named after its endpoint', () => {
+    const a = freshUpdateId('submitPullRequest');
+    expect(a).toMatch(/^submitPullRequest\/[0-9a-f-]{36}$/);
+    expect(freshUpdateId('submitPullRequest')).not.toBe(a);
+  });
 
-  test('key order and undefined members do not matter; the window does', () => {
-    const a = updateIdOf(
-      'submitPullRequest',
-      'org',
-      { pr: { number: 1 }, priority: 0, noBatch: undefined },
-      at,
-    );
-    expect(updateIdOf('submitPullRequest', 'org', { priority: 0, pr: { number: 1 } }, at + 30_000)).toBe(a);
-    expect(
-      updateIdOf('submitPullRequest', 'org', { priority: 0, pr: { number: 1 } }, at + RETRY_WINDOW_MS),
-    ).not.toBe(a);
-    expect(updateIdOf('submitPullRequest', 'org-2', { priority: 0, pr: { number: 1 } }, at)).not.toBe(a);
-    expect(a).toMatch(/^submitPullRequest\/[A-Za-z0-9_-]{32}$/);
+  test('key order and undefined members do not change the hash; the endpoint and values do', () => {
+    const a = requestHash('submitPullRequest', { pr: { number: 1 }, priority: 0, noBatch: undefined });
+    expect(requestHash('submitPullRequest', { priority: 0, pr: { number: 1 } })).toEqual(a);
+    expect(requestHash('submitPullRequest', { priority: 1, pr: { number: 1 } })).not.toEqual(a);
+    expect(requestHash('cancelPullRequest', { priority: 0, pr: { number: 1 } })).not.toEqual(a);
+    expect(a).toHaveLength(32);
   });
 });
 

@@ -123,6 +123,15 @@ export const gitNames: BadInputRow[] = [
   { name: 'branch with a newline', route: '/v1/getQueue', body: withQueue({ targetBranch: 'main\nX-Injected: 1' }), status: 400, message: "Field 'targetBranch' must not contain control characters." },
 ];
 
+const KEY_MESSAGE = "Header 'idempotency-key' must be 1 to 255 printable ASCII characters.";
+
+// prettier-ignore
+export const idempotencyKeys: BadInputRow[] = [
+  { name: 'empty Idempotency-Key', route: '/v1/submitPullRequest', body: PR(1), headers: { 'Idempotency-Key': '' }, status: 400, message: KEY_MESSAGE },
+  { name: 'Idempotency-Key of 256 characters', route: '/v1/cancelPullRequest', body: PR(1), headers: { 'Idempotency-Key': 'k'.repeat(256) }, status: 400, message: KEY_MESSAGE },
+  { name: 'Idempotency-Key with a non-ASCII character', route: '/v1/updateQueue', body: QUEUE, headers: { 'Idempotency-Key': 'cl\u00e9' }, status: 400, message: KEY_MESSAGE },
+];
+
 export const MERGE_QUEUE_SECTIONS: [string, BadInputRow[]][] = [
   ['malformed JSON', malformedJson],
   ['wrong types', wrongTypes],
@@ -134,4 +143,5 @@ export const MERGE_QUEUE_SECTIONS: [string, BadInputRow[]][] = [
   ['duplicate create, delete of a non-empty queue', queueLifecycle],
   ['forged page tokens', pageTokens],
   ['git names that could escape the root or become options', gitNames],
+  ['idempotency keys', idempotencyKeys],
 ];
