@@ -30,6 +30,8 @@ const ApiConfig = z.object({
   RAILYARD_API_HEADERS_TIMEOUT_MS: envInt(100, 600_000).default(DEFAULT_SERVER_TIMEOUTS.headersMs),
   RAILYARD_API_REQUEST_TIMEOUT_MS: envInt(100, 3_600_000).default(DEFAULT_SERVER_TIMEOUTS.requestMs),
   RAILYARD_API_IDLE_TIMEOUT_MS: envInt(100, 3_600_000).default(DEFAULT_SERVER_TIMEOUTS.idleMs),
+  /** How long the answer to a request with an Idempotency-Key is replayed (routes/merge-queue/idempotency.ts). */
+  RAILYARD_IDEMPOTENCY_KEY_TTL_HOURS: envInt(1, 720).default(24),
   // Counts per organisation; past one, creating another is a 409 naming the setting.
   RAILYARD_MAX_QUEUES_PER_ORGANISATION: envInt(1, 1_000_000).default(DEFAULT_MAX_QUEUES_PER_ORGANISATION),
   RAILYARD_MAX_WEBHOOKS_PER_ORGANISATION: envInt(1, 100_000).default(

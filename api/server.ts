@@ -11,6 +11,7 @@ import { createJunitParser, defaultParserThreads } from '../activities/flaky/jun
 import { createFlakyStore } from '../activities/flaky/store';
 import { ConfigError } from '../activities/platform/env';
 import { createApiKeyStore } from '../activities/stores/api-keys';
+import { createIdempotencyKeyStore } from '../activities/stores/idempotency-keys';
 import { createSubscriptionStore } from '../activities/webhooks';
 import { buildApp } from './app';
 import { createProcessMetrics, instrumentTemporalGateway } from './plugins/process-metrics';
@@ -68,6 +69,9 @@ async function main(): Promise<void> {
       onTouchError: (err) => logger.warn({ err }, 'could not record API key use'),
     }),
     mergeQueue: createMergeQueueService(temporal),
+    idempotencyKeys: createIdempotencyKeyStore(pool, {
+      ttlMs: config.RAILYARD_IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000,
+    }),
     flaky: { store: createFlakyStore(pool, { events: testCaseEvents }), pageTokenSecret, parser },
     processMetrics,
     rateLimit:
