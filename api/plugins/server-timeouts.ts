@@ -29,7 +29,9 @@ export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
   headersMs: 10_000,
   // 20 MiB (the body limit) in a minute is about 350 KB/s, slower than any CI runner's uplink.
   requestMs: 60_000,
-  idleMs: 60_000,
+  // Above Fastify's keep-alive timeout (72 s), which closes idle keep-alive connections first; this
+  // one catches a connection stuck mid-request or a client that stopped reading the answer.
+  idleMs: 120_000,
 };
 
 /** The part of Fastify's options (HTTP/1 server) that carries them, and the plain-text 408 past them. */
