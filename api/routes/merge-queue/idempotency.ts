@@ -53,7 +53,7 @@ export const IdempotencyHeaders = z.looseObject({
     .optional()
     .meta({
       description:
-        'Makes a retry safe: the first answer to a request with this key (same body) is replayed for 24 hours; the same key with another body is refused (422). A UUID per request is a good key.',
+        'Makes a retry safe: the first answer to a request with this key (same body) is replayed, for 24 hours by default; the same key with another body is refused (422), and while the first request is still being applied a retry gets 409. A UUID per request is a good key.',
     }),
 });
 
