@@ -9,6 +9,8 @@
  *   crash between the commit and the starts loses no webhook and sends none twice.
  * - It never waits for a receiver: delivery happens in its own workflow, so a slow or failing
  *   receiver cannot slow the queue.
+ * - It may fail as long as PostgreSQL is down: the queue workflow keeps the transitions and retries
+ *   without limit (workflows/queue/event-log-outbox.ts), so a failure here delays, never drops.
  */
 import type { Pool, PoolClient } from 'pg';
 import { recordDeliveries } from '../webhooks/deliveries';

@@ -1,7 +1,8 @@
 /**
  * createEventActivities(deps): the event-log and webhook activities the worker registers:
- * `appendTransitions` (append.ts), `deliverWebhook` and `finishWebhookDelivery`
- * (../webhooks/deliver.ts, run by workflows/webhooks/delivery-workflow.ts).
+ * `appendTransitions` (append.ts), and `attemptWebhook`, `recordWebhookAttempt`,
+ * `finishWebhookDelivery` and the legacy `deliverWebhook` (../webhooks/deliver.ts, run by
+ * workflows/webhooks/delivery-workflow.ts).
  *
  * Without `client` and `taskQueue` the log is still written but no webhook is recorded or sent.
  */

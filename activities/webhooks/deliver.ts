@@ -1,18 +1,35 @@
 /**
  * The delivery activities the webhook delivery workflow runs.
  *
- * `deliverWebhook` makes one attempt: it signs the stored payload afresh (new timestamp, same id),
- * POSTs it, records the attempt (status code, duration, error), and answers on a 2xx. Anything else
- * throws, so Temporal retries it with the workflow's backoff; a URL the policy refuses throws a
- * non-retryable failure. It is idempotent: a delivery that already finished is not sent again.
- * `finishWebhookDelivery` marks a delivery `failed` once its retries ran out.
+ * `attemptWebhook` makes one attempt at the receiver: it signs the stored payload afresh (new
+ * timestamp, same id), POSTs it, records the attempt (status code, duration, error) and answers what
+ * the receiver did as data; the workflow keeps the receiver's retry budget.
+ *
+ * Rules:
+ * - PostgreSQL failing is never the receiver's fault. Before the request (reading the delivery) it
+ *   throws `WebhookStoreUnavailable`, which the workflow retries without limit and without counting;
+ *   after the request (recording it) it answers `unrecorded` with the attempt, so the workflow records
+ *   it once PostgreSQL is back instead of sending the request again.
+ * - Idempotent: a delivery that already finished, was deleted or whose subscription is disabled is not
+ *   sent (a disabled one ends `cancelled`).
+ *
+ * `deliverWebhook` is the same attempt for delivery workflows started before the budget moved into the
+ * workflow (it throws on anything but a 2xx so Temporal's retry policy spaces the attempts).
+ * `recordWebhookAttempt` stores an `unrecorded` attempt; `finishWebhookDelivery` marks a delivery
+ * `failed` once its budget ran out.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { Pool } from 'pg';
-import { finishDelivery, loadDeliveryToSend, recordAttempt } from './deliveries';
+import { finishDelivery, loadDeliveryToSend, recordAttempt, type DeliveryToSend } from './deliveries';
 import { postWebhook, type PostResult } from './http-post';
 import { svixHeaders } from './signing';
-import { WEBHOOK_FAILURE, type DeliveryOutcome } from './types';
+import {
+  WEBHOOK_FAILURE,
+  type AttemptOutcome,
+  type AttemptRecordData,
+  type DeliveryOutcome,
+  type ReceiverVerdict,
+} from './types';
 
 export interface DeliveryActivityDeps {
   pool: Pool;
@@ -22,59 +39,121 @@ export interface DeliveryActivityDeps {
   now?: () => number;
 }
 
-function errorOf(result: PostResult): string | null {
+interface AttemptInput {
+  deliveryId: string;
+  requestTimeoutMs: number;
+}
+
+type Skipped = Extract<AttemptOutcome, { kind: 'skipped' }>;
+
+function verdictOf(result: PostResult): ReceiverVerdict {
   switch (result.kind) {
     case 'answered':
       return result.statusCode >= 200 && result.statusCode < 300
-        ? null
-        : `The receiver answered HTTP ${result.statusCode}.`;
+        ? { kind: 'delivered', statusCode: result.statusCode }
+        : { kind: 'failed', error: `The receiver answered HTTP ${result.statusCode}.` };
     case 'refused':
-      return result.reason;
+      return { kind: 'refused', error: result.reason };
     case 'unreachable':
-      return result.error;
+      return { kind: 'failed', error: result.error };
   }
 }
 
+/** Runs a PostgreSQL step; its failure becomes the retryable type the workflow does not count. */
+async function store<T>(step: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw ApplicationFailure.retryable(
+      `PostgreSQL could not ${step}: ${err instanceof Error ? err.message : String(err)}`,
+      WEBHOOK_FAILURE.storeUnavailable,
+    );
+  }
+}
+
+const asRow = (r: AttemptRecordData) => ({
+  startedAt: new Date(r.startedAtMs),
+  durationMs: r.durationMs,
+  statusCode: r.statusCode,
+  error: r.error,
+  responseBody: r.responseBody,
+});
+
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const now = deps.now ?? Date.now;
+
+  /** The delivery to send, or why there is nothing to send. */
+  async function load(id: string): Promise<DeliveryToSend | Skipped> {
+    const delivery = await store('read the delivery', () => loadDeliveryToSend(deps.pool, id));
+    if (!delivery) return { kind: 'skipped', why: 'gone' };
+    if (delivery.status !== 'pending') return { kind: 'skipped', why: 'finished' };
+    if (!delivery.enabled) {
+      await store('cancel the delivery', () => finishDelivery(deps.pool, delivery.id, 'cancelled'));
+      return { kind: 'skipped', why: 'disabled' };
+    }
+    return delivery;
+  }
+
+  async function post(delivery: DeliveryToSend, timeoutMs: number) {
+    const started = now();
+    const headers = svixHeaders(delivery.secret, delivery.id, Math.floor(started / 1000), delivery.payload);
+    const result = await postWebhook(delivery.url, delivery.payload, headers, {
+      timeoutMs,
+      allowPrivate: deps.allowPrivateWebhookUrls,
+      userAgent: deps.userAgent ?? 'railyard-webhooks',
+    });
+    const verdict = verdictOf(result);
+    const record: AttemptRecordData = {
+      startedAtMs: started,
+      durationMs: now() - started,
+      statusCode: result.kind === 'answered' ? result.statusCode : null,
+      error: verdict.kind === 'delivered' ? null : verdict.error,
+      responseBody: result.kind === 'answered' ? result.body : null,
+    };
+    return { verdict, record };
+  }
+
   return {
-    async deliverWebhook(input: { deliveryId: string; requestTimeoutMs: number }): Promise<DeliveryOutcome> {
-      const delivery = await loadDeliveryToSend(deps.pool, input.deliveryId);
-      if (!delivery) return { kind: 'skipped', why: 'gone' };
-      if (delivery.status !== 'pending') return { kind: 'skipped', why: 'finished' };
-      if (!delivery.enabled) {
-        await finishDelivery(deps.pool, delivery.id, 'cancelled');
-        return { kind: 'skipped', why: 'disabled' };
+    async attemptWebhook(input: AttemptInput): Promise<AttemptOutcome> {
+      const delivery = await load(input.deliveryId);
+      if ('kind' in delivery) return delivery;
+      const { verdict, record } = await post(delivery, input.requestTimeoutMs);
+      try {
+        const attempt = await recordAttempt(deps.pool, delivery.id, asRow(record));
+        return { kind: 'attempted', verdict, attempt };
+      } catch {
+        return { kind: 'unrecorded', verdict, record };
       }
-      const started = now();
-      const headers = svixHeaders(delivery.secret, delivery.id, Math.floor(started / 1000), delivery.payload);
-      const result = await postWebhook(delivery.url, delivery.payload, headers, {
-        timeoutMs: input.requestTimeoutMs,
-        allowPrivate: deps.allowPrivateWebhookUrls,
-        userAgent: deps.userAgent ?? 'railyard-webhooks',
-      });
-      const error = errorOf(result);
-      const statusCode = result.kind === 'answered' ? result.statusCode : null;
-      const attempt = await recordAttempt(deps.pool, delivery.id, {
-        startedAt: new Date(started),
-        durationMs: now() - started,
-        statusCode,
-        error,
-        responseBody: result.kind === 'answered' ? result.body : null,
-      });
-      switch (result.kind) {
-        case 'answered':
-          if (error === null) return { kind: 'delivered', statusCode: result.statusCode, attempt };
-          throw ApplicationFailure.retryable(error, WEBHOOK_FAILURE.rejected);
+    },
+
+    async recordWebhookAttempt(input: { deliveryId: string; record: AttemptRecordData }): Promise<number> {
+      return store('record the attempt', () =>
+        recordAttempt(deps.pool, input.deliveryId, asRow(input.record)),
+      );
+    },
+
+    async deliverWebhook(input: AttemptInput): Promise<DeliveryOutcome> {
+      const delivery = await load(input.deliveryId);
+      if ('kind' in delivery) return delivery;
+      const { verdict, record } = await post(delivery, input.requestTimeoutMs);
+      const attempt = await store('record the attempt', () =>
+        recordAttempt(deps.pool, delivery.id, asRow(record)),
+      );
+      switch (verdict.kind) {
+        case 'delivered':
+          return { kind: 'delivered', statusCode: verdict.statusCode, attempt };
+        case 'failed':
+          throw ApplicationFailure.retryable(
+            verdict.error,
+            record.statusCode === null ? WEBHOOK_FAILURE.unreachable : WEBHOOK_FAILURE.rejected,
+          );
         case 'refused':
-          throw ApplicationFailure.nonRetryable(result.reason, WEBHOOK_FAILURE.refused);
-        case 'unreachable':
-          throw ApplicationFailure.retryable(result.error, WEBHOOK_FAILURE.unreachable);
+          throw ApplicationFailure.nonRetryable(verdict.error, WEBHOOK_FAILURE.refused);
       }
     },
 
     async finishWebhookDelivery(input: { deliveryId: string; status: 'failed' }): Promise<void> {
-      await finishDelivery(deps.pool, input.deliveryId, input.status);
+      await store('finish the delivery', () => finishDelivery(deps.pool, input.deliveryId, input.status));
     },
   };
 }

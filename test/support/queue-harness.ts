@@ -10,8 +10,10 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
+import { createEventActivities } from '../../activities/events';
 import { createPool } from '../../activities/platform/db';
 import { createCommandRunner } from '../../activities/runners/command-runner';
+import type { DeliveryRetryPolicy } from '../../activities/webhooks/types';
 import type { QueueConfigPatch } from '../../workflows/engine';
 import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
 import { getPullRequestQuery, type PullRequestRecord } from '../../workflows/pull-request/messages';
@@ -61,13 +63,22 @@ export interface HarnessOptions {
    * a PR's first run fail (flake) or to hold runs until released.
    */
   command?: string;
+  /** The worker's database (migrated); default TEST_DATABASE_URL. */
+  databaseUrl?: string;
+  /** The worker's webhook delivery retry policy (tests shorten it); default the production one. */
+  webhookRetry?: Partial<DeliveryRetryPolicy>;
+  /**
+   * The SDK's log level, for the first harness of the test file (one runtime per process); `ERROR`
+   * for tests whose activities fail on purpose, which the SDK reports as warnings. Default `WARN`.
+   */
+  logLevel?: 'WARN' | 'ERROR';
 }
 
 export const DEFAULT_COMMAND = 'test ! -e BROKEN && sleep 0.2';
 
 export async function startQueueHarness(opts: HarnessOptions = {}): Promise<QueueHarness> {
   if (!runtimeInstalled) {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({ logger: new DefaultLogger(opts.logLevel ?? 'WARN') });
     runtimeInstalled = true;
   }
   const address = requireTestEnv('TEST_TEMPORAL_ADDRESS');
@@ -83,7 +94,7 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
   fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
   const initialCommits = Number(fx.bareGit('rev-list', '--count', 'main'));
 
-  const pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 4 });
+  const pool = createPool(opts.databaseUrl ?? requireTestEnv('TEST_DATABASE_URL'), { max: 4 });
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
@@ -98,15 +109,26 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
     connection: nativeConnection,
     taskQueue,
     workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
-    activities: createActivities({
-      workerIdentity: 'e2e',
-      gitHost: fx.host,
-      runner,
-      client,
-      taskQueue,
-      pool,
-      allowPrivateWebhookUrls: true,
-    }),
+    activities: {
+      ...createActivities({
+        workerIdentity: 'e2e',
+        gitHost: fx.host,
+        runner,
+        client,
+        taskQueue,
+        pool,
+        allowPrivateWebhookUrls: true,
+      }),
+      ...(opts.webhookRetry
+        ? createEventActivities({
+            pool,
+            client,
+            taskQueue,
+            allowPrivateWebhookUrls: true,
+            webhookRetry: opts.webhookRetry,
+          })
+        : {}),
+    },
   });
   const running = worker.run();
   const key: QueueKey = { organisationId: randomUUID(), repo: fx.repo, targetBranch: 'main' };

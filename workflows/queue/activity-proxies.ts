@@ -14,7 +14,10 @@ export const git = proxyActivities<Activities>({
   },
 });
 
-/** The event log: one append per drain; idempotent, so retries are safe. */
+/**
+ * The event log as appended before the outbox (event-log-outbox.ts): one bounded append per drain.
+ * Only histories recorded before the `event-log-outbox-v1` patch replay through it.
+ */
 export const events = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: {

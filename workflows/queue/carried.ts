@@ -6,8 +6,10 @@
  *
  * Invariants: plain JSON; every collection is bounded (finished PRs leave `prs` once notified, at most
  * MAX_FINISHED_RUNS finished runs, MAX_UPDATE_RESULTS update results and MAX_REJECTED_ADMISSIONS
- * rejections are kept).
+ * rejections are kept), except `unstored`, which holds transitions only while the event log cannot be
+ * written.
  */
+import type { TransitionEvent } from '../../activities/events/types';
 import type { EngineEvent, QueueState } from '../engine';
 import type { PrDetails, Readiness } from '../pull-request/messages';
 import type { AdmissionState, CommitStatusReport, RunnerSettings, SubmitResult } from './messages';
@@ -65,6 +67,11 @@ export interface Carried {
   earlyTargets: { pr: number; headSha: string; targets: string[] | 'ALL' }[];
   /** Submissions refused after their update completed, for callers still waiting or retrying. */
   rejectedAdmissions: [string, Extract<AdmissionState, { state: 'rejected' }>][];
+  /**
+   * Transitions not yet stored in the event log, oldest first (event-log-outbox.ts). Not bounded by
+   * count: they leave only once stored. Absent in runs carried from older code.
+   */
+  unstored?: TransitionEvent[];
 }
 
 export const DEFAULT_RUNNER: RunnerSettings = {

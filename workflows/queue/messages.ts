@@ -43,6 +43,8 @@ export interface QueueWorkflowInput {
   carried?: unknown;
   /** Test hook: continue-as-new after this many history events instead of the server's suggestion. */
   continueAsNewAfterEvents?: number;
+  /** Test hook: the longest pause between retries of an event-log append (default 30 s, at least 1 s). */
+  appendMaximumIntervalMs?: number;
 }
 
 export interface SubmitInput {

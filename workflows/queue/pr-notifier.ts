@@ -4,8 +4,10 @@
  * appended to the event log (one activity for the whole drain).
  *
  * Invariants: notices keep transition order; a finished submission's metadata leaves the queue state
- * only after its terminal notice is queued; histories recorded before the event log existed replay
- * without the append (`patched`).
+ * only after its terminal notice is queued; the transitions go to the event log through the outbox
+ * (event-log-outbox.ts), which keeps them until they are stored. Histories recorded before the event
+ * log existed replay without the append, and those recorded before the outbox with one bounded append
+ * per drain (`patched`).
  */
 import { patched } from '@temporalio/workflow';
 import type { TransitionEvent } from '../../activities/events/types';
@@ -16,6 +18,7 @@ import { detailsOf } from './carried';
 import type { QueueRuntime } from './runtime';
 
 const EVENT_LOG_PATCH = 'event-log-v1';
+const EVENT_LOG_OUTBOX_PATCH = 'event-log-outbox-v1';
 
 export class PrNotifier {
   private notices = new Map<number, PrTransitionNotice[]>();
@@ -52,7 +55,8 @@ export class PrNotifier {
       const batch = [...this.notices].flatMap(([pr, notices]) =>
         notices.map((n) => this.transitionEvent(pr, n)),
       );
-      this.rt.track(async () => void (await events.appendTransitions({ events: batch })));
+      if (patched(EVENT_LOG_OUTBOX_PATCH)) this.rt.outbox.add(batch);
+      else this.rt.track(async () => void (await events.appendTransitions({ events: batch })));
     }
     for (const [pr, notices] of this.notices) {
       const meta = c.prs[String(pr)];

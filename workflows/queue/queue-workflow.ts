@@ -53,7 +53,9 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
   // Runs carried from older code may lack newer runner settings and memories.
   c.runner = { ...DEFAULT_RUNNER, ...c.runner };
   c.rejectedAdmissions ??= [];
-  const rt = new QueueRuntime(input.key, queueWorkflowId(input.key), c);
+  const rt = new QueueRuntime(input.key, queueWorkflowId(input.key), c, {
+    appendMaximumIntervalMs: input.appendMaximumIntervalMs,
+  });
   registerHandlers(rt);
 
   /**
@@ -86,6 +88,8 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     setCurrentDetails(describe(c, input));
     if (c.deleted && c.engine.entries.length === 0) {
       await quiesce();
+      // The last transitions must reach the event log before the workflow (and its state) ends.
+      await condition(() => rt.outbox.idle);
       return;
     }
     if (shouldContinueAsNew(input)) {

@@ -13,18 +13,23 @@ import type { QueueKey } from '../ids';
 import { bounded, type Carried, MAX_FINISHED_RUNS } from './carried';
 import { git } from './activity-proxies';
 import { CommandRunner } from './command-runner';
+import { EventLogOutbox } from './event-log-outbox';
 import { PrNotifier } from './pr-notifier';
 
 const RECHECK_INTERVAL_MS = 15_000;
 
 export class QueueRuntime {
-  /** Short activities in flight (build, land, notify, read): continue-as-new waits for them. */
+  /**
+   * Short activities in flight (build, land, notify, read): continue-as-new waits for them. Appends to
+   * the event log are not among them: `outbox` carries what they have not stored yet.
+   */
   inFlight = 0;
   /** Items the handlers wait on: an update answers after its event has been decided. */
   private appliedSeq = 0;
   private pushedSeq: number;
   readonly runner: CommandRunner;
   readonly notifier: PrNotifier;
+  readonly outbox: EventLogOutbox;
   /** Submissions whose PR workflow has received at least one transition (so it can be read). */
   readonly delivered = new Set<string>();
 
@@ -32,9 +37,13 @@ export class QueueRuntime {
     readonly key: QueueKey,
     readonly queueWorkflowId: string,
     readonly c: Carried,
+    opts: { appendMaximumIntervalMs?: number } = {},
   ) {
     this.runner = new CommandRunner(this);
     this.notifier = new PrNotifier(this);
+    this.outbox = new EventLogOutbox(c, opts.appendMaximumIntervalMs);
+    // Transitions a previous run could not store go first.
+    this.outbox.pump();
     // Carried inbox items count as already pushed, so handler sequence numbers stay in inbox order.
     this.pushedSeq = c.inbox.length;
   }

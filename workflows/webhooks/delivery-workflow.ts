@@ -3,38 +3,87 @@
  * `webhook/<delivery id>`, started once by whoever recorded the delivery; a conflict on start means it
  * is already under way.
  *
- * The retries are Temporal's: `deliverWebhook` makes one attempt and throws on anything but a 2xx, and
- * the activity's retry policy (exponential backoff, bounded attempts) spaces the next ones. Every
- * attempt is recorded by the activity itself. When the retries run out, or the URL is refused, the
- * delivery is marked `failed`. The workflow holds no state of its own beyond that.
+ * The receiver's retry budget lives here: `attemptWebhook` makes one attempt and answers what the
+ * receiver did; after a failed one the workflow sleeps (exponential backoff, capped) and tries again,
+ * until `maximumAttempts` attempts reached the receiver; then the delivery is marked `failed`. A
+ * refused URL fails at once.
+ *
+ * Invariants:
+ * - Only attempts that reached the receiver count. Our PostgreSQL being unreachable makes the
+ *   activities throw `WebhookStoreUnavailable`, which Temporal retries without limit (capped backoff)
+ *   inside the same attempt, so an outage of any length delays a delivery and never fails it.
+ * - A request made while recording it failed is not made again: the attempt comes back `unrecorded`
+ *   and is recorded by `recordWebhookAttempt` once PostgreSQL answers.
+ * - Workflows recorded before the `webhook-receiver-budget-v1` patch replay on legacy-delivery.ts.
  */
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities, sleep } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../../activities/webhooks/deliver';
-import type { WebhookDeliveryInput, WebhookDeliveryResult } from '../../activities/webhooks/types';
+import type {
+  ReceiverVerdict,
+  WebhookDeliveryInput,
+  WebhookDeliveryResult,
+} from '../../activities/webhooks/types';
+import { legacyDelivery } from './legacy-delivery';
+
+const RECEIVER_BUDGET_PATCH = 'webhook-receiver-budget-v1';
+const STORE_RETRY_INITIAL_INTERVAL_MS = 1_000;
+const STORE_RETRY_MAXIMUM_INTERVAL_MS = 30_000;
+
+/** The pause after the n-th failed attempt at the receiver. */
+export function receiverBackoffMs(retry: WebhookDeliveryInput['retry'], n: number): number {
+  return Math.min(retry.initialIntervalMs * retry.backoffCoefficient ** (n - 1), retry.maximumIntervalMs);
+}
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
-  const { retry } = input;
-  const { deliverWebhook } = proxyActivities<DeliveryActivities>({
+  if (!patched(RECEIVER_BUDGET_PATCH)) return legacyDelivery(input);
+  const { retry, deliveryId } = input;
+  // No maximumAttempts: these retries are our own side failing (PostgreSQL, a worker that died).
+  const storeRetry = {
+    initialInterval: STORE_RETRY_INITIAL_INTERVAL_MS,
+    backoffCoefficient: 2,
+    // Temporal refuses a maximum below the initial interval (the workflow task would fail).
+    maximumInterval: Math.max(
+      STORE_RETRY_INITIAL_INTERVAL_MS,
+      retry.storeMaximumIntervalMs ?? STORE_RETRY_MAXIMUM_INTERVAL_MS,
+    ),
+  };
+  const { attemptWebhook } = proxyActivities<DeliveryActivities>({
     // The HTTP deadline plus time to read the delivery and record the attempt.
     startToCloseTimeout: retry.requestTimeoutMs + 10_000,
-    retry: {
-      initialInterval: retry.initialIntervalMs,
-      backoffCoefficient: retry.backoffCoefficient,
-      maximumInterval: retry.maximumIntervalMs,
-      maximumAttempts: retry.maximumAttempts,
-      nonRetryableErrorTypes: ['WebhookUrlRefused'],
-    },
+    retry: storeRetry,
   });
-  const { finishWebhookDelivery } = proxyActivities<DeliveryActivities>({
+  const { recordWebhookAttempt, finishWebhookDelivery } = proxyActivities<DeliveryActivities>({
     startToCloseTimeout: '30 seconds',
-    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+    retry: storeRetry,
   });
-  try {
-    return await deliverWebhook({ deliveryId: input.deliveryId, requestTimeoutMs: retry.requestTimeoutMs });
-  } catch (err) {
-    if (!(err instanceof ActivityFailure)) throw err;
-    await finishWebhookDelivery({ deliveryId: input.deliveryId, status: 'failed' });
-    const cause = err.cause;
-    return { kind: 'failed', error: cause instanceof ApplicationFailure ? cause.message : err.message };
+
+  for (let n = 1; ; n++) {
+    const outcome = await attemptWebhook({ deliveryId, requestTimeoutMs: retry.requestTimeoutMs });
+    let verdict: ReceiverVerdict;
+    let attempt: number;
+    switch (outcome.kind) {
+      case 'skipped':
+        return outcome;
+      case 'attempted':
+        ({ verdict, attempt } = outcome);
+        break;
+      case 'unrecorded':
+        verdict = outcome.verdict;
+        attempt = await recordWebhookAttempt({ deliveryId, record: outcome.record });
+        break;
+    }
+    switch (verdict.kind) {
+      case 'delivered':
+        return { kind: 'delivered', statusCode: verdict.statusCode, attempt };
+      case 'refused':
+        await finishWebhookDelivery({ deliveryId, status: 'failed' });
+        return { kind: 'failed', error: verdict.error };
+      case 'failed':
+        if (n >= retry.maximumAttempts) {
+          await finishWebhookDelivery({ deliveryId, status: 'failed' });
+          return { kind: 'failed', error: verdict.error };
+        }
+        await sleep(receiverBackoffMs(retry, n));
+    }
   }
 }

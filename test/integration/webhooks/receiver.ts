@@ -10,6 +10,8 @@ export interface Received {
   headers: Record<string, string>;
   body: string;
   at: number;
+  /** What the receiver answered (200 for a held request, once released). */
+  status: number;
 }
 
 /** Per path: the status of each successive request (the last one repeats), or a wait before 200. */
@@ -34,13 +36,14 @@ export async function startReceiver(): Promise<Receiver> {
         Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]),
       );
       const seen = log.filter((r) => r.path === path).length;
-      log.push({ path, headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
       const script = scripts.get(path) ?? { statuses: [200] };
+      const status =
+        'hold' in script ? 200 : (script.statuses[Math.min(seen, script.statuses.length - 1)] ?? 200);
+      log.push({ path, headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), status });
       if ('hold' in script) {
         void script.hold.then(() => res.writeHead(200).end('ok'));
         return;
       }
-      const status = script.statuses[Math.min(seen, script.statuses.length - 1)] ?? 200;
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `nope ${status}`);
     });
   });
