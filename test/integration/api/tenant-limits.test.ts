@@ -52,9 +52,9 @@ function gate() {
   return { opened, open };
 }
 
-/** Resolves once `check` holds, polling the event loop (handlers start asynchronously). */
+/** Resolves once `check` holds (handlers start after authentication and the ownership check). */
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setImmediate(r));
+  for (let i = 0; i < 1_000 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
   expect(check()).toBe(true);
 }
 
