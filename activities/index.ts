@@ -8,6 +8,7 @@ import { createFlakyActivities } from './flaky/activities';
 import type { TestCaseEvents } from './flaky/events';
 import { createMergeQueueActivities, type MergeQueueActivityDeps } from './merge-queue';
 import { createPingActivities } from './ping';
+import { createRepositoryOwnerStore, rememberingOwnership } from './stores/repository-owners';
 
 export interface ActivityDeps extends MergeQueueActivityDeps {
   workerIdentity: string;
@@ -25,7 +26,10 @@ export interface ActivityDeps extends MergeQueueActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createPingActivities(deps),
-    ...createMergeQueueActivities(deps),
+    ...createMergeQueueActivities({
+      ...deps,
+      ownership: rememberingOwnership(createRepositoryOwnerStore(deps.pool)),
+    }),
     ...createFlakyActivities({
       pool: deps.pool,
       ...(deps.testCaseEvents ? { events: deps.testCaseEvents } : {}),

@@ -9,6 +9,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { QueueQuota } from '../activities/events/queue-quota';
 import type { ApiKeyStore } from '../activities/stores/api-keys';
 import type { IdempotencyKeyStore } from '../activities/stores/idempotency-keys';
+import type { RepositoryOwnerStore } from '../activities/stores/repository-owners';
 import { registerAuth } from './plugins/auth';
 import { createAuthFailureLimiter } from './plugins/auth-failures';
 import { frameworkErrorHandler, registerErrorHandler } from './plugins/error-handler';
@@ -16,6 +17,8 @@ import { registerInFlightCaps, type InFlightCaps } from './plugins/in-flight';
 import { registerOpenApi } from './plugins/openapi';
 import { registerRateLimit, type RateLimitSettings } from './plugins/rate-limit';
 import { DEFAULT_SERVER_TIMEOUTS, httpServerOptions, type ServerTimeouts } from './plugins/server-timeouts';
+import { registerRepositoryAccess, type RepositoryAccess } from './plugins/repository-access';
+import { repositoryRoutes } from './routes/repositories';
 import { DEFAULT_WORKER_PROBE_CACHE_MS, healthRoutes, type ReadinessProbes } from './routes/health';
 import { mergeQueueRoutes, type MergeQueueService } from './routes/merge-queue';
 import { flakyTestRoutes, type FlakyDeps } from './routes/flaky-tests';
@@ -34,6 +37,11 @@ export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 export interface AppDeps {
   logger: FastifyBaseLogger;
   keys: ApiKeyStore;
+  /**
+   * Who owns which repository, and the claim policy: every request naming a repository is checked
+   * against it (plugins/repository-access.ts).
+   */
+  repositories: { owners: RepositoryOwnerStore; access: RepositoryAccess };
   probes: ReadinessProbes;
   mergeQueue: MergeQueueService;
   /** Idempotency-Key answers of the merge queue's change endpoints (routes/merge-queue/idempotency.ts). */
@@ -119,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // After auth (they key on its organisation), before every route (they hook each route as it is added).
   if (deps.rateLimit) await registerRateLimit(app, deps.rateLimit);
   if (deps.inFlight) registerInFlightCaps(app, deps.inFlight);
+  registerRepositoryAccess(app, deps.repositories.access);
   await registerOpenApi(app, deps.publicUrl);
   registerProcessMetrics(app, deps.processMetrics ?? createProcessMetrics(), deps.processMetricsRoute);
   await app.register(
@@ -133,6 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     : deps.mergeQueue;
   const mergeQueue = deps.queueQuota ? limitingQueueCount(listed, deps.queueQuota, deps.logger) : listed;
   await app.register(mergeQueueRoutes(mergeQueue, deps.idempotencyKeys), { prefix: '/v1' });
+  await app.register(repositoryRoutes(deps.repositories.owners), { prefix: '/v1' });
   if (deps.flaky) await app.register(flakyTestRoutes(deps.flaky, deps.publicUrl), { prefix: '/v1' });
   if (deps.queueMetrics) await app.register(queueMetricsRoutes(deps.queueMetrics), { prefix: '/v1' });
   if (deps.webhooks) await app.register(webhookRoutes(deps.webhooks), { prefix: '/v1' });

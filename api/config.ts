@@ -4,6 +4,8 @@ import { sharedConfigShape } from '../activities/platform/config';
 import { DEFAULT_MAX_QUEUES_PER_ORGANISATION } from '../activities/events/queue-quota';
 import { envInt, parseEnv } from '../activities/platform/env';
 import { DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION } from '../activities/webhooks/subscriptions';
+import { DEFAULT_MAX_REPOSITORIES_PER_ORGANISATION } from '../activities/stores/repository-owners';
+import { CLAIM_POLICIES } from './plugins/repository-access';
 import { DEFAULT_IN_FLIGHT_CAPS } from './plugins/in-flight';
 import { DEFAULT_REQUESTS_PER_SECOND } from './plugins/rate-limit';
 import { DEFAULT_SERVER_TIMEOUTS } from './plugins/server-timeouts';
@@ -32,6 +34,11 @@ const ApiConfig = z.object({
   RAILYARD_API_IDLE_TIMEOUT_MS: envInt(100, 3_600_000).default(DEFAULT_SERVER_TIMEOUTS.idleMs),
   /** How long the answer to a request with an Idempotency-Key is replayed (routes/merge-queue/idempotency.ts). */
   RAILYARD_IDEMPOTENCY_KEY_TTL_HOURS: envInt(1, 720).default(24),
+  /** Who may claim an unclaimed repository (plugins/repository-access.ts, ADR 0006). */
+  RAILYARD_REPOSITORY_CLAIMS: z.enum(CLAIM_POLICIES).default('first-use'),
+  RAILYARD_MAX_REPOSITORIES_PER_ORGANISATION: envInt(1, 1_000_000).default(
+    DEFAULT_MAX_REPOSITORIES_PER_ORGANISATION,
+  ),
   // Counts per organisation; past one, creating another is a 409 naming the setting.
   RAILYARD_MAX_QUEUES_PER_ORGANISATION: envInt(1, 1_000_000).default(DEFAULT_MAX_QUEUES_PER_ORGANISATION),
   RAILYARD_MAX_WEBHOOKS_PER_ORGANISATION: envInt(1, 100_000).default(

@@ -3,11 +3,12 @@
  * caller; the error handler (plugins/error-handler.ts) is the only place that turns errors into replies.
  */
 export type AppErrorKind =
-  'bad_request' | 'unauthorized' | 'not_found' | 'conflict' | 'unprocessable' | 'unavailable';
+  'bad_request' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'unavailable';
 
 const STATUS: Record<AppErrorKind, number> = {
   bad_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   unprocessable: 422,
@@ -31,6 +32,7 @@ export const notFound = (message: string) => new AppError('not_found', message);
 export const conflict = (message: string) => new AppError('conflict', message);
 export const unprocessable = (message: string) => new AppError('unprocessable', message);
 export const unavailable = (message: string) => new AppError('unavailable', message);
+export const forbidden = (message: string) => new AppError('forbidden', message);
 export const unauthorized = (message: string) => new AppError('unauthorized', message);
 
 export function isAppError(err: unknown): err is AppError {

@@ -12,6 +12,7 @@ import { createFlakyStore } from '../activities/flaky/store';
 import { ConfigError } from '../activities/platform/env';
 import { createApiKeyStore } from '../activities/stores/api-keys';
 import { createIdempotencyKeyStore } from '../activities/stores/idempotency-keys';
+import { repositoryAccessOver } from './plugins/repository-access';
 import { createSubscriptionStore } from '../activities/webhooks';
 import { buildApp } from './app';
 import { createProcessMetrics, instrumentTemporalGateway } from './plugins/process-metrics';
@@ -67,6 +68,10 @@ async function main(): Promise<void> {
     publicUrl,
     keys: createApiKeyStore(pools.keys, {
       onTouchError: (err) => logger.warn({ err }, 'could not record API key use'),
+    }),
+    repositories: repositoryAccessOver(pool, {
+      claims: config.RAILYARD_REPOSITORY_CLAIMS,
+      maxPerOrganisation: config.RAILYARD_MAX_REPOSITORIES_PER_ORGANISATION,
     }),
     mergeQueue: createMergeQueueService(temporal),
     idempotencyKeys: createIdempotencyKeyStore(pool, {

@@ -32,6 +32,14 @@ interface QueueRow {
 
 const SCOPE = `organisation_id = $1 AND ($2::text IS NULL OR (host = $2 AND owner = $3 AND name = $4))`;
 
+/**
+ * Only queues of repositories the organisation owns (migration 0008): a queue an organisation made on
+ * a repository found to be another's stays out of its metrics. The other reads need no such filter,
+ * since computeQueueMetrics ignores rows of queues not listed.
+ */
+const OWNED = `EXISTS (SELECT 1 FROM repository_owners o WHERE o.organisation_id = q.organisation_id
+  AND lower(o.host) = lower(q.host) AND lower(o.owner) = lower(q.owner) AND lower(o.name) = lower(q.name))`;
+
 const queueOf = (r: QueueRow): QueueRef => ({
   host: r.host,
   owner: r.owner,
@@ -52,7 +60,7 @@ export async function readQueueMetrics(
     repository?.name ?? null,
   ];
   const queues = await pool.query<QueueRow>(
-    `SELECT host, owner, name, target_branch FROM event_log_queues WHERE ${SCOPE}
+    `SELECT host, owner, name, target_branch FROM event_log_queues q WHERE ${SCOPE} AND ${OWNED}
       ORDER BY host, owner, name, target_branch`,
     scope,
   );

@@ -6,6 +6,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { GitHost } from '../git/git-host';
+import type { RepositoryOwnership } from '../stores/repository-owners';
 import { InvalidGitNameError, testBranchName } from '../git/names';
 import type {
   BuildRunInput,
@@ -27,8 +28,16 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createGitActivities(deps: { gitHost: GitHost }) {
-  const { gitHost } = deps;
+/** Why a queue may not write to a repository: it belongs to another organisation (ADR 0006). */
+const notOwned = (repo: RepoKey) =>
+  `Repository ${repo.host}/${repo.owner}/${repo.name} does not belong to this queue's organisation; nothing was written to it.`;
+
+export function createGitActivities(deps: { gitHost: GitHost; ownership: RepositoryOwnership }) {
+  const { gitHost, ownership } = deps;
+  // The API refuses requests for another organisation's repository; this second check covers queues
+  // made before ownership existed and any path that reaches the worker without the API.
+  const owns = (input: { organisationId: string; repo: RepoKey }) =>
+    ownership.owns(input.organisationId, input.repo);
 
   async function readPullRequest(input: {
     repo: RepoKey;
@@ -72,6 +81,7 @@ export function createGitActivities(deps: { gitHost: GitHost }) {
 
   async function buildTestRun(input: BuildRunInput): Promise<BuildRunResult> {
     return guard(async () => {
+      if (!(await owns(input))) return { kind: 'no_target', detail: notOwned(input.repo) };
       const tip = await gitHost.readBranchTip(input.repo, input.targetBranch);
       if (tip.kind === 'not_found')
         return { kind: 'no_target', detail: `The target branch ${input.targetBranch} does not exist.` };
@@ -105,6 +115,8 @@ export function createGitActivities(deps: { gitHost: GitHost }) {
 
   async function land(input: LandInput): Promise<LandResult> {
     return guard(async () => {
+      if (!(await owns(input)))
+        return { kind: 'rejected', reason: 'GITHUB_API_MERGE_PR_FAILED', detail: notOwned(input.repo) };
       const tip = await gitHost.readBranchTip(input.repo, input.targetBranch);
       if (tip.kind === 'not_found') return { kind: 'target_moved', tipSha: null };
       const expected = input.expectedTipSha ?? tip.sha;

@@ -20,6 +20,8 @@ export interface PullRequestSnapshot {
 }
 
 export interface BuildRunInput {
+  /** The queue's organisation; nothing is written to a repository it does not own. */
+  organisationId: string;
   repo: RepoKey;
   targetBranch: string;
   runId: string;
@@ -39,6 +41,8 @@ export type BuildRunResult =
   | { kind: 'no_target'; detail: string };
 
 export interface LandInput {
+  /** The queue's organisation; nothing is written to a repository it does not own. */
+  organisationId: string;
   repo: RepoKey;
   targetBranch: string;
   via: 'tested_commit' | 'rebase' | 'direct';

@@ -16,6 +16,7 @@ import { createPool } from '../../activities/platform/db';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
 import { createIdempotencyKeyStore } from '../../activities/stores/idempotency-keys';
 import { buildApp } from '../../api/app';
+import { repositoryAccessOver } from '../../api/plugins/repository-access';
 import { unavailable } from '../../api/errors';
 import type { MergeQueueService } from '../../api/routes/merge-queue';
 
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
   const app = await buildApp({
     logger,
     keys: createApiKeyStore(pool),
+    repositories: repositoryAccessOver(pool),
     idempotencyKeys: createIdempotencyKeyStore(pool),
     probes: { postgres: async () => void (await pool.query('SELECT 1')), temporal: () => Promise.resolve() },
     mergeQueue,

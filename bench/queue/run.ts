@@ -19,6 +19,7 @@ import { createActivities } from '../../activities';
 import { testBranchName } from '../../activities/git/names';
 import { createCommandRunner } from '../../activities/runners/command-runner';
 import { createPool } from '../../activities/platform/db';
+import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
 import { runMigrations } from '../../activities/platform/migrate';
 import { freePort } from '../../scripts/lib/ports';
 import { startCluster } from '../../scripts/lib/postgres';
@@ -58,7 +59,11 @@ async function main(): Promise<void> {
     );
     await runMigrations(pg.url);
     const pool = createPool(pg.url, { max: 4 });
-    const fx = await createRepoWithMain();
+    const fx = await createRepoWithMain({
+      host: 'github.com',
+      owner: 'acme',
+      name: `bench-${randomUUID().slice(0, 8)}`,
+    });
     fx.commit('config', { '.railyard/merge-queue.json': JSON.stringify({ version: 1, command: 'true' }) });
     fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
     const runner = createCommandRunner({
@@ -127,6 +132,7 @@ async function main(): Promise<void> {
     const running = worker.run();
     const key: QueueKey = { organisationId: randomUUID(), repo: fx.repo, targetBranch: 'main' };
     await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [key.organisationId, 'bench']);
+    await createRepositoryOwnerStore(pool).claim(key.organisationId, key.repo, 'operator');
     const queue = client.workflow.getHandle(queueWorkflowId(key));
     await client.workflow.start('queueWorkflow', {
       workflowId: queueWorkflowId(key),

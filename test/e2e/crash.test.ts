@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createPool } from '../../activities/platform/db';
+import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
 import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
 import { getPullRequestQuery, type PullRequestRecord } from '../../workflows/pull-request/messages';
 import { getTestRunQuery, submitUpdate, type QueueWorkflowInput } from '../../workflows/queue/messages';
@@ -36,7 +37,11 @@ function kill(child: ChildProcess): Promise<void> {
 }
 
 test('SIGKILL of the worker while testing and while merging loses nothing and merges nothing twice', async () => {
-  const fx = await createRepoWithMain();
+  const fx = await createRepoWithMain({
+    host: 'github.com',
+    owner: 'acme',
+    name: `crash-${randomUUID().slice(0, 8)}`,
+  });
   const gate = path.join(fx.dir, 'gate');
   fs.mkdirSync(gate);
   fx.commit('config', {
@@ -64,6 +69,7 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
     key.organisationId,
     `crash-${key.organisationId.slice(0, 8)}`,
   ]);
+  await createRepositoryOwnerStore(pool).claim(key.organisationId, key.repo, 'operator');
   const queue = client.workflow.getHandle(queueWorkflowId(key));
   const record = (n: number) =>
     client.workflow

@@ -5,6 +5,7 @@ import type { Pool } from 'pg';
 import { buildApp, type AppDeps } from '../../api/app';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
 import { createIdempotencyKeyStore } from '../../activities/stores/idempotency-keys';
+import { repositoryAccessOver } from '../../api/plugins/repository-access';
 import { createFlakyStore } from '../../activities/flaky/store';
 import { createSubscriptionStore } from '../../activities/webhooks';
 import { queueNotFound, type MergeQueueService } from '../../api/routes/merge-queue/service';
@@ -54,6 +55,7 @@ export async function buildTestApp(pool: Pool, overrides: TestAppDeps = {}) {
     logger,
     publicUrl: 'http://127.0.0.1:8080',
     keys: createApiKeyStore(pool),
+    repositories: repositoryAccessOver(pool),
     idempotencyKeys: createIdempotencyKeyStore(pool),
     probes: { postgres: async () => void (await pool.query('SELECT 1')), temporal: () => Promise.resolve() },
     flaky: { store: createFlakyStore(pool), pageTokenSecret: TEST_PAGE_TOKEN_SECRET },

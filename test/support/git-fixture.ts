@@ -109,8 +109,8 @@ export async function createGitFixture(
 }
 
 /** A repository with `main` at a first commit holding `lines.txt` (a, b, c, d, e on separate lines). */
-export async function createRepoWithMain(): Promise<GitFixture & { base: string }> {
-  const fx = await createGitFixture();
+export async function createRepoWithMain(repo?: RepoKey): Promise<GitFixture & { base: string }> {
+  const fx = await createGitFixture(repo);
   const base = fx.commit('initial', { 'lines.txt': 'a\nb\nc\nd\ne\n', 'README.md': 'widgets\n' });
   fx.pushBranch('main', base);
   return { ...fx, base };

@@ -12,6 +12,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { createActivities } from '../../activities';
 import { createEventActivities } from '../../activities/events';
 import { createPool } from '../../activities/platform/db';
+import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
 import { createCommandRunner } from '../../activities/runners/command-runner';
 import type { DeliveryRetryPolicy } from '../../activities/webhooks/types';
 import type { QueueConfigPatch } from '../../workflows/engine';
@@ -82,7 +83,12 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
     runtimeInstalled = true;
   }
   const address = requireTestEnv('TEST_TEMPORAL_ADDRESS');
-  const fx = await createRepoWithMain();
+  // A repository name of its own: suites share one database, and a repository has one owner (ADR 0006).
+  const fx = await createRepoWithMain({
+    host: 'github.com',
+    owner: 'acme',
+    name: `widgets-${randomUUID().slice(0, 8)}`,
+  });
   const gate = path.join(fx.dir, 'gate');
   fs.mkdirSync(gate);
   fx.commit('add merge-queue config', {
@@ -136,6 +142,9 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
     key.organisationId,
     `e2e-${key.organisationId.slice(0, 8)}`,
   ]);
+  // The worker writes only to repositories the queue's organisation owns (ADR 0006).
+  const claimed = await createRepositoryOwnerStore(pool).claim(key.organisationId, key.repo, 'operator');
+  if (claimed.kind !== 'claimed') throw new Error(`harness repository not claimed: ${claimed.kind}`);
   const workflowId = queueWorkflowId(key);
   const handle = () => client.workflow.getHandle(workflowId);
 

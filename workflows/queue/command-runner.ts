@@ -80,6 +80,7 @@ export class CommandRunner {
     this.rt.track(
       async () => {
         const built = await git.buildTestRun({
+          organisationId: key.organisationId,
           repo: key.repo,
           targetBranch: key.targetBranch,
           runId: cmd.runId,
@@ -192,6 +193,7 @@ export class CommandRunner {
     this.rt.track(
       async () => {
         const r = await git.land({
+          organisationId: key.organisationId,
           repo: key.repo,
           targetBranch: key.targetBranch,
           via: cmd.via,

@@ -91,7 +91,14 @@ export interface TicketLink {
   readonly linkedAt: Date;
 }
 
-/** Tests of the organisation linked to a ticket key. */
+/**
+ * A test found by id alone is shown only while its organisation owns its repository (migration 0008):
+ * rows an organisation wrote before another one was found to own the repository stay hidden.
+ */
+const OWNED_BY_ORGANISATION = `EXISTS (SELECT 1 FROM repository_owners o WHERE o.organisation_id = $1
+  AND lower(o.host) = lower(r.host) AND lower(o.owner) = lower(r.owner) AND lower(o.name) = lower(r.name))`;
+
+/** Tests of the organisation linked to a ticket key (in repositories it owns). */
 export async function testsForTicket(
   db: Queryable,
   organisationId: string,
@@ -107,7 +114,8 @@ export async function testsForTicket(
   }>(
     `SELECT t.id, r.host, r.owner, r.name AS repo_name, t.name, t.ticket_linked_at
      FROM test_cases t JOIN repositories r ON r.pk = t.repository_pk
-     WHERE t.organisation_id = $1 AND t.ticket = $2 ORDER BY t.id LIMIT 1000`,
+     WHERE t.organisation_id = $1 AND t.ticket = $2 AND ${OWNED_BY_ORGANISATION}
+     ORDER BY t.id LIMIT 1000`,
     [organisationId, ticket],
   );
   return rows.map((r) => ({
@@ -125,7 +133,8 @@ export async function findTestPkInOrganisation(
   id: string,
 ): Promise<string | null> {
   const { rows } = await db.query<{ pk: string }>(
-    `SELECT pk FROM test_cases WHERE organisation_id = $1 AND id = $2`,
+    `SELECT t.pk FROM test_cases t JOIN repositories r ON r.pk = t.repository_pk
+     WHERE t.organisation_id = $1 AND t.id = $2 AND ${OWNED_BY_ORGANISATION}`,
     [organisationId, id],
   );
   return rows[0]?.pk ?? null;

@@ -59,6 +59,8 @@ export function settingsRoutes({ store, links }: FlakyRouteDeps) {
           body: UpdateRepositorySettingsRequest,
           response: { 200: RepositorySettings },
         },
+        // Settings create the repository's flaky-test record: a first use (plugins/repository-access.ts).
+        config: { repository: 'first-use' },
       },
       async (request) => {
         const body = request.body;

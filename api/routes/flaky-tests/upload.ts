@@ -37,10 +37,13 @@ export function uploadRoutes({ store, parser }: FlakyRouteDeps) {
           consumes: ['multipart/form-data', 'application/json'],
           response: { 200: UploadResponse },
         },
+        config: { repository: 'route' },
       },
       async (request) => {
         const { metadata, files } = await readUpload(request, parser);
         const organisation = organisationFor(request, metadata.org_url_slug);
+        // An upload is a first use: it may claim an unclaimed repository (plugins/repository-access.ts).
+        await request.server.repositoryAccess.use(organisation, metadata.repo);
         try {
           const outcome = await store.ingest({
             organisationId: organisation.id,

@@ -108,6 +108,8 @@ export function pullRequestRoutes(service: MergeQueueService) {
           body: PrRequest,
           response: { 200: SubmittedPullRequest },
         },
+        // Another organisation's repository answers as a PR never submitted (plugins/repository-access.ts).
+        config: { repositoryMissing: pullRequestNotFound },
       },
       async (request) => {
         const found = await service.getSubmittedPullRequest(organisationOf(request), request.body);

@@ -28,7 +28,8 @@ export function queueRoutes(service: MergeQueueService) {
           headers: IdempotencyHeaders,
           response: { 200: Empty },
         },
-        config: { change: 'createQueue' },
+        // The first queue of an unclaimed repository may claim it (plugins/repository-access.ts).
+        config: { repository: 'first-use', change: 'createQueue' },
       },
       async (request) => {
         await service.createQueue(organisationOf(request), request.body);

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { createApiKeyStore } from '../../../activities/stores/api-keys';
 import { buildTestApp, type CapturedLog } from '../../support/app';
+import { claimRepository } from '../../support/ownership';
 import { createMigratedDatabase } from '../../support/postgres';
 
 const QUEUE = { repo: { host: 'github.com', owner: 'acme', name: 'app' }, targetBranch: 'main' };
@@ -23,6 +24,7 @@ beforeAll(async () => {
   const revoked = await keys.create('acme', 'old');
   revokedKey = revoked.key;
   await keys.revoke(revoked.summary.id);
+  await claimRepository(pool, 'acme', QUEUE.repo);
   ({ app, log } = await buildTestApp(pool, {
     mergeQueue: {
       getQueue: (_org, k) => {

@@ -11,6 +11,7 @@ import { createApiKeyStore, type Organisation } from '../../../activities/stores
 import { PullRequestPage, SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
 import { QueueSettings, QueueView } from '../../../api/schemas/queue';
 import { buildTestApp } from '../../support/app';
+import { claimRepository } from '../../support/ownership';
 import { createMigratedDatabase } from '../../support/postgres';
 import { createFakeMergeQueue } from './merge-queue-fake';
 
@@ -32,6 +33,8 @@ beforeAll(async () => {
   key = (await keys.create('acme')).key;
   otherKey = (await keys.create('globex')).key;
   org = (await keys.authenticate(key))!;
+  // acme owns o/r too (ADR 0006), so merge-action's request below reaches the service.
+  await claimRepository(pool, 'acme', { host: 'github.com', owner: 'o', name: 'r' });
   ({ app } = await buildTestApp(pool, { mergeQueue: fake.service }));
 });
 

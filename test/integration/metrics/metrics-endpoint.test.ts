@@ -16,6 +16,7 @@ import {
 import { createEventActivities } from '../../../activities/events';
 import { createApiKeyStore } from '../../../activities/stores/api-keys';
 import { buildTestApp } from '../../support/app';
+import { claimRepository } from '../../support/ownership';
 import { createMigratedDatabase } from '../../support/postgres';
 import { submission } from '../../unit/events/fixtures';
 import { scriptedHour, type ExpectedQueueType } from '../../unit/events/scenario';
@@ -48,6 +49,11 @@ beforeAll(async () => {
   await appendTransitions({
     events: submission({ organisationId: globex, prNumber: 1, repo: secret }, [{ to: 'not_ready', at: NOW }]),
   });
+  // The queues' repositories belong to the organisations that use them (ADR 0006).
+  const repos = new Set(events.map((e) => JSON.stringify(e.repo)));
+  for (const repo of repos) await claimRepository(pool, 'acme', JSON.parse(repo) as typeof tools);
+  await claimRepository(pool, 'acme', tools);
+  await claimRepository(pool, 'globex', secret);
   ({ app } = await buildTestApp(pool, { queueMetrics: { pool, now: () => NOW } }));
 });
 

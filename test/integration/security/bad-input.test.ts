@@ -53,10 +53,12 @@ async function flakyAndWebhooks(
     `<testsuites><testsuite name="s">${names
       .map((n) => `<testcase classname="shop.Cart" name="${n}"><failure message="boom"/></testcase>`)
       .join('')}<testcase classname="shop.Cart" name="passes"/></testsuite></testsuites>`;
+  // The other organisation has a repository of its own: acme's is acme's alone (ADR 0006).
+  const repoOf = (slug: string) => (slug === 'acme' ? QUEUE.repo : { ...QUEUE.repo, owner: slug });
   const upload = async (slug: string, token: string) => {
     const body = {
       org_url_slug: slug,
-      repo: QUEUE.repo,
+      repo: repoOf(slug),
       upload_id: 'context',
       commit_sha: 'c0ffee1',
       branch: 'main',
@@ -73,7 +75,7 @@ async function flakyAndWebhooks(
   const firstPage = async (slug: string, token: string) => {
     const res = await api.post(
       '/v1/flaky-tests/list-failing-tests',
-      { org_url_slug: slug, repo: QUEUE.repo, ...range, page_query: { page_size: 1 } },
+      { org_url_slug: slug, repo: repoOf(slug), ...range, page_query: { page_size: 1 } },
       token,
     );
     const page = res.json<{ tests: { id: string }[]; page: { next_page_token: string } }>();

@@ -8,8 +8,11 @@
  *   keyed by the OpenAPI operation ("METHOD /path"), and every operation the served document lists
  *   must have a row or be named as not organisation-scoped, so a new endpoint fails this test until it
  *   has one.
- * - Creating endpoints (createQueue, upload, update-repository-settings, a subscription) make the
- *   second organisation a resource of its own under the same name: it sees only its own afterwards.
+ * - The first organisation owns its repository (docs/adr/0006-repository-ownership.md): the endpoints
+ *   that would claim an unclaimed repository (createQueue, upload, update-repository-settings, the
+ *   claim itself) are refused too, so the second organisation cannot queue, test, merge, report or
+ *   upload anything for it, and the repository's main branch never moves by its hand. Only a webhook
+ *   subscription (not tied to a repository) is made as the second organisation's own.
  * - API keys are stored only as SHA-256 hashes: no row of any table holds a key.
  * - A webhook subscription's secret is in the creation answer and in no other answer of any webhook
  *   operation.
@@ -26,6 +29,8 @@ const REPO = { host: 'github.com', owner: 'acme', name: 'app' };
 const QUEUE = { repo: REPO, targetBranch: 'main' };
 const NO_QUEUE = 'No merge queue exists for branch "main" of github.com/acme/app.';
 const NO_REPO = 'Repository github.com/acme/app was not found.';
+const NOT_OWNED =
+  "Repository github.com/acme/app is not one of your organisation's repositories; claim it with POST /v1/repositories/claim or ask your railyard operator.";
 const TICKET = 'KAN-7';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -117,8 +122,19 @@ function table(ids: Ids): Record<string, Probe> {
       status: 404,
       answer: 'Repository github.com/acme/app was not found.',
     },
-    // Queues are named by repository within an organisation: the other one makes a queue of its own.
-    'POST /v1/createQueue': { body: QUEUE, status: 200, answer: {}, ownCopy: true },
+    // The repository is the first organisation's: the other one cannot even make a queue of its own.
+    'POST /v1/createQueue': {
+      body: { ...QUEUE, directMergeMode: 'always' },
+      status: 404,
+      answer: NOT_OWNED,
+    },
+    'POST /v1/repositories/claim': {
+      body: { repo: REPO },
+      status: 409,
+      answer:
+        'Repository github.com/acme/app is already claimed by another organisation; ask your railyard operator to transfer it.',
+    },
+    'GET /v1/repositories': { status: 200, answer: { repositories: [] } },
 
     // -- flaky tests
     'POST /v1/flaky-tests/list-failing-tests': {
@@ -172,14 +188,17 @@ function table(ids: Ids): Record<string, Probe> {
       status: 404,
       answer: NO_REPO,
     },
-    // Uploads and settings create the repository: the other organisation gets one of its own.
+    // Uploads and settings would claim an unclaimed repository; this one is the first organisation's.
     'POST /v1/flaky-tests/update-repository-settings': {
       body: { ...flaky, quarantine: { enabled: false } },
-      status: 200,
-      answer: {},
-      ownCopy: true,
+      status: 404,
+      answer: NOT_OWNED,
     },
-    'POST /v1/flaky-tests/upload': { status: 200, answer: {}, ownCopy: true },
+    'POST /v1/flaky-tests/upload': {
+      body: upload('globex', 'run-1', { alpha: 'F', omega: 'F' }, 21),
+      status: 404,
+      answer: NOT_OWNED,
+    },
 
     // -- webhooks
     'GET /v1/webhooks/subscriptions': { status: 200, answer: { subscriptions: [] } },
@@ -276,12 +295,6 @@ interface Listed {
   tests: { id: string; name: string; most_common_failures: { occurrence_count: number }[] }[];
   page: { total_rows: number };
 }
-/** name → failures, from a list-failing-tests answer. */
-const failuresByName = (res: Answer) =>
-  Object.fromEntries(
-    res.json<Listed>().tests.map((t) => [t.name, t.most_common_failures[0]?.occurrence_count ?? 0]),
-  );
-
 beforeAll(async () => {
   receiver = http.createServer((req, res) => {
     req.resume();
@@ -401,34 +414,29 @@ describe('a second organisation', () => {
     },
   );
 
-  test('POST /v1/createQueue makes the other organisation’s own queue and leaves the first one alone', async () => {
-    const res = await send('POST /v1/createQueue', table(ids)['POST /v1/createQueue']!, keys.globex);
-    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: '{}' });
-    const theirs = QueueView.parse((await call('POST', '/v1/getQueue', keys.globex, QUEUE)).json());
-    expect(theirs.enqueuedPullRequests).toEqual([]);
-    expect((await call('POST', '/v1/deleteQueue', keys.globex, QUEUE)).status).toBe(200);
-  });
-
-  test('POST /v1/flaky-tests/upload under the first organisation’s upload id and repository name creates the other’s own', async () => {
-    const res = await call(
-      'POST',
-      '/v1/flaky-tests/upload',
-      keys.globex,
-      upload('globex', 'run-1', { alpha: 'F', omega: 'F' }, 21),
+  test('cannot land a commit on the first organisation’s repository: createQueue, a pushed PR and submit are refused and main does not move', async () => {
+    const mainBefore = api.world.tip();
+    const res = await call('POST', '/v1/createQueue', keys.globex, { ...QUEUE, directMergeMode: 'always' });
+    expect([res.status, res.body]).toEqual([404, NOT_OWNED]);
+    // The PR is pushed to the repository itself (refs/pull/78/head), based on main's tip.
+    api.world.openPrs([{ number: 78, title: 'PR 78', files: { 'evil.txt': 'globex\n' } }]);
+    for (const route of ['/v1/updateQueue', '/v1/submitPullRequest']) {
+      const body =
+        route === '/v1/updateQueue'
+          ? { ...QUEUE, directMergeMode: 'always' }
+          : { ...QUEUE, pr: { number: 78 } };
+      const refused = await call('POST', route, keys.globex, body);
+      expect([route, refused.status, refused.body]).toEqual([route, 404, NO_QUEUE]);
+    }
+    // Long enough for a direct merge to have happened (it took 15 s before repositories had owners
+    // under load; a direct merge here takes well under 2 s).
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(api.world.tip()).toBe(mainBefore);
+    const owners = await api.pool.query<{ slug: string }>(
+      `SELECT o.slug FROM repository_owners r JOIN organisations o ON o.id = r.organisation_id
+       WHERE r.host = 'github.com' AND r.owner = 'acme' AND r.name = 'app'`,
     );
-    // Neither "already received" (created: false) nor a 409: the first organisation's id is not seen.
-    expect([res.status, res.json<{ created: boolean }>().created]).toEqual([200, true]);
-  });
-
-  test('POST /v1/flaky-tests/update-repository-settings shows the other organisation only its own repository', async () => {
-    const probe = table(ids)['POST /v1/flaky-tests/update-repository-settings']!;
-    const res = await send('POST /v1/flaky-tests/update-repository-settings', probe, keys.globex);
-    expect(res.status).toBe(200);
-    expect(res.json()).toMatchObject({
-      quarantine: { enabled: false },
-      ticket_url_template: null,
-      updated_by: expect.stringMatching(/^api-key:/),
-    });
+    expect(owners.rows).toEqual([{ slug: 'acme' }]);
   });
 
   test('POST /v1/webhooks/subscriptions makes the other organisation’s own subscription; its list holds only that', async () => {
@@ -443,58 +451,6 @@ describe('a second organisation', () => {
       subscriptions: { id: string }[];
     }>();
     expect(list.subscriptions.map((s) => s.id)).toEqual([theirs.id]);
-  });
-
-  test('with repositories of the same name in both, every flaky-test read shows each only its own', async () => {
-    const globexFlaky = { org_url_slug: 'globex', repo: REPO };
-    const theirs = await failing('globex', keys.globex);
-    expect(failuresByName(theirs)).toEqual({ alpha: 1, omega: 1 });
-    expect(failuresByName(await failing('acme', keys.acme))).toEqual({ alpha: 1, beta: 2 });
-
-    // The same test names give the same test ids; each organisation reads its own record.
-    const details = await call('POST', '/v1/flaky-tests/get-test-details', keys.globex, {
-      ...globexFlaky,
-      test_id: ids.testId,
-    });
-    expect([details.status, details.body]).toEqual([
-      404,
-      `Test case ${ids.testId} was not found in github.com/acme/app.`,
-    ]);
-    const page = await call('GET', `/v1/flaky-tests/tests/${ids.testId}`, keys.globex);
-    expect([page.status, page.body]).toEqual([404, `Test case ${ids.testId} was not found.`]);
-    const quarantined = await call('POST', '/v1/flaky-tests/list-quarantined-tests', keys.globex, {
-      ...globexFlaky,
-      page_query: { page_size: 10 },
-    });
-    expect(quarantined.json()).toMatchObject({ quarantined_tests: [], page: { total_rows: 0 } });
-    for (const status of ['FLAKY', 'BROKEN']) {
-      const unhealthy = await call('POST', '/v1/flaky-tests/list-unhealthy-tests', keys.globex, {
-        ...globexFlaky,
-        status,
-        page_query: { page_size: 10 },
-      });
-      const names = unhealthy.json<Listed>().tests.map((t) => t.name);
-      expect(names.filter((n) => n !== 'alpha' && n !== 'omega')).toEqual([]);
-    }
-    const check = await call('POST', '/v1/flaky-tests/check-quarantine', keys.globex, {
-      ...globexFlaky,
-      failed_tests: [{ test_id: ids.testId }],
-    });
-    expect(check.json()).toMatchObject({
-      run_passes: false,
-      tests: [{ test_id: ids.testId, known: false, quarantined: false }],
-    });
-    const ticket = await call('GET', `/v1/flaky-tests/tickets/${TICKET}`, keys.globex);
-    expect(ticket.json()).toEqual({ ticket: TICKET, tests: [] });
-    const link = await call('POST', '/v1/flaky-tests/link-ticket-to-test-case', keys.globex, {
-      repo: REPO,
-      test_case_id: ids.testId,
-      external_ticket_id: 'EVIL-1',
-    });
-    expect([link.status, link.body]).toEqual([
-      404,
-      `Test case ${ids.testId} was not found in github.com/acme/app.`,
-    ]);
   });
 
   test('nothing the other organisation sent changed the first organisation’s data', async () => {

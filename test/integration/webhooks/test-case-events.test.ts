@@ -130,7 +130,8 @@ function upload(
     '/v1/flaky-tests/upload',
     {
       org_url_slug: meta.token === otherKey ? 'globex' : 'acme',
-      repo: REPO,
+      // Each organisation uploads for a repository of its own (ADR 0006).
+      repo: meta.token === otherKey ? { ...REPO, owner: 'globex' } : REPO,
       upload_id: uploadId,
       commit_sha: meta.sha,
       branch: meta.branch ?? 'main',

@@ -1,0 +1,163 @@
+/**
+ * Repository ownership for operators (docs/adr/0006-repository-ownership.md):
+ *   npm run repos -- add --org <slug> <host>/<owner>/<name>     claims an unclaimed repository
+ *   npm run repos -- transfer --org <slug> <host>/<owner>/<name> gives a claimed repository to <slug>
+ *   npm run repos -- remove <host>/<owner>/<name>               removes the claim
+ *   npm run repos -- list [--org <slug>]
+ * The owner may contain `/` (GitLab subgroups): the host is the first segment, the name the last.
+ * An organisation named by --org is created when it does not exist yet, as `npm run keys` does.
+ * Uses DATABASE_URL, or the database `npm start` runs (.data/database-url).
+ */
+import { parseArgs } from 'node:util';
+import type { Pool } from 'pg';
+import { checkRepoKey } from '../activities/git/names';
+import { createPool } from '../activities/platform/db';
+import { runMigrations } from '../activities/platform/migrate';
+import {
+  createRepositoryOwnerStore,
+  repositoryLabel,
+  type RepositoryName,
+} from '../activities/stores/repository-owners';
+import { readState } from './lib/data-dir';
+
+const USAGE = `usage: npm run repos -- add --org <slug> <host>/<owner>/<name>
+       npm run repos -- transfer --org <slug> <host>/<owner>/<name>
+       npm run repos -- remove <host>/<owner>/<name>
+       npm run repos -- list [--org <slug>]`;
+
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+class UsageError extends Error {}
+
+function repositoryOf(arg: string | undefined): RepositoryName {
+  if (!arg) throw new UsageError(USAGE);
+  const parts = arg.split('/');
+  if (parts.length < 3)
+    throw new UsageError(`"${arg}" is not <host>/<owner>/<name>, for example local/acme/app.`);
+  const repo = { host: parts[0]!, owner: parts.slice(1, -1).join('/'), name: parts[parts.length - 1]! };
+  const check = checkRepoKey(repo);
+  if (!check.ok) throw new UsageError(`"${arg}": ${check.problem}.`);
+  return repo;
+}
+
+function slugOf(org: string | undefined): string {
+  if (!org || !SLUG.test(org))
+    throw new UsageError(
+      '--org must be a slug of lower-case letters, digits and dashes (at most 63 characters).',
+    );
+  return org;
+}
+
+async function organisationId(pool: Pool, slug: string): Promise<string> {
+  const { rows } = await pool.query<{ id: string }>(
+    `INSERT INTO organisations (slug) VALUES ($1) ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug
+     RETURNING id`,
+    [slug],
+  );
+  return rows[0]!.id;
+}
+
+async function run(pool: Pool, command: string | undefined, arg: string | undefined, org?: string) {
+  const owners = createRepositoryOwnerStore(pool, { maxPerOrganisation: Number.MAX_SAFE_INTEGER });
+  switch (command) {
+    case 'add': {
+      const slug = slugOf(org);
+      const repo = repositoryOf(arg);
+      const result = await owners.claim(await organisationId(pool, slug), repo, 'operator');
+      switch (result.kind) {
+        case 'claimed':
+          console.log(`${repositoryLabel(repo)} now belongs to organisation "${slug}".`);
+          return 0;
+        case 'already_yours':
+          console.log(`${repositoryLabel(repo)} already belongs to organisation "${slug}".`);
+          return 0;
+        case 'taken': {
+          const current = (await owners.list()).find((o) => sameRepository(o, repo));
+          console.error(
+            `${repositoryLabel(repo)} belongs to organisation "${current?.organisationSlug ?? '?'}"; use \`npm run repos -- transfer --org ${slug} ${repositoryLabel(repo)}\` to move it.`,
+          );
+          return 1;
+        }
+        case 'limit_reached':
+          console.error(`Organisation "${slug}" is at its limit of ${result.limit} repositories.`);
+          return 1;
+      }
+      break;
+    }
+    case 'transfer': {
+      const slug = slugOf(org);
+      const repo = repositoryOf(arg);
+      const moved = await owners.transfer(repo, await organisationId(pool, slug));
+      console.log(
+        moved
+          ? `${repositoryLabel(repo)} now belongs to organisation "${slug}".`
+          : `${repositoryLabel(repo)} has no owner; use \`npm run repos -- add\` to claim it.`,
+      );
+      return moved ? 0 : 1;
+    }
+    case 'remove': {
+      const repo = repositoryOf(arg);
+      const removed = await owners.remove(repo);
+      console.log(
+        removed ? `${repositoryLabel(repo)} has no owner now.` : `${repositoryLabel(repo)} had no owner.`,
+      );
+      return removed ? 0 : 1;
+    }
+    case 'list': {
+      const { rows } = org
+        ? await pool.query<{ id: string }>('SELECT id FROM organisations WHERE slug = $1', [slugOf(org)])
+        : { rows: [] };
+      if (org && rows.length === 0) {
+        console.log(`No organisation "${org}".`);
+        return 0;
+      }
+      const listed = await owners.list(rows[0]?.id);
+      for (const o of listed)
+        console.log(
+          [
+            o.organisationSlug,
+            repositoryLabel(o),
+            `claimed ${o.claimedAt.toISOString()} (${o.claimedBy})`,
+          ].join('  '),
+        );
+      if (listed.length === 0) console.log('No repositories are claimed.');
+      return 0;
+    }
+    default:
+      throw new UsageError(USAGE);
+  }
+  return 1;
+}
+
+const sameRepository = (a: RepositoryName, b: RepositoryName) =>
+  a.host.toLowerCase() === b.host.toLowerCase() &&
+  a.owner.toLowerCase() === b.owner.toLowerCase() &&
+  a.name.toLowerCase() === b.name.toLowerCase();
+
+async function main(): Promise<number> {
+  const { positionals, values } = parseArgs({ allowPositionals: true, options: { org: { type: 'string' } } });
+  const databaseUrl = process.env.DATABASE_URL ?? readState('database-url');
+  if (!databaseUrl) {
+    console.error('No database: set DATABASE_URL, or run `npm start` first so the local database exists.');
+    return 2;
+  }
+  const pool = createPool(databaseUrl, { max: 2, applicationName: 'railyard-repos' });
+  try {
+    await runMigrations(databaseUrl);
+    return await run(pool, positionals[0], positionals[1], values.org);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    console.error(err.message);
+    return 2;
+  } finally {
+    await pool.end();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`repos: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);
