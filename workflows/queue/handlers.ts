@@ -33,6 +33,7 @@ import {
 } from './messages';
 import { settingsOf, snapshotOf, testRunDetailsOf } from './projections';
 import type { QueueRuntime } from './runtime';
+import { withinTargetsBudget } from './targets-budget';
 
 const ADMISSION_PATCH = 'submit-admission-v1';
 
@@ -106,7 +107,8 @@ export function registerHandlers(rt: QueueRuntime): void {
 
   setHandler(
     setImpactedTargetsUpdate,
-    async ({ pr, headSha, targets }) => {
+    async ({ pr, headSha, targets: sent }) => {
+      const targets = withinTargetsBudget(c.engine, c.earlyTargets, pr, sent);
       if (!isInQueue(c.engine, pr)) {
         c.earlyTargets = bounded(
           [...c.earlyTargets.filter((t) => t.pr !== pr), { pr, headSha, targets }],

@@ -1,0 +1,63 @@
+/** The queue's budget on held impacted targets (workflows/queue/targets-budget.ts). */
+import { initialState, type QueueState } from '../../../workflows/engine';
+import { TARGETS_BUDGET_CHARS, withinTargetsBudget } from '../../../workflows/queue/targets-budget';
+
+/** Targets of `count` labels, each `length` characters. */
+const labels = (count: number, length = 250) =>
+  Array.from({ length: count }, (_, i) => `//${String(i).padStart(length - 2, 'x')}`);
+
+function holding(targetsPerPr: string[][]): QueueState {
+  const state = initialState();
+  return {
+    ...state,
+    entries: targetsPerPr.map((targets, i) => ({
+      ...(state.entries[0] ?? ({} as QueueState['entries'][number])),
+      pr: i + 1,
+      targets: { headSha: 'a'.repeat(40), targets },
+    })) as QueueState['entries'],
+  };
+}
+
+test.each([
+  ['a small list on an empty queue', holding([]), [], labels(10), 'kept'],
+  ['ALL stays ALL', holding([]), [], 'ALL' as const, 'kept'],
+  ['one maximal request on an empty queue (1,000 x 256)', holding([]), [], labels(1_000, 256), 'kept'],
+  [
+    'a maximal request behind a queue already near the budget',
+    holding([labels(1_000, 256)]),
+    [],
+    labels(1_000, 256),
+    'ALL',
+  ],
+  [
+    'early targets of other PRs count',
+    holding([]),
+    [{ pr: 9, targets: labels(1_000, 256) }],
+    labels(1_000, 256),
+    'ALL',
+  ],
+  [
+    'the PR’s own earlier targets do not count (PR 2 replaces its maximal list)',
+    holding([[], labels(1_000, 256)]),
+    [{ pr: 2, targets: labels(1_000, 256) }],
+    labels(1_000, 256),
+    'kept',
+  ],
+])('%s', (_name, engine, early, targets, expected) => {
+  const pr = 2;
+  const got = withinTargetsBudget(engine, early, pr, targets);
+  expect(got === targets ? 'kept' : got).toBe(expected);
+});
+
+test('a queue of many PRs that each send the maximum never holds much more than the budget', () => {
+  let engine = holding([]);
+  const held: string[][] = [];
+  for (let pr = 1; pr <= 50; pr++) {
+    const got = withinTargetsBudget(engine, [], pr, labels(1_000, 256));
+    if (got !== 'ALL') held.push(got);
+    engine = holding(held);
+  }
+  const chars = held.flat().reduce((n, t) => n + t.length, 0);
+  expect(chars).toBeLessThanOrEqual(TARGETS_BUDGET_CHARS);
+  expect(held.length).toBeGreaterThanOrEqual(1);
+});
