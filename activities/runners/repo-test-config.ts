@@ -5,7 +5,8 @@
  *   .railyard/merge-queue.json
  *   { "version": 1, "command": "npm ci && npm test", "junitGlobs": ["reports/**\/*.xml"] }
  *
- * `command` is run by `bash -c` in the checkout; `junitGlobs` replaces the default JUnit globs.
+ * `command` is run by `bash -c` in the checkout; `junitGlobs` replaces the default JUnit globs (at
+ * most MAX_JUNIT_GLOBS of at most MAX_JUNIT_GLOB_CHARS characters: each is tried on every file).
  * Whether the queue's own setting or this file wins is the caller's choice. Problems map to Trunk's
  * START_TEST_RUN_CONFIG_* reasons, so a run that cannot start fails the way Trunk's would.
  */
@@ -14,11 +15,23 @@ import type { GitHost, RepoKey } from '../git/git-host';
 
 export const REPO_TEST_CONFIG_PATH = '.railyard/merge-queue.json';
 
+/** Bounds on `junitGlobs`: each glob is tried against every file of the checkout (junit-files.ts). */
+export const MAX_JUNIT_GLOBS = 50;
+export const MAX_JUNIT_GLOB_CHARS = 500;
+
 const RepoTestConfigSchema = z
   .object({
     version: z.literal(1),
     command: z.string().trim().min(1).max(10_000),
-    junitGlobs: z.array(z.string().min(1).max(500)).max(50).optional(),
+    junitGlobs: z
+      .array(
+        z
+          .string()
+          .min(1, { message: 'must not be empty' })
+          .max(MAX_JUNIT_GLOB_CHARS, { message: `must be at most ${MAX_JUNIT_GLOB_CHARS} characters long` }),
+      )
+      .max(MAX_JUNIT_GLOBS, { message: `must have at most ${MAX_JUNIT_GLOBS} globs` })
+      .optional(),
   })
   .strict();
 
@@ -58,12 +71,17 @@ export function parseRepoTestConfig(text: string): RepoTestConfigLookup {
   }
   const parsed = RepoTestConfigSchema.safeParse(json);
   if (parsed.success) return { kind: 'found', config: parsed.data };
-  const problems = parsed.error.issues.map(
-    (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
-  );
+  const problems = parsed.error.issues.map((issue) => `${fieldOf(issue.path) || '(root)'}: ${issue.message}`);
   return {
     kind: 'invalid',
     reason: 'START_TEST_RUN_CONFIG_PARSING_FAILURE',
     detail: `${REPO_TEST_CONFIG_PATH}: ${problems.join('; ')}`,
   };
+}
+
+/** `junitGlobs[3]`, as the API names fields. */
+function fieldOf(path: readonly PropertyKey[]): string {
+  return path
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
+    .join('');
 }

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type Outcome, outcomeOfStatus, summariseUpload } from '../classification';
-import { createOwnersResolver } from '../codeowners';
+import { createOwnersResolver, type OwnersResolver } from '../codeowners';
 import { type FailureFingerprint, fingerprintFailure } from '../fingerprint';
 import { combineUploadFiles, type UploadTestCase } from '../junit';
 import { computedTestIds, type TestIds } from '../test-ids';
@@ -48,7 +48,7 @@ export interface PreparedUpload {
 /** `ids` may remember ids between uploads (test-ids.ts); every id is the same either way. */
 export function prepareUpload(input: UploadInput, ids: TestIds = computedTestIds): PreparedUpload {
   const { repository, metadata } = input;
-  const owners = createOwnersResolver(metadata.codeowners);
+  const owners = ownersOf(input);
   const idOf = ids.forUpload(repository, metadata.variant);
   const byId = new Map<string, PreparedTest>();
   // One file's tests are already one per identity (the parser joins repeats); only several files
@@ -91,6 +91,14 @@ export function prepareUpload(input: UploadInput, ids: TestIds = computedTestIds
     skipped: outcomes.length - summary.results,
     digest: digestOf(input, tests),
   };
+}
+
+const NO_OWNERS: readonly string[] = Object.freeze([]);
+
+function ownersOf(input: UploadInput): OwnersResolver {
+  const matched = input.owners;
+  if (matched === undefined) return createOwnersResolver(input.metadata.codeowners);
+  return (file) => (file === undefined ? NO_OWNERS : (matched.get(file) ?? NO_OWNERS));
 }
 
 function prepareAttempt(attempt: UploadTestCase['attempts'][number]): PreparedAttempt {

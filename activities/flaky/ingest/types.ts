@@ -26,6 +26,12 @@ export interface UploadInput {
   readonly repository: RepositoryKey;
   readonly metadata: UploadMetadata;
   readonly files: readonly ParsedJunitFile[];
+  /**
+   * Owners of each test file (`test.file`) from `metadata.codeowners`, matched beforehand off the
+   * event loop and within bounds (owners.ts): the API always sends them with a CODEOWNERS. Without
+   * them the owners are matched while the upload is prepared, unbounded (trusted callers only).
+   */
+  readonly owners?: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface UploadFileSummary {

@@ -7,6 +7,7 @@
  * Rule: callers must not care which one they hold; every refusal is a JunitParseError with the same
  * kind and message either way, and `close()` is safe to call more than once.
  */
+import { matchOwnersInSlices, type OwnersOutcome, type OwnersRequest } from '../owners-matching';
 import { type XmlChunk } from './decode';
 import { parseJunit, type ParseJunitOptions } from './parse';
 import { type ParsedJunitFile } from './types';
@@ -17,11 +18,18 @@ export interface JunitParser {
     source: AsyncIterable<XmlChunk> | Iterable<XmlChunk>,
     options: ParseJunitOptions,
   ): Promise<ParsedJunitFile>;
+  /**
+   * Matches an upload's test files against its CODEOWNERS, the other CPU-bound part of an upload:
+   * the pool runs it on a thread. Absent (test doubles), callers use matchOwnersInSlices.
+   */
+  matchOwners?(request: OwnersRequest): Promise<OwnersOutcome>;
   /** Releases threads, if any; pending parses are refused. */
   close(): Promise<void>;
 }
 
 export const inThreadJunitParser: JunitParser = {
   parse: parseJunit,
+  // On the calling thread, in slices that give the event loop back between them.
+  matchOwners: (request) => matchOwnersInSlices(request),
   close: () => Promise.resolve(),
 };

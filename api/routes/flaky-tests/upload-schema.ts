@@ -6,6 +6,7 @@
  *  - `application/json`: the metadata plus `files: [{ name, content }]` with the XML as strings.
  */
 import { z } from 'zod';
+import { CODEOWNERS_LIMITS, readCodeowners } from '../../../activities/flaky/codeowners';
 import { PrNumber, RepoRef } from '../../schemas/common';
 import { NO_NUL, OrgSlug } from '../../schemas/flaky-tests';
 
@@ -50,6 +51,15 @@ export const UploadMetadataFields = z.object({
     .string()
     .max(MAX_CODEOWNERS_BYTES)
     .regex(NO_NUL, { message: 'must not contain NUL characters' })
+    .superRefine((content, ctx) => {
+      // The rule count and pattern length bound what matching can cost (activities/flaky/codeowners.ts).
+      if (content.length > MAX_CODEOWNERS_BYTES) return;
+      const reading = readCodeowners(content);
+      if (reading.kind === 'refused') ctx.addIssue({ code: 'custom', message: reading.problem });
+    })
+    .describe(
+      `CODEOWNERS content at the commit: at most ${CODEOWNERS_LIMITS.maxRules} rules, patterns of at most ${CODEOWNERS_LIMITS.maxPatternChars} characters.`,
+    )
     .optional(),
 });
 export type UploadMetadataFields = z.infer<typeof UploadMetadataFields>;

@@ -6,13 +6,17 @@
  * The route has no body schema on purpose: a multipart body is read by the handler, part by part,
  * so both forms are validated here with the same zod schema and the same sentences as every other
  * 400. Refused files (not XML, DOCTYPE, not JUnit, too large) are 400/413 with the parser's sentence.
+ * The owners of the tests (CODEOWNERS) are matched off the event loop, within a bound (owners.ts).
  */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { type JunitParser, JunitParseError, type ParsedJunitFile } from '../../../activities/flaky/junit';
+import { CODEOWNERS_LIMITS } from '../../../activities/flaky/codeowners';
+import { matchUploadOwners, type OwnersByFile } from '../../../activities/flaky/ingest/owners';
 import { UploadConflictError } from '../../../activities/flaky/ingest/types';
+import { matchOwnersInSlices } from '../../../activities/flaky/owners-matching';
 import { badRequest, conflict } from '../../errors';
 import { describeIssue } from '../../validation-message';
 import { type FlakyRouteDeps, tags } from './deps';
@@ -22,7 +26,9 @@ import { metadataFromFields, UploadJsonRequest, UploadMetadataFields, UploadResp
 
 const DESCRIPTION = `Send \`multipart/form-data\` (metadata as form fields such as \`repo.host\`, \`upload_id\`,
 \`commit_sha\`, \`branch\`; CODEOWNERS as a \`codeowners\` field or file; every other file part is a JUnit
-XML file) or \`application/json\` (the same metadata plus \`files: [{name, content}]\`).`;
+XML file) or \`application/json\` (the same metadata plus \`files: [{name, content}]\`). CODEOWNERS: at
+most ${CODEOWNERS_LIMITS.maxRules} rules, patterns of at most ${CODEOWNERS_LIMITS.maxPatternChars} characters, and at most
+${CODEOWNERS_LIMITS.maxMatchSteps} matching steps against the tests' files (400 past any of these).`;
 
 export function uploadRoutes({ store, parser }: FlakyRouteDeps) {
   return async (app: FastifyInstance): Promise<void> => {
@@ -44,6 +50,7 @@ export function uploadRoutes({ store, parser }: FlakyRouteDeps) {
         const organisation = organisationFor(request, metadata.org_url_slug);
         // An upload is a first use: it may claim an unclaimed repository (plugins/repository-access.ts).
         await request.server.repositoryAccess.use(organisation, metadata.repo);
+        const owners = await ownersOf(metadata.codeowners, files, parser);
         try {
           const outcome = await store.ingest({
             organisationId: organisation.id,
@@ -60,6 +67,7 @@ export function uploadRoutes({ store, parser }: FlakyRouteDeps) {
               ...(metadata.codeowners === undefined ? {} : { codeowners: metadata.codeowners }),
             },
             files,
+            ...(owners === undefined ? {} : { owners }),
           });
           return {
             upload_id: outcome.uploadId,
@@ -102,6 +110,23 @@ async function readUpload(
     if (err.kind === 'too_large') throw Object.assign(tooLarge(), { message: err.message });
     throw badRequest(err.message);
   }
+}
+
+/**
+ * The owners of the upload's test files, matched on a parser thread (in slices on this one without
+ * a pool) so the event loop keeps serving; 400 when matching would cost more than its bound.
+ */
+async function ownersOf(
+  codeowners: string | undefined,
+  files: readonly ParsedJunitFile[],
+  parser: JunitParser,
+): Promise<OwnersByFile | undefined> {
+  if (codeowners === undefined) return undefined;
+  const owners = await matchUploadOwners(codeowners, files, (request) =>
+    parser.matchOwners ? parser.matchOwners(request) : matchOwnersInSlices(request),
+  );
+  if (owners.kind === 'refused') throw badRequest(`Field 'codeowners' ${owners.problem}.`);
+  return owners.byFile;
 }
 
 function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {

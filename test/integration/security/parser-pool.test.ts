@@ -3,6 +3,7 @@
  * worker threads (the parser pool server.ts starts): the same status, the same sentence, and nothing
  * resolved — no marker in an answer, no file, pipe or connection of the sentinel touched. The threads
  * run the same parser as the live API of bad-input.test.ts; this shows the pool keeps its refusals.
+ * The CODEOWNERS rows are matched on the threads here (in slices on the event loop there).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
@@ -11,7 +12,7 @@ import { createApiKeyStore } from '../../../activities/stores/api-keys';
 import { buildTestApp, TEST_PAGE_TOKEN_SECRET } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';
 import { createFlakyStore } from '../../../activities/flaky/store';
-import { junitFiles, xmlEntities } from './bad-input/flaky-tests';
+import { codeownersCost, junitFiles, xmlEntities } from './bad-input/flaky-tests';
 import type { BadInputContext, BadInputRow } from './bad-input/rows';
 import { startSentinel } from './support/sentinel';
 
@@ -56,9 +57,12 @@ async function send(row: BadInputRow): Promise<{ status: number; body: string }>
 describe.each([
   ['JUnit files', junitFiles],
   ['XML entities (expansion, external) refused, never resolved', xmlEntities],
+  ['CODEOWNERS that cost time to match (matched on the threads too)', codeownersCost],
 ])('%s, parsed on worker threads', (_section, rows) => {
   test.each(rows.map((row) => [row.name, row] as const))('%s', async (_name, row) => {
+    const started = Date.now();
     const res = await send(row);
+    if (row.withinMs !== undefined) expect(Date.now() - started).toBeLessThan(row.withinMs);
     expect({ status: res.status, body: row.message === null ? null : res.body }).toEqual({
       status: row.status,
       body: row.message,

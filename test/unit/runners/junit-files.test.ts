@@ -1,11 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { compileGlob } from '../../../activities/platform/glob';
 import {
   collectJunitFiles,
   DEFAULT_JUNIT_GLOBS,
   DEFAULT_JUNIT_LIMITS,
-  globToRegExp,
+  junitFileMatcher,
 } from '../../../activities/runners/junit-files';
 
 describe('globs', () => {
@@ -23,7 +24,7 @@ describe('globs', () => {
     ['out/a+b(1).xml', 'out/a+b(1).xml', true],
     ['out/a.xml', 'out/aXxml', false],
   ])('%s against %s is %p', (glob, path, expected) => {
-    expect(globToRegExp(glob).test(path)).toBe(expected);
+    expect(compileGlob(glob, 'junit').matches(path)).toBe(expected);
   });
 });
 
@@ -76,5 +77,52 @@ describe('collecting JUnit files', () => {
       maxEntries: 2,
     });
     expect(walk.truncated).toBe(true);
+  });
+});
+
+describe('globs from the tested commit', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'railyard-junit-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  // `**/` ten times took about 7 s per path as a regular expression (issue 11); fifty, far longer.
+  it.each([10, 50])('`**/` x %i is matched within 1 s on deep paths', async (times) => {
+    const deep = join(dir, ...Array.from({ length: 30 }, () => 'a'));
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(join(deep, 'junit.xmk'), '<no/>');
+    writeFileSync(join(deep, 'x.xml'), '<x/>');
+    const started = Date.now();
+    const result = await collectJunitFiles(dir, [
+      '**/'.repeat(times) + 'x.xml',
+      `${'**/'.repeat(times)}a/*.xmk`,
+    ]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(result.files.map((f) => f.path)).toEqual([
+      `${'a/'.repeat(30)}junit.xmk`,
+      `${'a/'.repeat(30)}x.xml`,
+    ]);
+  });
+
+  it('stops the walk once its matching steps are spent, and says so', async () => {
+    // Names that get past the literal check (`ab`) and then cost the automaton the whole name.
+    for (let i = 0; i < 20; i += 1) writeFileSync(join(dir, `${'a'.repeat(200)}b-${i}.txt`), '');
+    writeFileSync(join(dir, 'junit.xml'), '<r/>');
+    const globs = ['*a'.repeat(100) + 'b', 'junit.xml'];
+    const unbounded = await collectJunitFiles(dir, globs);
+    expect(unbounded).toEqual({ files: [{ path: 'junit.xml', xml: '<r/>' }], truncated: false });
+    const bounded = await collectJunitFiles(dir, globs, { ...DEFAULT_JUNIT_LIMITS, maxMatchSteps: 10_000 });
+    expect(bounded.truncated).toBe(true);
+  });
+
+  it('does not try paths longer than maxPathChars', () => {
+    const matches = junitFileMatcher(['**/*.xml'], { maxPathChars: 10, maxMatchSteps: 1e6 });
+    expect(matches('a/b/c.xml')).toBe('yes');
+    expect(matches('a/b/cdefgh.xml')).toBe('skipped');
+    expect(matches('a/b/c.txt')).toBe('no');
+    const spent = junitFileMatcher(['*a'.repeat(50) + 'b'], { maxPathChars: 1e4, maxMatchSteps: 100 });
+    expect(spent(`${'a'.repeat(500)}bc`)).toBe('spent');
+    expect(spent('b')).toBe('spent');
   });
 });

@@ -35,6 +35,26 @@ describe('the repository test configuration', () => {
     expect(parseRepoTestConfig(text)).toMatchObject(expected);
   });
 
+  it.each([
+    [
+      'a glob longer than 500 characters',
+      { junitGlobs: ['out/*.xml', `${'**/'.repeat(167)}x`] },
+      'junitGlobs[1]: must be at most 500 characters long',
+    ],
+    [
+      'more than 50 globs',
+      { junitGlobs: Array.from({ length: 51 }, (_, i) => `out${i}/*.xml`) },
+      'junitGlobs: must have at most 50 globs',
+    ],
+    ['an empty glob', { junitGlobs: [''] }, 'junitGlobs[0]: must not be empty'],
+  ])('refuses %s with a reason naming the field', (_name, extra, problem) => {
+    expect(parseRepoTestConfig(JSON.stringify({ version: 1, command: 'make', ...extra }))).toEqual({
+      kind: 'invalid',
+      reason: 'START_TEST_RUN_CONFIG_PARSING_FAILURE',
+      detail: `.railyard/merge-queue.json: ${problem}`,
+    });
+  });
+
   it('names the field in the detail', () => {
     expect(parseRepoTestConfig('{"version":1}')).toMatchObject({
       detail: expect.stringContaining('command'),

@@ -12,6 +12,8 @@
  *   failure of the stream that follows it. The worker acknowledges a chunk exactly when its parser
  *   asks for the next one; when the source fails, the pool waits until every chunk sent is
  *   acknowledged or refused, and a refusal wins over the source's error.
+ * - CODEOWNERS matching (matchOwners) runs on the least busy thread like a parse; it is bounded by
+ *   the request's step limit, so it delays the parses queued behind it by at most that.
  * - A worker that dies fails only its own jobs (500, the client may retry: uploads are idempotent)
  *   and is replaced. A replacement that cannot even start is not replaced again (no restart loop);
  *   with no thread left alive, files are parsed in-thread. close() ends every thread; parses after
@@ -19,6 +21,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { type XmlChunk } from '../decode';
+import { matchOwnersInSlices, type OwnersOutcome, type OwnersRequest } from '../../owners-matching';
 import { type JunitParser } from '../parser';
 import { parseJunit, type ParseJunitOptions } from '../parse';
 import { type ParsedJunitFile } from '../types';
@@ -39,6 +42,7 @@ export interface JunitParserPoolOptions {
 
 export interface JunitParserPool extends JunitParser {
   readonly threads: number;
+  matchOwners(request: OwnersRequest): Promise<OwnersOutcome>;
 }
 
 /** Starts the threads and waits until each can parse; rejects (and stops them) if one cannot. */
@@ -81,12 +85,26 @@ export async function startJunitParserPool(options: JunitParserPoolOptions): Pro
       if (slot === undefined) return parseJunit(source, parseOptions);
       return slot.run(nextJob++, source, parseOptions);
     },
+    async matchOwners(request) {
+      if (closed) throw new Error('The JUnit parser pool is closed.');
+      let slot: Slot | undefined;
+      for (const s of slots) if (s.alive && (slot === undefined || s.active < slot.active)) slot = s;
+      // No thread left: on this one, in slices that let the event loop serve between them.
+      if (slot === undefined) return matchOwnersInSlices(request);
+      return slot.matchOwners(nextJob++, request);
+    },
     async close() {
       if (closed) return;
       closed = true;
       await Promise.allSettled(slots.map((s) => s.stop()));
     },
   };
+}
+
+/** A matchOwners job: one request, one answer. */
+interface OwnersJob {
+  resolve(outcome: OwnersOutcome): void;
+  reject(err: Error): void;
 }
 
 interface Job {
@@ -104,6 +122,7 @@ class Slot {
   /** The thread said it is ready (it loaded the parser). */
   started = false;
   private readonly jobs = new Map<number, Job>();
+  private readonly ownerJobs = new Map<number, OwnersJob>();
   private stopping = false;
 
   constructor(
@@ -121,6 +140,13 @@ class Slot {
         this.started = true;
         return started();
       }
+      const owners = this.ownerJobs.get(message.job);
+      if (owners !== undefined) {
+        this.ownerJobs.delete(message.job);
+        if (message.type === 'owners') owners.resolve(message.outcome);
+        else if (message.type === 'error') owners.reject(fromWire(message.error));
+        return;
+      }
       const job = this.jobs.get(message.job);
       if (job === undefined) return;
       switch (message.type) {
@@ -135,6 +161,8 @@ class Slot {
           this.jobs.delete(message.job);
           job.failure = fromWire(message.error);
           job.reject(job.failure);
+          break;
+        case 'owners':
           break;
       }
       wake(job);
@@ -151,7 +179,7 @@ class Slot {
   }
 
   get active(): number {
-    return this.jobs.size;
+    return this.jobs.size + this.ownerJobs.size;
   }
 
   get alive(): boolean {
@@ -199,6 +227,14 @@ class Slot {
     return result;
   }
 
+  matchOwners(id: number, request: OwnersRequest): Promise<OwnersOutcome> {
+    if (this.stopping) return Promise.reject(new Error('The JUnit parser thread is not running.'));
+    return new Promise<OwnersOutcome>((resolve, reject) => {
+      this.ownerJobs.set(id, { resolve, reject });
+      this.post({ type: 'matchOwners', job: id, request });
+    });
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     this.failAll(new Error('The JUnit parser pool is closed.'));
@@ -229,6 +265,8 @@ class Slot {
       wake(job);
     }
     this.jobs.clear();
+    for (const job of this.ownerJobs.values()) job.reject(err);
+    this.ownerJobs.clear();
   }
 }
 

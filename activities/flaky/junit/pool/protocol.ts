@@ -3,7 +3,9 @@
  * chunks arrive in order on one worker. Flow control: the worker acknowledges a chunk once the
  * parser has asked for the next one (so everything before it has been parsed), and the main thread
  * keeps at most a window of unacknowledged bytes in flight, so a fast client cannot queue a whole
- * upload in the worker's inbox.
+ * upload in the worker's inbox. A `matchOwners` job is one message each way: the CODEOWNERS
+ * patterns and distinct paths of one upload out, the index of the owning rule per path back (an
+ * Int32Array, cloned).
  *
  * Results cross as JSON text when JSON can carry them exactly (no `undefined` fields, no infinite
  * numbers), which the main thread parses about 2.5 times faster than it deserialises the same result
@@ -14,6 +16,7 @@
  * with the same kind and message), anything else as a message and stack (a bug, answered as 500).
  */
 import { JunitParseError, type JunitProblem } from '../errors';
+import { type OwnersOutcome, type OwnersRequest } from '../../owners-matching';
 import { type JunitLimits } from '../limits';
 import { type ParsedJunitFile } from '../types';
 
@@ -29,12 +32,15 @@ export type ToWorker =
     }
   | { readonly type: 'chunk'; readonly job: number; readonly chunk: Uint8Array | string }
   | { readonly type: 'end'; readonly job: number }
-  | { readonly type: 'abort'; readonly job: number };
+  | { readonly type: 'abort'; readonly job: number }
+  /** CODEOWNERS matching for one upload (owners-matching.ts), answered by `owners` or `error`. */
+  | { readonly type: 'matchOwners'; readonly job: number; readonly request: OwnersRequest };
 
 export type FromWorker =
   | { readonly type: 'ready' }
   | { readonly type: 'ack'; readonly job: number; readonly bytes: number }
   | { readonly type: 'done'; readonly job: number; readonly result: WireResult }
+  | { readonly type: 'owners'; readonly job: number; readonly outcome: OwnersOutcome }
   | { readonly type: 'error'; readonly job: number; readonly error: WireError };
 
 export type WireResult =

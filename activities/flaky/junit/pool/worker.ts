@@ -1,12 +1,15 @@
 /**
  * The parser thread: serves parse jobs from the pool (pool.ts) with the same parseJunit the API uses
  * in-thread, so a file parses to the same result and the same refusals (DOCTYPE, limits, malformed
- * XML) either way. Several jobs may interleave on one thread; each has its own chunk queue.
+ * XML) either way. Several jobs may interleave on one thread; each has its own chunk queue. It also
+ * matches an upload's test files against its CODEOWNERS (owners-matching.ts), the other CPU-bound
+ * part of an upload, in one go.
  *
  * This module is the thread's entry point: it serves only when started by the pool (WORKER_MARK in
  * workerData), so importing it anywhere else has no effect.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import { matchOwnersNow } from '../../owners-matching';
 import { parseJunit } from '../parse';
 import { chunkBytes, type FromWorker, resultToWire, type ToWorker, toWire, WORKER_MARK } from './protocol';
 
@@ -50,6 +53,14 @@ export function serveJunitParsing(port: Port): void {
       case 'abort':
         jobs.get(message.job)?.abort();
         jobs.delete(message.job);
+        return;
+      case 'matchOwners':
+        // Synchronous and bounded by the request's step limit; parse jobs wait for it.
+        try {
+          send({ type: 'owners', job: message.job, outcome: matchOwnersNow(message.request) });
+        } catch (err) {
+          send({ type: 'error', job: message.job, error: toWire(err) });
+        }
         return;
     }
   });

@@ -4,6 +4,9 @@
  * (entity expansion, external entities: refused before anything is resolved), wrong types, missing and
  * unknown fields, and control characters on their way to storage.
  *
+ * CODEOWNERS rules and test file paths that made the old matcher backtrack for minutes (issue 11) are
+ * answered within a bound: matched in linear time, or refused past the limits with a 400.
+ *
  * Unknown fields are accepted and ignored as in the merge-queue area (Trunk's clients send fields
  * railyard does not know), except inside `classification`, whose parameter names are railyard's own: a
  * misspelt one would otherwise be dropped without a word.
@@ -369,6 +372,33 @@ export const controlCharacters: BadInputRow[] = [
   { name: 'upload job_url with a NUL', route: UPLOAD, body: jsonUpload('nul-2', SUITE, { job_url: 'https://ci.example/job/1\u0000' }), status: 400, message: "Field 'job_url' must not contain control characters." },
 ];
 
+// -- CODEOWNERS that cost time to match ------------------------------------------------------------
+
+/** The rule of issue 11's reproduction: it backtracked for about 110 s against a file of 43 `a`. */
+const BACKTRACKING_RULE = `${'a*'.repeat(12)}b`;
+const backtrackingRules = (count: number) =>
+  Array.from({ length: count }, () => `${BACKTRACKING_RULE} @acme/team`).join('\n');
+/** One JUnit file with one test per file path. */
+const suiteOfFiles = (files: string[]) =>
+  `<testsuites><testsuite name="s">${files
+    .map((file, i) => `<testcase classname="c" name="t${i}" file="${file}" time="0.1"/>`)
+    .join('')}</testsuite></testsuites>`;
+const COSTLY =
+  "Field 'codeowners' takes more than 100000000 steps to match against this upload's test files; use fewer or simpler patterns.";
+/** Old code: minutes; now: milliseconds of matching, the rest is the upload itself. */
+const WITHIN_MS = 15_000;
+
+// prettier-ignore
+export const codeownersCost: BadInputRow[] = [
+  { name: 'the reproduction: one rule of twelve a* then b, a test file of 43 a', route: UPLOAD, body: jsonUpload('owners-1', suiteOfFiles(['a'.repeat(43)]), { codeowners: backtrackingRules(1) }), status: 200, message: null, withinMs: WITHIN_MS },
+  { name: 'the reproduction as a multipart upload', route: UPLOAD, headers: MULTIPART, body: multipart({ ...formFields('owners-2'), codeowners: backtrackingRules(1) }, [{ name: 'junit.xml', content: suiteOfFiles(['a'.repeat(43)]) }]), status: 200, message: null, withinMs: WITHIN_MS },
+  { name: '1,000 such rules, 20 test files of 43 a and more', route: UPLOAD, body: jsonUpload('owners-3', suiteOfFiles(Array.from({ length: 20 }, (_, i) => 'a'.repeat(43 + i))), { codeowners: backtrackingRules(1_000) }), status: 200, message: null, withinMs: WITHIN_MS },
+  { name: '1,000 such rules, a test file path of 4 KB of a', route: UPLOAD, body: jsonUpload('owners-4', suiteOfFiles(['a'.repeat(4_096)]), { codeowners: backtrackingRules(1_000) }), status: 200, message: null, withinMs: WITHIN_MS },
+  { name: '5,000 such rules and a 4 KB path: more matching than an upload may cost', route: UPLOAD, body: jsonUpload('owners-5', suiteOfFiles(['a'.repeat(4_096)]), { codeowners: backtrackingRules(5_000) }), status: 400, message: COSTLY, withinMs: WITHIN_MS },
+  { name: '10,001 rules', route: UPLOAD, body: jsonUpload('owners-6', SUITE, { codeowners: Array.from({ length: 10_001 }, (_, i) => `/d${i}/ @acme/team`).join('\n') }), status: 400, message: "Field 'codeowners' has more than 10000 rules.", withinMs: WITHIN_MS },
+  { name: 'a pattern of 1,001 characters', route: UPLOAD, body: jsonUpload('owners-7', SUITE, { codeowners: `* @acme/all\n${'a*'.repeat(500)}b @acme/team` }), status: 400, message: "Field 'codeowners' has a pattern of 1001 characters on line 2; at most 1000 are allowed.", withinMs: WITHIN_MS },
+];
+
 export const FLAKY_TEST_SECTIONS: [string, BadInputRow[]][] = [
   ['flaky: time ranges', timeRanges],
   ['flaky and webhooks: page sizes', pageSizes],
@@ -381,4 +411,5 @@ export const FLAKY_TEST_SECTIONS: [string, BadInputRow[]][] = [
   ['flaky: extra unknown fields', unknownFields],
   ['flaky: organisation and repository scope', scope],
   ['flaky: NUL characters that would reach PostgreSQL', controlCharacters],
+  ['flaky: CODEOWNERS that cost time to match', codeownersCost],
 ];

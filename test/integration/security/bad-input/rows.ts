@@ -51,6 +51,8 @@ export interface BadInputRow {
   message: string | null;
   /** Further assertions on the answer (what must not have happened on the way). */
   check?: (answer: BadInputAnswer, ctx: BadInputContext) => void | Promise<void>;
+  /** The answer must arrive within this many milliseconds of the request (inputs that cost time). */
+  withinMs?: number;
 }
 
 /** The queue every row talks to unless it says otherwise. */

@@ -21,6 +21,7 @@ import {
   startJunitParserPool,
 } from '../../../../activities/flaky/junit/pool';
 import { jsonExact } from '../../../../activities/flaky/junit/pool/protocol';
+import { matchOwnersNow } from '../../../../activities/flaky/owners-matching';
 import { spawnParserWorker } from '../../../../activities/flaky/junit/pool/spawn';
 import { FIXTURES } from './fixtures';
 
@@ -251,6 +252,52 @@ describe('threads that die', () => {
       expect.any(Error),
       'the JUnit parser threads could not start; uploads are parsed on the main thread',
     );
+  });
+});
+
+describe('CODEOWNERS matching on a thread', () => {
+  const RULE = `${'a*'.repeat(12)}b`;
+
+  test.each([
+    [
+      'matched',
+      {
+        patterns: ['*', '/src/', RULE, '*.ts'],
+        paths: ['src/a.ts', 'README', 'a'.repeat(43)],
+        maxSteps: 1e8,
+      },
+    ],
+    [
+      'too costly',
+      { patterns: Array.from({ length: 300 }, () => RULE), paths: ['a'.repeat(900)], maxSteps: 1e6 },
+    ],
+  ])('answers what the calling thread would (%s)', async (_kind, request) => {
+    expect(await pool.matchOwners(request)).toEqual(matchOwnersNow(request));
+  });
+
+  test('a thread that dies fails the job it was given', async () => {
+    const own = await startJunitParserPool({
+      threads: 1,
+      spawn: () =>
+        new Worker(
+          `const { parentPort } = require('node:worker_threads');
+           parentPort.postMessage({ type: 'ready' });
+           parentPort.on('message', (m) => { if (m.type === 'matchOwners') process.exit(4); });`,
+          { eval: true },
+        ),
+    });
+    try {
+      await expect(own.matchOwners({ patterns: ['*'], paths: ['a'], maxSteps: 1e6 })).rejects.toThrow(
+        'The JUnit parser thread exited with code 4.',
+      );
+    } finally {
+      await own.close();
+    }
+  });
+
+  test('the in-thread parser matches in slices, with the same answer', async () => {
+    const request = { patterns: ['*.ts', RULE], paths: ['x.ts', 'a'.repeat(43)], maxSteps: 1e8 };
+    expect(await inThreadJunitParser.matchOwners!(request)).toEqual(matchOwnersNow(request));
   });
 });
 

@@ -1,0 +1,144 @@
+/**
+ * Issue 11: one 1 KB upload froze the whole API for about 110 s, its CODEOWNERS matched on the event
+ * loop by backtracking regular expressions. Here the API listens on a real port, once as server.ts
+ * runs it (the parser pool's threads match the owners) and once without a pool (matching in slices
+ * on the event loop). While CODEOWNERS uploads that cost the old matcher minutes run, GET /healthz is
+ * probed over and over from another thread: every probe must answer within 100 ms, and each upload
+ * must answer 200 or a clear 400 within a bound.
+ */
+import { Worker } from 'node:worker_threads';
+import type { FastifyInstance } from 'fastify';
+import type { Pool } from 'pg';
+import { type JunitParser } from '../../../activities/flaky/junit';
+import { type JunitParserPool, startJunitParserPool } from '../../../activities/flaky/junit/pool';
+import { createFlakyStore } from '../../../activities/flaky/store';
+import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { buildTestApp, TEST_PAGE_TOKEN_SECRET } from '../../support/app';
+import { createMigratedDatabase } from '../../support/postgres';
+
+const REPO = { host: 'github.com', owner: 'acme', name: 'owned' };
+const RULE = `${'a*'.repeat(12)}b`;
+const rules = (count: number) => Array.from({ length: count }, () => `${RULE} @acme/team`).join('\n');
+const suite = (files: string[]) =>
+  `<testsuites><testsuite name="s">${files
+    .map((file, i) => `<testcase classname="c" name="t${i}" file="${file}" time="0.1"/>`)
+    .join('')}</testsuite></testsuites>`;
+
+/** What each upload must answer, and within how long (the old matcher took minutes on each). */
+const UPLOADS = [
+  { name: 'reproduction', codeowners: rules(1), files: ['a'.repeat(43)], status: 200 },
+  { name: 'thousand-rules', codeowners: rules(1_000), files: ['a'.repeat(4_096)], status: 200 },
+  { name: 'too-costly', codeowners: rules(5_000), files: ['a'.repeat(4_096)], status: 400 },
+];
+const UPLOAD_BOUND_MS = 30_000;
+const PROBE_BOUND_MS = 100;
+
+/**
+ * Probes GET /healthz every 10 ms from a thread of its own: its event loop is not the API's, so an
+ * API loop that stops shows as the latency of the probe in flight (a prober on the same loop would
+ * stop with it and see nothing). `stop` gives every probe's latency in ms (Infinity for a non-200).
+ */
+function startProber(url: string): { started: Promise<void>; stop(): Promise<number[]> } {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     let running = true;
+     const latencies = [];
+     parentPort.on('message', () => { running = false; });
+     (async () => {
+       while (running) {
+         const started = performance.now();
+         const res = await fetch(workerData.url + '/healthz');
+         await res.text();
+         latencies.push(res.status === 200 ? performance.now() - started : Infinity);
+         if (latencies.length === 1) parentPort.postMessage('started');
+         await new Promise((resolve) => setTimeout(resolve, 10));
+       }
+       parentPort.postMessage(latencies);
+     })();`,
+    { eval: true, workerData: { url } },
+  );
+  const started = new Promise<void>((resolve) => worker.once('message', () => resolve()));
+  return {
+    started,
+    async stop() {
+      const latencies = new Promise<number[]>((resolve) => worker.once('message', resolve));
+      worker.postMessage('stop');
+      try {
+        return await latencies;
+      } finally {
+        await worker.terminate();
+      }
+    },
+  };
+}
+
+let pool: Pool;
+let key: string;
+let threads: JunitParserPool;
+
+beforeAll(async () => {
+  ({ pool } = await createMigratedDatabase('codeowners_cost'));
+  key = (await createApiKeyStore(pool).create('acme')).key;
+  threads = await startJunitParserPool({ threads: 1 });
+}, 90_000);
+
+afterAll(async () => {
+  await threads?.close();
+  await pool?.end();
+});
+
+describe.each([
+  ['on the parser pool threads (as server.ts runs it)', () => threads as JunitParser | undefined],
+  ['without a pool (in slices on the event loop)', () => undefined],
+])('CODEOWNERS matched %s', (label, parserOf) => {
+  let app: FastifyInstance;
+  let url: string;
+
+  beforeAll(async () => {
+    const parser = parserOf();
+    const flaky = { store: createFlakyStore(pool), pageTokenSecret: TEST_PAGE_TOKEN_SECRET };
+    ({ app } = await buildTestApp(pool, { flaky: parser ? { ...flaky, parser } : flaky }));
+    url = await app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(() => app?.close());
+
+  test('/healthz answers within 100 ms while pathological uploads run, and they answer in bounded time', async () => {
+    const variant = label.startsWith('on') ? 'pool' : 'slices';
+    const prober = startProber(url);
+    await prober.started;
+    const results = await Promise.all(
+      UPLOADS.map(async (upload) => {
+        const started = Date.now();
+        const res = await fetch(`${url}/v1/flaky-tests/upload`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-token': key },
+          body: JSON.stringify({
+            org_url_slug: 'acme',
+            repo: REPO,
+            upload_id: `${variant}-${upload.name}`,
+            commit_sha: 'c0ffee1',
+            branch: 'main',
+            variant,
+            codeowners: upload.codeowners,
+            files: [{ name: 'junit.xml', content: suite(upload.files) }],
+          }),
+        });
+        return { name: upload.name, status: res.status, body: await res.text(), ms: Date.now() - started };
+      }),
+    );
+    const probes = await prober.stop();
+
+    expect(probes.length).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...probes)).toBeLessThan(PROBE_BOUND_MS);
+    for (const [i, result] of results.entries()) {
+      expect({ name: result.name, status: result.status }).toEqual({
+        name: UPLOADS[i]!.name,
+        status: UPLOADS[i]!.status,
+      });
+      expect(result.ms).toBeLessThan(UPLOAD_BOUND_MS);
+    }
+    expect(results[2]!.body).toBe(
+      "Field 'codeowners' takes more than 100000000 steps to match against this upload's test files; use fewer or simpler patterns.",
+    );
+  }, 60_000);
+});
