@@ -13,8 +13,8 @@ function holding(targetsPerPr: string[][]): QueueState {
     entries: targetsPerPr.map((targets, i) => ({
       ...(state.entries[0] ?? ({} as QueueState['entries'][number])),
       pr: i + 1,
-      targets: { headSha: 'a'.repeat(40), targets },
-    })) as QueueState['entries'],
+      targets: { sha: 'a'.repeat(40), targets },
+    })),
   };
 }
 
