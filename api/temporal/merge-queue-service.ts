@@ -43,15 +43,15 @@ import {
 } from '../../workflows/queue/messages';
 import { REPOSITORY, TARGET_BRANCH } from '../../workflows/search-attributes';
 import { badRequest, notFound, unavailable, type AppError } from '../errors';
-import { decodeCursor, encodeCursor, matchesFilter, submissionsQuery } from '../routes/merge-queue/listing';
+import { decodeCursor, encodeCursor, matchesFilter, submissionsQuery } from './listing';
 import {
   queueExists,
   queueNotFound,
   type Change,
   type MergeQueueService,
-  type QueueKey,
+  type QueueAddress,
 } from '../routes/merge-queue/service';
-import * as wire from '../routes/merge-queue/wire';
+import * as wire from './wire';
 import type { ListPullRequestsRequest, PullRequestPage } from '../schemas/merge-queue';
 import { createAdmissionWatcher } from './admission-watcher';
 import type { TemporalGateway } from './client';
@@ -71,7 +71,7 @@ function isRejection(type: string | null | undefined): type is QueueRejection {
 }
 
 /** The AppError a failed queue call stands for, or the error itself when it is not one we expect. */
-function asQueueError(err: unknown, key: QueueKey): unknown {
+function asQueueError(err: unknown, key: QueueAddress): unknown {
   if (err instanceof WorkflowNotFoundError) return queueNotFound(key);
   if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
     const { type, message } = err.cause;
@@ -80,7 +80,7 @@ function asQueueError(err: unknown, key: QueueKey): unknown {
   return err;
 }
 
-const queueKeyOf = (org: Organisation, key: QueueKey) => ({
+const queueKeyOf = (org: Organisation, key: QueueAddress) => ({
   organisationId: org.id,
   repo: key.repo,
   targetBranch: key.targetBranch,
@@ -91,7 +91,7 @@ const isRunning = async (handle: WorkflowHandle) => (await handle.describe()).st
 export function createMergeQueueService(temporal: TemporalGateway): MergeQueueService {
   const { client } = temporal;
   const admissions = createAdmissionWatcher(temporal);
-  const queueHandle = (org: Organisation, key: QueueKey) =>
+  const queueHandle = (org: Organisation, key: QueueAddress) =>
     client.workflow.getHandle(queueWorkflowId(queueKeyOf(org, key)));
 
   /**
@@ -102,7 +102,7 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
   async function update<Ret>(
     what: string,
     change: Change,
-    key: QueueKey,
+    key: QueueAddress,
     run: (handle: WorkflowHandle, options: { updateId: string }) => Promise<Ret>,
   ): Promise<Ret> {
     const handle = queueHandle(change.org, key);
@@ -119,7 +119,7 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
   async function readQueue<T>(
     what: string,
     org: Organisation,
-    key: QueueKey,
+    key: QueueAddress,
     read: (h: WorkflowHandle) => Promise<T>,
   ) {
     const handle = queueHandle(org, key);

@@ -11,7 +11,7 @@ import { queueRoutes } from './queues';
 import type { MergeQueueService } from './service';
 import { testingRoutes } from './testing';
 
-export type { Change, MergeQueueService, QueueKey } from './service';
+export type { Change, MergeQueueService, QueueAddress } from './service';
 
 export function mergeQueueRoutes(service: MergeQueueService, idempotencyKeys: IdempotencyKeyStore) {
   return async (app: FastifyInstance): Promise<void> => {

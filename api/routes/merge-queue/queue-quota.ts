@@ -15,14 +15,14 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { QueueQuota, QueueRef } from '../../../activities/events/queue-quota';
 import { conflict, isAppError } from '../../errors';
-import type { MergeQueueService, QueueKey } from './service';
+import type { MergeQueueService, QueueAddress } from './service';
 
 export const queueLimitReached = (limit: number) =>
   conflict(
     `Your organisation already has ${limit} merge queues, the most it may have; delete one or ask your railyard operator to raise RAILYARD_MAX_QUEUES_PER_ORGANISATION.`,
   );
 
-const refOf = (key: QueueKey): QueueRef => ({ ...key.repo, targetBranch: key.targetBranch });
+const refOf = (key: QueueAddress): QueueRef => ({ ...key.repo, targetBranch: key.targetBranch });
 
 export function limitingQueueCount(
   service: MergeQueueService,

@@ -28,7 +28,11 @@ import type {
 } from '../../schemas/merge-queue';
 import type { CreateQueueRequest, QueueSettings, QueueView, UpdateQueueRequest } from '../../schemas/queue';
 
-export interface QueueKey {
+/**
+ * The queue a request names (glossary: queue address): repository and target branch. Only with the
+ * caller's organisation does it identify a queue workflow, so no address reaches another's queue.
+ */
+export interface QueueAddress {
   repo: RepoRef;
   targetBranch: string;
 }
@@ -41,9 +45,9 @@ export interface Change {
 
 export interface MergeQueueService {
   createQueue(org: Organisation, request: CreateQueueRequest): Promise<void>;
-  getQueue(org: Organisation, key: QueueKey): Promise<QueueView | null>;
+  getQueue(org: Organisation, key: QueueAddress): Promise<QueueView | null>;
   updateQueue(change: Change, request: UpdateQueueRequest): Promise<QueueSettings>;
-  deleteQueue(change: Change, key: QueueKey): Promise<void>;
+  deleteQueue(change: Change, key: QueueAddress): Promise<void>;
 
   submitPullRequest(change: Change, request: SubmitPullRequestRequest): Promise<void>;
   cancelPullRequest(change: Change, request: PrRequest): Promise<void>;
@@ -57,10 +61,10 @@ export interface MergeQueueService {
   reportTestStatus(org: Organisation, request: ReportTestStatusRequest): Promise<void>;
 }
 
-const where = (key: QueueKey) =>
+const where = (key: QueueAddress) =>
   `branch "${key.targetBranch}" of ${key.repo.host}/${key.repo.owner}/${key.repo.name}`;
 
-export const queueNotFound = (key: QueueKey) => notFound(`No merge queue exists for ${where(key)}.`);
+export const queueNotFound = (key: QueueAddress) => notFound(`No merge queue exists for ${where(key)}.`);
 
 export const pullRequestNotFound = (key: PrRequest) =>
   notFound(`Pull request #${key.pr.number} was never submitted to the merge queue for ${where(key)}.`);
@@ -69,5 +73,5 @@ export const testRunNotFound = (key: TestingDetailsRequest) =>
   notFound(`No test run "${key.testRunId}" exists in the merge queue for ${where(key)}.`);
 
 /** Trunk's own wording (trunk-compat §0), so scripts matching on it keep working. */
-export const queueExists = (key: QueueKey) =>
+export const queueExists = (key: QueueAddress) =>
   conflict(`A merge queue already exists for branch "${key.targetBranch}" in this repository.`);

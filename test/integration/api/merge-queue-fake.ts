@@ -13,7 +13,7 @@ import {
   queueNotFound,
   type Change,
   type MergeQueueService,
-  type QueueKey,
+  type QueueAddress,
 } from '../../../api/routes/merge-queue/service';
 import type {
   ReportTestStatusRequest,
@@ -38,8 +38,8 @@ export interface RecordedCall {
   request: unknown;
 }
 
-const label = (k: QueueKey) => `${k.repo.host}/${k.repo.owner}/${k.repo.name} branch "${k.targetBranch}"`;
-const idOf = (org: Organisation, k: QueueKey) => `${org.id}|${label(k)}`;
+const label = (k: QueueAddress) => `${k.repo.host}/${k.repo.owner}/${k.repo.name} branch "${k.targetBranch}"`;
+const idOf = (org: Organisation, k: QueueAddress) => `${org.id}|${label(k)}`;
 const ACTIVE = new Set(['not_ready', 'pending', 'testing', 'tests_passed', 'pending_failure']);
 
 export function createFakeMergeQueue(clock: () => number = Date.now) {
@@ -53,12 +53,12 @@ export function createFakeMergeQueue(clock: () => number = Date.now) {
     calls.push({ method, org: org.slug, ...(change ? { updateId: change.updateId } : {}), request });
     return org;
   };
-  const queueOf = (org: Organisation, key: QueueKey) => {
+  const queueOf = (org: Organisation, key: QueueAddress) => {
     const queue = queues.get(idOf(org, key));
     if (!queue) throw queueNotFound(key);
     return queue;
   };
-  const inQueue = (queue: FakeQueue, key: QueueKey & { pr: { number: number } }) => {
+  const inQueue = (queue: FakeQueue, key: QueueAddress & { pr: { number: number } }) => {
     const pr = queue.prs.get(key.pr.number);
     if (!pr || !ACTIVE.has(pr.state))
       throw notFound(`Pull request #${key.pr.number} is not in the merge queue for ${label(key)}.`);
@@ -267,6 +267,6 @@ export function createFakeMergeQueue(clock: () => number = Date.now) {
     service,
     calls,
     /** The fake's state of one queue, for assertions and seeding test runs. */
-    queue: (org: Organisation, key: QueueKey) => queues.get(idOf(org, key)),
+    queue: (org: Organisation, key: QueueAddress) => queues.get(idOf(org, key)),
   };
 }

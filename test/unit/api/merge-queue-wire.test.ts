@@ -1,14 +1,9 @@
 /**
  * The pure parts of the merge-queue API: wire translations, update ids, listing cursors and filters.
  */
-import {
-  decodeCursor,
-  encodeCursor,
-  matchesFilter,
-  submissionsQuery,
-} from '../../../api/routes/merge-queue/listing';
+import { decodeCursor, encodeCursor, matchesFilter, submissionsQuery } from '../../../api/temporal/listing';
 import { freshUpdateId, requestHash } from '../../../api/routes/merge-queue/update-id';
-import * as wire from '../../../api/routes/merge-queue/wire';
+import * as wire from '../../../api/temporal/wire';
 import { SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
 import { UpdateQueueRequest } from '../../../api/schemas/queue';
 import type { PullRequestRecord } from '../../../workflows/pull-request/messages';

@@ -1,6 +1,7 @@
 /**
- * Translations between the Trunk wire shapes (api/schemas) and the queue and PR workflows' message
- * types (workflows/queue/messages.ts, workflows/pull-request/messages.ts). Pure functions, no Temporal.
+ * The Temporal adapter's translations (merge-queue-service.ts) between the Trunk wire shapes
+ * (api/schemas) and the queue and PR workflows' message types. Pure functions: no Temporal call here,
+ * so they are tested without a server.
  *
  * Rules:
  * - Times travel as epoch milliseconds inside railyard and as ISO-8601 strings on the wire.
@@ -9,9 +10,9 @@
  * - updateQueue ignores an empty `requiredStatuses` (Trunk v1 does; `deleteRequiredStatuses` clears).
  * - Impacted targets `"ALL"` are shown as `["ALL"]` where Trunk's schema only has a list.
  */
-import type { Organisation } from '../../../activities/stores/api-keys';
-import { DEFAULT_PRIORITY, priorityName, type QueueConfigPatch } from '../../../workflows/engine';
-import type { PullRequestRecord, Readiness } from '../../../workflows/pull-request/messages';
+import type { Organisation } from '../../activities/stores/api-keys';
+import { DEFAULT_PRIORITY, priorityName, type QueueConfigPatch } from '../../workflows/engine';
+import type { PullRequestRecord, Readiness } from '../../workflows/pull-request/messages';
 import type {
   CommitStatusReport,
   QueuedPullRequest,
@@ -22,7 +23,7 @@ import type {
   SubmitInput,
   TestRunDetails,
   UpdateQueueInput,
-} from '../../../workflows/queue/messages';
+} from '../../workflows/queue/messages';
 import type {
   PullRequestEntry,
   ReportTestStatusRequest,
@@ -30,14 +31,14 @@ import type {
   SubmittedPullRequest,
   TestingDetails,
   TestingDetailsRequest,
-} from '../../schemas/merge-queue';
+} from '../schemas/merge-queue';
 import type {
   CreateQueueRequest,
   EnqueuedPullRequest,
   QueueSettings,
   QueueView,
   UpdateQueueRequest,
-} from '../../schemas/queue';
+} from '../schemas/queue';
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 

@@ -1,5 +1,6 @@
 /**
- * The pure rules of listPullRequests; the service runs them against Temporal visibility.
+ * The pure rules of listPullRequests; the Temporal adapter (merge-queue-service.ts) runs them against
+ * Temporal visibility.
  *
  * - The visibility query selects the queue's PR workflows by id prefix: every PR workflow id of a queue
  *   is `pr/<organisation>/<repository>/<branch>/` plus a number (workflows/ids.ts, each part
@@ -13,21 +14,21 @@
  *   and until select PRs that concluded (reached merged, failed or cancelled) in [since, until).
  */
 import { createHash } from 'node:crypto';
-import type { Organisation } from '../../../activities/stores/api-keys';
-import { TERMINAL_STATES } from '../../../workflows/engine';
-import { prWorkflowId, repositoryLabel } from '../../../workflows/ids';
-import type { PullRequestRecord } from '../../../workflows/pull-request/messages';
-import { PR_STATE, REPOSITORY, TARGET_BRANCH } from '../../../workflows/search-attributes';
-import { badRequest } from '../../errors';
-import type { ListPullRequestsRequest } from '../../schemas/merge-queue';
-import type { QueueKey } from './service';
+import type { Organisation } from '../../activities/stores/api-keys';
+import { TERMINAL_STATES } from '../../workflows/engine';
+import { prWorkflowId, repositoryLabel } from '../../workflows/ids';
+import type { PullRequestRecord } from '../../workflows/pull-request/messages';
+import { PR_STATE, REPOSITORY, TARGET_BRANCH } from '../../workflows/search-attributes';
+import { badRequest } from '../errors';
+import type { ListPullRequestsRequest } from '../schemas/merge-queue';
+import type { QueueAddress } from '../routes/merge-queue/service';
 
 export const PR_WORKFLOW_TYPE = 'pullRequestWorkflow';
 
 const quote = (s: string) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`;
 
 /** The visibility query for one queue's PR workflows, optionally in one state. */
-export function submissionsQuery(org: Organisation, key: QueueKey, state?: string): string {
+export function submissionsQuery(org: Organisation, key: QueueAddress, state?: string): string {
   const prefix = prWorkflowId(
     { organisationId: org.id, repo: key.repo, targetBranch: key.targetBranch },
     0,
