@@ -12,7 +12,7 @@
  * - It may fail as long as PostgreSQL is down: the queue workflow keeps the transitions and retries
  *   without limit (workflows/queue/event-log-outbox.ts), so a failure here delays, never drops.
  */
-import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '../platform/transaction';
 import { recordDeliveries } from '../webhooks/deliveries';
 import { startDeliveries, type WebhookDispatchDeps } from '../webhooks/dispatch';
 import { pullRequestEventsOf, type PullRequestEventContext } from '../webhooks/pull-request-events';
@@ -29,21 +29,6 @@ export interface AppendResult {
 export interface AppendDeps extends WebhookDispatchDeps {
   /** `http_details_url` of a PR event. */
   detailsUrl: PullRequestEventContext['detailsUrl'];
-}
-
-async function inTransaction<T>(pool: Pool, work: (db: PoolClient) => Promise<T>): Promise<T> {
-  const db = await pool.connect();
-  try {
-    await db.query('BEGIN');
-    const result = await work(db);
-    await db.query('COMMIT');
-    return result;
-  } catch (err) {
-    await db.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    db.release();
-  }
 }
 
 /** Trunk's PR page shape (`…/merge/<branch>/<pr>`) under this server's public URL. */

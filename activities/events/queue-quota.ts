@@ -14,6 +14,7 @@
  *   log is written late when PostgreSQL was away); it then counts until it is deleted once more.
  */
 import type { Pool } from 'pg';
+import { inTransaction } from '../platform/transaction';
 
 export const DEFAULT_MAX_QUEUES_PER_ORGANISATION = 1_000;
 
@@ -52,40 +53,26 @@ export function createQueueQuota(pool: Pool, opts: { maxPerOrganisation?: number
     limit,
 
     async reserve(organisationId, queue) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      return inTransaction(pool, async (client): Promise<QueueReservation> => {
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`queue-quota/${organisationId}`]);
         const listed = await client.query(
           `SELECT 1 FROM event_log_queues WHERE ${KEY}`,
           keyOf(organisationId, queue),
         );
-        if (listed.rowCount === 1) {
-          await client.query('ROLLBACK');
-          return { kind: 'listed' };
-        }
+        if (listed.rowCount === 1) return { kind: 'listed' };
         const count = await client.query<{ n: number }>(
           'SELECT count(*)::int AS n FROM event_log_queues WHERE organisation_id = $1',
           [organisationId],
         );
-        if ((count.rows[0]?.n ?? 0) >= limit) {
-          await client.query('ROLLBACK');
-          return { kind: 'limit_reached', limit };
-        }
+        if ((count.rows[0]?.n ?? 0) >= limit) return { kind: 'limit_reached', limit };
         // ON CONFLICT: a PR's transitions may list it between the read and here (they take no lock).
         const inserted = await client.query(
           `INSERT INTO event_log_queues (organisation_id, host, owner, name, target_branch)
            VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
           keyOf(organisationId, queue),
         );
-        await client.query('COMMIT');
         return inserted.rowCount === 1 ? { kind: 'reserved' } : { kind: 'listed' };
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
     },
 
     async unlist(organisationId, queue) {

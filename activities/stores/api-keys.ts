@@ -10,6 +10,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Pool } from 'pg';
+import { inTransaction } from '../platform/transaction';
 
 export const KEY_PREFIX_LENGTH = 11;
 /** last_used_at is written at most this often per key (the statement checks it too). */
@@ -105,9 +106,7 @@ export function createApiKeyStore(
 
     async create(organisationSlug, name = '') {
       const key = generateKey();
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      const id = await inTransaction(pool, async (client) => {
         await client.query(`INSERT INTO organisations (slug) VALUES ($1) ON CONFLICT (slug) DO NOTHING`, [
           organisationSlug,
         ]);
@@ -116,15 +115,10 @@ export function createApiKeyStore(
            SELECT id, $2, $3, $4 FROM organisations WHERE slug = $1 RETURNING id`,
           [organisationSlug, name, key.slice(0, KEY_PREFIX_LENGTH), hashKey(key)],
         );
-        await client.query('COMMIT');
-        const created = await pool.query<KeyRow>(`${SELECT_KEYS} WHERE k.id = $1`, [rows[0]!.id]);
-        return { key, summary: toSummary(created.rows[0]!) };
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw err;
-      } finally {
-        client.release();
-      }
+        return rows[0]!.id;
+      });
+      const created = await pool.query<KeyRow>(`${SELECT_KEYS} WHERE k.id = $1`, [id]);
+      return { key, summary: toSummary(created.rows[0]!) };
     },
 
     async list(organisationSlug) {

@@ -10,6 +10,7 @@
  * - An organisation owns at most `maxPerOrganisation` repositories (a claim past it is refused).
  */
 import type { Pool } from 'pg';
+import { inTransaction } from '../platform/transaction';
 
 export interface RepositoryName {
   host: string;
@@ -82,9 +83,7 @@ export function createRepositoryOwnerStore(
     async claim(organisationId, repo, source) {
       // The count and the insert run in one statement under a per-organisation advisory lock, so two
       // claims racing at the limit cannot both pass it.
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      const result = await inTransaction(pool, async (client): Promise<ClaimResult | { kind: 'raced' }> => {
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
           `repository-claims/${organisationId}`,
         ]);
@@ -93,33 +92,23 @@ export function createRepositoryOwnerStore(
           [repo.host, repo.owner, repo.name],
         );
         const owner = current.rows[0]?.organisation_id;
-        if (owner !== undefined) {
-          await client.query('ROLLBACK');
+        if (owner !== undefined)
           return owner === organisationId ? { kind: 'already_yours' } : { kind: 'taken' };
-        }
         const count = await client.query<{ n: number }>(
           'SELECT count(*)::int AS n FROM repository_owners WHERE organisation_id = $1',
           [organisationId],
         );
-        if ((count.rows[0]?.n ?? 0) >= limit) {
-          await client.query('ROLLBACK');
-          return { kind: 'limit_reached', limit };
-        }
+        if ((count.rows[0]?.n ?? 0) >= limit) return { kind: 'limit_reached', limit };
         const inserted = await client.query(
           `INSERT INTO repository_owners (host, owner, name, organisation_id, claimed_by)
            VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
           [repo.host, repo.owner, repo.name, organisationId, source],
         );
-        await client.query('COMMIT');
-        if (inserted.rowCount === 1) return { kind: 'claimed' };
-        // Another organisation's claim committed between our read and insert.
-        return (await owns(organisationId, repo)) ? { kind: 'already_yours' } : { kind: 'taken' };
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+        return inserted.rowCount === 1 ? { kind: 'claimed' } : { kind: 'raced' };
+      });
+      if (result.kind !== 'raced') return result;
+      // Another organisation's claim committed between our read and insert.
+      return (await owns(organisationId, repo)) ? { kind: 'already_yours' } : { kind: 'taken' };
     },
 
     async list(organisationId) {

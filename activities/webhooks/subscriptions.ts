@@ -11,6 +11,7 @@
  *   one transaction, so two creations racing at the limit cannot both pass it.
  */
 import type { Pool } from 'pg';
+import { inTransaction } from '../platform/transaction';
 import type { WebhookEventType } from './event-types';
 import { generateSecret } from './signing';
 
@@ -84,9 +85,7 @@ export function createSubscriptionStore(
   const limit = opts.maxPerOrganisation ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION;
   return {
     async create(organisationId, input) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      return inTransaction(pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
           `webhook-subscriptions/${organisationId}`,
         ]);
@@ -101,14 +100,8 @@ export function createSubscriptionStore(
            VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
           [organisationId, input.url, input.description, input.eventTypes, input.enabled, secret],
         );
-        await client.query('COMMIT');
         return { subscription: toSubscription(rows[0]!), secret };
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
     },
 
     async list(organisationId) {
