@@ -23,9 +23,9 @@ import { DEFAULT_PRIORITY, isInQueue } from '../engine';
 import { repositoryLabel } from '../ids';
 import { git } from './activity-proxies';
 import { bounded, MAX_REJECTED_ADMISSIONS, type PrMeta } from './carried';
+import type { QueueContext } from './context';
 import { enqueueSubmission, type SubmissionRequest } from './enqueue';
 import type { AdmissionState, QueueRejection, SubmitInput, SubmitResult } from './messages';
-import type { QueueRuntime } from './runtime';
 
 const SAME_SETTINGS_PATCH = 'resubmit-same-settings-noop-v1';
 
@@ -35,7 +35,11 @@ export class Admissions {
   /** Admitted in this run; pending for callers until their first transition was delivered. */
   private readonly admitted = new Set<string>();
 
-  constructor(private readonly rt: QueueRuntime) {}
+  constructor(
+    private readonly ctx: QueueContext,
+    /** Submissions whose PR workflow has received a transition (pr-notifier.ts). */
+    private readonly delivered: ReadonlySet<string>,
+  ) {}
 
   get size(): number {
     return this.pending.size;
@@ -43,7 +47,7 @@ export class Admissions {
 
   /** Records a submit; never awaits (the update completes in the task that accepted it). */
   request({ pr, priority, noBatch }: SubmitInput): SubmitResult {
-    const { c } = this.rt;
+    const { carried: c } = this.ctx;
     const pending = this.pending.get(pr);
     if (pending) {
       Object.assign(pending, { priority, noBatch });
@@ -57,13 +61,13 @@ export class Admissions {
       if (this.sameSettings(existing, { pr, priority, noBatch }) && patched(SAME_SETTINGS_PATCH))
         return { submissionId: existing.submissionId, resubmitted: true };
       existing.explicitPriority = priority !== null;
-      this.rt.push({ type: 'priorityChanged', pr, priority: priority ?? DEFAULT_PRIORITY, noBatch });
+      this.ctx.push({ type: 'priorityChanged', pr, priority: priority ?? DEFAULT_PRIORITY, noBatch });
       return { submissionId: existing.submissionId, resubmitted: true };
     }
     const request: SubmissionRequest = { pr, submissionId: uuid4(), priority, noBatch };
     this.pending.set(pr, request);
-    const { key } = this.rt;
-    this.rt.track(
+    const { key } = this.ctx;
+    this.ctx.track(
       async () => {
         const snapshot = await git.readPullRequest({ repo: key.repo, targetBranch: key.targetBranch, pr });
         this.conclude(request, snapshot);
@@ -84,7 +88,7 @@ export class Admissions {
    * the PR will have, and this request must still win over it.
    */
   private sameSettings(meta: PrMeta, { pr, priority, noBatch }: SubmitInput): boolean {
-    const { c } = this.rt;
+    const { carried: c } = this.ctx;
     const entry = c.engine.entries.find((e) => e.pr === pr);
     const undecided = c.inbox.some(
       (e) => (e.type === 'priorityChanged' || e.type === 'submitted') && e.pr === pr,
@@ -101,13 +105,13 @@ export class Admissions {
   stateOf(submissionId: string): AdmissionState {
     for (const request of this.pending.values())
       if (request.submissionId === submissionId) return { state: 'pending' };
-    if (this.admitted.has(submissionId) && !this.rt.delivered.has(submissionId)) return { state: 'pending' };
-    const rejected = this.rt.c.rejectedAdmissions.find(([id]) => id === submissionId);
+    if (this.admitted.has(submissionId) && !this.delivered.has(submissionId)) return { state: 'pending' };
+    const rejected = this.ctx.carried.rejectedAdmissions.find(([id]) => id === submissionId);
     return rejected ? rejected[1] : { state: 'settled' };
   }
 
   private conclude(request: SubmissionRequest, snapshot: PullRequestSnapshot): void {
-    const { c, key } = this.rt;
+    const { carried: c, key } = this.ctx;
     const label = repositoryLabel(key.repo);
     if (c.deleted)
       return this.reject(
@@ -119,12 +123,12 @@ export class Admissions {
       return this.reject(request, 'not_found', `Pull request #${request.pr} was not found in ${label}.`);
     this.pending.delete(request.pr);
     this.admitted.add(request.submissionId);
-    enqueueSubmission(this.rt, request, snapshot);
+    enqueueSubmission(this.ctx, request, snapshot);
   }
 
   private reject(request: SubmissionRequest, rejection: QueueRejection, message: string): void {
     if (this.pending.get(request.pr) === request) this.pending.delete(request.pr);
-    const { c } = this.rt;
+    const { carried: c } = this.ctx;
     c.rejectedAdmissions = bounded(
       [...c.rejectedAdmissions, [request.submissionId, { state: 'rejected', rejection, message }]],
       MAX_REJECTED_ADMISSIONS,

@@ -1,61 +1,60 @@
 /**
- * CommandRunner: turns engine commands into activities, child workflows and timers, and their outcomes
- * back into engine events. Each command is started without blocking the main loop.
+ * CommandRunner: turns engine commands into activities and child workflows, and their outcomes back
+ * into engine events. Each command is started without blocking the main loop. PR notifications are
+ * not commands it runs: the drain loop (runtime.ts) hands `notifyPr` to the PR notifier.
  *
  * - startTestRun: build the test branch (target tip, or a stacked run's head, plus the PRs), then test
- *   it: the `statuses` runner waits for CI's commit statuses (queue signal), the `command` runner starts
- *   a test-run workflow as an abandoned child (so continue-as-new does not end it).
+ *   it: the `statuses` runner waits for CI's commit statuses (queue signal, status-verdict.ts), the
+ *   `command` runner starts a test-run workflow as an abandoned child (so continue-as-new does not
+ *   end it).
  * - cancelTestRun: cancel the test-run workflow; its branch is deleted once the engine drops the run.
  * - merge: land the tested commit (compare-and-swap), rebase onto a moved tip (parallel lanes), or merge
  *   directly; report mergeDone / mergeFailed.
- * - notifyPr: handed to the PrNotifier (pr-notifier.ts).
+ * - emit: nothing to do: queue-level facts are not stored.
  * - scheduleTick: nothing to do: the wake-up time is the engine's `wakeAt`, read by the main loop.
  */
 import { ParentClosePolicy, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
-import type { EngineCommand } from '../engine';
+import type { EngineCommand, NotifyPr } from '../engine';
+import { queueWorkflowId } from '../ids';
 import { testRunWorkflow } from '../test-run/test-run-workflow';
 import { git } from './activity-proxies';
 import type { RunMeta } from './carried';
-import type { QueueRuntime } from './runtime';
-import { evaluateStatuses } from './status-verdict';
+import type { QueueContext } from './context';
+import { judgeStatuses } from './status-verdict';
+
+/** The engine commands this runs: all but `notifyPr`. */
+export type ExecutedCommand = Exclude<EngineCommand, NotifyPr>;
 
 export class CommandRunner {
-  constructor(private readonly rt: QueueRuntime) {}
+  private readonly queueWorkflowId: string;
 
-  run(commands: EngineCommand[]): void {
-    for (const cmd of commands) {
-      switch (cmd.type) {
-        case 'startTestRun':
-          this.startTestRun(cmd);
-          break;
-        case 'cancelTestRun':
-          this.cancelTestRun(cmd.runId);
-          break;
-        case 'merge':
-          this.merge(cmd);
-          break;
-        case 'notifyPr':
-          this.rt.notifier.record(cmd);
-          break;
-        case 'emit':
-          // The event log (PostgreSQL) is fed from PR transitions; queue-level facts are not stored yet.
-          break;
-        case 'scheduleTick':
-          // The wake-up time is state.wakeAt, read by the main loop.
-          break;
-      }
+  constructor(private readonly ctx: QueueContext) {
+    this.queueWorkflowId = queueWorkflowId(ctx.key);
+  }
+
+  execute(cmd: ExecutedCommand): void {
+    switch (cmd.type) {
+      case 'startTestRun':
+        return this.startTestRun(cmd);
+      case 'cancelTestRun':
+        return this.cancelTestRun(cmd.runId);
+      case 'merge':
+        return this.merge(cmd);
+      case 'emit':
+      case 'scheduleTick':
+        return;
     }
   }
 
   private prs(numbers: number[]): { number: number; headSha: string }[] {
     return numbers.map((n) => {
-      const entry = this.rt.c.engine.entries.find((e) => e.pr === n);
+      const entry = this.ctx.carried.engine.entries.find((e) => e.pr === n);
       return { number: n, headSha: entry?.headSha ?? '' };
     });
   }
 
   private startTestRun(cmd: Extract<EngineCommand, { type: 'startTestRun' }>): void {
-    const { c, key } = this.rt;
+    const { carried: c, key } = this.ctx;
     const stacked = cmd.stackedOnRunId
       ? c.runs.find((r) => r.runId === cmd.stackedOnRunId && r.headSha)
       : undefined;
@@ -77,7 +76,7 @@ export class CommandRunner {
     };
     c.runs.push(run);
     const apply = stacked ? cmd.prs : [...cmd.ahead, ...cmd.prs];
-    this.rt.track(
+    this.ctx.track(
       async () => {
         const built = await git.buildTestRun({
           organisationId: key.organisationId,
@@ -98,12 +97,12 @@ export class CommandRunner {
             });
             if (run.status !== 'building') return; // cancelled while building
             run.status = 'in_progress';
-            this.rt.push({ type: 'testRunStarted', runId: run.runId, baseSha: built.baseSha });
-            if (run.runner === 'statuses') this.judgeStatuses(run);
+            this.ctx.push({ type: 'testRunStarted', runId: run.runId, baseSha: built.baseSha });
+            if (run.runner === 'statuses') judgeStatuses(this.ctx, run);
             else await this.startCommandRun(run);
             return;
           case 'conflict':
-            this.rt.push({
+            this.ctx.push({
               type: 'testRunFailedToStart',
               runId: run.runId,
               reason: 'START_TEST_RUN_MERGE_CONFLICT',
@@ -111,13 +110,13 @@ export class CommandRunner {
             });
             return;
           case 'pr_moved':
-            this.rt.push({ type: 'cancelled', pr: built.prNumber, reason: 'PR_PUSHED_TO' });
+            this.ctx.push({ type: 'cancelled', pr: built.prNumber, reason: 'PR_PUSHED_TO' });
             return;
           case 'pr_closed':
-            this.rt.push({ type: 'cancelled', pr: built.prNumber, reason: 'PR_CLOSED' });
+            this.ctx.push({ type: 'cancelled', pr: built.prNumber, reason: 'PR_CLOSED' });
             return;
           case 'no_target':
-            this.rt.push({
+            this.ctx.push({
               type: 'testRunFailedToStart',
               runId: run.runId,
               reason: 'START_TEST_RUN_INVALID_EVENT',
@@ -128,7 +127,7 @@ export class CommandRunner {
       },
       () => {
         if (run.status === 'building' || run.status === 'in_progress') run.status = 'failed';
-        this.rt.push({
+        this.ctx.push({
           type: 'testRunFailedToStart',
           runId: run.runId,
           reason: 'START_TEST_RUN_RETRY_EXHAUSTED',
@@ -139,15 +138,15 @@ export class CommandRunner {
   }
 
   private async startCommandRun(run: RunMeta): Promise<void> {
-    const { c, key } = this.rt;
-    const workflowId = `testrun/${this.rt.queueWorkflowId.slice('queue/'.length)}/${run.runId}`;
+    const { carried: c, key } = this.ctx;
+    const workflowId = `testrun/${this.queueWorkflowId.slice('queue/'.length)}/${run.runId}`;
     run.child = workflowId;
     await startChild(testRunWorkflow, {
       workflowId,
       parentClosePolicy: ParentClosePolicy.ABANDON,
       args: [
         {
-          queueWorkflowId: this.rt.queueWorkflowId,
+          queueWorkflowId: this.queueWorkflowId,
           organisationId: key.organisationId,
           runId: run.runId,
           repo: key.repo,
@@ -164,21 +163,12 @@ export class CommandRunner {
     if (run.status === 'cancelled') await this.cancelChild(workflowId);
   }
 
-  /** Statuses runner: a verdict once every required context reported, or any of them failed. */
-  judgeStatuses(run: RunMeta): void {
-    if (run.status !== 'in_progress') return;
-    const verdict = evaluateStatuses(this.rt.c.runner.requiredStatuses ?? [], run.statuses);
-    if (verdict === 'pending') return;
-    run.status = verdict === 'passed' ? 'succeeded' : 'failed';
-    this.rt.push({ type: 'testRunFinished', runId: run.runId, outcome: verdict });
-  }
-
   private cancelTestRun(runId: string): void {
-    const run = this.rt.c.runs.find((r) => r.runId === runId);
+    const run = this.ctx.carried.runs.find((r) => r.runId === runId);
     if (!run || run.status === 'succeeded' || run.status === 'failed') return;
     run.status = 'cancelled';
     const child = run.child;
-    if (child && run.childStarted) this.rt.track(() => this.cancelChild(child));
+    if (child && run.childStarted) this.ctx.track(() => this.cancelChild(child));
   }
 
   private async cancelChild(workflowId: string): Promise<void> {
@@ -188,9 +178,9 @@ export class CommandRunner {
   }
 
   private merge(cmd: Extract<EngineCommand, { type: 'merge' }>): void {
-    const { c, key } = this.rt;
+    const { carried: c, key } = this.ctx;
     const run = cmd.runId ? c.runs.find((r) => r.runId === cmd.runId) : undefined;
-    this.rt.track(
+    this.ctx.track(
       async () => {
         const r = await git.land({
           organisationId: key.organisationId,
@@ -205,10 +195,10 @@ export class CommandRunner {
         });
         switch (r.kind) {
           case 'landed':
-            this.rt.push({ type: 'mergeDone', mergeId: cmd.mergeId, newTipSha: r.tipSha });
+            this.ctx.push({ type: 'mergeDone', mergeId: cmd.mergeId, newTipSha: r.tipSha });
             return;
           case 'target_moved':
-            this.rt.push({
+            this.ctx.push({
               type: 'mergeFailed',
               mergeId: cmd.mergeId,
               reason: 'TARGET_BRANCH_MOVED',
@@ -220,8 +210,8 @@ export class CommandRunner {
           case 'pr_problem':
             // A PR closed under the merge leaves the queue as cancelled; the merge then fails without blame on it.
             if (r.reason === 'PR_CLOSED')
-              this.rt.push({ type: 'cancelled', pr: r.prNumber, reason: 'PR_CLOSED' });
-            this.rt.push({
+              this.ctx.push({ type: 'cancelled', pr: r.prNumber, reason: 'PR_CLOSED' });
+            this.ctx.push({
               type: 'mergeFailed',
               mergeId: cmd.mergeId,
               reason: r.reason === 'PR_CLOSED' ? 'GITHUB_API_MERGE_PR_FAILED' : r.reason,
@@ -231,7 +221,7 @@ export class CommandRunner {
             });
             return;
           case 'rejected':
-            this.rt.push({
+            this.ctx.push({
               type: 'mergeFailed',
               mergeId: cmd.mergeId,
               reason: r.reason,
@@ -244,7 +234,7 @@ export class CommandRunner {
       },
       () => {
         // Git kept failing: report the merge failed so the engine decides again (landing is idempotent).
-        this.rt.push({
+        this.ctx.push({
           type: 'mergeFailed',
           mergeId: cmd.mergeId,
           reason: 'GITHUB_API_MERGE_PR_FAILED',
@@ -258,14 +248,14 @@ export class CommandRunner {
 
   /** Deletes the test branches of runs the engine no longer tracks. */
   cleanUpFinishedRuns(): void {
-    const { c, key } = this.rt;
+    const { carried: c, key } = this.ctx;
     const live = new Set(c.engine.groups.map((g) => g.runId));
     for (const run of c.runs) {
       if (live.has(run.runId) || run.cleaned) continue;
       if (run.status === 'building' || run.status === 'in_progress') run.status = 'cancelled';
       run.cleaned = true;
       const branchName = run.branchName;
-      if (branchName) this.rt.track(() => git.deleteTestBranch({ repo: key.repo, branchName }));
+      if (branchName) this.ctx.track(() => git.deleteTestBranch({ repo: key.repo, branchName }));
     }
   }
 }

@@ -11,7 +11,7 @@
 import type { PullRequestSnapshot } from '../../activities/merge-queue/types';
 import { DEFAULT_PRIORITY } from '../engine';
 import type { PrMeta } from './carried';
-import type { QueueRuntime } from './runtime';
+import type { QueueContext } from './context';
 
 export interface SubmissionRequest {
   pr: number;
@@ -21,7 +21,8 @@ export interface SubmissionRequest {
   noBatch: boolean;
 }
 
-function mergeabilityOf(snapshot: PullRequestSnapshot): PrMeta['readiness']['gitHubMergeability'] {
+/** The host's mergeability as the PR record shows it. */
+export function mergeabilityOf(snapshot: PullRequestSnapshot): PrMeta['readiness']['gitHubMergeability'] {
   switch (snapshot.mergeable) {
     case 'mergeable':
       return 'mergeable';
@@ -34,11 +35,11 @@ function mergeabilityOf(snapshot: PullRequestSnapshot): PrMeta['readiness']['git
 
 /** Adds the PR to the queue state and pushes its events; returns the sequence number of the last one. */
 export function enqueueSubmission(
-  rt: QueueRuntime,
+  ctx: QueueContext,
   request: SubmissionRequest,
   snapshot: PullRequestSnapshot,
 ): { meta: PrMeta; seq: number } {
-  const { c, key } = rt;
+  const { carried: c, key } = ctx;
   const { pr, priority, noBatch } = request;
   const baseBranch = snapshot.baseBranch ?? key.targetBranch;
   const meta: PrMeta = {
@@ -60,8 +61,8 @@ export function enqueueSubmission(
   const ready = meta.readiness.gitHubMergeability === 'mergeable' && meta.readiness.doesBaseBranchMatch;
   // The engine learns the target tip from the first PR it sees; later moves come from merges and CAS.
   if (c.engine.tipSha === null && snapshot.targetTipSha)
-    rt.push({ type: 'targetBranchMoved', sha: snapshot.targetTipSha });
-  let seq = rt.push({
+    ctx.push({ type: 'targetBranchMoved', sha: snapshot.targetTipSha });
+  let seq = ctx.push({
     type: 'submitted',
     pr,
     headSha: snapshot.headSha,
@@ -74,7 +75,7 @@ export function enqueueSubmission(
   // Impacted targets uploaded before the submission (merge-action uploads on every push).
   const early = c.earlyTargets.find((t) => t.pr === pr && t.headSha === snapshot.headSha);
   if (early)
-    seq = rt.push({ type: 'impactedTargetsSet', pr, headSha: early.headSha, targets: early.targets });
+    seq = ctx.push({ type: 'impactedTargetsSet', pr, headSha: early.headSha, targets: early.targets });
   c.earlyTargets = c.earlyTargets.filter((t) => t.pr !== pr);
   return { meta, seq };
 }

@@ -15,6 +15,7 @@ import { isInQueue, testRunView } from '../engine';
 import { repositoryLabel } from '../ids';
 import { Admissions } from './admission';
 import { bounded, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
+import type { QueueContext } from './context';
 import { createLegacySubmit } from './legacy-submit';
 import {
   cancelUpdate,
@@ -32,7 +33,7 @@ import {
   type SubmitResult,
 } from './messages';
 import { settingsOf, snapshotOf, testRunDetailsOf } from './projections';
-import type { QueueRuntime } from './runtime';
+import { judgeStatuses } from './status-verdict';
 import { withinTargetsBudget } from './targets-budget';
 
 const ADMISSION_PATCH = 'submit-admission-v1';
@@ -40,8 +41,14 @@ const ADMISSION_PATCH = 'submit-admission-v1';
 const reject = (type: QueueRejection, message: string) =>
   ApplicationFailure.create({ type, message, nonRetryable: true });
 
-export function registerHandlers(rt: QueueRuntime): void {
-  const { c, key } = rt;
+/** What the handlers need beyond the context: whether the loop has decided an event they pushed. */
+export interface HandlerContext extends QueueContext {
+  applied(seq: number): boolean;
+}
+
+/** `delivered`: submissions whose PR workflow has received a transition (pr-notifier.ts). */
+export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<string>): void {
+  const { carried: c, key } = queue;
   const label = `${repositoryLabel(key.repo)} branch "${key.targetBranch}"`;
   const open = () => {
     if (c.deleted) throw reject('deleted', `The merge queue for ${label} has been deleted.`);
@@ -63,10 +70,10 @@ export function registerHandlers(rt: QueueRuntime): void {
     if (id) c.updateResults = bounded([...c.updateResults, [id, result]], MAX_UPDATE_RESULTS);
   };
   const settle = async (seq: number) => {
-    await condition(() => rt.applied(seq));
+    await condition(() => queue.applied(seq));
   };
-  const admissions = new Admissions(rt);
-  const legacySubmit = createLegacySubmit(rt);
+  const admissions = new Admissions(queue, delivered);
+  const legacySubmit = createLegacySubmit(queue, delivered);
   const prNotFound = (pr: number) =>
     reject('not_found', `Pull request #${pr} was not found in ${repositoryLabel(key.repo)}.`);
 
@@ -89,7 +96,7 @@ export function registerHandlers(rt: QueueRuntime): void {
     cancelUpdate,
     async ({ pr }) => {
       if (remembered()) return;
-      await settle(rt.push({ type: 'cancelled', pr, reason: 'USER_REQUESTED' }));
+      await settle(queue.push({ type: 'cancelled', pr, reason: 'USER_REQUESTED' }));
       remember(null);
     },
     { validator: ({ pr }: { pr: number }) => inQueue(pr) },
@@ -99,7 +106,7 @@ export function registerHandlers(rt: QueueRuntime): void {
     restartUpdate,
     async ({ pr }) => {
       if (remembered()) return;
-      await settle(rt.push({ type: 'restarted', pr, reason: 'TESTS_RESTARTED_BY_API_REQUEST' }));
+      await settle(queue.push({ type: 'restarted', pr, reason: 'TESTS_RESTARTED_BY_API_REQUEST' }));
       remember(null);
     },
     { validator: ({ pr }: { pr: number }) => inQueue(pr) },
@@ -118,7 +125,7 @@ export function registerHandlers(rt: QueueRuntime): void {
       }
       const meta = c.prs[String(pr)];
       if (meta) meta.readiness.hasImpactedTargets = true;
-      await settle(rt.push({ type: 'impactedTargetsSet', pr, headSha, targets }));
+      await settle(queue.push({ type: 'impactedTargetsSet', pr, headSha, targets }));
     },
     { validator: (_input) => open() },
   );
@@ -127,7 +134,7 @@ export function registerHandlers(rt: QueueRuntime): void {
     updateQueueUpdate,
     async ({ config, state, runner, deleteRequiredStatuses }) => {
       c.runner = { ...c.runner, ...runner, ...(deleteRequiredStatuses ? { requiredStatuses: null } : {}) };
-      await settle(rt.push({ type: 'configUpdated', patch: config, ...(state ? { state } : {}) }));
+      await settle(queue.push({ type: 'configUpdated', patch: config, ...(state ? { state } : {}) }));
       return settingsOf(c, key.targetBranch);
     },
     { validator: (_input) => open() },
@@ -156,7 +163,7 @@ export function registerHandlers(rt: QueueRuntime): void {
     const run = c.runs.find((r) => r.headSha === report.sha && r.runner === 'statuses');
     if (!run) return;
     run.statuses = bounded([...run.statuses, report], 200);
-    rt.runner.judgeStatuses(run);
+    judgeStatuses(queue, run);
   });
 
   setHandler(testRunFinishedSignal, ({ runId, result }) => {
@@ -165,15 +172,15 @@ export function registerHandlers(rt: QueueRuntime): void {
     switch (result.kind) {
       case 'finished':
         run.status = result.outcome === 'passed' ? 'succeeded' : 'failed';
-        rt.push({ type: 'testRunFinished', runId, outcome: result.outcome, tests: result.tests });
+        queue.push({ type: 'testRunFinished', runId, outcome: result.outcome, tests: result.tests });
         return;
       case 'config_problem':
         run.status = 'failed';
-        rt.push({ type: 'testRunFailedToStart', runId, reason: result.reason, culpritPr: null });
+        queue.push({ type: 'testRunFailedToStart', runId, reason: result.reason, culpritPr: null });
         return;
       case 'error':
         run.status = 'failed';
-        rt.push({
+        queue.push({
           type: 'testRunFailedToStart',
           runId,
           reason: 'START_TEST_RUN_RETRY_EXHAUSTED',

@@ -11,15 +11,18 @@ import { condition, uuid4 } from '@temporalio/workflow';
 import { DEFAULT_PRIORITY, isInQueue } from '../engine';
 import { git } from './activity-proxies';
 import { enqueueSubmission } from './enqueue';
+import type { QueueContext } from './context';
 import type { SubmitInput, SubmitResult } from './messages';
-import type { QueueRuntime } from './runtime';
 
 export interface LegacySubmit {
   (input: SubmitInput, notFound: (pr: number) => Error): Promise<SubmitResult>;
 }
 
-export function createLegacySubmit(rt: QueueRuntime): LegacySubmit {
-  const { c, key } = rt;
+export function createLegacySubmit(
+  rt: QueueContext & { applied(seq: number): boolean },
+  delivered: ReadonlySet<string>,
+): LegacySubmit {
+  const { carried: c, key } = rt;
   /** First submissions still being admitted (PR number → submission id). */
   const admitting = new Map<number, string>();
   const settle = async (seq: number) => {
@@ -34,14 +37,14 @@ export function createLegacySubmit(rt: QueueRuntime): LegacySubmit {
     if (existing && (isInQueue(c.engine, pr) || beingAdmitted === existing.submissionId)) {
       existing.explicitPriority = priority !== null;
       await settle(rt.push({ type: 'priorityChanged', pr, priority: priority ?? DEFAULT_PRIORITY, noBatch }));
-      if (beingAdmitted !== undefined) await condition(() => rt.delivered.has(beingAdmitted));
+      if (beingAdmitted !== undefined) await condition(() => delivered.has(beingAdmitted));
       return { submissionId: existing.submissionId, resubmitted: true };
     }
     const submissionId = uuid4();
     admitting.set(pr, submissionId);
     const { seq } = enqueueSubmission(rt, { pr, submissionId, priority, noBatch }, snapshot);
     await settle(seq);
-    await condition(() => rt.delivered.has(submissionId));
+    await condition(() => delivered.has(submissionId));
     if (admitting.get(pr) === submissionId) admitting.delete(pr);
     return { submissionId, resubmitted: false };
   };

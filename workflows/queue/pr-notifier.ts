@@ -1,7 +1,7 @@
 /**
- * PrNotifier: the PR-facing side of each drain. Every transition the engine reports is numbered per
- * submission and, at the end of the drain, delivered to the PR's workflow (one activity per PR) and
- * appended to the event log (one activity for the whole drain).
+ * PrNotifier: the PR-facing side of each drain. Every transition the engine reports (`notifyPr`,
+ * routed here by the drain loop) is numbered per submission and, at the end of the drain, delivered
+ * to the PR's workflow (one activity per PR) and handed to the event log's outbox.
  *
  * Invariants: notices keep transition order; a finished submission's metadata leaves the queue state
  * only after its terminal notice is queued; the transitions go to the event log through the outbox
@@ -15,20 +15,26 @@ import { parsePriority, priorityName, type NotifyPr } from '../engine';
 import type { PrTransitionNotice } from '../pull-request/messages';
 import { events, notify } from './activity-proxies';
 import { detailsOf } from './carried';
-import type { QueueRuntime } from './runtime';
+import type { QueueContext } from './context';
+import type { EventLogOutbox } from './event-log-outbox';
 
 const EVENT_LOG_PATCH = 'event-log-v1';
 const EVENT_LOG_OUTBOX_PATCH = 'event-log-outbox-v1';
 
 export class PrNotifier {
   private notices = new Map<number, PrTransitionNotice[]>();
+  /** Submissions whose PR workflow has received at least one transition (so it can be read). */
+  readonly delivered = new Set<string>();
 
-  constructor(private readonly rt: QueueRuntime) {}
+  constructor(
+    private readonly ctx: QueueContext,
+    private readonly outbox: EventLogOutbox,
+  ) {}
 
   record(cmd: NotifyPr): void {
-    const meta = this.rt.c.prs[String(cmd.pr)];
+    const meta = this.ctx.carried.prs[String(cmd.pr)];
     if (!meta) return;
-    const entry = this.rt.c.engine.entries.find((e) => e.pr === cmd.pr);
+    const entry = this.ctx.carried.engine.entries.find((e) => e.pr === cmd.pr);
     const priority = entry?.priority ?? parsePriority('medium')!;
     meta.notified += 1;
     const notice: PrTransitionNotice = {
@@ -49,22 +55,22 @@ export class PrNotifier {
   }
 
   flush(): void {
-    const { c, key } = this.rt;
+    const { carried: c, key } = this.ctx;
     // Histories recorded before the event log existed replay without this activity.
     if (this.notices.size > 0 && patched(EVENT_LOG_PATCH)) {
       const batch = [...this.notices].flatMap(([pr, notices]) =>
         notices.map((n) => this.transitionEvent(pr, n)),
       );
-      if (patched(EVENT_LOG_OUTBOX_PATCH)) this.rt.outbox.add(batch);
-      else this.rt.track(async () => void (await events.appendTransitions({ events: batch })));
+      if (patched(EVENT_LOG_OUTBOX_PATCH)) this.outbox.add(batch);
+      else this.ctx.track(async () => void (await events.appendTransitions({ events: batch })));
     }
     for (const [pr, notices] of this.notices) {
       const meta = c.prs[String(pr)];
       if (!meta) continue;
       const workflow = { key, prNumber: pr, submissionId: meta.submissionId, submittedAt: meta.submittedAt };
-      this.rt.track(async () => {
+      this.ctx.track(async () => {
         await notify.notifyPullRequest({ workflow, notices });
-        this.rt.delivered.add(workflow.submissionId);
+        this.delivered.add(workflow.submissionId);
       });
       // A submission that ended has nothing more to say; its record lives on in its own workflow.
       if (!c.engine.entries.some((e) => e.pr === pr)) delete c.prs[String(pr)];
@@ -73,9 +79,9 @@ export class PrNotifier {
   }
 
   private transitionEvent(pr: number, n: PrTransitionNotice): TransitionEvent {
-    const { key } = this.rt;
+    const { key } = this.ctx;
     const run = n.transition.testRunId
-      ? this.rt.c.runs.find((r) => r.runId === n.transition.testRunId)
+      ? this.ctx.carried.runs.find((r) => r.runId === n.transition.testRunId)
       : undefined;
     return {
       organisationId: key.organisationId,

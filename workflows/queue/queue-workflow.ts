@@ -1,7 +1,7 @@
 /**
  * queueWorkflow: one per (organisation, repository, target branch). An entity workflow: handlers push
  * events (handlers.ts), the loop below feeds them to the engine (runtime.ts) and sleeps until the next
- * event or the engine's next tick. It continues as new when Temporal suggests it (or past the test
+ * event, the engine's next tick or the next not-ready recheck (not-ready-recheck.ts). It continues as new when Temporal suggests it (or past the test
  * threshold), after every handler and short activity finished, carrying its whole state; test runs are
  * separate workflows, so they survive that. It ends when the queue is deleted (only when empty).
  */
@@ -13,10 +13,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { initialState } from '../engine';
-import { queueWorkflowId, repositoryLabel } from '../ids';
+import { repositoryLabel } from '../ids';
 import { DEFAULT_RUNNER, type Carried } from './carried';
 import { registerHandlers } from './handlers';
 import type { QueueWorkflowInput } from './messages';
+import { NotReadyRecheck } from './not-ready-recheck';
 import { QueueRuntime } from './runtime';
 
 function shouldContinueAsNew(input: QueueWorkflowInput): boolean {
@@ -53,10 +54,9 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
   // Runs carried from older code may lack newer runner settings and memories.
   c.runner = { ...DEFAULT_RUNNER, ...c.runner };
   c.rejectedAdmissions ??= [];
-  const rt = new QueueRuntime(input.key, queueWorkflowId(input.key), c, {
-    appendMaximumIntervalMs: input.appendMaximumIntervalMs,
-  });
-  registerHandlers(rt);
+  const rt = new QueueRuntime(input.key, c, { appendMaximumIntervalMs: input.appendMaximumIntervalMs });
+  const recheck = new NotReadyRecheck(rt);
+  registerHandlers(rt, rt.notifier.delivered);
 
   /**
    * Waits until no handler or short activity is running and nothing is left to decide. It keeps
@@ -75,7 +75,7 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
   for (;;) {
     // The engine's wake-up time lives in its state, so it survives continue-as-new.
     const wakeAt: number | null = c.engine.wakeAt !== tickedFor ? c.engine.wakeAt : null;
-    const recheckAt = rt.nextRecheckAt();
+    const recheckAt = recheck.nextAt();
     const next = Math.min(wakeAt ?? Infinity, recheckAt ?? Infinity);
     const waitMs = Number.isFinite(next) ? Math.max(0, next - Date.now()) : 24 * 3_600_000;
     await condition(() => rt.hasWork || c.deleted || shouldContinueAsNew(input), waitMs);
@@ -83,7 +83,7 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
       tickedFor = wakeAt;
       rt.push({ type: 'tick' });
     }
-    if (recheckAt !== null && Date.now() >= recheckAt) rt.recheckNotReady();
+    if (recheckAt !== null && Date.now() >= recheckAt) recheck.run();
     rt.drain();
     setCurrentDetails(describe(c, input));
     if (c.deleted && c.engine.entries.length === 0) {

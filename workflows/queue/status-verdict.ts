@@ -2,7 +2,11 @@
  * The `statuses` runner's verdict: a run passes when every required context's latest status is
  * `success`, fails as soon as any required context's latest status is `failure` or `error`, and is
  * pending otherwise. Statuses for contexts that are not required are kept but never decide.
+ *
+ * Invariant: a run is judged only while in progress, so the engine hears of its outcome once.
  */
+import type { RunMeta } from './carried';
+import type { QueueContext } from './context';
 import type { CommitStatusReport } from './messages';
 
 export function evaluateStatuses(
@@ -13,4 +17,13 @@ export function evaluateStatuses(
   for (const s of statuses) latest.set(s.context, s.state);
   if (required.some((ctx) => latest.get(ctx) === 'failure' || latest.get(ctx) === 'error')) return 'failed';
   return required.length > 0 && required.every((ctx) => latest.get(ctx) === 'success') ? 'passed' : 'pending';
+}
+
+/** Ends a run in progress once its statuses decide it, and tells the engine. */
+export function judgeStatuses(ctx: QueueContext, run: RunMeta): void {
+  if (run.status !== 'in_progress') return;
+  const verdict = evaluateStatuses(ctx.carried.runner.requiredStatuses ?? [], run.statuses);
+  if (verdict === 'pending') return;
+  run.status = verdict === 'passed' ? 'succeeded' : 'failed';
+  ctx.push({ type: 'testRunFinished', runId: run.runId, outcome: verdict });
 }

@@ -1,0 +1,26 @@
+/**
+ * QueueContext: the one thing the parts of the queue workflow share. A part (admission, enqueueing,
+ * the command executor, the PR notifier, the not-ready recheck, the statuses verdict, the handlers)
+ * may read the queue's key and its carried state, queue an event for the engine and run tracked
+ * background work; nothing more. The drain loop (runtime.ts) implements it and hands it down, so the
+ * parts never reach each other through the loop and no import of workflows/queue runs back to it.
+ *
+ * Invariant: every change the parts make to the queue goes through the carried state or an event;
+ * what the engine decides comes back to them only through commands the drain loop routes.
+ */
+import type { EngineEvent } from '../engine';
+import type { QueueKey } from '../ids';
+import type { Carried } from './carried';
+
+export interface QueueContext {
+  readonly key: QueueKey;
+  /** Mutated in place and carried whole across continue-as-new (carried.ts). */
+  readonly carried: Carried;
+  /** Queues an event for the engine; answers its sequence number, in inbox order. */
+  push(event: EngineEvent): number;
+  /**
+   * Runs `fn` as background work that continue-as-new waits for. A failure (an activity that
+   * exhausted its retries) goes to `onError` and is logged; it never fails the workflow task.
+   */
+  track(fn: () => Promise<void>, onError?: (err: unknown) => void): void;
+}
