@@ -9,11 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { initBareRepository } from '../activities/git/repository-path';
+import { isTerminal } from '../workflows/engine';
 import { PROJECT_ROOT, readState } from './lib/data-dir';
 
 const API = process.env.RAILYARD_DEMO_API ?? `http://127.0.0.1:${process.env.RAILYARD_API_PORT ?? 8080}`;
 const UI = 'http://127.0.0.1:8233';
-const TERMINAL = new Set(['merged', 'failed', 'cancelled']);
 
 const PROJECT: Record<string, string> = {
   'README.md': '# demo app\n\nstatus: green\n',
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
 
   const seen = new Map<number, string>();
   const started = Date.now();
-  while (seen.size < PRS.length || [...seen.values()].some((s) => !TERMINAL.has(s))) {
+  while (seen.size < PRS.length || [...seen.values()].some((s) => !isTerminal(s))) {
     for (const pr of PRS) {
       const r = await call<{ state: string }>(
         'getSubmittedPullRequest',

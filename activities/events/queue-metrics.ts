@@ -16,12 +16,10 @@
  *   latest one for the gauges, the closing one for conclusions and time in queue, the one that
  *   started the testing spell for restarts, waits and test durations.
  */
-import type { PrState } from '../../workflows/engine';
+import { isTerminal, type PrState, type TerminalPrState } from '../../workflows/engine';
 
 export const QUEUE_TYPES = ['main', 'bisection'] as const;
 export type QueueType = (typeof QUEUE_TYPES)[number];
-export const CONCLUSIONS = ['merged', 'failed', 'cancelled'] as const;
-export type Conclusion = (typeof CONCLUSIONS)[number];
 
 export const WINDOW_MS = 60 * 60 * 1000;
 
@@ -36,7 +34,7 @@ export interface QueueTypeMetrics {
   depth: number;
   awaitingMergeability: number;
   testing: number;
-  conclusions: Record<Conclusion, number>;
+  conclusions: Record<TerminalPrState, number>;
   restarts: number;
   waitSeconds: number[];
   testSeconds: number[];
@@ -126,7 +124,7 @@ function observe(
   history.forEach((e, i) => {
     if (e.at < from || e.at > to) return;
     const prev = i > 0 ? history[i - 1] : undefined;
-    if (e.to === 'merged' || e.to === 'failed' || e.to === 'cancelled') {
+    if (isTerminal(e.to)) {
       const m = metricsOf(e.isBisection);
       m.conclusions[e.to] += 1;
       const inQueue = admittedTime(history, i);

@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Organisation } from '../../activities/stores/api-keys';
-import { TERMINAL_STATES } from '../../workflows/engine';
+import { isTerminal } from '../../workflows/engine';
 import { prWorkflowId, repositoryLabel } from '../../workflows/ids';
 import type { PullRequestRecord } from '../../workflows/pull-request/messages';
 import { PR_STATE, REPOSITORY, TARGET_BRANCH } from '../../workflows/search-attributes';
@@ -58,12 +58,10 @@ export function decodeCursor(query: string, cursor: string): Buffer {
   return token;
 }
 
-const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATES);
-
 export function matchesFilter(r: PullRequestRecord, request: ListPullRequestsRequest): boolean {
   if (request.state !== undefined && r.state !== request.state) return false;
   if (request.since === undefined && request.until === undefined) return true;
-  if (!TERMINAL.has(r.state)) return false;
+  if (!isTerminal(r.state)) return false;
   if (request.since !== undefined && r.stateChangedAt < Date.parse(request.since)) return false;
   return request.until === undefined || r.stateChangedAt < Date.parse(request.until);
 }

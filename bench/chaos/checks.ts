@@ -14,10 +14,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SubmittedPullRequest } from '../../api/schemas/merge-queue';
+import { isTerminal } from '../../workflows/engine';
 import type { GitWorld } from './git-world';
 import type { PlannedPr } from './workload';
-
-export const TERMINAL = new Set(['merged', 'failed', 'cancelled']);
 
 export interface PrOutcome {
   pr: PlannedPr;
@@ -87,7 +86,7 @@ export function checkSafety(
     mergedTwice: [...merges].filter(([, n]) => n > 1).map(([pr]) => pr),
     untestedCommits: positions.filter((sha) => !tested.has(world.treeOf(sha))),
     notTerminal: outcomes
-      .filter((o) => o.record !== null && !TERMINAL.has(o.record.state))
+      .filter((o) => o.record !== null && !isTerminal(o.record.state))
       .map((o) => o.pr.number),
     badMerged: outcomes.filter((o) => o.pr.kind === 'bad' && merges.has(o.pr.number)).map((o) => o.pr.number),
     mergedNotOnTarget: outcomes

@@ -13,15 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createPool } from '../../activities/platform/db';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
+import { isTerminal } from '../../workflows/engine';
 import { exponential, seededRng } from '../simulate/rng';
-import {
-  checkSafety,
-  countOutcomes,
-  TERMINAL,
-  type OutcomeCounts,
-  type PrOutcome,
-  type SafetyReport,
-} from './checks';
+import { checkSafety, countOutcomes, type OutcomeCounts, type PrOutcome, type SafetyReport } from './checks';
 import { planFaults, runFaults, type FaultCounts, type FaultHooks, type InjectedFault } from './faults';
 import { createGitWorld } from './git-world';
 import { createApi, type Api, type QueueRef } from './http';
@@ -150,7 +144,7 @@ async function settle(
   for (;;) {
     for (const pr of plan) {
       const known = records.get(pr.number);
-      if (known && TERMINAL.has(known.state)) continue;
+      if (known && isTerminal(known.state)) continue;
       const r = await api.pullRequest(pr.number);
       if (r === 'unknown') continue;
       records.set(pr.number, r);
@@ -160,7 +154,7 @@ async function settle(
         if (res.status === 200) withdrawn.push(pr.number);
       }
     }
-    const open = [...accepted].filter((n) => !TERMINAL.has(records.get(n)?.state ?? ''));
+    const open = [...accepted].filter((n) => !isTerminal(records.get(n)?.state ?? ''));
     if (open.length === 0 || Date.now() > deadline) return { records, withdrawn };
     if (Date.now() - lastReport > 5_000) {
       lastReport = Date.now();

@@ -25,6 +25,7 @@ import { freePort } from '../../scripts/lib/ports';
 import { startCluster } from '../../scripts/lib/postgres';
 import { Supervisor } from '../../scripts/lib/supervisor';
 import { startDevServer } from '../../scripts/lib/temporal';
+import { isTerminal } from '../../workflows/engine';
 import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
 import { getPullRequestQuery } from '../../workflows/pull-request/messages';
 import { submitUpdate, type QueueWorkflowInput } from '../../workflows/queue/messages';
@@ -143,7 +144,7 @@ async function main(): Promise<void> {
     const settled = async (n: number) => {
       for (;;) {
         const r = await record(n).catch(() => null);
-        if (r && ['merged', 'failed', 'cancelled'].includes(r.state)) return r;
+        if (r && isTerminal(r.state)) return r;
         await new Promise((res) => setTimeout(res, 20));
       }
     };

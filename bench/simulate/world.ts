@@ -11,6 +11,7 @@
 import {
   decide,
   initialState,
+  isTerminal,
   type EngineCommand,
   type EngineEvent,
   type QueueConfigPatch,
@@ -203,8 +204,7 @@ class World {
         this.engineAt(this.now, { type: 'mergeDone', mergeId: c.mergeId, newTipSha: `tip-${c.mergeId}` });
         return;
       case 'notifyPr':
-        if (c.to === 'merged' || c.to === 'failed' || c.to === 'cancelled')
-          this.resolve(c.pr, c.to === 'merged');
+        if (isTerminal(c.to)) this.resolve(c.pr, c.to === 'merged');
         return;
       case 'scheduleTick':
         if (!this.ticks.has(c.at)) {

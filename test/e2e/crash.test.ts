@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createPool } from '../../activities/platform/db';
 import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
+import { isTerminal } from '../../workflows/engine';
 import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
 import { getPullRequestQuery, type PullRequestRecord } from '../../workflows/pull-request/messages';
 import { getTestRunQuery, submitUpdate, type QueueWorkflowInput } from '../../workflows/queue/messages';
@@ -17,7 +18,6 @@ import { requireTestEnv } from '../support/env';
 import { createRepoWithMain } from '../support/git-fixture';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const TERMINAL = ['merged', 'failed', 'cancelled'];
 
 function startWorker(env: NodeJS.ProcessEnv): ChildProcess {
   // Own process group, so SIGKILL reaches the worker and the test commands it started.
@@ -120,13 +120,13 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
           `PR ${n} terminal`,
           async () => {
             const r = await record(n);
-            return r && TERMINAL.includes(r.state) ? r : null;
+            return r && isTerminal(r.state) ? r : null;
           },
           150_000,
         ),
       );
     // Exactly one terminal state each, and the timeline ends there.
-    for (const r of finals) expect(r.timeline.filter((t) => TERMINAL.includes(t.to))).toHaveLength(1);
+    for (const r of finals) expect(r.timeline.filter((t) => isTerminal(t.to))).toHaveLength(1);
     expect(finals.map((r) => r.state)).toEqual(['merged', 'merged', 'merged', 'merged']);
     // Nothing merged twice: each PR's merge commit appears once on main.
     const subjects = fx.bareGit('log', '--format=%s', '--first-parent', 'main').split('\n');

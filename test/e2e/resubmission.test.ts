@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PullRequestPage, SubmittedPullRequest } from '../../api/schemas/merge-queue';
+import { isTerminal } from '../../workflows/engine';
 import { startLiveApi, type LiveApi } from '../integration/security/support/live-api';
 
 const REPO = { host: 'github.com', owner: 'acme', name: 'app' };
@@ -62,7 +63,7 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeou
 const settled = (n: number) =>
   waitFor(`PR #${n} to finish`, async () => {
     const r = await record(n);
-    return ['merged', 'failed', 'cancelled'].includes(r.state) ? r : undefined;
+    return isTerminal(r.state) ? r : undefined;
   });
 
 /** Every submission of PR `n` the queue lists (visibility catches up within a few seconds). */

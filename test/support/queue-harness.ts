@@ -15,7 +15,7 @@ import { createPool } from '../../activities/platform/db';
 import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
 import { createCommandRunner } from '../../activities/runners/command-runner';
 import type { DeliveryRetryPolicy } from '../../activities/webhooks/types';
-import type { QueueConfigPatch } from '../../workflows/engine';
+import { isTerminal, type QueueConfigPatch } from '../../workflows/engine';
 import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
 import { getPullRequestQuery, type PullRequestRecord } from '../../workflows/pull-request/messages';
 import {
@@ -203,7 +203,7 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
         `PR #${n} to finish`,
         async () => {
           const r = await h.pr(n);
-          return r && ['merged', 'failed', 'cancelled'].includes(r.state) ? r : undefined;
+          return r && isTerminal(r.state) ? r : undefined;
         },
         timeoutMs,
       );

@@ -10,6 +10,7 @@ export { decide, type Decision } from './decide';
 export { type EngineContext } from './draft';
 export {
   initialState,
+  isTerminal,
   TERMINAL_STATES,
   type ActivePrState,
   type Entry,

@@ -27,6 +27,10 @@ export type PrState = ActivePrState | TerminalPrState;
 
 export const TERMINAL_STATES: readonly TerminalPrState[] = ['merged', 'failed', 'cancelled'];
 
+/** Whether a PR has left the queue for good. Takes any string, so readers of the wire can ask too. */
+export const isTerminal = (state: string): state is TerminalPrState =>
+  (TERMINAL_STATES as readonly string[]).includes(state);
+
 /** Impacted targets uploaded for one head sha; `'ALL'` impacts everything, `[]` nothing. */
 export interface ImpactedTargets {
   sha: string;

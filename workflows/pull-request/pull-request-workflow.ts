@@ -8,7 +8,7 @@
  * ignored); the workflow completes only after a terminal transition and after all handlers finished.
  */
 import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { PrState } from '../engine';
+import { isTerminal } from '../engine';
 import { PR_STATE } from '../search-attributes';
 import {
   getPullRequestQuery,
@@ -18,7 +18,6 @@ import {
   type PullRequestWorkflowInput,
 } from './messages';
 
-const TERMINAL: readonly PrState[] = ['merged', 'failed', 'cancelled'];
 /** A record keeps its whole timeline; past this it keeps the first and the latest entries. */
 const MAX_TIMELINE = 500;
 
@@ -45,7 +44,7 @@ export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Prom
     record.reason = t.reason;
     record.details = n.details;
     record.skipTheLine = n.details.priorityValue === 0;
-    record.isCurrentlySubmittedToQueue = !TERMINAL.includes(t.to);
+    record.isCurrentlySubmittedToQueue = !isTerminal(t.to);
     if (t.to === 'merged' && t.testRunId) record.verifiedByTestRun = t.testRunId;
     record.timeline.push(t);
     if (record.timeline.length > MAX_TIMELINE) record.timeline.splice(1, 1);
@@ -64,7 +63,7 @@ export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Prom
   });
   setHandler(getPullRequestQuery, () => record);
 
-  await condition(() => TERMINAL.includes(record.state) && pending.size === 0);
+  await condition(() => isTerminal(record.state) && pending.size === 0);
   await condition(allHandlersFinished);
   return record;
 }

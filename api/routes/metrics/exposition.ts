@@ -11,8 +11,8 @@
  */
 import { expositionText } from '../../plugins/exposition-text';
 import { Gauge, Histogram, Registry } from 'prom-client';
+import { TERMINAL_STATES } from '../../../workflows/engine';
 import {
-  CONCLUSIONS,
   QUEUE_TYPES,
   type QueueMetrics,
   type QueueTypeMetrics,
@@ -90,7 +90,7 @@ export async function renderQueueMetrics(
     registers: [registry],
   });
   for (const { labels, values } of all) {
-    for (const conclusion of CONCLUSIONS) {
+    for (const conclusion of TERMINAL_STATES) {
       conclusions.set({ ...labels, conclusion }, values.conclusions[conclusion]);
     }
     restarts.set(labels, values.restarts);
