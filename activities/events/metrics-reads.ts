@@ -67,6 +67,8 @@ export async function readQueueMetrics(
   if (repository !== null && queues.rows.length === 0) return null;
   if (queues.rows.length === 0) return [];
 
+  // The terminal states are spelled out as in pr_submissions_active_idx's predicate (migration 0005),
+  // which the planner can only use for a query whose condition implies it.
   const current = await pool.query<QueueRow & { state: PrState; is_bisection: boolean; count: number }>(
     `SELECT host, owner, name, target_branch, state, is_bisection, count(*)::int AS count
        FROM pr_submissions WHERE ${SCOPE} AND state NOT IN ('merged', 'failed', 'cancelled')
