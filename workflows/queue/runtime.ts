@@ -1,7 +1,7 @@
 /**
  * QueueRuntime: the drain loop that drives the engine, and the QueueContext (context.ts) it hands to
  * the queue workflow's parts. Events go into the inbox; `drain()` feeds them to `decide` one at a time
- * and routes each command: `notifyPr` to the PR notifier, the rest to the CommandRunner, whose activity
+ * and routes each command: `notifyPr` to the PR notifier, the rest to the CommandExecutor, whose activity
  * completions come back as events. Nothing here decides anything about the queue: that is the
  * engine's job.
  *
@@ -14,7 +14,7 @@ import { log, uuid4 } from '@temporalio/workflow';
 import { decide, type EngineCommand, type EngineEvent } from '../engine';
 import type { QueueKey } from '../ids';
 import { bounded, type Carried, MAX_FINISHED_RUNS } from './carried';
-import { CommandRunner } from './command-runner';
+import { CommandExecutor } from './command-executor';
 import type { QueueContext } from './context';
 import { EventLogOutbox } from './event-log-outbox';
 import { PrNotifier } from './pr-notifier';
@@ -28,7 +28,7 @@ export class QueueRuntime implements QueueContext {
   /** Items the handlers wait on: an update answers after its event has been decided. */
   private appliedSeq = 0;
   private pushedSeq: number;
-  private readonly executor: CommandRunner;
+  private readonly executor: CommandExecutor;
   readonly notifier: PrNotifier;
   readonly outbox: EventLogOutbox;
 
@@ -37,7 +37,7 @@ export class QueueRuntime implements QueueContext {
     readonly carried: Carried,
     opts: { appendMaximumIntervalMs?: number } = {},
   ) {
-    this.executor = new CommandRunner(this);
+    this.executor = new CommandExecutor(this);
     this.outbox = new EventLogOutbox(carried, opts.appendMaximumIntervalMs);
     this.notifier = new PrNotifier(this, this.outbox);
     // Transitions a previous run could not store go first.

@@ -1,5 +1,5 @@
 /**
- * CommandRunner: turns engine commands into activities and child workflows, and their outcomes back
+ * CommandExecutor (glossary: command executor): turns engine commands into activities and child workflows, and their outcomes back
  * into engine events. Each command is started without blocking the main loop. PR notifications are
  * not commands it runs: the drain loop (runtime.ts) hands `notifyPr` to the PR notifier.
  *
@@ -25,7 +25,7 @@ import { judgeStatuses } from './status-verdict';
 /** The engine commands this runs: all but `notifyPr`. */
 export type ExecutedCommand = Exclude<EngineCommand, NotifyPr>;
 
-export class CommandRunner {
+export class CommandExecutor {
   private readonly queueWorkflowId: string;
 
   constructor(private readonly ctx: QueueContext) {
