@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { sharedConfigShape } from '../activities/platform/config';
 import { DEFAULT_MAX_QUEUES_PER_ORGANISATION } from '../activities/events/queue-quota';
 import { envInt, parseEnv } from '../activities/platform/env';
+import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../activities/platform/public-url';
 import { DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION } from '../activities/webhooks/subscriptions';
 import { DEFAULT_MAX_REPOSITORIES_PER_ORGANISATION } from '../activities/stores/repository-owners';
 import { CLAIM_POLICIES } from './plugins/repository-access';
@@ -12,8 +13,8 @@ import { DEFAULT_SERVER_TIMEOUTS } from './plugins/server-timeouts';
 
 const ApiConfig = z.object({
   ...sharedConfigShape,
-  RAILYARD_API_HOST: z.string().min(1).default('127.0.0.1'),
-  RAILYARD_API_PORT: envInt(0, 65535).default(8080),
+  RAILYARD_API_HOST: z.string().min(1).default(DEFAULT_API_HOST),
+  RAILYARD_API_PORT: envInt(0, 65535).default(DEFAULT_API_PORT),
   /** Signs flaky-test page tokens; the same on every API process, or tokens fail across them. */
   RAILYARD_PAGE_TOKEN_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Worker threads that parse uploaded JUnit files; 0 parses on the event loop. Default: cores - 1, 1..4. */

@@ -10,6 +10,7 @@ import { createTestCaseEvents } from '../activities/flaky/events';
 import { createJunitParser, defaultParserThreads } from '../activities/flaky/junit/pool';
 import { createFlakyStore } from '../activities/flaky/store';
 import { ConfigError } from '../activities/platform/env';
+import { publicUrlOf } from '../activities/platform/public-url';
 import { createApiKeyStore } from '../activities/stores/api-keys';
 import { createIdempotencyKeyStore } from '../activities/stores/idempotency-keys';
 import { repositoryAccessOver } from './plugins/repository-access';
@@ -49,8 +50,10 @@ async function main(): Promise<void> {
     }),
     processMetrics,
   );
-  const publicUrl =
-    config.RAILYARD_PUBLIC_URL ?? `http://${config.RAILYARD_API_HOST}:${config.RAILYARD_API_PORT}`;
+  const publicUrl = publicUrlOf(config.RAILYARD_PUBLIC_URL, {
+    host: config.RAILYARD_API_HOST,
+    port: config.RAILYARD_API_PORT,
+  });
   // test_case.* webhooks of uploads and override changes, dispatched after each commit.
   const testCaseEvents = createTestCaseEvents({
     pool,

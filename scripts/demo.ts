@@ -9,10 +9,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { initBareRepository } from '../activities/git/repository-path';
+import { apiUrl, DEFAULT_API_PORT } from '../activities/platform/public-url';
 import { isTerminal } from '../workflows/engine';
 import { PROJECT_ROOT, readState } from './lib/data-dir';
 
-const API = process.env.RAILYARD_DEMO_API ?? `http://127.0.0.1:${process.env.RAILYARD_API_PORT ?? 8080}`;
+const API =
+  process.env.RAILYARD_DEMO_API ??
+  apiUrl({ port: Number(process.env.RAILYARD_API_PORT ?? DEFAULT_API_PORT) });
 const UI = 'http://127.0.0.1:8233';
 
 const PROJECT: Record<string, string> = {

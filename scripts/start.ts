@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createPool } from '../activities/platform/db';
 import { runMigrations } from '../activities/platform/migrate';
+import { apiUrl, DEFAULT_API_PORT } from '../activities/platform/public-url';
 import { createApiKeyStore } from '../activities/stores/api-keys';
 import { dataDir, PROJECT_ROOT, readState, writeState } from './lib/data-dir';
 import { freePort, isPortOpen, waitForPort } from './lib/ports';
@@ -44,7 +45,7 @@ async function main(sup: Supervisor): Promise<void> {
 
   const data = dataDir();
   const env: NodeJS.ProcessEnv = { ...process.env };
-  const apiPort = Number(process.env.RAILYARD_API_PORT ?? 8080);
+  const apiPort = Number(process.env.RAILYARD_API_PORT ?? DEFAULT_API_PORT);
   if (await isPortOpen(apiPort))
     throw new SetupError(`Port ${apiPort} is already in use; stop what uses it or set RAILYARD_API_PORT.`);
 
@@ -97,7 +98,7 @@ async function main(sup: Supervisor): Promise<void> {
     () => api.child.exitCode === null && worker.child.exitCode === null,
   );
 
-  const base = `http://127.0.0.1:${apiPort}`;
+  const base = apiUrl({ port: apiPort });
   console.log(
     [
       '',

@@ -22,6 +22,7 @@ import { createFlakyStore } from '../activities/flaky/store';
 import { createPool } from '../activities/platform/db';
 import { createCommandRunner } from '../activities/runners/command-runner';
 import { ConfigError } from '../activities/platform/env';
+import { publicUrlOf } from '../activities/platform/public-url';
 import { loadWorkerConfig, type WorkerConfig } from './config';
 
 const SDK_LOG_LEVEL = {
@@ -35,9 +36,6 @@ const SDK_LOG_LEVEL = {
 } as const satisfies Record<WorkerConfig['RAILYARD_LOG_LEVEL'], string>;
 
 const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
-
-/** The API's default address, the base of webhook links when RAILYARD_PUBLIC_URL is not set. */
-const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
@@ -68,7 +66,7 @@ async function main(): Promise<void> {
     pool,
     client,
     taskQueue: config.RAILYARD_TASK_QUEUE,
-    publicUrl: config.RAILYARD_PUBLIC_URL ?? DEFAULT_PUBLIC_URL,
+    publicUrl: publicUrlOf(config.RAILYARD_PUBLIC_URL),
     onError: (err, message) =>
       console.error(`railyard worker: ${message}: ${err instanceof Error ? err.message : String(err)}`),
   });
@@ -106,7 +104,7 @@ async function main(): Promise<void> {
         return verdicts.map(({ name, status, quarantined }) => ({ name, status, quarantined }));
       },
       allowPrivateWebhookUrls: config.RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS,
-      ...(config.RAILYARD_PUBLIC_URL ? { publicUrl: config.RAILYARD_PUBLIC_URL } : {}),
+      publicUrl: publicUrlOf(config.RAILYARD_PUBLIC_URL),
       testCaseEvents,
     }),
     shutdownGraceTime: `${config.RAILYARD_SHUTDOWN_GRACE_SECONDS} seconds`,

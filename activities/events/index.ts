@@ -8,6 +8,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
+import { publicUrlOf } from '../platform/public-url';
 import { createDeliveryActivities } from '../webhooks/deliver';
 import type { DeliveryRetryPolicy } from '../webhooks/types';
 import { createAppendActivity, defaultDetailsUrl } from './append';
@@ -33,7 +34,7 @@ export function createEventActivities(deps: EventActivityDeps) {
       client: deps.client,
       taskQueue: deps.taskQueue,
       retry: deps.webhookRetry,
-      detailsUrl: deps.detailsUrl ?? defaultDetailsUrl(deps.publicUrl ?? 'http://127.0.0.1:8080'),
+      detailsUrl: deps.detailsUrl ?? defaultDetailsUrl(publicUrlOf(deps.publicUrl)),
     }),
     ...createDeliveryActivities({ pool: deps.pool, allowPrivateWebhookUrls: deps.allowPrivateWebhookUrls }),
   };

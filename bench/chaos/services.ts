@@ -8,6 +8,7 @@
  * never leak into them (the processes refuse unknown RAILYARD_* names), only what `env` says.
  */
 import path from 'node:path';
+import { apiUrl } from '../../activities/platform/public-url';
 import { PROJECT_ROOT } from '../../scripts/lib/data-dir';
 import type { Managed, Supervisor } from '../../scripts/lib/supervisor';
 
@@ -117,7 +118,7 @@ export function apiService(sup: Supervisor, s: ServiceSettings): Service {
   });
   const healthy = async () => {
     try {
-      return (await fetch(`http://127.0.0.1:${s.apiPort}/healthz`)).ok;
+      return (await fetch(`${apiUrl({ port: s.apiPort })}/healthz`)).ok;
     } catch {
       return false;
     }

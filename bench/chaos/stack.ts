@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runMigrations } from '../../activities/platform/migrate';
+import { apiUrl } from '../../activities/platform/public-url';
 import { freePort } from '../../scripts/lib/ports';
 import { startCluster } from '../../scripts/lib/postgres';
 import { Supervisor, type Managed } from '../../scripts/lib/supervisor';
@@ -102,7 +103,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await Promise.all([worker.start(), api.start()]);
 
     return {
-      apiUrl: `http://127.0.0.1:${apiPort}`,
+      apiUrl: apiUrl({ port: apiPort }),
       databaseUrl,
       temporalAddress: settings.temporalAddress,
       gitRoot: settings.gitRoot,

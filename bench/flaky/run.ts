@@ -15,6 +15,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPool } from '../../activities/platform/db';
+import { apiUrl } from '../../activities/platform/public-url';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
 import { Supervisor } from '../../scripts/lib/supervisor';
 import { copyBaseline, type CopyResult } from './copy-phase';
@@ -278,7 +279,7 @@ async function startServer(databaseUrl: string): Promise<BenchServer> {
   return {
     pid: child.pid!,
     parserThreads: ready.parserThreads,
-    baseUrl: `http://127.0.0.1:${ready.port}`,
+    baseUrl: apiUrl({ port: ready.port }),
     setClock: (at) =>
       new Promise<void>((resolve) => {
         waiting.push(resolve);
