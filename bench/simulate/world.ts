@@ -179,6 +179,12 @@ class World {
       this.maxStateBytes = Math.max(this.maxStateBytes, JSON.stringify(state).length);
     }
     for (const c of commands) this.execute(c);
+    // The engine asks for its next tick through the state; each time is ticked once.
+    const wakeAt = state.wakeAt;
+    if (wakeAt !== null && !this.ticks.has(wakeAt)) {
+      this.ticks.add(wakeAt);
+      this.engineAt(wakeAt, { type: 'tick' });
+    }
   }
 
   private execute(c: EngineCommand): void {
@@ -205,14 +211,6 @@ class World {
         return;
       case 'notifyPr':
         if (isTerminal(c.to)) this.resolve(c.pr, c.to === 'merged');
-        return;
-      case 'scheduleTick':
-        if (!this.ticks.has(c.at)) {
-          this.ticks.add(c.at);
-          this.engineAt(c.at, { type: 'tick' });
-        }
-        return;
-      case 'emit':
         return;
       default:
         return assertUnreachable(c);

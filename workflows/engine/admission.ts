@@ -18,7 +18,7 @@
  *   held only because the lanes were disjoint); an identical re-upload changes nothing.
  */
 import { type EngineEvent } from './events';
-import { type Draft, command, emit, entryOf, inMerge, note, transition } from './draft';
+import { type Draft, command, entryOf, inMerge, note, transition } from './draft';
 import { dissolveGroup, leaveGroup } from './groups';
 import { type Entry } from './model';
 import { placeAdmitted, placeNotReady } from './ordering';
@@ -66,7 +66,7 @@ export function onSubmitted(d: Draft, event: Ev<'submitted'>): void {
 }
 
 export function onReady(d: Draft, event: Ev<'ready'>): void {
-  const entry = known(d, event);
+  const entry = entryOf(d, event.pr);
   if (!entry) return;
   entry.newHeadSha = event.headSha === entry.headSha ? null : event.headSha;
   applyNewHead(d, entry);
@@ -76,7 +76,7 @@ export function onReady(d: Draft, event: Ev<'ready'>): void {
 }
 
 export function onNotReady(d: Draft, event: Ev<'notReady'>): void {
-  const entry = known(d, event);
+  const entry = entryOf(d, event.pr);
   if (!entry) return;
   entry.ready = false;
   demote(d, entry, event.reason);
@@ -84,7 +84,7 @@ export function onNotReady(d: Draft, event: Ev<'notReady'>): void {
 
 export function onImpactedTargetsSet(d: Draft, event: Ev<'impactedTargetsSet'>): void {
   // The PR's workflow holds uploads made before submission and forwards them after it.
-  const entry = known(d, event);
+  const entry = entryOf(d, event.pr);
   if (!entry) return;
   const before = entry.targets;
   entry.targets = { sha: event.headSha, targets: event.targets };
@@ -98,13 +98,6 @@ export function onImpactedTargetsSet(d: Draft, event: Ev<'impactedTargetsSet'>):
   // targets the engine can no longer vouch for that, so it is tested again.
   const group = d.state.groups.find((g) => g.key === entry.group);
   if (group && !group.exact && !inMerge(d, entry.pr)) dissolveGroup(d, group, 'IMPACTED_TARGETS_CHANGED');
-}
-
-/** The PR an event is about, or undefined (logged) when it is not in the queue. */
-export function known(d: Draft, event: { type: EngineEvent['type']; pr: number }): Entry | undefined {
-  const entry = entryOf(d, event.pr);
-  if (!entry) emit(d, { kind: 'eventIgnored', event: event.type, why: `PR ${event.pr} is not in the queue` });
-  return entry;
 }
 
 /** Moves PRs in and out of the line according to their readiness now. */

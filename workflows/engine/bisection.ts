@@ -18,7 +18,7 @@
  * so in single mode the line waits for the bisection; in parallel mode only that lane does.
  */
 import { type QueueConfig } from './config';
-import { type Draft, emit, membersOf, note, transition } from './draft';
+import { type Draft, membersOf, note, transition } from './draft';
 import { createGroup, dependentsOf, dissolveGroup } from './groups';
 import { type Group } from './model';
 
@@ -42,11 +42,6 @@ export function bisect(d: Draft, failed: Group): void {
     under.push(...group.prs);
   }
   note(d, failed.prs, 'BISECTION_REQUIRED');
-  emit(d, {
-    kind: 'bisectionStarted',
-    prs: failed.prs,
-    chunks: chunks.map((c) => c.map((e) => e.pr)),
-  });
 }
 
 export function chunkCount(config: QueueConfig, size: number): number {

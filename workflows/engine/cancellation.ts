@@ -9,19 +9,13 @@
  * 404 before it gets here).
  */
 import { type EngineEvent } from './events';
-import { type Draft, emit, entryOf, finish, inMerge } from './draft';
+import { type Draft, entryOf, finish, inMerge } from './draft';
 import { leaveGroup } from './groups';
 
 export function onCancelled(d: Draft, event: Extract<EngineEvent, { type: 'cancelled' }>): void {
   const entry = entryOf(d, event.pr);
-  if (!entry) {
-    emit(d, { kind: 'eventIgnored', event: 'cancelled', why: `PR ${event.pr} is not in the queue` });
-    return;
-  }
-  if (inMerge(d, entry.pr)) {
-    emit(d, { kind: 'eventIgnored', event: 'cancelled', why: `PR ${event.pr} is being merged` });
-    return;
-  }
+  // Not in the queue (a late or repeated cancel), or already being merged: the merge decides.
+  if (!entry || inMerge(d, entry.pr)) return;
   leaveGroup(d, entry, 'PREREQUISITE_MERGE_ITEM_CANCELLED');
   finish(d, entry, { to: 'cancelled', reason: event.reason });
 }

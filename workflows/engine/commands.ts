@@ -13,12 +13,12 @@
  *   `direct`, merge the single PR with `method`. Report `mergeDone` or `mergeFailed`.
  * - `notifyPr`: the PR's own workflow records every transition; a terminal one is the last word
  *   about that submission (the entry has left the state).
- * - `scheduleTick`: deliver a `tick` at or after `at`; it replaces any tick asked for earlier. A
- *   tick that arrives when nothing is due changes nothing, so a stale timer needs no cancelling.
+ * Time is not a command: the state's `wakeAt` says when the caller must deliver the next `tick`, so
+ * it survives with the state. A tick that arrives when nothing is due changes nothing, so a stale
+ * timer needs no cancelling.
  */
-import { type MergeMethod, type QueueConfig, type QueueMode } from './config';
-import { type EngineEventType } from './events';
-import { type MergeVia, type PrState, type QueueStatus } from './model';
+import { type MergeMethod } from './config';
+import { type MergeVia, type PrState } from './model';
 import { type CancelReason, type RestartReason, type Transition } from './reasons';
 
 export type CancelRunReason =
@@ -35,16 +35,6 @@ export type NotifyPr = {
   at: number;
   runId: string | null;
 } & Transition;
-
-/** Queue-level facts for the event log that no PR transition already records. */
-export type QueueLogEvent =
-  | { kind: 'queueStateChanged'; from: QueueStatus; to: QueueStatus }
-  | { kind: 'modeChanged'; from: QueueMode; to: QueueMode }
-  | { kind: 'configChanged'; settings: (keyof QueueConfig)[] }
-  | { kind: 'bisectionStarted'; prs: number[]; chunks: number[][] }
-  | { kind: 'knownResultReused'; prs: number[]; passed: boolean; fromRunId: string | null }
-  | { kind: 'testRunTimedOut'; runId: string }
-  | { kind: 'eventIgnored'; event: EngineEventType; why: string };
 
 export type EngineCommand =
   | {
@@ -66,8 +56,6 @@ export type EngineCommand =
       method: MergeMethod;
       expectedTipSha: string | null;
     }
-  | NotifyPr
-  | { type: 'emit'; event: QueueLogEvent }
-  | { type: 'scheduleTick'; at: number };
+  | NotifyPr;
 
 export type EngineCommandType = EngineCommand['type'];

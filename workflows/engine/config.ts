@@ -87,11 +87,6 @@ export function applyConfigPatch(config: QueueConfig, patch: QueueConfigPatch): 
   return normalise(merged);
 }
 
-/** The settings whose values differ, in a stable order (for the event log). */
-export function changedSettings(before: QueueConfig, after: QueueConfig): (keyof QueueConfig)[] {
-  return (Object.keys(DEFAULT_CONFIG) as (keyof QueueConfig)[]).filter((key) => before[key] !== after[key]);
-}
-
 function normalise(config: QueueConfig): QueueConfig {
   return {
     ...config,

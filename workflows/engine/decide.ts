@@ -103,12 +103,11 @@ function settle(d: Draft): void {
   scheduleWake(d);
 }
 
+/** The state's `wakeAt`: when the caller must send a `tick` next (null: nothing is due later). */
 function scheduleWake(d: Draft): void {
   const due = [
     ...d.wakes,
     ...d.state.groups.flatMap((g) => (g.status === 'testing' && g.deadline !== null ? [g.deadline] : [])),
   ];
-  const next = due.length > 0 ? Math.min(...due) : null;
-  if (next !== null && next !== d.state.wakeAt) d.commands.push({ type: 'scheduleTick', at: next });
-  d.state.wakeAt = next;
+  d.state.wakeAt = due.length > 0 ? Math.min(...due) : null;
 }

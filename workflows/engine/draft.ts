@@ -10,7 +10,7 @@
  * - `notes` (this call only, never persisted) records why each PR changed in a way that restarts the
  *   runs built on it; invalidation.ts reads it to name the restart reason of those runs.
  */
-import { type EngineCommand, type QueueLogEvent } from './commands';
+import { type EngineCommand } from './commands';
 import { type Entry, type Group, type QueueState, type TerminalPrState } from './model';
 import { type RestartReason, type Transition } from './reasons';
 
@@ -129,10 +129,6 @@ export function finish(
   if (change.to !== 'merged')
     d.state.knownResults = d.state.knownResults.filter((r) => !r.tree.includes(entry.pr));
   d.dirty = true;
-}
-
-export function emit(d: Draft, event: QueueLogEvent): void {
-  d.commands.push({ type: 'emit', event });
 }
 
 export function command(d: Draft, cmd: EngineCommand): void {

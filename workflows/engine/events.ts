@@ -4,8 +4,8 @@
  *
  * Rules:
  * - Events about test runs and merges name the id the engine gave them; an event for a run or merge
- *   the engine no longer tracks (cancelled, superseded, replayed twice) is ignored and logged, so
- *   activities may report late or twice.
+ *   the engine no longer tracks (cancelled, superseded, replayed twice) is ignored, so activities
+ *   may report late or twice.
  * - `submitted` for a PR already in the queue is a resubmission: it updates priority and `noBatch` in
  *   place (Trunk v1 behaviour), exactly like `priorityChanged`.
  * - `targetBranchMoved` is for pushes the queue did not make; the queue's own merges are reported

@@ -39,13 +39,7 @@ export {
   type QueueMode,
 } from './config';
 export { type EngineEvent, type EngineEventType, type TestCaseResult, type TestRunOutcome } from './events';
-export {
-  type CancelRunReason,
-  type EngineCommand,
-  type EngineCommandType,
-  type NotifyPr,
-  type QueueLogEvent,
-} from './commands';
+export { type CancelRunReason, type EngineCommand, type EngineCommandType, type NotifyPr } from './commands';
 export type {
   CancelReason,
   FailureReason,

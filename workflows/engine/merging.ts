@@ -16,7 +16,7 @@
  * recorded as merged twice.
  */
 import { type EngineEvent } from './events';
-import { type Draft, emit, entryOf, finish, inMerge, membersOf, note } from './draft';
+import { type Draft, entryOf, finish, inMerge, membersOf, note } from './draft';
 import { observeMerged } from './failure-rate';
 import { dissolveGroup, pruneGroup, sameList } from './groups';
 import { targetsIntersect, type TargetList } from './lanes';
@@ -97,8 +97,7 @@ function failureReason(merge: MergeInFlight, reason: MergeFailureReason): MergeF
   return reason;
 }
 
-function currentMerge(d: Draft, event: { type: EngineEvent['type']; mergeId: string }): MergeInFlight | null {
-  if (d.state.merge?.mergeId === event.mergeId) return d.state.merge;
-  emit(d, { kind: 'eventIgnored', event: event.type, why: `no merge ${event.mergeId} in flight` });
-  return null;
+/** The merge a report is about; null for one no longer in flight (a late or repeated report). */
+function currentMerge(d: Draft, event: { mergeId: string }): MergeInFlight | null {
+  return d.state.merge?.mergeId === event.mergeId ? d.state.merge : null;
 }

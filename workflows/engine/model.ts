@@ -136,7 +136,7 @@ export interface QueueState {
   knownResults: KnownResult[];
   /** At most one merge is in flight, so every merge compares-and-swaps against a known tip. */
   merge: MergeInFlight | null;
-  /** The tick already asked for, so it is not asked for again. */
+  /** When the caller must deliver the next `tick` (a deadline or a batch's wait); null: none due. */
   wakeAt: number | null;
   /**
    * Absent until an outcome is observed (the estimate's prior applies), and in states carried from

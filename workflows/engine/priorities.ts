@@ -12,7 +12,7 @@
  * - Numbers between the named levels are named after the level band they fall in (Trunk does not say;
  *   railyard's choice): 0 urgent, 1..10 high, 11..100 medium, 101..255 low.
  */
-import { type Draft, emit, entryOf, inMerge, transition } from './draft';
+import { type Draft, entryOf, inMerge, transition } from './draft';
 import { leaveGroup } from './groups';
 import { type Entry } from './model';
 import { URGENT, placeAdmitted } from './ordering';
@@ -51,7 +51,6 @@ export function priorityName(value: number): PriorityName {
 export function onPriorityChanged(d: Draft, pr: number, priority: number, noBatch: boolean): void {
   const entry = entryOf(d, pr);
   if (entry) changePriority(d, entry, priority, noBatch);
-  else emit(d, { kind: 'eventIgnored', event: 'priorityChanged', why: `PR ${pr} is not in the queue` });
 }
 
 /** The engine trusts no caller with its ordering: out-of-range priorities are clamped to 0..255. */

@@ -20,9 +20,9 @@
  * restart in place, a bisection chunk).
  */
 import { assertNever } from './assert-never';
-import { applyConfigPatch, changedSettings, type QueueMode } from './config';
+import { applyConfigPatch, type QueueMode } from './config';
 import { type EngineEvent } from './events';
-import { type Draft, emit } from './draft';
+import { type Draft } from './draft';
 import { type QueueStatus } from './model';
 
 /**
@@ -50,11 +50,8 @@ export function mayMerge(status: QueueStatus): boolean {
 }
 
 export function onConfigUpdated(d: Draft, event: Extract<EngineEvent, { type: 'configUpdated' }>): void {
-  const before = d.state.config;
   const { mode, ...rest } = event.patch;
-  d.state.config = applyConfigPatch(before, rest);
-  const settings = changedSettings(before, d.state.config);
-  if (settings.length > 0) emit(d, { kind: 'configChanged', settings });
+  d.state.config = applyConfigPatch(d.state.config, rest);
   if (event.state !== undefined) {
     d.state.requestedStatus = event.state;
     if (d.state.status !== 'switching_modes') setStatus(d, event.state);
@@ -84,17 +81,13 @@ export function completeModeSwitch(d: Draft): void {
   const mode = d.state.pendingMode;
   if (d.state.status !== 'switching_modes' || mode === null) return;
   if (d.state.merge !== null || d.state.groups.some((g) => g.status !== 'waiting')) return;
-  const from = d.state.config.mode;
   d.state.config = { ...d.state.config, mode };
   d.state.pendingMode = null;
-  emit(d, { kind: 'modeChanged', from, to: mode });
   setStatus(d, d.state.requestedStatus);
 }
 
 function setStatus(d: Draft, to: QueueStatus): void {
-  const from = d.state.status;
-  if (from === to) return;
+  if (d.state.status === to) return;
   d.state.status = to;
-  emit(d, { kind: 'queueStateChanged', from, to });
   d.dirty = true;
 }

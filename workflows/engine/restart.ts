@@ -11,17 +11,15 @@
  * restart; the request is logged and ignored.
  */
 import { type EngineEvent } from './events';
-import { type Draft, emit, entryOf, groupOf, inMerge, membersOf, transition } from './draft';
+import { type Draft, entryOf, groupOf, inMerge, membersOf, transition } from './draft';
 import { cancelRun } from './groups';
 import { forgetResult, treeKey } from './known-results';
 
 export function onRestarted(d: Draft, event: Extract<EngineEvent, { type: 'restarted' }>): void {
   const entry = entryOf(d, event.pr);
   const group = groupOf(d, entry?.group ?? null);
-  if (!entry || !group || group.direct || group.status === 'waiting' || inMerge(d, entry.pr)) {
-    emit(d, { kind: 'eventIgnored', event: 'restarted', why: `PR ${event.pr} has no test run to restart` });
-    return;
-  }
+  // No test run to restart: nothing to do.
+  if (!entry || !group || group.direct || group.status === 'waiting' || inMerge(d, entry.pr)) return;
   forgetResult(d, treeKey(group));
   cancelRun(d, group, event.reason);
   Object.assign(group, { status: 'waiting', runId: null, failure: null, deadline: null });

@@ -21,7 +21,7 @@
  */
 import { batchWaitsUntil, formBatch } from './batching';
 import { mayMergeDirectly, mergeDirectly } from './direct-merge';
-import { type Draft, emit, membersOf } from './draft';
+import { type Draft, membersOf } from './draft';
 import { createGroup, groupsInLineOrder, startRun } from './groups';
 import { lookupResult } from './known-results';
 import { candidates, treeOf } from './lanes';
@@ -57,7 +57,6 @@ function startWaitingGroups(d: Draft): void {
     const known = group.bisection ? lookupResult(d, [...tree.map((e) => e.pr), ...group.prs]) : undefined;
     if (known) {
       Object.assign(group, { ahead: tree.map((e) => e.pr), exact: true, runId: known.runId });
-      emit(d, { kind: 'knownResultReused', prs: group.prs, passed: known.passed, fromRunId: known.runId });
       if (known.passed) passGroup(d, group, 'KNOWN_RESULT_REUSED');
       else failGroup(d, group, { reason: 'TEST_RUN_FAILED_BY_OPTIMIZATION', culpritPr: null });
     } else if (freeSlots(d, group.bisection ? 'bisection' : 'restart') > 0) {

@@ -11,7 +11,7 @@
  * nothing. A merge in flight is left alone: its compare-and-swap fails against the new tip and
  * `mergeFailed(TARGET_BRANCH_MOVED)` restarts it.
  */
-import { type Draft, emit, entryOf, finish, inMerge } from './draft';
+import { type Draft, entryOf, finish, inMerge } from './draft';
 import { dissolveGroup, leaveGroup } from './groups';
 import { clearResults } from './known-results';
 
@@ -31,14 +31,8 @@ export function tipMoved(d: Draft, sha: string): void {
 
 export function onMergedOutsideQueue(d: Draft, pr: number): void {
   const entry = entryOf(d, pr);
-  if (!entry || inMerge(d, pr)) {
-    emit(d, {
-      kind: 'eventIgnored',
-      event: 'mergedOutsideQueue',
-      why: `PR ${pr} is not waiting in the queue`,
-    });
-    return;
-  }
+  // Not waiting in the queue: nothing to take out.
+  if (!entry || inMerge(d, pr)) return;
   leaveGroup(d, entry, 'PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED');
   // Not merged through a tip the engine knows, so no result can be re-based onto it.
   d.state.knownResults = d.state.knownResults.filter((r) => !r.tree.includes(pr));

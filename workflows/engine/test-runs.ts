@@ -3,7 +3,7 @@
  *
  * Rules:
  * - A report names its run; a report for a run the engine no longer tracks (cancelled, replaced,
- *   a duplicate delivery) is ignored and logged, never applied to whatever group runs now.
+ *   a duplicate delivery) is ignored, never applied to whatever group runs now.
  * - A passing verdict (quarantine-aware, verdict.ts) moves the group to `passed` and its PRs to
  *   `tests_passed`; merging is decided later (optimistic-merge.ts). A failing one moves them to
  *   `pending_failure` with the failure reason; blame is decided later (pending-failure.ts).
@@ -15,7 +15,7 @@
  * Invariant: every run result for an exact tree is recorded as a known result (known-results.ts).
  */
 import { type EngineEvent } from './events';
-import { type Draft, command, emit, groupByRun, membersOf, transition } from './draft';
+import { type Draft, command, groupByRun, membersOf, transition } from './draft';
 import { recordResult } from './known-results';
 import { type Group, type GroupFailure } from './model';
 import { type PassedReason } from './reasons';
@@ -51,10 +51,8 @@ export function onTestRunFailedToStart(d: Draft, event: RunEvent<'testRunFailedT
 export function expireRuns(d: Draft): void {
   for (const group of d.state.groups) {
     if (group.status !== 'testing' || group.deadline === null || group.deadline > d.ctx.now) continue;
-    if (group.runId !== null) {
-      emit(d, { kind: 'testRunTimedOut', runId: group.runId });
+    if (group.runId !== null)
       command(d, { type: 'cancelTestRun', runId: group.runId, reason: 'TEST_RUN_TIMEOUT' });
-    }
     failGroup(d, group, { reason: 'TEST_RUN_TIMEOUT', culpritPr: null });
   }
 }
@@ -77,9 +75,8 @@ export function failGroup(d: Draft, group: Group, failure: GroupFailure): void {
   d.dirty = true;
 }
 
-function liveRun(d: Draft, event: { type: EngineEvent['type']; runId: string }): Group | undefined {
+/** The group a report is about; undefined for a run no longer in flight (ignored). */
+function liveRun(d: Draft, event: { runId: string }): Group | undefined {
   const group = groupByRun(d, event.runId);
-  if (group?.status === 'testing') return group;
-  emit(d, { kind: 'eventIgnored', event: event.type, why: `no test run ${event.runId} in flight` });
-  return undefined;
+  return group?.status === 'testing' ? group : undefined;
 }

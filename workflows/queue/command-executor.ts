@@ -10,8 +10,6 @@
  * - cancelTestRun: cancel the test-run workflow; its branch is deleted once the engine drops the run.
  * - merge: land the tested commit (compare-and-swap), rebase onto a moved tip (parallel lanes), or merge
  *   directly; report mergeDone / mergeFailed.
- * - emit: nothing to do: queue-level facts are not stored.
- * - scheduleTick: nothing to do: the wake-up time is the engine's `wakeAt`, read by the main loop.
  */
 import { ParentClosePolicy, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
 import type { EngineCommand, NotifyPr } from '../engine';
@@ -40,9 +38,6 @@ export class CommandExecutor {
         return this.cancelTestRun(cmd.runId);
       case 'merge':
         return this.merge(cmd);
-      case 'emit':
-      case 'scheduleTick':
-        return;
     }
   }
 

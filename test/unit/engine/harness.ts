@@ -140,10 +140,6 @@ export class Harness {
     return this.log.filter((c): c is Extract<EngineCommand, { type: T }> => c.type === type);
   }
 
-  emitted(): Extract<EngineCommand, { type: 'emit' }>['event'][] {
-    return this.commandsOf('emit').map((c) => c.event);
-  }
-
   /** PR numbers in line order (not_ready excluded). */
   line(): number[] {
     return this.state.entries.filter((e) => e.state !== 'not_ready').map((e) => e.pr);

@@ -181,9 +181,6 @@ export class ModelWorld {
         return;
       case 'notifyPr':
         return this.checkTransition(c);
-      case 'emit':
-      case 'scheduleTick':
-        return;
     }
   }
 
