@@ -14,8 +14,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SubmittedPullRequest } from '../../api/schemas/merge-queue';
+import type { GitWorld } from '../../scripts/lib/git-world';
 import { isTerminal } from '../../workflows/engine';
-import type { GitWorld } from './git-world';
 import type { PlannedPr } from './workload';
 
 export interface PrOutcome {

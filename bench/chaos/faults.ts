@@ -8,8 +8,8 @@
  * after the previous one waits for that, so every fault hits a stack that was whole just before and
  * each recovery is measured on its own.
  */
+import type { Stack } from '../../scripts/lib/stack';
 import type { Rng } from '../simulate/rng';
-import type { Stack } from './stack';
 
 export type FaultKind = 'kill worker' | 'kill API' | 'restart Temporal' | 'restart PostgreSQL';
 

@@ -3,7 +3,7 @@
  * the safety checks first, then every fault with its recovery time, then what happened to the PRs.
  * `failedChecks` is what decides the exit code: any safety number that is not 0.
  */
-import { table } from '../queue/stats';
+import { table } from '../../scripts/lib/markdown-table';
 import { SAFETY_ROWS } from './checks';
 import type { ChaosReport } from './scenario';
 

@@ -13,14 +13,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { createPool } from '../../activities/platform/db';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
+import { createGitWorld } from '../../scripts/lib/git-world';
+import { startStack, type Stack } from '../../scripts/lib/stack';
 import { isTerminal } from '../../workflows/engine';
 import { exponential, seededRng } from '../simulate/rng';
 import { checkSafety, countOutcomes, type OutcomeCounts, type PrOutcome, type SafetyReport } from './checks';
 import { planFaults, runFaults, type FaultCounts, type FaultHooks, type InjectedFault } from './faults';
-import { createGitWorld } from './git-world';
 import { createApi, type Api, type QueueRef } from './http';
 import { longestOutageMs, recoveryMs, startProbe } from './probe';
-import { startStack, type Stack } from './stack';
 import { initialFiles, planPrs, type PlannedPr, type WorkloadOptions } from './workload';
 
 export interface ChaosOptions extends WorkloadOptions {

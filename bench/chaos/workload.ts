@@ -12,8 +12,8 @@
  * whether a commit on the target branch was tested. A run killed halfway writes nothing.
  */
 import path from 'node:path';
+import type { PrSpec } from '../../scripts/lib/git-world';
 import type { Rng } from '../simulate/rng';
-import type { PrSpec } from './git-world';
 
 export type PrKind = 'good' | 'bad' | 'conflict';
 

@@ -21,6 +21,7 @@ import { createCommandRunner } from '../../activities/runners/command-runner';
 import { createPool } from '../../activities/platform/db';
 import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
 import { runMigrations } from '../../activities/platform/migrate';
+import { table } from '../../scripts/lib/markdown-table';
 import { freePort } from '../../scripts/lib/ports';
 import { startCluster } from '../../scripts/lib/postgres';
 import { Supervisor } from '../../scripts/lib/supervisor';
@@ -30,7 +31,7 @@ import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/id
 import { getPullRequestQuery } from '../../workflows/pull-request/messages';
 import { submitUpdate, type QueueWorkflowInput } from '../../workflows/queue/messages';
 import { createRepoWithMain } from '../../test/support/git-fixture';
-import { percentile, table } from './stats';
+import { percentile } from './stats';
 
 const { values } = parseArgs({
   options: { prs: { type: 'string', default: '40' }, burst: { type: 'string', default: '60' } },

@@ -2,7 +2,7 @@
  * `npm run fuzz` (through scripts/fuzz.sh, which installs schemathesis): fuzzes the served OpenAPI
  * document with an API key and fails unless every response is a non-5xx that the document allows.
  *
- * Without --url it starts its own stack (PostgreSQL, Temporal, worker, API: bench/chaos/stack.ts), seeds
+ * Without --url it starts its own stack (PostgreSQL, Temporal, worker, API: scripts/lib/stack.ts), seeds
  * a queue with open PRs, uploaded test results and webhook subscriptions for the hooks to aim at
  * (seed.ts, railyard_hooks.py), and afterwards counts from the API's own log what every route
  * answered, failing if a route of the document was never called.
@@ -16,8 +16,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startStack, type Stack } from '../../bench/chaos/stack';
-import { table } from '../../bench/queue/stats';
+import { table } from '../lib/markdown-table';
+import { startStack, type Stack } from '../lib/stack';
 import { routeCounts, type RouteCount } from './routes';
 import { CHECKS, runSchemathesis, type FuzzTarget } from './schemathesis';
 import { seed } from './seed';

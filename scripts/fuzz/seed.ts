@@ -15,8 +15,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPool } from '../../activities/platform/db';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
-import { createGitWorld } from '../../bench/chaos/git-world';
-import type { Stack } from '../../bench/chaos/stack';
+import { createGitWorld } from '../lib/git-world';
+import type { Stack } from '../lib/stack';
 
 export const REPO = { host: 'github.com', owner: 'fuzz', name: 'app' };
 export const ORG = 'fuzz';

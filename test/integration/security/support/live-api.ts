@@ -19,7 +19,7 @@ import { createCommandRunner } from '../../../../activities/runners/command-runn
 import { createApiKeyStore } from '../../../../activities/stores/api-keys';
 import { createTemporalGateway, type TemporalGateway } from '../../../../api/temporal/client';
 import { createMergeQueueService } from '../../../../api/temporal/merge-queue-service';
-import { createGitWorld, type GitWorld } from '../../../../bench/chaos/git-world';
+import { createGitWorld, type GitWorld } from '../../../../scripts/lib/git-world';
 import { buildTestApp, type CapturedLog, type TestAppDeps } from '../../../support/app';
 import { requireTestEnv } from '../../../support/env';
 import { createMigratedDatabase } from '../../../support/postgres';

@@ -1,5 +1,5 @@
 /**
- * A real git world for the chaos run and the load tests: one bare repository under a git root, laid out
+ * A real git world for the chaos run, the fuzzer and the live-API tests: one bare repository under a git root, laid out
  * as the local git host expects (`<root>/<host>/<owner>/<name>.git`, PRs at `refs/pull/<n>/head`).
  *
  * Rules:

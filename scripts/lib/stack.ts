@@ -12,10 +12,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runMigrations } from '../../activities/platform/migrate';
 import { apiUrl } from '../../activities/platform/public-url';
-import { freePort } from '../../scripts/lib/ports';
-import { startCluster } from '../../scripts/lib/postgres';
-import { Supervisor, type Managed } from '../../scripts/lib/supervisor';
-import { startDevServer } from '../../scripts/lib/temporal';
+import { freePort } from './ports';
+import { startCluster } from './postgres';
+import { Supervisor, type Managed } from './supervisor';
+import { startDevServer } from './temporal';
 import { apiService, workerService, type Service, type ServiceSettings } from './services';
 
 export interface StackOptions {

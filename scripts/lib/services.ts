@@ -9,8 +9,8 @@
  */
 import path from 'node:path';
 import { apiUrl } from '../../activities/platform/public-url';
-import { PROJECT_ROOT } from '../../scripts/lib/data-dir';
-import type { Managed, Supervisor } from '../../scripts/lib/supervisor';
+import { PROJECT_ROOT } from './data-dir';
+import type { Managed, Supervisor } from './supervisor';
 
 const TSX = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
 const LEAKY = /^(RAILYARD_|DATABASE_URL$|TEMPORAL_|TEST_)/;
