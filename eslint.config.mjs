@@ -68,6 +68,46 @@ export default tseslint.config(
     },
   },
   {
+    // The flaky-test classifier is pure like the engine: a function of the results and an explicit
+    // evaluation time, so ingestion and the periodic re-evaluation reach the same statuses from the same
+    // results. These rule names differ from any activities-wide rule's, so those still apply here too.
+    files: ['activities/flaky/classification/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./)',
+              message: 'The classifier is pure (no Node builtins, no I/O): it imports only its own files.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['process', 'fetch', 'setTimeout', 'setInterval', 'setImmediate', 'performance', 'crypto'].map(
+          (name) => ({ name, message: 'The classifier is pure: no I/O, no timers, no clock.' }),
+        ),
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'The classifier never reads a clock: take the evaluation time as an argument.',
+        },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'The classifier never reads a clock: take the evaluation time as an argument.',
+        },
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+          message: 'The classifier is deterministic: no randomness.',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { createQueueQuota } from '../activities/events/queue-quota';
 import { createTestCaseEvents } from '../activities/flaky/events';
 import { createJunitParser, defaultParserThreads } from '../activities/flaky/junit/pool';
-import { createFlakyStore } from '../activities/flaky/store';
+import { createFlakyStore } from '../activities/flaky/service';
 import { ConfigError } from '../activities/platform/env';
 import { publicUrlOf } from '../activities/platform/public-url';
 import { createApiKeyStore } from '../activities/stores/api-keys';

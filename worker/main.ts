@@ -18,7 +18,7 @@ import { createActivities } from '../activities';
 import { createLocalGitHost } from '../activities/git/local-git-host';
 import { createTestCaseEvents } from '../activities/flaky/events';
 import { ensureReevaluationSchedule } from '../activities/flaky/schedule';
-import { createFlakyStore } from '../activities/flaky/store';
+import { createFlakyStore } from '../activities/flaky/service';
 import { createPool } from '../activities/platform/db';
 import { createCommandRunner } from '../activities/runners/command-runner';
 import { ConfigError } from '../activities/platform/env';

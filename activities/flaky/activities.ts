@@ -15,7 +15,7 @@
 import { Context } from '@temporalio/activity';
 import { type Pool } from 'pg';
 import { type TestCaseEvents } from './events';
-import { createFlakyStore, type RepositoryFailure, type ReevaluationSummary } from './store';
+import { createFlakyStore, type RepositoryFailure, type ReevaluationSummary } from './service';
 
 export interface FlakyActivityDeps {
   readonly pool: Pool;

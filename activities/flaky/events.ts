@@ -25,7 +25,7 @@ import type { Pool } from 'pg';
 import { publishTestCaseEvents, type TestCaseEvent } from '../webhooks/test-case-events';
 import type { DeliveryRetryPolicy } from '../webhooks/types';
 import { deleteOutbox, loadOutbox, type OutboxRow, type OutboxSink, staleOutbox } from './store/event-outbox';
-import { loadTestCases } from './store/test-cases-read';
+import { loadTestCases } from './store/test-case-reads';
 import { createLinks, testCase, type TestCaseWire } from './test-case-wire';
 
 export interface TestCaseEventDeps {

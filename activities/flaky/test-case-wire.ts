@@ -9,7 +9,7 @@
  * The list pages are written by PostgreSQL instead (store/test-case-json.ts), byte for byte the same.
  */
 import { type RepositoryKey } from './identity';
-import { type TestCaseRecord } from './store/test-case-record';
+import { type TestCaseRecord } from './test-case-record';
 
 export interface Links {
   test(id: string): string;

@@ -11,7 +11,7 @@
  */
 import pino from 'pino';
 import { createJunitParser, defaultParserThreads } from '../../activities/flaky/junit/pool';
-import { createFlakyStore } from '../../activities/flaky/store';
+import { createFlakyStore } from '../../activities/flaky/service';
 import { createPool } from '../../activities/platform/db';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
 import { createIdempotencyKeyStore } from '../../activities/stores/idempotency-keys';

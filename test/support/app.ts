@@ -6,7 +6,7 @@ import { buildApp, type AppDeps } from '../../api/app';
 import { createApiKeyStore } from '../../activities/stores/api-keys';
 import { createIdempotencyKeyStore } from '../../activities/stores/idempotency-keys';
 import { repositoryAccessOver } from '../../api/plugins/repository-access';
-import { createFlakyStore } from '../../activities/flaky/store';
+import { createFlakyStore } from '../../activities/flaky/service';
 import { createSubscriptionStore } from '../../activities/webhooks';
 import { queueNotFound, type MergeQueueService } from '../../api/routes/merge-queue/service';
 

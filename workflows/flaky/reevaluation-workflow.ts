@@ -9,7 +9,7 @@
  */
 import { log, proxyActivities } from '@temporalio/workflow';
 import type { FlakyActivities } from '../../activities/flaky/activities';
-import type { ReevaluationSummary } from '../../activities/flaky/store';
+import type { ReevaluationSummary } from '../../activities/flaky/service';
 
 const { reevaluateFlakyTests } = proxyActivities<FlakyActivities>({
   startToCloseTimeout: '50 minutes',

@@ -24,7 +24,7 @@ import { inTransaction } from '../store/db';
 import { type OutboxSink } from '../store/event-outbox';
 import { reclassify, settledLookbackMs } from '../store/reclassify';
 import { ensureRepository, type RepositoryRecord } from '../store/repositories';
-import { lockTestCases, type TestCaseState } from '../store/test-case-state';
+import { lockTestCases, type TestCaseState } from '../store/test-case-reads';
 import { dayOf } from '../store/windows';
 import { type TestIds } from '../test-ids';
 import { type PreparedTest, type PreparedUpload, prepareUpload } from './prepare';

@@ -28,7 +28,7 @@ import {
 } from '../classification';
 import { subscribedTo } from './event-outbox';
 import { plainArray } from './pg-arrays';
-import { type TestCaseState } from './test-case-state';
+import { type TestCaseState } from './test-case-reads';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

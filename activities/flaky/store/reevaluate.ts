@@ -22,7 +22,7 @@ import { inTransaction } from './db';
 import { type OutboxSink } from './event-outbox';
 import { reclassify, settledLookbackMs } from './reclassify';
 import { findRepositoryByPk } from './repositories';
-import { lockTestCases } from './test-case-state';
+import { lockTestCases } from './test-case-reads';
 import { daysBefore } from './windows';
 
 export interface ReevaluationSummary {

@@ -2,7 +2,7 @@
  * The caller's repository inside a read statement: the CTE body that finds it by (organisation,
  * host, owner, name) with the settings the reads need. A statement that reads only through it never
  * reaches another organisation's rows, and tells a missing repository by `scope` having no row —
- * so one statement both resolves the repository and reads from it (keyset.ts, test-details-json.ts).
+ * so one statement both resolves the repository and reads from it (keyset.ts, test-case-json.ts).
  */
 import { type RepositoryKey } from '../identity';
 import { type SqlParams } from './sql-params';

@@ -1,6 +1,6 @@
 /**
  * The per-test figures of the spec's TestCase object as LATERAL joins, shared by every read that
- * shows a test (test-cases-read.ts builds records from them, json-pages.ts builds the wire JSON):
+ * shows a test (test-case-reads.ts builds records from them, test-case-json.ts builds the wire JSON):
  *  - `rates` (a7, f7, a24, f24): attempts and failures over the last 7 days and 24 hours, from
  *    non-skipped attempts of non-infra uploads: whole days from test_day_rollups, the partial days
  *    at the window edges from the covering index on raw attempts (windows.ts);

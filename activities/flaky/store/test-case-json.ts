@@ -1,19 +1,24 @@
 /**
  * SQL twins of the wire builders: the spec's TestCase and Trunk's UnhealthyTestCase
  * (../test-case-wire.ts) and QuarantinedTest (api/routes/flaky-tests/wire.ts), written by PostgreSQL
- * as JSON text, so a list page is passed through by the API without a JavaScript object per row.
+ * as JSON text, so a list page (lists.ts) and get-test-details (testDetailsJson, below) are passed
+ * through by the API without a JavaScript object per row.
  *
  * Invariant: for every row, the text is byte for byte JSON.stringify of what the JavaScript builder
  * makes from the same row's record — same keys in the same order, the same optional keys left out,
  * the same string escaping (to_json), timestamps as toISOString() writes them, rates rounded as
- * fraction() rounds them. test/integration/flaky/json-pages.test.ts checks it on awkward rows.
+ * fraction() (test-case-reads.ts) rounds them. test/integration/flaky/json-pages.test.ts checks it
+ * on awkward rows.
  *
  * Expressions read `t` (test_cases), `rp` (its repositories row) and the joins of
  * test-case-details.ts (`rates`, `prs`, `fails`).
  */
+import { createHash } from 'node:crypto';
 import { type WireLinks } from '../test-case-wire';
-import { isoSql, jsonText } from './test-case-details';
-import { type SqlParams } from './sql-params';
+import { type Queryable } from './db';
+import { type RepositoryScope, scopeSql } from './repository-scope';
+import { type SqlParams, sqlParams } from './sql-params';
+import { detailJoins, isoSql, jsonText } from './test-case-details';
 
 /**
  * quarantineOf() (../quarantine.ts) over `t` and the repository's switches (by default the columns
@@ -88,7 +93,7 @@ export function quarantinedTestJson(): string {
 }
 
 /**
- * fraction() of test-cases-read.ts: failures / attempts rounded to 4 decimals as Math.round does
+ * fraction() of test-case-reads.ts: failures / attempts rounded to 4 decimals as Math.round does
  * (half up; floor + comparison is exact for non-negative doubles), 0 without attempts. float8 is
  * IEEE double like a JavaScript number, and its text is the shortest that reads back the same, as
  * JSON.stringify writes numbers (no exponent between 1e-4 and 1).
@@ -96,4 +101,38 @@ export function quarantinedTestJson(): string {
 export function fractionSql(failures: string, attempts: string): string {
   const v = `(${failures}::float8 / nullif(${attempts}, 0) * 10000)`;
   return `coalesce(((floor(${v}) + (${v} - floor(${v}) >= 0.5)::int) / 10000)::text, '0')`;
+}
+
+/**
+ * get-test-details in ONE statement: finds the repository (repository-scope.ts) and writes the test's
+ * TestCase object as JSON, which the API passes through. The test is found by (organisation, id)
+ * within that repository, so another repository's or organisation's test does not exist here.
+ * Answers null without the repository, `test: null` without the test.
+ */
+export async function testDetailsJson(
+  db: Queryable,
+  scope: RepositoryScope,
+  id: string,
+  links: WireLinks,
+  now: Date,
+): Promise<{ readonly test: string | null } | null> {
+  const p = sqlParams();
+  const repository = scopeSql(p, scope);
+  const item = testCaseJson(p, links, 'full');
+  const joins = detailJoins(p, now, { rates: true, prs: true, failures: 'wire' });
+  const text = `WITH scope AS (${repository})
+    SELECT (SELECT pk FROM scope) AS repository_pk,
+      (SELECT ${item} FROM scope rp
+         JOIN test_cases t ON t.organisation_id = ${p.add(scope.organisationId)} AND t.id = ${p.add(id)}::uuid
+           AND t.repository_pk = rp.pk
+         ${joins}) AS test`;
+  // Named after its text (fixed but for the links' values): planned once per connection.
+  const name = `flaky-details-${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+  const { rows } = await db.query<{ repository_pk: string | null; test: string | null }>({
+    name,
+    text,
+    values: [...p.values],
+  });
+  const row = rows[0];
+  return row?.repository_pk == null ? null : { test: row.test };
 }

@@ -3,7 +3,7 @@
  * this service's own pages. Built once by flakyTestRoutes from the app's dependencies.
  */
 import type { JunitParser } from '../../../activities/flaky/junit';
-import type { FlakyStore } from '../../../activities/flaky/store';
+import type { FlakyStore } from '../../../activities/flaky/service';
 import type { PageTokens } from './page-token';
 import type { Links } from './wire';
 

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { inThreadJunitParser, type JunitParser } from '../../../activities/flaky/junit';
-import type { FlakyStore } from '../../../activities/flaky/store';
+import type { FlakyStore } from '../../../activities/flaky/service';
 import type { FlakyRouteDeps } from './deps';
 import { createPageTokens } from './page-token';
 import { quarantineCheckRoutes } from './quarantine-check';

@@ -12,7 +12,7 @@
  * then an unknown repository (404), then a bad token (400).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { JsonPage, RepositoryScope } from '../../../activities/flaky/store';
+import type { JsonPage, RepositoryScope } from '../../../activities/flaky/service';
 import { badRequest } from '../../errors';
 import type { RepoRef } from '../../schemas/common';
 import type { FlakyRouteDeps } from './deps';

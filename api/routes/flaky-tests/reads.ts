@@ -11,7 +11,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { FailingKey } from '../../../activities/flaky/store';
+import type { FailingKey } from '../../../activities/flaky/service';
 import { badRequest } from '../../errors';
 import {
   GetTestDetailsRequest,

@@ -5,7 +5,7 @@
  * repositories exist.
  */
 import type { FastifyRequest } from 'fastify';
-import type { FlakyStore, RepositoryRecord } from '../../../activities/flaky/store';
+import type { FlakyStore, RepositoryRecord } from '../../../activities/flaky/service';
 import { KEY_PREFIX_LENGTH, type Organisation } from '../../../activities/stores/api-keys';
 import { notFound } from '../../errors';
 import { organisationOf } from '../../plugins/auth';

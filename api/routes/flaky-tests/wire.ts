@@ -5,7 +5,7 @@
  * items are written by PostgreSQL (activities/flaky/store/test-case-json.ts); their page object is
  * built here.
  */
-import type { KeysetPosition, TestCaseRecord } from '../../../activities/flaky/store';
+import type { KeysetPosition, TestCaseRecord } from '../../../activities/flaky/service';
 import {
   type Links,
   testCase as testCaseWire,

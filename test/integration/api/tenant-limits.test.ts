@@ -11,7 +11,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { inThreadJunitParser, type JunitParser } from '../../../activities/flaky/junit';
-import { createFlakyStore } from '../../../activities/flaky/store';
+import { createFlakyStore } from '../../../activities/flaky/service';
 import { createApiKeyStore } from '../../../activities/stores/api-keys';
 import { GUARDED_ROUTES } from '../../../api/plugins/in-flight';
 import type { MergeQueueService } from '../../../api/routes/merge-queue';

@@ -8,7 +8,7 @@
  * timestamps with microseconds. The building blocks (string escaping, ISO timestamps, rate rounding,
  * URL encoding) are also checked one by one.
  */
-import { loadTestCases, fraction } from '../../../activities/flaky/store/test-cases-read';
+import { loadTestCases, fraction } from '../../../activities/flaky/store/test-case-reads';
 import { isoSql, jsonText } from '../../../activities/flaky/store/test-case-details';
 import { fractionSql, uriComponentSql } from '../../../activities/flaky/store/test-case-json';
 import {

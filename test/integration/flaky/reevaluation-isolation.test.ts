@@ -11,7 +11,7 @@ import type { LogLevel, LogMetadata } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createFlakyActivities } from '../../../activities/flaky/activities';
-import type { ReevaluationSummary } from '../../../activities/flaky/store';
+import type { ReevaluationSummary } from '../../../activities/flaky/service';
 import { requireTestEnv } from '../../support/env';
 import { createHarness, type Harness, junit, REPO } from './harness';
 

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createFlakyActivities } from '../../../activities/flaky/activities';
 import { ensureReevaluationSchedule, REEVALUATION_WORKFLOW_TYPE } from '../../../activities/flaky/schedule';
-import type { ReevaluationSummary } from '../../../activities/flaky/store';
+import type { ReevaluationSummary } from '../../../activities/flaky/service';
 import { requireTestEnv } from '../../support/env';
 import { createHarness, type Harness, junit } from './harness';
 

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { type JunitParser } from '../../../activities/flaky/junit';
 import { type JunitParserPool, startJunitParserPool } from '../../../activities/flaky/junit/pool';
-import { createFlakyStore } from '../../../activities/flaky/store';
+import { createFlakyStore } from '../../../activities/flaky/service';
 import { createApiKeyStore } from '../../../activities/stores/api-keys';
 import { buildTestApp, TEST_PAGE_TOKEN_SECRET } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';

@@ -11,7 +11,7 @@ import { type JunitParserPool, startJunitParserPool } from '../../../activities/
 import { createApiKeyStore } from '../../../activities/stores/api-keys';
 import { buildTestApp, TEST_PAGE_TOKEN_SECRET } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';
-import { createFlakyStore } from '../../../activities/flaky/store';
+import { createFlakyStore } from '../../../activities/flaky/service';
 import { codeownersCost, junitFiles, xmlEntities } from './bad-input/flaky-tests';
 import type { BadInputContext, BadInputRow } from './bad-input/rows';
 import { startSentinel } from './support/sentinel';

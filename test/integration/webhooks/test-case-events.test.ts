@@ -22,7 +22,11 @@ import { Webhook } from 'svix';
 import { createEventActivities } from '../../../activities/events';
 import { createFlakyActivities } from '../../../activities/flaky/activities';
 import { createTestCaseEvents, type TestCaseEvents } from '../../../activities/flaky/events';
-import { createFlakyStore, type FlakyStore, type ReevaluationSummary } from '../../../activities/flaky/store';
+import {
+  createFlakyStore,
+  type FlakyStore,
+  type ReevaluationSummary,
+} from '../../../activities/flaky/service';
 import { createApiKeyStore } from '../../../activities/stores/api-keys';
 import { buildTestApp, TEST_PAGE_TOKEN_SECRET } from '../../support/app';
 import { requireTestEnv } from '../../support/env';

@@ -1,16 +1,21 @@
 /**
- * Builds TestCaseRecords for up to a page of tests of one repository in ONE prepared statement: the
- * test rows with their repository's settings, and per test the detail joins of test-case-details.ts
- * (7-day and 24-hour attempts and failures, PRs impacted, most common failures). Used where a record
- * is needed as an object: get-test-details and the test_case.* webhooks. The list pages write the
- * same figures as JSON in PostgreSQL instead (lists.ts), from the same joins.
- * One round trip and one connection per page keeps a busy pool from queueing.
+ * Test cases read from PostgreSQL as objects, in the two shapes their users need:
+ *  - the read model (../test-case-record.ts) for up to a page of tests of one repository, in ONE
+ *    prepared statement: the test rows with their repository's settings, and per test the detail
+ *    joins of test-case-details.ts (7-day and 24-hour attempts and failures, PRs impacted, most
+ *    common failures). Used where a record is needed as an object: the html_url page and the
+ *    test_case.* webhooks. The list pages and get-test-details write the same figures as JSON in
+ *    PostgreSQL instead (test-case-json.ts), from the same joins. One round trip and one connection
+ *    per page keeps a busy pool from queueing.
+ *  - the classification state that ingestion and re-evaluation lock (FOR UPDATE, in primary-key
+ *    order, so two writers never deadlock) before re-classifying (reclassify.ts).
  */
+import { type PoolClient } from 'pg';
 import { quarantineOf } from '../quarantine';
+import { type CommonFailure, type TestCaseRecord } from '../test-case-record';
 import { type Queryable } from './db';
 import { sqlParams } from './sql-params';
 import { detailJoins } from './test-case-details';
-import { type CommonFailure, type TestCaseRecord } from './test-case-record';
 
 interface CaseRow {
   pk: string;
@@ -133,4 +138,60 @@ function toRecord(row: CaseRow): TestCaseRecord {
 /** Failing attempts / attempts, rounded to 4 decimals; 0 without attempts (fractionSql is its twin). */
 export function fraction(failures: number, attempts: number): number {
   return attempts === 0 ? 0 : Math.round((failures / attempts) * 10_000) / 10_000;
+}
+
+/**
+ * The stored state of a test case that ingestion and re-evaluation work with: its current status
+ * (with when it began and when it was last evaluated) and the bookkeeping that decides whether it
+ * needs re-classifying.
+ */
+export interface TestCaseState {
+  readonly pk: string;
+  readonly id: string;
+  readonly status: 'healthy' | 'flaky' | 'broken';
+  readonly statusReason: string;
+  readonly statusAt: Date;
+  /** Null until the test's first classification. */
+  readonly classifiedAt: Date | null;
+  readonly lastFailureAt: Date | null;
+  readonly codeowners: readonly string[];
+}
+
+interface StateRow {
+  pk: string;
+  id: string;
+  status: TestCaseState['status'];
+  status_reason: string;
+  status_at: Date;
+  classified_at: Date | null;
+  last_failure_at: Date | null;
+  codeowners: string[];
+}
+
+const STATE_COLUMNS = `pk, id, status, status_reason, status_at, classified_at, last_failure_at, codeowners`;
+
+/** Locks the rows by primary key, in order, and answers their current state. */
+export async function lockTestCases(
+  client: PoolClient,
+  pks: readonly string[],
+): Promise<Map<string, TestCaseState>> {
+  if (pks.length === 0) return new Map();
+  const { rows } = await client.query<StateRow>(
+    `SELECT ${STATE_COLUMNS} FROM test_cases WHERE pk = ANY($1::bigint[]) ORDER BY pk FOR UPDATE`,
+    [pks],
+  );
+  return new Map(rows.map((row) => [row.pk, toState(row)]));
+}
+
+function toState(row: StateRow): TestCaseState {
+  return {
+    pk: row.pk,
+    id: row.id,
+    status: row.status,
+    statusReason: row.status_reason,
+    statusAt: row.status_at,
+    classifiedAt: row.classified_at,
+    lastFailureAt: row.last_failure_at,
+    codeowners: row.codeowners,
+  };
 }

@@ -4,10 +4,10 @@
  */
 import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { prepareUpload } from '../../../activities/flaky/ingest/prepare';
-import { parseJunit, parseJunitText } from '../../../activities/flaky/junit';
+import { prepareUpload } from '../../../../activities/flaky/ingest/prepare';
+import { parseJunit, parseJunitText } from '../../../../activities/flaky/junit';
 
-const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'junit');
+const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures', 'junit');
 const repository = { host: 'github.com', owner: 'acme', name: 'shop' };
 const metadata = { uploadId: 'u1', commitSha: 'abc', branch: 'main', attempt: 1, variant: 'linux' };
 

@@ -1,10 +1,11 @@
 /**
  * The read model of one test case: everything the spec's TestCase object (api-spec.md §2.6) carries,
- * in domain terms. The HTTP layer turns it into the wire shape (snake_case, html_url links).
+ * in domain terms. Plain data, below both of its users: store/test-case-reads.ts loads it and
+ * test-case-wire.ts turns it into the wire shape (snake_case, html_url links).
  */
-import { type TestStatus } from '../classification';
-import { type RepositoryKey } from '../identity';
-import { type QuarantineOverride, type QuarantineVerdict } from '../quarantine';
+import { type TestStatus } from './classification';
+import { type RepositoryKey } from './identity';
+import { type QuarantineOverride, type QuarantineVerdict } from './quarantine';
 
 export interface CommonFailure {
   readonly summary: string;

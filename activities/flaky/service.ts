@@ -1,21 +1,23 @@
 /**
  * createFlakyStore(pool, options): the flaky-test service over PostgreSQL, as one object the HTTP
- * routes, the merge queue's runner and the activities call. Every call is scoped to an organisation
- * (a repository is found by organisation + key, a test by repository + id), so one organisation's
- * key can never reach another's rows. The clock is a dependency: ingest times, rate windows and
- * re-evaluation all read `now()`, which the benchmark replaces with a simulated one.
+ * routes, the merge queue's runner and the activities call. It composes the layers below it and is
+ * the only module that sees all of them: ingestion (ingest/, which writes through store/), the reads
+ * and admin changes of store/, and re-evaluation. Layering: ingest/ may import store/, store/ never
+ * imports ingest/, and neither imports this file.
+ *
+ * Every call is scoped to an organisation (a repository is found by organisation + key, a test by
+ * repository + id), so one organisation's key can never reach another's rows. The clock is a
+ * dependency: ingest times, rate windows and re-evaluation all read `now()`, which the benchmark
+ * replaces with a simulated one.
  */
 import { type Pool } from 'pg';
-import { type TestStatus } from '../classification';
-import { type RepositoryKey } from '../identity';
-import { type WireLinks } from '../test-case-wire';
-import { ingestUpload } from '../ingest/ingest';
-import { createTestIdCache } from '../test-ids';
-import { type JudgeInput, type JudgeResult, judgeJunitFiles } from '../ingest/judge';
-import { type UploadInput, type UploadOutcome } from '../ingest/types';
-import { type OutboxSink } from './event-outbox';
-import { type JsonPage } from './keyset';
-import { type RepositoryScope } from './repository-scope';
+import { type TestStatus } from './classification';
+import { type RepositoryKey } from './identity';
+import { ingestUpload } from './ingest/ingest';
+import { type JudgeInput, type JudgeResult, judgeJunitFiles } from './ingest/judge';
+import { type UploadInput, type UploadOutcome } from './ingest/types';
+import { type OutboxSink } from './store/event-outbox';
+import { type JsonPage } from './store/keyset';
 import {
   type FailingKey,
   type FailingWindow,
@@ -23,15 +25,16 @@ import {
   listFailingTests,
   listQuarantinedTests,
   listUnhealthyTests,
-} from './lists';
-import { checkQuarantine, type QuarantineCheck } from './quarantine-check';
-import { type ReevaluationOptions, type ReevaluationSummary, reevaluateAll } from './reevaluate';
+} from './store/lists';
+import { checkQuarantine, type QuarantineCheck } from './store/quarantine-check';
+import { type ReevaluationOptions, type ReevaluationSummary, reevaluateAll } from './store/reevaluate';
 import {
   findRepository,
   type RepositoryRecord,
   type SettingsChange,
   updateRepositorySettings,
-} from './repositories';
+} from './store/repositories';
+import { type RepositoryScope } from './store/repository-scope';
 import {
   findTestPk,
   findTestPkInOrganisation,
@@ -40,24 +43,26 @@ import {
   setQuarantineOverride,
   type TicketLink,
   testsForTicket,
-} from './test-case-admin';
+} from './store/test-case-admin';
+import { testDetailsJson } from './store/test-case-json';
+import { loadTestCases } from './store/test-case-reads';
 import { type TestCaseRecord } from './test-case-record';
-import { loadTestCases } from './test-cases-read';
-import { testDetailsJson } from './test-details-json';
+import { type WireLinks } from './test-case-wire';
+import { createTestIdCache } from './test-ids';
 
-export type { FailingKey, IdKey } from './lists';
-export type { JsonPage, KeysetPosition } from './keyset';
-export type { RepositoryScope } from './repository-scope';
-export type { RepositoryRecord, SettingsChange } from './repositories';
+export type { FailingKey, IdKey } from './store/lists';
+export type { JsonPage, KeysetPosition } from './store/keyset';
+export type { RepositoryScope } from './store/repository-scope';
+export type { RepositoryRecord, SettingsChange } from './store/repositories';
 export type { TestCaseRecord, CommonFailure } from './test-case-record';
-export type { QuarantineAnswer, QuarantineCheck } from './quarantine-check';
-export type { RepositoryFailure, ReevaluationSummary } from './reevaluate';
-export type { TicketLink } from './test-case-admin';
+export type { QuarantineAnswer, QuarantineCheck } from './store/quarantine-check';
+export type { RepositoryFailure, ReevaluationSummary } from './store/reevaluate';
+export type { TicketLink } from './store/test-case-admin';
 
 export interface FlakyStoreOptions {
   readonly now?: () => Date;
   /**
-   * Gets the test_case.* webhook outbox rows each change wrote, after its commit (../events.ts);
+   * Gets the test_case.* webhook outbox rows each change wrote, after its commit (events.ts);
    * without it the rows wait in the outbox for a drain.
    */
   readonly events?: { readonly published: OutboxSink };
@@ -75,7 +80,7 @@ export interface FlakyStore {
     actor: string,
   ): Promise<RepositoryRecord>;
   /**
-   * The list pages find the repository themselves (one statement each, lists.ts) and answer their
+   * The list pages find the repository themselves (one statement each, store/lists.ts) and answer their
    * items as JSON text; null when the organisation has no such repository.
    */
   listFailingTests(
@@ -100,7 +105,7 @@ export interface FlakyStore {
   getTest(repository: RepositoryRecord, id: string): Promise<TestCaseRecord | null>;
   /**
    * get-test-details as the TestCase object's JSON text, in one statement that also finds the
-   * repository (test-details-json.ts); null without the repository, `test: null` without the test.
+   * repository (store/test-case-json.ts); null without the repository, `test: null` without the test.
    */
   getTestJson(
     scope: RepositoryScope,
