@@ -17,13 +17,13 @@ import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities';
 import { createLocalGitHost } from '../activities/git/local-git-host';
 import { createTestCaseEvents } from '../activities/flaky/events';
-import { ensureReevaluationSchedule } from '../activities/flaky/schedule';
 import { createFlakyStore } from '../activities/flaky/service';
 import { createPool } from '../activities/platform/db';
 import { createCommandRunner } from '../activities/runners/command-runner';
 import { ConfigError } from '../activities/platform/env';
 import { publicUrlOf } from '../activities/platform/public-url';
 import { loadWorkerConfig, type WorkerConfig } from './config';
+import { ensureReevaluationSchedule } from './reevaluation-schedule';
 
 const SDK_LOG_LEVEL = {
   fatal: 'ERROR',

@@ -1,6 +1,6 @@
 /**
  * flakyReevaluationWorkflow: one periodic sweep of the flaky-test statuses, started by the Temporal
- * Schedule of activities/flaky/schedule.ts. All the work is the one activity; the workflow only gives
+ * Schedule of worker/reevaluation-schedule.ts. All the work is the one activity; the workflow only gives
  * it durable retries and a heartbeat deadline (a sweep of a large organisation takes minutes).
  *
  * A repository that fails does not fail the run: the activity skips it and the result counts it

@@ -6,7 +6,10 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createFlakyActivities } from '../../../activities/flaky/activities';
-import { ensureReevaluationSchedule, REEVALUATION_WORKFLOW_TYPE } from '../../../activities/flaky/schedule';
+import {
+  ensureReevaluationSchedule,
+  REEVALUATION_WORKFLOW_TYPE,
+} from '../../../worker/reevaluation-schedule';
 import type { ReevaluationSummary } from '../../../activities/flaky/service';
 import { requireTestEnv } from '../../support/env';
 import { createHarness, type Harness, junit } from './harness';

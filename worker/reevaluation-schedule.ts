@@ -1,7 +1,8 @@
 /**
  * ensureReevaluationSchedule(client, taskQueue): the Temporal Schedule that runs
  * flakyReevaluationWorkflow periodically (hourly by default), created on the first call and brought
- * up to date (interval, task queue) on every later one, so every worker start can call it.
+ * up to date (interval, task queue) on every later one, so every worker start can call it (main.ts
+ * does, before polling). It talks to Temporal's client API only: set-up of the worker, not an activity.
  *
  * Policies: a run still going when the next is due is skipped (overlap SKIP: sweeps never pile up),
  * and after an outage only the latest missed run is caught up, within an hour.
