@@ -9,9 +9,14 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ServerTimeouts } from './server-timeouts';
 
-function answer(code: string | undefined, t: ServerTimeouts): [number, string] {
+/** The bounds a 408 names (server-timeouts.ts passes its own; declared here so neither imports the other). */
+export interface RequestBounds {
+  readonly headersMs: number;
+  readonly requestMs: number;
+}
+
+function answer(code: string | undefined, t: RequestBounds): [number, string] {
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return [
@@ -28,7 +33,7 @@ function answer(code: string | undefined, t: ServerTimeouts): [number, string] {
 const responseStarted = (socket: Socket): boolean =>
   (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
 
-export function clientErrorHandler(t: ServerTimeouts) {
+export function clientErrorHandler(t: RequestBounds) {
   return (err: Error & { code?: string }, socket: Socket): void => {
     // A reset connection is gone already; there is nobody to answer.
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
