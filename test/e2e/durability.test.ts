@@ -1,42 +1,21 @@
 /**
- * Long-lived queue behaviour on the real stack: continue-as-new keeps every PR and answers retried
- * requests with their first result; a PR pushed to or closed while queued is cancelled with Trunk's
- * reason. With RECORD_HISTORIES=1 the histories of these runs are saved under test/histories for the
- * replay test (the determinism guard).
+ * Long-lived queue behaviour on the real stack: continue-as-new keeps every PR and the continued run
+ * goes on merging; retried requests are answered with their first result; a PR pushed to or closed
+ * while queued is cancelled with Trunk's reason. With RECORD_HISTORIES=1 the histories of these runs
+ * are saved under test/histories for the replay test (the determinism guard): the queue's first run
+ * and the run it continued as, a merged PR and its test run, a cancelled PR and its queue.
  */
 import fs from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { requireTestEnv } from '../support/env';
 import { prWorkflowId } from '../../workflows/ids';
 import { submitUpdate } from '../../workflows/queue/messages';
+import { recordHistory } from '../support/histories';
 import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
 
 let h: QueueHarness;
 afterEach(async () => {
   await h?.close();
 });
-
-function record(name: string, workflowId: string): void {
-  if (process.env.RECORD_HISTORIES !== '1') return;
-  // The CLI's JSON is the documented input of historyFromJSON (protobufjs objects do not survive jest realms).
-  const json = execFileSync(
-    requireTestEnv('TEST_TEMPORAL_CLI'),
-    [
-      'workflow',
-      'show',
-      '--workflow-id',
-      workflowId,
-      '--output',
-      'json',
-      '--address',
-      requireTestEnv('TEST_TEMPORAL_ADDRESS'),
-    ],
-    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  );
-  const file = path.resolve(__dirname, '..', 'histories', `${name}.json`);
-  fs.writeFileSync(file, JSON.stringify({ workflowId, history: JSON.parse(json) as unknown }));
-}
 
 test('the queue continues as new under load and loses nothing', async () => {
   h = await startQueueHarness({ command: 'true' });
@@ -47,9 +26,17 @@ test('the queue continues as new under load and loses nothing', async () => {
   for (const n of [1, 2, 3, 4, 5, 6]) expect((await h.settled(n, 90_000)).state).toBe('merged');
   const lastRun = (await h.client.workflow.getHandle(h.workflowId).describe()).runId;
   expect(lastRun).not.toBe(firstRun);
-  expect(h.mainLog()).toEqual([1, 2, 3, 4, 5, 6].map((n) => `PR ${n} (#${n})`));
-  record('queue-continue-as-new', h.workflowId);
-  record('pull-request-merged', prWorkflowId(h.key, 6));
+  // The run carried across continue-as-new goes on from its state.
+  h.openPr(7, { 'f7.txt': '7\n' });
+  await h.submit(7);
+  expect((await h.settled(7, 60_000)).state).toBe('merged');
+  expect(h.mainLog()).toEqual([1, 2, 3, 4, 5, 6, 7].map((n) => `PR ${n} (#${n})`));
+  recordHistory('queue-first-run', h.workflowId, firstRun);
+  recordHistory('queue-continue-as-new', h.workflowId, lastRun);
+  recordHistory('pull-request-merged', prWorkflowId(h.key, 6));
+  // The queue names each test-run workflow after itself and the run (command-executor.ts).
+  const testRun = (await h.pr(6))?.verifiedByTestRun;
+  if (testRun) recordHistory('test-run', `testrun/${h.workflowId.slice('queue/'.length)}/${testRun}`);
 }, 150_000);
 
 test('a retried submit with the same update id is applied once', async () => {
@@ -83,5 +70,6 @@ test('a PR pushed to while queued is cancelled with PR_PUSHED_TO; a closed PR wi
   expect(await h.settled(2)).toMatchObject({ state: 'cancelled', reason: 'PR_PUSHED_TO' });
   expect(await h.settled(3)).toMatchObject({ state: 'cancelled', reason: 'PR_CLOSED' });
   expect(h.mainLog()).toEqual(['PR 1 (#1)']);
-  record('pull-request-cancelled', prWorkflowId(h.key, 2));
+  recordHistory('pull-request-cancelled', prWorkflowId(h.key, 2));
+  recordHistory('queue-cancellations', h.workflowId);
 }, 90_000);

@@ -13,6 +13,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { createFlakyActivities } from '../../../activities/flaky/activities';
 import type { ReevaluationSummary } from '../../../activities/flaky/service';
 import { requireTestEnv } from '../../support/env';
+import { recordHistory } from '../../support/histories';
 import { createHarness, type Harness, junit, REPO } from './harness';
 
 const DAY = 86_400_000;
@@ -131,6 +132,7 @@ describe('a repository that throws', () => {
     try {
       const client = new Client({ connection, namespace: 'default' });
       const taskQueue = `flaky-reeval-iso-${Date.now()}`;
+      const workflowId = `flaky-reeval-iso-${Date.now()}`;
       const worker = await Worker.create({
         connection: workerConnection,
         taskQueue,
@@ -140,12 +142,13 @@ describe('a repository that throws', () => {
       const summary = await worker.runUntil(
         client.workflow.execute('flakyReevaluationWorkflow', {
           taskQueue,
-          workflowId: `flaky-reeval-iso-${Date.now()}`,
+          workflowId,
           args: [],
         }) as Promise<ReevaluationSummary>,
       );
       expect(summary).toMatchObject({ repositories: 2, failedRepositories: 1, changed: 2 });
       expect(await statuses(h)).toEqual(HEALED_BUT_BROKEN);
+      recordHistory('flaky-reevaluation', workflowId);
     } finally {
       await Promise.allSettled([connection.close(), workerConnection.close()]);
     }

@@ -18,8 +18,10 @@ import { createEventActivities } from '../../../activities/events';
 import { createApiKeyStore } from '../../../activities/stores/api-keys';
 import { publishTestCaseEvent } from '../../../activities/webhooks';
 import { recordDeliveries } from '../../../activities/webhooks/deliveries';
+import { deliveryWorkflowId } from '../../../activities/webhooks/dispatch';
 import { buildTestApp } from '../../support/app';
 import { requireTestEnv } from '../../support/env';
+import { recordHistory } from '../../support/histories';
 import { createMigratedDatabase } from '../../support/postgres';
 import { submission } from '../../unit/events/fixtures';
 import { startReceiver, waitFor, type Receiver } from './receiver';
@@ -187,6 +189,9 @@ test('500 then 200: retried with backoff, same svix-id, every attempt readable t
     ],
   });
   expect(detail.json().attempts[0].durationMs).toEqual(expect.any(Number));
+  const workflowId = deliveryWorkflowId(delivery!.id);
+  await client.workflow.getHandle(workflowId).result();
+  recordHistory('webhook-delivery', workflowId);
 });
 
 test('a receiver that always fails ends failed after the bounded attempts, each recorded', async () => {
