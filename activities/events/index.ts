@@ -1,8 +1,7 @@
 /**
  * createEventActivities(deps): the event-log and webhook activities the worker registers:
- * `appendTransitions` (append.ts), and `attemptWebhook`, `recordWebhookAttempt`,
- * `finishWebhookDelivery` and the legacy `deliverWebhook` (../webhooks/deliver.ts, run by
- * workflows/webhooks/delivery-workflow.ts).
+ * `appendTransitions` (append.ts), and `attemptWebhook`, `recordWebhookAttempt` and
+ * `finishWebhookDelivery` (../webhooks/deliver.ts, run by workflows/webhooks/delivery-workflow.ts).
  *
  * Without `client` and `taskQueue` the log is still written but no webhook is recorded or sent.
  */

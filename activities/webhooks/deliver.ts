@@ -13,8 +13,6 @@
  * - Idempotent: a delivery that already finished, was deleted or whose subscription is disabled is not
  *   sent (a disabled one ends `cancelled`).
  *
- * `deliverWebhook` is the same attempt for delivery workflows started before the budget moved into the
- * workflow (it throws on anything but a 2xx so Temporal's retry policy spaces the attempts).
  * `recordWebhookAttempt` stores an `unrecorded` attempt; `finishWebhookDelivery` marks a delivery
  * `failed` once its budget ran out.
  */
@@ -23,13 +21,7 @@ import type { Pool } from 'pg';
 import { finishDelivery, loadDeliveryToSend, recordAttempt, type DeliveryToSend } from './deliveries';
 import { postWebhook, type PostResult } from './http-post';
 import { svixHeaders } from './signing';
-import {
-  WEBHOOK_FAILURE,
-  type AttemptOutcome,
-  type AttemptRecordData,
-  type DeliveryOutcome,
-  type ReceiverVerdict,
-} from './types';
+import { WEBHOOK_FAILURE, type AttemptOutcome, type AttemptRecordData, type ReceiverVerdict } from './types';
 
 export interface DeliveryActivityDeps {
   pool: Pool;
@@ -130,26 +122,6 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       return store('record the attempt', () =>
         recordAttempt(deps.pool, input.deliveryId, asRow(input.record)),
       );
-    },
-
-    async deliverWebhook(input: AttemptInput): Promise<DeliveryOutcome> {
-      const delivery = await load(input.deliveryId);
-      if ('kind' in delivery) return delivery;
-      const { verdict, record } = await post(delivery, input.requestTimeoutMs);
-      const attempt = await store('record the attempt', () =>
-        recordAttempt(deps.pool, delivery.id, asRow(record)),
-      );
-      switch (verdict.kind) {
-        case 'delivered':
-          return { kind: 'delivered', statusCode: verdict.statusCode, attempt };
-        case 'failed':
-          throw ApplicationFailure.retryable(
-            verdict.error,
-            record.statusCode === null ? WEBHOOK_FAILURE.unreachable : WEBHOOK_FAILURE.rejected,
-          );
-        case 'refused':
-          throw ApplicationFailure.nonRetryable(verdict.error, WEBHOOK_FAILURE.refused);
-      }
     },
 
     async finishWebhookDelivery(input: { deliveryId: string; status: 'failed' }): Promise<void> {

@@ -76,10 +76,6 @@ export type AttemptOutcome =
 
 /** The failure types the delivery activities throw. */
 export const WEBHOOK_FAILURE = {
-  /** `deliverWebhook` (workflows started before the receiver budget): a non-2xx answer. */
-  rejected: 'WebhookRejected',
-  unreachable: 'WebhookUnreachable',
-  refused: 'WebhookUrlRefused',
   /** Our own PostgreSQL could not be read or written: retried, never counted against the receiver. */
   storeUnavailable: 'WebhookStoreUnavailable',
 } as const;

@@ -295,7 +295,7 @@ test('flaky-test events: publishTestCaseEvent delivers test_case.status_changed 
   expect(receiver.received('/flaky-tests')).toHaveLength(1);
 });
 
-test('deliverWebhook sends nothing for a disabled subscription (cancelled) or a finished delivery', async () => {
+test('attemptWebhook sends nothing for a disabled subscription (cancelled) or a finished delivery', async () => {
   const sub = await subscribe('/disabled', ['pull_request.merged']);
   const event = {
     organisationId: orgId,
@@ -316,9 +316,9 @@ test('deliverWebhook sends nothing for a disabled subscription (cancelled) or a 
   });
   expect(patched.statusCode).toBe(200);
   const input = { deliveryId: id, requestTimeoutMs: 1_000 };
-  expect(await activities.deliverWebhook(input)).toEqual({ kind: 'skipped', why: 'disabled' });
-  expect(await activities.deliverWebhook(input)).toEqual({ kind: 'skipped', why: 'finished' });
-  expect(await activities.deliverWebhook({ ...input, deliveryId: 'msg_missing' })).toEqual({
+  expect(await activities.attemptWebhook(input)).toEqual({ kind: 'skipped', why: 'disabled' });
+  expect(await activities.attemptWebhook(input)).toEqual({ kind: 'skipped', why: 'finished' });
+  expect(await activities.attemptWebhook({ ...input, deliveryId: 'msg_missing' })).toEqual({
     kind: 'skipped',
     why: 'gone',
   });
