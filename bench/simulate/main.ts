@@ -280,7 +280,7 @@ function main(): void {
   );
   const sideBySide = markdownTable(
     [
-      `policy (no threshold → ${DEFAULT_CONFIG.speculationThreshold ?? 0})`,
+      `policy (no threshold → ${DEFAULT_CONFIG.speculationThreshold})`,
       'resolved/h',
       'change',
       'runs/merged',

@@ -6,8 +6,7 @@
  * `off`, squash merges, a 5-hour testing timeout (0 turns it off), and a bisection concurrency that
  * starts equal to the testing concurrency. One setting is the engine's own, not Trunk's:
  * `speculationThreshold` (speculation-threshold.ts). No API field sets it, so a queue keeps the
- * default it was created with; a state carried from before the setting existed lacks it, and that
- * means no threshold, the behaviour those queues were recorded with (replay needs it unchanged).
+ * default it was created with.
  * Invariant: a config held in the state is always normalised (integers in range), whatever a patch
  * carried, so no other module has to defend against a concurrency of 0 or a negative depth.
  * The queue state (`running`, `paused`, ...) is not a setting here: it has its own transitions
@@ -39,10 +38,9 @@ export interface QueueConfig {
   mergeMethod: MergeMethod;
   /**
    * Engine-internal. With batching, the least chance (0..1) that the untested PRs under a new batch
-   * all pass for the batch to be stacked on them; 0 = no threshold (Trunk's behaviour). Absent in
-   * states carried from before it existed, which also means no threshold.
+   * all pass for the batch to be stacked on them; 0 = no threshold (Trunk's behaviour).
    */
-  speculationThreshold?: number;
+  speculationThreshold: number;
 }
 
 export type QueueConfigPatch = Partial<QueueConfig>;
@@ -96,10 +94,7 @@ function normalise(config: QueueConfig): QueueConfig {
     batchingMaxWaitTimeMinutes: clampNumber(config.batchingMaxWaitTimeMinutes, 0, 525_600),
     pendingFailureDepth: clampInt(config.pendingFailureDepth, 0, 10_000),
     testingTimeoutMinutes: clampNumber(config.testingTimeoutMinutes, 0, 525_600),
-    // Left absent when absent: a config carried without it must keep meaning "no threshold".
-    ...(config.speculationThreshold === undefined
-      ? {}
-      : { speculationThreshold: clampNumber(config.speculationThreshold, 0, 1) }),
+    speculationThreshold: clampNumber(config.speculationThreshold, 0, 1),
   };
 }
 

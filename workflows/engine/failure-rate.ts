@@ -52,5 +52,5 @@ function observe(d: Draft, outcome: FailureRate): void {
 }
 
 function observes(config: QueueConfig): boolean {
-  return config.batch && (config.speculationThreshold ?? 0) > 0;
+  return config.batch && config.speculationThreshold > 0;
 }

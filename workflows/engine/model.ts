@@ -139,8 +139,8 @@ export interface QueueState {
   /** When the caller must deliver the next `tick` (a deadline or a batch's wait); null: none due. */
   wakeAt: number | null;
   /**
-   * Absent until an outcome is observed (the estimate's prior applies), and in states carried from
-   * before it existed; only a batching queue with a speculation threshold keeps one.
+   * Absent until an outcome is observed (the estimate's prior applies); only a batching queue with a
+   * speculation threshold keeps one.
    */
   failureRate?: FailureRate;
 }

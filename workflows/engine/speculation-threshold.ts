@@ -23,8 +23,7 @@
  * - Without batching, predictive testing stacks single PRs as deep as `concurrency` (Trunk's
  *   semantics, which the optimistic bound assumes), so the threshold does not apply.
  * Invariants: holding a batch back cancels nothing and changes no tree, like a full set of slots;
- * no threshold (0, or absent from a config carried from before it existed) is exactly the old
- * behaviour; the power is a product of doubles (no Math.pow), so replays compute the same bits.
+ * no threshold (0) is exactly Trunk's behaviour; the power is a product of doubles (no Math.pow), so replays compute the same bits.
  */
 import { type Draft } from './draft';
 import { failureRateOf } from './failure-rate';
@@ -33,7 +32,7 @@ import { type Entry } from './model';
 
 /** Whether a new batch of `members` may start on top of the PRs it depends on (lanes.ts). */
 export function mayStack(d: Draft, members: readonly Entry[]): boolean {
-  const { batch, speculationThreshold = 0 } = d.state.config;
+  const { batch, speculationThreshold } = d.state.config;
   // Checked first: the tree walk is the costly part, and most queues have no threshold to apply.
   if (!batch || speculationThreshold <= 0) return true;
   const undecided = undecidedPrs(d, treeOf(d, members));

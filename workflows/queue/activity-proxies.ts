@@ -14,20 +14,6 @@ export const git = proxyActivities<Activities>({
   },
 });
 
-/**
- * The event log as appended before the outbox (event-log-outbox.ts): one bounded append per drain.
- * Only histories recorded before the `event-log-outbox-v1` patch replay through it.
- */
-export const events = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    maximumInterval: '1 minute',
-    backoffCoefficient: 2,
-    maximumAttempts: 30,
-  },
-});
-
 export const notify = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds',
   retry: {

@@ -17,7 +17,7 @@
  * - `pending` lasts until the PR's first transition reached its workflow, so a read right after the
  *   submit finds this submission; rejections are remembered (bounded) for callers that retry.
  */
-import { patched, uuid4 } from '@temporalio/workflow';
+import { uuid4 } from '@temporalio/workflow';
 import type { PullRequestSnapshot } from '../../activities/merge-queue/types';
 import { DEFAULT_PRIORITY, isInQueue } from '../engine';
 import { repositoryLabel } from '../ids';
@@ -26,8 +26,6 @@ import { bounded, MAX_REJECTED_ADMISSIONS, type PrMeta } from './carried';
 import type { QueueContext } from './context';
 import { enqueueSubmission, type SubmissionRequest } from './enqueue';
 import type { AdmissionState, QueueRejection, SubmitInput, SubmitResult } from './messages';
-
-const SAME_SETTINGS_PATCH = 'resubmit-same-settings-noop-v1';
 
 export class Admissions {
   /** Requests whose PR is being read, by PR number. */
@@ -56,9 +54,8 @@ export class Admissions {
     const existing = c.prs[String(pr)];
     // Admitted but not yet decided (its `submitted` still in the inbox) counts as queued too.
     if (existing && (isInQueue(c.engine, pr) || this.admitted.has(existing.submissionId))) {
-      // The same settings again (a client retry without an Idempotency-Key) change nothing. Histories
-      // recorded before this rule pushed the event; the patch keeps their replay.
-      if (this.sameSettings(existing, { pr, priority, noBatch }) && patched(SAME_SETTINGS_PATCH))
+      // The same settings again (a client retry without an Idempotency-Key) change nothing.
+      if (this.sameSettings(existing, { pr, priority, noBatch }))
         return { submissionId: existing.submissionId, resubmitted: true };
       existing.explicitPriority = priority !== null;
       this.ctx.push({ type: 'priorityChanged', pr, priority: priority ?? DEFAULT_PRIORITY, noBatch });

@@ -48,7 +48,7 @@ export interface RunMeta {
   /** The test-run workflow running the command, once its start was requested. */
   child: string | null;
   /** Its start is recorded in history (only then may it be cancelled). */
-  childStarted?: boolean;
+  childStarted: boolean;
   statuses: CommitStatusReport[];
   titles: Record<string, string>;
   /** Whether its test branch was deleted after it ended. */
@@ -69,9 +69,9 @@ export interface Carried {
   rejectedAdmissions: [string, Extract<AdmissionState, { state: 'rejected' }>][];
   /**
    * Transitions not yet stored in the event log, oldest first (event-log-outbox.ts). Not bounded by
-   * count: they leave only once stored. Absent in runs carried from older code.
+   * count: they leave only once stored.
    */
-  unstored?: TransitionEvent[];
+  unstored: TransitionEvent[];
 }
 
 export const DEFAULT_RUNNER: RunnerSettings = {

@@ -65,6 +65,7 @@ export class CommandExecutor {
       status: 'building',
       runner: (c.runner.requiredStatuses ?? []).length > 0 ? 'statuses' : 'command',
       child: null,
+      childStarted: false,
       statuses: [],
       titles: Object.fromEntries(cmd.prs.map((n) => [String(n), c.prs[String(n)]?.title ?? ''])),
       cleaned: false,

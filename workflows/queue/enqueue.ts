@@ -5,8 +5,8 @@
  *
  * Invariants: the metadata exists before the `submitted` event is applied, so the PR's first transition
  * can be delivered; early impacted targets are consumed for this PR whatever their head (a later push
- * uploads again); nothing here awaits, so both submit paths (admission.ts, legacy-submit.ts) replay the
- * same commands.
+ * uploads again); nothing here awaits, so the submit update completes in the task that accepted it
+ * (admission.ts).
  */
 import type { PullRequestSnapshot } from '../../activities/merge-queue/types';
 import { DEFAULT_PRIORITY } from '../engine';

@@ -47,20 +47,19 @@ export class EventLogOutbox {
 
   /** Nothing waits to be stored. */
   get idle(): boolean {
-    return (this.c.unstored?.length ?? 0) === 0;
+    return this.c.unstored.length === 0;
   }
 
   add(events: readonly TransitionEvent[]): void {
-    (this.c.unstored ??= []).push(...events);
+    this.c.unstored.push(...events);
     this.pump();
   }
 
   /** Starts an append of the oldest unstored transitions unless one is in flight. */
   pump(): void {
-    const unstored = this.c.unstored ?? [];
-    if (this.sending || unstored.length === 0) return;
+    if (this.sending || this.c.unstored.length === 0) return;
     this.sending = true;
-    const batch = unstored.slice(0, MAX_APPEND_BATCH);
+    const batch = this.c.unstored.slice(0, MAX_APPEND_BATCH);
     void this.send(batch).finally(() => {
       this.sending = false;
       this.pump();
@@ -70,7 +69,7 @@ export class EventLogOutbox {
   private async send(batch: TransitionEvent[]): Promise<void> {
     try {
       await this.append({ events: batch });
-      this.c.unstored!.splice(0, batch.length);
+      this.c.unstored.splice(0, batch.length);
     } catch (err) {
       log.warn('event log append failed; the transitions stay in the workflow and are sent again', {
         transitions: batch.length,

@@ -10,13 +10,12 @@
  * keyed retry repeats an id; a repeated request without a key is made harmless by state (admission.ts,
  * and a cancel or restart of a PR not in the queue is refused with Trunk's 404).
  */
-import { ApplicationFailure, condition, currentUpdateInfo, patched, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, currentUpdateInfo, setHandler } from '@temporalio/workflow';
 import { isInQueue, testRunView } from '../engine';
 import { repositoryLabel } from '../ids';
 import { Admissions } from './admission';
 import { bounded, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
 import type { QueueContext } from './context';
-import { createLegacySubmit } from './legacy-submit';
 import {
   cancelUpdate,
   commitStatusSignal,
@@ -35,8 +34,6 @@ import {
 import { settingsOf, snapshotOf, testRunDetailsOf } from './projections';
 import { judgeStatuses } from './status-verdict';
 import { withinTargetsBudget } from './targets-budget';
-
-const ADMISSION_PATCH = 'submit-admission-v1';
 
 const reject = (type: QueueRejection, message: string) =>
   ApplicationFailure.create({ type, message, nonRetryable: true });
@@ -73,19 +70,13 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
     await condition(() => queue.applied(seq));
   };
   const admissions = new Admissions(queue, delivered);
-  const legacySubmit = createLegacySubmit(queue, delivered);
-  const prNotFound = (pr: number) =>
-    reject('not_found', `Pull request #${pr} was not found in ${repositoryLabel(key.repo)}.`);
 
   setHandler(
     submitUpdate,
-    async (input) => {
+    (input) => {
       const seen = remembered();
       if (seen?.result) return seen.result;
-      // Histories recorded before admissions replay the handler that awaited inside the update.
-      const result = patched(ADMISSION_PATCH)
-        ? admissions.request(input)
-        : await legacySubmit(input, prNotFound);
+      const result = admissions.request(input);
       remember(result);
       return result;
     },

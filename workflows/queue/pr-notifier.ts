@@ -5,21 +5,15 @@
  *
  * Invariants: notices keep transition order; a finished submission's metadata leaves the queue state
  * only after its terminal notice is queued; the transitions go to the event log through the outbox
- * (event-log-outbox.ts), which keeps them until they are stored. Histories recorded before the event
- * log existed replay without the append, and those recorded before the outbox with one bounded append
- * per drain (`patched`).
+ * (event-log-outbox.ts), which keeps them until they are stored.
  */
-import { patched } from '@temporalio/workflow';
 import type { TransitionEvent } from '../../activities/events/types';
 import { parsePriority, priorityName, type NotifyPr } from '../engine';
 import type { PrTransitionNotice } from '../pull-request/messages';
-import { events, notify } from './activity-proxies';
+import { notify } from './activity-proxies';
 import { detailsOf } from './carried';
 import type { QueueContext } from './context';
 import type { EventLogOutbox } from './event-log-outbox';
-
-const EVENT_LOG_PATCH = 'event-log-v1';
-const EVENT_LOG_OUTBOX_PATCH = 'event-log-outbox-v1';
 
 export class PrNotifier {
   private notices = new Map<number, PrTransitionNotice[]>();
@@ -56,14 +50,10 @@ export class PrNotifier {
 
   flush(): void {
     const { carried: c, key } = this.ctx;
-    // Histories recorded before the event log existed replay without this activity.
-    if (this.notices.size > 0 && patched(EVENT_LOG_PATCH)) {
-      const batch = [...this.notices].flatMap(([pr, notices]) =>
-        notices.map((n) => this.transitionEvent(pr, n)),
+    if (this.notices.size > 0)
+      this.outbox.add(
+        [...this.notices].flatMap(([pr, notices]) => notices.map((n) => this.transitionEvent(pr, n))),
       );
-      if (patched(EVENT_LOG_OUTBOX_PATCH)) this.outbox.add(batch);
-      else this.ctx.track(async () => void (await events.appendTransitions({ events: batch })));
-    }
     for (const [pr, notices] of this.notices) {
       const meta = c.prs[String(pr)];
       if (!meta) continue;

@@ -50,10 +50,8 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     updateResults: [],
     earlyTargets: [],
     rejectedAdmissions: [],
+    unstored: [],
   };
-  // Runs carried from older code may lack newer runner settings and memories.
-  c.runner = { ...DEFAULT_RUNNER, ...c.runner };
-  c.rejectedAdmissions ??= [];
   const rt = new QueueRuntime(input.key, c, { appendMaximumIntervalMs: input.appendMaximumIntervalMs });
   const recheck = new NotReadyRecheck(rt);
   registerHandlers(rt, rt.notifier.delivered);

@@ -21,8 +21,7 @@ const NO_TIMEOUT_BOUND_MS = 525_600 * 60_000;
 
 export interface TestRunWorkflowInput {
   queueWorkflowId: string;
-  /** Absent in runs started before quarantine judging was wired in. */
-  organisationId?: string;
+  organisationId: string;
   runId: string;
   repo: RepoKey;
   branchName: string;
@@ -45,7 +44,7 @@ export async function testRunWorkflow(
   const queue = getExternalWorkflowHandle(input.queueWorkflowId);
   try {
     const result = await runTestCommand({
-      organisationId: input.organisationId ?? '',
+      organisationId: input.organisationId,
       repo: input.repo,
       runId: input.runId,
       branchName: input.branchName,

@@ -14,18 +14,15 @@
  *   inside the same attempt, so an outage of any length delays a delivery and never fails it.
  * - A request made while recording it failed is not made again: the attempt comes back `unrecorded`
  *   and is recorded by `recordWebhookAttempt` once PostgreSQL answers.
- * - Workflows recorded before the `webhook-receiver-budget-v1` patch replay on legacy-delivery.ts.
  */
-import { patched, proxyActivities, sleep } from '@temporalio/workflow';
+import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../../activities/webhooks/deliver';
 import type {
   ReceiverVerdict,
   WebhookDeliveryInput,
   WebhookDeliveryResult,
 } from '../../activities/webhooks/types';
-import { legacyDelivery } from './legacy-delivery';
 
-const RECEIVER_BUDGET_PATCH = 'webhook-receiver-budget-v1';
 const STORE_RETRY_INITIAL_INTERVAL_MS = 1_000;
 const STORE_RETRY_MAXIMUM_INTERVAL_MS = 30_000;
 
@@ -35,7 +32,6 @@ export function receiverBackoffMs(retry: WebhookDeliveryInput['retry'], n: numbe
 }
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
-  if (!patched(RECEIVER_BUDGET_PATCH)) return legacyDelivery(input);
   const { retry, deliveryId } = input;
   // No maximumAttempts: these retries are our own side failing (PostgreSQL, a worker that died).
   const storeRetry = {

@@ -47,11 +47,4 @@ describe('queue config', () => {
   ])('a patch is normalised: %s', (_name, patch, expected) => {
     expect(applyConfigPatch(DEFAULT_CONFIG, patch)).toMatchObject(expected);
   });
-
-  it('keeps a config carried from before the speculation threshold without one', () => {
-    const carried = { ...DEFAULT_CONFIG };
-    delete carried.speculationThreshold;
-    const patched = applyConfigPatch(carried, { concurrency: 3 });
-    expect(patched).not.toHaveProperty('speculationThreshold');
-  });
 });

@@ -56,13 +56,6 @@ describe('failure rate', () => {
   it.each<[string, QueueState]>([
     ['without batching', initialState({ batch: false })],
     ['with the threshold off', initialState({ batch: true, speculationThreshold: 0 })],
-    [
-      'in a state carried from before the threshold existed',
-      ((s) => {
-        delete s.config.speculationThreshold;
-        return s;
-      })(initialState({ batch: true })),
-    ],
   ])('observes nothing %s', (_name, state) => {
     const after = observed({}, ['culprit', 3], state);
     expect(after.failureRate).toBeUndefined();

@@ -5,11 +5,9 @@ import { Harness } from './harness';
 const batchesOf2: QueueConfigPatch = { batch: true, batchingMinSize: 2, concurrency: 4 };
 
 /** A queue whose measured failure rate is `rate` (given the weight of 100 PRs), then PRs 1..n. */
-function queue(config: QueueConfigPatch, rate: FailureRate | null, n: number, drop = false): Harness {
+function queue(config: QueueConfigPatch, rate: FailureRate | null, n: number): Harness {
   const q = new Harness(config);
   if (rate) q.state = { ...q.state, failureRate: rate };
-  // A queue carried from before the threshold existed has no such setting at all.
-  if (drop) delete q.state.config.speculationThreshold;
   for (let pr = 1; pr <= n; pr += 1) q.submit(pr);
   return q;
 }
@@ -32,12 +30,11 @@ describe('speculation threshold', () => {
     expect(chanceAllPass(r, prs)).toBeCloseTo(expected, 4);
   });
 
-  it.each<[string, QueueConfigPatch, FailureRate | null, boolean, number[][]]>([
+  it.each<[string, QueueConfigPatch, FailureRate | null, number[][]]>([
     [
       'at the prior (5%) every slot is used',
       batchesOf2,
       null,
-      false,
       [
         [1, 2],
         [3, 4],
@@ -50,19 +47,17 @@ describe('speculation threshold', () => {
       'at 20%, two batches under the third at most',
       batchesOf2,
       rate(0.2),
-      false,
       [
         [1, 2],
         [3, 4],
         [5, 6],
       ],
     ],
-    ['at 50%, only the head', batchesOf2, rate(0.5), false, [[1, 2]]],
+    ['at 50%, only the head', batchesOf2, rate(0.5), [[1, 2]]],
     [
       'a higher threshold stacks less',
       { ...batchesOf2, speculationThreshold: 0.8 },
       null,
-      false,
       [
         [1, 2],
         [3, 4],
@@ -73,19 +68,6 @@ describe('speculation threshold', () => {
       'threshold 0 stacks as deep as concurrency',
       { ...batchesOf2, speculationThreshold: 0 },
       rate(0.5),
-      false,
-      [
-        [1, 2],
-        [3, 4],
-        [5, 6],
-        [7, 8],
-      ],
-    ],
-    [
-      'no setting (carried from before it existed) neither',
-      batchesOf2,
-      rate(0.5),
-      true,
       [
         [1, 2],
         [3, 4],
@@ -97,11 +79,10 @@ describe('speculation threshold', () => {
       'without batching single PRs stack as deep as concurrency',
       { concurrency: 4 },
       rate(0.5),
-      false,
       [[1], [2], [3], [4]],
     ],
-  ])('%s', (_name, config, failureRate, drop, expected) => {
-    expect(queue(config, failureRate, 8, drop).batches()).toEqual(expected);
+  ])('%s', (_name, config, failureRate, expected) => {
+    expect(queue(config, failureRate, 8).batches()).toEqual(expected);
   });
 
   it('holds back only the deep lane: another lane’s head still starts', () => {
