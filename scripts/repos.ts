@@ -10,14 +10,11 @@
  */
 import { parseArgs } from 'node:util';
 import type { Pool } from 'pg';
-import { checkRepoKey } from '../activities/git/names';
+import { checkRepositoryKey } from '../activities/git/names';
 import { createPool } from '../activities/platform/db';
 import { runMigrations } from '../activities/platform/migrate';
-import {
-  createRepositoryOwnerStore,
-  repositoryLabel,
-  type RepositoryName,
-} from '../activities/stores/repository-owners';
+import { createRepositoryOwnerStore } from '../activities/stores/repository-owners';
+import { repositoryLabel, type RepositoryKey } from '../workflows/contract';
 import { readState } from './lib/data-dir';
 
 const USAGE = `usage: npm run repos -- add --org <slug> <host>/<owner>/<name>
@@ -29,13 +26,13 @@ const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 class UsageError extends Error {}
 
-function repositoryOf(arg: string | undefined): RepositoryName {
+function repositoryOf(arg: string | undefined): RepositoryKey {
   if (!arg) throw new UsageError(USAGE);
   const parts = arg.split('/');
   if (parts.length < 3)
     throw new UsageError(`"${arg}" is not <host>/<owner>/<name>, for example local/acme/app.`);
   const repo = { host: parts[0]!, owner: parts.slice(1, -1).join('/'), name: parts[parts.length - 1]! };
-  const check = checkRepoKey(repo);
+  const check = checkRepositoryKey(repo);
   if (!check.ok) throw new UsageError(`"${arg}": ${check.problem}.`);
   return repo;
 }
@@ -129,7 +126,7 @@ async function run(pool: Pool, command: string | undefined, arg: string | undefi
   return 1;
 }
 
-const sameRepository = (a: RepositoryName, b: RepositoryName) =>
+const sameRepository = (a: RepositoryKey, b: RepositoryKey) =>
   a.host.toLowerCase() === b.host.toLowerCase() &&
   a.owner.toLowerCase() === b.owner.toLowerCase() &&
   a.name.toLowerCase() === b.name.toLowerCase();

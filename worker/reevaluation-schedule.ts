@@ -13,9 +13,9 @@ import {
   ScheduleOverlapPolicy,
   type ScheduleOptionsAction,
 } from '@temporalio/client';
+import { FLAKY_REEVALUATION_WORKFLOW_TYPE } from '../workflows/contract';
 
 export const REEVALUATION_SCHEDULE_ID = 'railyard-flaky-reevaluation';
-export const REEVALUATION_WORKFLOW_TYPE = 'flakyReevaluationWorkflow';
 
 export interface ReevaluationScheduleOptions {
   readonly scheduleId?: string;
@@ -32,7 +32,7 @@ export async function ensureReevaluationSchedule(
   const spec = { intervals: [{ every: (options.every ?? '1 hour') as `${number} ${string}` }] };
   const action: ScheduleOptionsAction = {
     type: 'startWorkflow',
-    workflowType: REEVALUATION_WORKFLOW_TYPE,
+    workflowType: FLAKY_REEVALUATION_WORKFLOW_TYPE,
     workflowId: `${scheduleId}-run`,
     taskQueue,
     args: [],

@@ -11,6 +11,7 @@
  *   the same order and cannot deadlock.
  */
 import type { Pool, PoolClient } from 'pg';
+import type { RepositoryKey } from '../../workflows/contract';
 import type { TransitionEvent } from './types';
 
 const asRow = (e: TransitionEvent) => ({
@@ -98,7 +99,7 @@ export async function appendToLog(db: PoolClient, events: readonly TransitionEve
 export async function registerQueue(
   db: Pool | PoolClient,
   organisationId: string,
-  repo: { host: string; owner: string; name: string },
+  repo: RepositoryKey,
   targetBranch: string,
 ): Promise<void> {
   await db.query(

@@ -4,11 +4,12 @@
  * append-only and idempotent: (submissionId, seq) identifies an event, so an activity retried after a
  * crash inserts nothing twice. Metrics, webhooks and PR history read from it.
  */
+import type { RepositoryKey } from '../../workflows/contract';
 import type { PrState } from '../../workflows/engine';
 
 export interface TransitionEvent {
   organisationId: string;
-  repo: { host: string; owner: string; name: string };
+  repo: RepositoryKey;
   targetBranch: string;
   prNumber: number;
   submissionId: string;

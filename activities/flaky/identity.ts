@@ -13,17 +13,12 @@
  *
  * Repository fields are used exactly as the API carries them (see docs/glossary.md).
  */
+import type { RepositoryKey } from '../../workflows/contract';
 import { namespaceBytes, uuidV5 } from './uuid5';
 
 export const TEST_CASE_NAMESPACE = '243c6ca1-0eb9-5391-a1ef-5e042bd810b8';
 const NAMESPACE = namespaceBytes(TEST_CASE_NAMESPACE);
 const ENCODING_VERSION = 'railyard.test-case.v1';
-
-export interface RepositoryKey {
-  readonly host: string;
-  readonly owner: string;
-  readonly name: string;
-}
 
 export interface TestCaseKey {
   readonly repository: RepositoryKey;

@@ -12,7 +12,7 @@
  */
 import { type Pool } from 'pg';
 import { type TestStatus } from './classification';
-import { type RepositoryKey } from './identity';
+import type { RepositoryKey } from '../../workflows/contract';
 import { ingestUpload } from './ingest/ingest';
 import { type JudgeInput, type JudgeResult, judgeJunitFiles } from './ingest/judge';
 import { type UploadInput, type UploadOutcome } from './ingest/types';

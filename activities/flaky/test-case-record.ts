@@ -4,7 +4,7 @@
  * test-case-wire.ts turns it into the wire shape (snake_case, html_url links).
  */
 import { type TestStatus } from './classification';
-import { type RepositoryKey } from './identity';
+import type { RepositoryKey } from '../../workflows/contract';
 import { type QuarantineOverride, type QuarantineVerdict } from './quarantine';
 
 export interface CommonFailure {

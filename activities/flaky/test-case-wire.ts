@@ -8,7 +8,7 @@
  * The HTTP layer checks these shapes against its zod response schemas (api/schemas/flaky-tests.ts).
  * The list pages are written by PostgreSQL instead (store/test-case-json.ts), byte for byte the same.
  */
-import { type RepositoryKey } from './identity';
+import type { RepositoryKey } from '../../workflows/contract';
 import { type TestCaseRecord } from './test-case-record';
 
 export interface Links {

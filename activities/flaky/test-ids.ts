@@ -14,7 +14,8 @@
  * stays under ~15 MB per 100,000 ids. The cache is per process and owned by whoever creates it (the
  * flaky store): no module state.
  */
-import { type RepositoryKey, testCaseId } from './identity';
+import type { RepositoryKey } from '../../workflows/contract';
+import { testCaseId } from './identity';
 
 export interface TestIdentity {
   readonly file?: string;

@@ -13,9 +13,7 @@
  *    the base it was given, and the target branch only moves to a commit of that branch by
  *    compare-and-swap from that base.
  */
-import type { RepoKey } from './names';
-
-export type { RepoKey } from './names';
+import type { RepositoryKey } from '../../workflows/contract';
 
 export type MergeMethod = 'merge_commit' | 'squash' | 'rebase';
 
@@ -56,7 +54,7 @@ export interface PullRequestAtSha {
 }
 
 export interface BuildTestBranchInput {
-  repo: RepoKey;
+  repo: RepositoryKey;
   targetBranch: string;
   /** The target tip the run is built on. */
   baseSha: string;
@@ -90,7 +88,7 @@ export type BuildTestBranchResult =
   | PullRequestProblem;
 
 export interface AdvanceTargetInput {
-  repo: RepoKey;
+  repo: RepositoryKey;
   targetBranch: string;
   /** The tip the new commit was built on; the update happens only if the target is still there. */
   expectedSha: string;
@@ -114,7 +112,7 @@ export type AdvanceTargetResult =
   | { kind: 'rejected'; reason: 'GITHUB_API_MERGE_PR_FAILED'; detail: string };
 
 export interface DirectMergeInput {
-  repo: RepoKey;
+  repo: RepositoryKey;
   targetBranch: string;
   /** The target tip the PR was found to be based on. */
   expectedTargetSha: string;
@@ -133,23 +131,23 @@ export type DeleteBranchResult = { kind: 'deleted' } | { kind: 'already_absent' 
 export type FileLookup = { kind: 'found'; content: string } | { kind: 'not_found' };
 
 export interface CheckoutInput {
-  repo: RepoKey;
+  repo: RepositoryKey;
   sha: string;
   /** Must not exist yet; the caller removes it when done. */
   directory: string;
 }
 
 export interface GitHost {
-  readPullRequest(repo: RepoKey, number: number, targetBranch: string): Promise<PullRequestLookup>;
-  readBranchTip(repo: RepoKey, branch: string): Promise<BranchTipLookup>;
+  readPullRequest(repo: RepositoryKey, number: number, targetBranch: string): Promise<PullRequestLookup>;
+  readBranchTip(repo: RepositoryKey, branch: string): Promise<BranchTipLookup>;
   buildTestBranch(input: BuildTestBranchInput): Promise<BuildTestBranchResult>;
   advanceTarget(input: AdvanceTargetInput): Promise<AdvanceTargetResult>;
   /** Merges one PR straight onto the target tip (directMergeMode = always), with compare-and-swap. */
   directMerge(input: DirectMergeInput): Promise<DirectMergeResult>;
   /** Deletes a test branch (names under `railyard-merge/` only). */
-  deleteBranch(repo: RepoKey, branch: string): Promise<DeleteBranchResult>;
+  deleteBranch(repo: RepositoryKey, branch: string): Promise<DeleteBranchResult>;
   /** One file of one commit, e.g. the repository's test configuration. */
-  readFileAtCommit(repo: RepoKey, sha: string, path: string): Promise<FileLookup>;
+  readFileAtCommit(repo: RepositoryKey, sha: string, path: string): Promise<FileLookup>;
   /** A working tree of one commit in a new directory, for the `command` test runner. */
   checkout(input: CheckoutInput): Promise<void>;
 }

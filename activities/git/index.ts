@@ -15,7 +15,7 @@ export {
   TEST_BRANCH_PREFIX,
   checkBranchName,
   checkPullRequestNumber,
-  checkRepoKey,
+  checkRepositoryKey,
   checkSha,
   pullRequestRef,
   testBranchName,

@@ -17,6 +17,7 @@ import { dirname, resolve } from 'node:path';
 import { commitExists, isAncestor, readCommit, readRef, subjectOf, type RepoAccess } from './commits';
 import { composePullRequests } from './compose';
 import { createGit, expectSuccess, type GitIdentity } from './git-cli';
+import type { RepositoryKey } from '../../workflows/contract';
 import type { GitHost } from './git-host';
 import { checkAdvanceInput, checkBuildInput, checkDirectMergeInput, checkTestBranch } from './input-checks';
 import { advanceTarget, directMerge } from './landing';
@@ -40,7 +41,7 @@ export interface LocalGitHostOptions {
 export interface LocalGitHost extends GitHost {
   readonly root: string;
   /** Where `repo` lives (or would live) on disk. */
-  repositoryPath(repo: names.RepoKey): string;
+  repositoryPath(repo: RepositoryKey): string;
 }
 
 export const DEFAULT_IDENTITY: GitIdentity = { name: 'railyard', email: 'railyard@localhost' };
@@ -54,12 +55,12 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
   });
   const maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
 
-  async function open(repo: names.RepoKey): Promise<RepoAccess | null> {
+  async function open(repo: RepositoryKey): Promise<RepoAccess | null> {
     const dir = await existingRepositoryPath(root, repo);
     return dir === null ? null : { git, dir };
   }
 
-  async function mustOpen(repo: names.RepoKey): Promise<RepoAccess> {
+  async function mustOpen(repo: RepositoryKey): Promise<RepoAccess> {
     const access = await open(repo);
     if (access === null)
       throw new Error(`repository ${repo.host}/${repo.owner}/${repo.name} does not exist under the git root`);

@@ -11,14 +11,9 @@
  * `InvalidGitNameError` for adapter code, where a bad name is a caller bug.
  */
 
-export type NameCheck<T> = { ok: true; value: T } | { ok: false; problem: string };
+import type { RepositoryKey } from '../../workflows/contract';
 
-/** The repository key exactly as the API carries it; `owner` may contain `/` (GitLab subgroups). */
-export interface RepoKey {
-  host: string;
-  owner: string;
-  name: string;
-}
+export type NameCheck<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 export class InvalidGitNameError extends Error {
   override readonly name = 'InvalidGitNameError';
@@ -53,7 +48,7 @@ function checkSegment(segment: string): string | null {
   return null;
 }
 
-export function checkRepoKey(repo: RepoKey): NameCheck<RepoKey> {
+export function checkRepositoryKey(repo: RepositoryKey): NameCheck<RepositoryKey> {
   const { host, owner, name } = repo;
   if (typeof host !== 'string' || !HOST.test(host) || host.startsWith('-') || host.startsWith('.')) {
     return fail('repo.host must be a host name such as github.com');

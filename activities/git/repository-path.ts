@@ -9,11 +9,12 @@
 import { mkdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { createGit, expectSuccess, type GitIdentity } from './git-cli';
-import { assertValid, checkBranchName, checkRepoKey, type RepoKey } from './names';
+import type { RepositoryKey } from '../../workflows/contract';
+import { assertValid, checkBranchName, checkRepositoryKey } from './names';
 
 /** The path a repository would have; does not touch the disk. Throws `InvalidGitNameError` for bad keys. */
-export function repositoryPath(root: string, repo: RepoKey): string {
-  const key = assertValid('repository', checkRepoKey(repo));
+export function repositoryPath(root: string, repo: RepositoryKey): string {
+  const key = assertValid('repository', checkRepositoryKey(repo));
   const absoluteRoot = resolve(root);
   const path = resolve(absoluteRoot, key.host, ...key.owner.split('/'), `${key.name}.git`);
   if (!isInside(absoluteRoot, path))
@@ -25,7 +26,7 @@ export function repositoryPath(root: string, repo: RepoKey): string {
  * The on-disk path of an existing repository, or null when there is none. Throws when the path
  * leads outside the root through a symbolic link.
  */
-export async function existingRepositoryPath(root: string, repo: RepoKey): Promise<string | null> {
+export async function existingRepositoryPath(root: string, repo: RepositoryKey): Promise<string | null> {
   const path = repositoryPath(root, repo);
   let real: string;
   try {
@@ -52,7 +53,7 @@ export interface InitBareRepositoryOptions {
  */
 export async function initBareRepository(
   root: string,
-  repo: RepoKey,
+  repo: RepositoryKey,
   options: InitBareRepositoryOptions = {},
 ): Promise<string> {
   const path = repositoryPath(root, repo);

@@ -5,17 +5,11 @@
  * non-retryable failures, since retrying cannot fix them.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import { repositoryLabel, type RepositoryKey } from '../../workflows/contract';
 import type { GitHost } from '../git/git-host';
 import type { RepositoryOwnership } from '../stores/repository-owners';
 import { InvalidGitNameError, testBranchName } from '../git/names';
-import type {
-  BuildRunInput,
-  BuildRunResult,
-  LandInput,
-  LandResult,
-  PullRequestSnapshot,
-  RepoKey,
-} from './types';
+import type { BuildRunInput, BuildRunResult, LandInput, LandResult, PullRequestSnapshot } from './types';
 
 async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -29,18 +23,18 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** Why a queue may not write to a repository: it belongs to another organisation (ADR 0006). */
-const notOwned = (repo: RepoKey) =>
-  `Repository ${repo.host}/${repo.owner}/${repo.name} does not belong to this queue's organisation; nothing was written to it.`;
+const notOwned = (repo: RepositoryKey) =>
+  `Repository ${repositoryLabel(repo)} does not belong to this queue's organisation; nothing was written to it.`;
 
 export function createGitActivities(deps: { gitHost: GitHost; ownership: RepositoryOwnership }) {
   const { gitHost, ownership } = deps;
   // The API refuses requests for another organisation's repository; this second check covers queues
   // made before ownership existed and any path that reaches the worker without the API.
-  const owns = (input: { organisationId: string; repo: RepoKey }) =>
+  const owns = (input: { organisationId: string; repo: RepositoryKey }) =>
     ownership.owns(input.organisationId, input.repo);
 
   async function readPullRequest(input: {
-    repo: RepoKey;
+    repo: RepositoryKey;
     targetBranch: string;
     pr: number;
   }): Promise<PullRequestSnapshot> {
@@ -72,7 +66,7 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
     });
   }
 
-  async function readTargetTip(input: { repo: RepoKey; targetBranch: string }): Promise<string | null> {
+  async function readTargetTip(input: { repo: RepositoryKey; targetBranch: string }): Promise<string | null> {
     return guard(async () => {
       const tip = await gitHost.readBranchTip(input.repo, input.targetBranch);
       return tip.kind === 'found' ? tip.sha : null;
@@ -208,7 +202,7 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
     }
   }
 
-  async function deleteTestBranch(input: { repo: RepoKey; branchName: string }): Promise<void> {
+  async function deleteTestBranch(input: { repo: RepositoryKey; branchName: string }): Promise<void> {
     await guard(() => gitHost.deleteBranch(input.repo, input.branchName));
   }
 

@@ -6,10 +6,19 @@
  * submission whose record has already closed is dropped instead of starting a new run.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { PrTransitionNotice, PullRequestWorkflowInput } from '../../workflows/pull-request/messages';
-import { prTransitionSignal } from '../../workflows/pull-request/messages';
-import { prWorkflowId, repositoryLabel } from '../../workflows/ids';
-import { PR_NUMBER, PR_STATE, REPOSITORY, TARGET_BRANCH } from '../../workflows/search-attributes';
+import {
+  PR_NUMBER,
+  PR_STATE,
+  prTransitionSignal,
+  prWorkflowId,
+  PULL_REQUEST_WORKFLOW_TYPE,
+  REPOSITORY,
+  repositoryLabel,
+  TARGET_BRANCH,
+  type PrTransitionNotice,
+  type PullRequestWorkflow,
+  type PullRequestWorkflowInput,
+} from '../../workflows/contract';
 
 export function createNotifyActivity(deps: { client: Client; taskQueue: string }) {
   /** A retried delivery for a submission whose record already closed must not start a new run. */
@@ -32,21 +41,24 @@ export function createNotifyActivity(deps: { client: Client; taskQueue: string }
       const workflowId = prWorkflowId(workflow.key, workflow.prNumber);
       if (await endedAlready(workflowId, workflow.submissionId)) return;
       for (const notice of input.notices) {
-        await deps.client.workflow.signalWithStart('pullRequestWorkflow', {
-          workflowId,
-          taskQueue: deps.taskQueue,
-          args: [workflow],
-          signal: prTransitionSignal,
-          signalArgs: [notice],
-          typedSearchAttributes: [
-            { key: REPOSITORY, value: repositoryLabel(workflow.key.repo) },
-            { key: TARGET_BRANCH, value: workflow.key.targetBranch },
-            { key: PR_NUMBER, value: workflow.prNumber },
-            { key: PR_STATE, value: notice.transition.to },
-          ],
-          memo: { submissionId: workflow.submissionId },
-          staticSummary: `PR #${workflow.prNumber} → ${workflow.key.targetBranch} of ${repositoryLabel(workflow.key.repo)}`,
-        });
+        await deps.client.workflow.signalWithStart<PullRequestWorkflow, [PrTransitionNotice]>(
+          PULL_REQUEST_WORKFLOW_TYPE,
+          {
+            workflowId,
+            taskQueue: deps.taskQueue,
+            args: [workflow],
+            signal: prTransitionSignal,
+            signalArgs: [notice],
+            typedSearchAttributes: [
+              { key: REPOSITORY, value: repositoryLabel(workflow.key.repo) },
+              { key: TARGET_BRANCH, value: workflow.key.targetBranch },
+              { key: PR_NUMBER, value: workflow.prNumber },
+              { key: PR_STATE, value: notice.transition.to },
+            ],
+            memo: { submissionId: workflow.submissionId },
+            staticSummary: `PR #${workflow.prNumber} → ${workflow.key.targetBranch} of ${repositoryLabel(workflow.key.repo)}`,
+          },
+        );
       }
     },
   };

@@ -9,11 +9,12 @@ import { Context } from '@temporalio/activity';
 import type { GitHost } from '../git/git-host';
 import { readRepoTestConfig } from '../runners/repo-test-config';
 import type { JunitFile, TestRunner } from '../runners/test-runner';
-import type { RepoKey, RunCommandInput, RunCommandResult, TestCaseVerdict } from './types';
+import type { RepositoryKey, RunCommandResult, TestCaseVerdict } from '../../workflows/contract';
+import type { RunCommandInput } from './types';
 
 export type JudgeTests = (input: {
   organisationId: string;
-  repo: RepoKey;
+  repo: RepositoryKey;
   runId: string;
   headSha: string;
   branchName: string;

@@ -1,10 +1,11 @@
 /**
  * Inputs and results of the merge-queue activities: plain data that crosses the workflow boundary,
- * so the workflow can import these types without importing any implementation.
+ * so the workflow can import these types without importing any implementation. runTestCommand answers
+ * the contract's RunCommandResult (workflows/contract/test-run-messages.ts): the test-run workflow hands
+ * it to the queue as is.
  */
-import type { RepoKey } from '../git/git-host';
+import type { RepositoryKey } from '../../workflows/contract';
 
-export type { RepoKey };
 export type MergeMethod = 'merge_commit' | 'squash' | 'rebase';
 
 export interface PullRequestSnapshot {
@@ -22,7 +23,7 @@ export interface PullRequestSnapshot {
 export interface BuildRunInput {
   /** The queue's organisation; nothing is written to a repository it does not own. */
   organisationId: string;
-  repo: RepoKey;
+  repo: RepositoryKey;
   targetBranch: string;
   runId: string;
   /** The first PR of the run names the branch: railyard-merge/pr-<n>/<runId>. */
@@ -43,7 +44,7 @@ export type BuildRunResult =
 export interface LandInput {
   /** The queue's organisation; nothing is written to a repository it does not own. */
   organisationId: string;
-  repo: RepoKey;
+  repo: RepositoryKey;
   targetBranch: string;
   via: 'tested_commit' | 'rebase' | 'direct';
   /** For tested_commit: the run's head commit. */
@@ -72,27 +73,9 @@ export type LandResult =
 export interface RunCommandInput {
   /** Whose flaky-test data judges the run's JUnit results (quarantine). */
   organisationId: string;
-  repo: RepoKey;
+  repo: RepositoryKey;
   runId: string;
   branchName: string;
   headSha: string;
   timeoutMs: number;
 }
-
-export interface TestCaseVerdict {
-  name: string;
-  status: 'passed' | 'failed' | 'skipped';
-  quarantined: boolean;
-}
-
-export type RunCommandResult =
-  | { kind: 'finished'; outcome: 'passed' | 'failed' | 'timeout'; tests: TestCaseVerdict[]; logPath: string }
-  | {
-      kind: 'config_problem';
-      reason:
-        | 'START_TEST_RUN_CONFIG_NOT_FOUND'
-        | 'START_TEST_RUN_CONFIG_PARSING_FAILURE'
-        | 'START_TEST_RUN_CONFIG_BAD_VERSION';
-      detail: string;
-    }
-  | { kind: 'cancelled' };

@@ -11,7 +11,8 @@
  * START_TEST_RUN_CONFIG_* reasons, so a run that cannot start fails the way Trunk's would.
  */
 import { z } from 'zod';
-import type { GitHost, RepoKey } from '../git/git-host';
+import type { RepositoryKey } from '../../workflows/contract';
+import type { GitHost } from '../git/git-host';
 
 export const REPO_TEST_CONFIG_PATH = '.railyard/merge-queue.json';
 
@@ -48,7 +49,7 @@ export type RepoTestConfigLookup =
 
 export async function readRepoTestConfig(
   gitHost: Pick<GitHost, 'readFileAtCommit'>,
-  repo: RepoKey,
+  repo: RepositoryKey,
   sha: string,
 ): Promise<RepoTestConfigLookup> {
   const file = await gitHost.readFileAtCommit(repo, sha, REPO_TEST_CONFIG_PATH);

@@ -11,14 +11,14 @@
  *  - `junitFiles` are bounded in count and size; they are meant for the flaky-test ingestion inside
  *    the same activity, not for a workflow payload (Temporal limits payloads to a few MB).
  */
-import type { RepoKey } from '../git/git-host';
+import type { RepositoryKey } from '../../workflows/contract';
 
 export type TestOutcome = 'passed' | 'failed' | 'timeout' | 'cancelled';
 
 export interface TestRunInput {
   /** The testRunId: the uuid in the test branch name. Letters, digits, `.`, `_` and `-` only. */
   runId: string;
-  repo: RepoKey;
+  repo: RepositoryKey;
   branchName: string;
   /** The commit to test: the test branch's head when the run was built. */
   headSha: string;

@@ -10,13 +10,8 @@
  * - An organisation owns at most `maxPerOrganisation` repositories (a claim past it is refused).
  */
 import type { Pool } from 'pg';
+import type { RepositoryKey } from '../../workflows/contract';
 import { inTransaction } from '../platform/transaction';
-
-export interface RepositoryName {
-  host: string;
-  owner: string;
-  name: string;
-}
 
 /** How a claim was made, kept for the operator's listing. */
 export type ClaimSource = 'operator' | 'api' | 'first-use';
@@ -27,7 +22,7 @@ export type ClaimResult =
   | { kind: 'taken' }
   | { kind: 'limit_reached'; limit: number };
 
-export interface OwnedRepository extends RepositoryName {
+export interface OwnedRepository extends RepositoryKey {
   organisationId: string;
   organisationSlug: string;
   claimedBy: string;
@@ -36,21 +31,19 @@ export interface OwnedRepository extends RepositoryName {
 
 /** The read the request path needs, as a narrow port (tests and the worker pass the real store). */
 export interface RepositoryOwnership {
-  owns(organisationId: string, repo: RepositoryName): Promise<boolean>;
+  owns(organisationId: string, repo: RepositoryKey): Promise<boolean>;
 }
 
 export interface RepositoryOwnerStore extends RepositoryOwnership {
-  claim(organisationId: string, repo: RepositoryName, source: ClaimSource): Promise<ClaimResult>;
+  claim(organisationId: string, repo: RepositoryKey, source: ClaimSource): Promise<ClaimResult>;
   list(organisationId?: string): Promise<OwnedRepository[]>;
   /** Gives a repository to another organisation (operators only); false if it has no owner. */
-  transfer(repo: RepositoryName, organisationId: string): Promise<boolean>;
+  transfer(repo: RepositoryKey, organisationId: string): Promise<boolean>;
   /** Removes the claim; false if there was none. */
-  remove(repo: RepositoryName): Promise<boolean>;
+  remove(repo: RepositoryKey): Promise<boolean>;
 }
 
 export const DEFAULT_MAX_REPOSITORIES_PER_ORGANISATION = 1_000;
-
-export const repositoryLabel = (repo: RepositoryName) => `${repo.host}/${repo.owner}/${repo.name}`;
 
 const MATCHES = 'lower(host) = lower($1) AND lower(owner) = lower($2) AND lower(name) = lower($3)';
 
@@ -69,7 +62,7 @@ export function createRepositoryOwnerStore(
   opts: { maxPerOrganisation?: number } = {},
 ): RepositoryOwnerStore {
   const limit = opts.maxPerOrganisation ?? DEFAULT_MAX_REPOSITORIES_PER_ORGANISATION;
-  async function owns(organisationId: string, repo: RepositoryName): Promise<boolean> {
+  async function owns(organisationId: string, repo: RepositoryKey): Promise<boolean> {
     const r = await pool.query({
       name: 'repository-owns',
       text: `SELECT 1 FROM repository_owners WHERE ${MATCHES} AND organisation_id = $4`,
@@ -165,7 +158,7 @@ export function rememberingOwnership(
   const staleMs = opts.staleMs ?? 60 * 60_000;
   const now = opts.now ?? Date.now;
   const confirmed = new Map<string, number>();
-  const keyOf = (organisationId: string, repo: RepositoryName) =>
+  const keyOf = (organisationId: string, repo: RepositoryKey) =>
     JSON.stringify([
       organisationId,
       repo.host.toLowerCase(),

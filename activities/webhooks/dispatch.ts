@@ -3,7 +3,7 @@
  *
  * Rules:
  * - Recording and starting are separate steps: the caller records inside its own transaction (the
- *   event log's), commits, then starts. Starting is idempotent (workflow id `webhook/<delivery id>`,
+ *   event log's), commits, then starts. Starting is idempotent (one workflow id per delivery,
  *   a duplicate start is "already started", and REJECT_DUPLICATE keeps a finished delivery from
  *   running again), so a retried caller simply starts every still-pending delivery again.
  * - Only starting a workflow happens here, never an HTTP request: a slow or failing receiver costs the
@@ -12,6 +12,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Pool } from 'pg';
+import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, webhookDeliveryWorkflowId } from '../../workflows/contract';
 import { recordDeliveries } from './deliveries';
 import type { OutgoingEvent } from './event-types';
 import { DEFAULT_RETRY_POLICY, type DeliveryRetryPolicy, type WebhookDeliveryInput } from './types';
@@ -23,15 +24,13 @@ export interface WebhookDispatchDeps {
   retry?: Partial<DeliveryRetryPolicy>;
 }
 
-export const deliveryWorkflowId = (deliveryId: string) => `webhook/${deliveryId}`;
-
 /** How many workflow starts are in flight at once; a large drain should not flood the frontend. */
 const START_CONCURRENCY = 8;
 
 async function startOne(client: Client, taskQueue: string, input: WebhookDeliveryInput): Promise<void> {
   try {
-    await client.workflow.start('webhookDeliveryWorkflow', {
-      workflowId: deliveryWorkflowId(input.deliveryId),
+    await client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
+      workflowId: webhookDeliveryWorkflowId(input.deliveryId),
       taskQueue,
       args: [input],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,

@@ -14,7 +14,7 @@ export {
   type DeliveryPage,
 } from './delivery-reads';
 export type { DeliveryStatus } from './deliveries';
-export { deliveryWorkflowId, dispatchWebhookEvents, type WebhookDispatchDeps } from './dispatch';
+export { dispatchWebhookEvents, type WebhookDispatchDeps } from './dispatch';
 export { checkWebhookUrlResolved, isPrivateAddress, type Lookup } from './url-policy';
 export {
   createSubscriptionStore,

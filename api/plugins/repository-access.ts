@@ -19,11 +19,10 @@ import type { Organisation } from '../../activities/stores/api-keys';
 import type { Pool } from 'pg';
 import {
   createRepositoryOwnerStore,
-  repositoryLabel,
   type ClaimResult,
-  type RepositoryName,
   type RepositoryOwnerStore,
 } from '../../activities/stores/repository-owners';
+import { repositoryLabel, type RepositoryKey } from '../../workflows/contract';
 import { conflict, notFound } from '../errors';
 import { organisationOf } from './auth';
 
@@ -43,11 +42,11 @@ export interface RepositoryAccessDeps {
 export interface RepositoryAccess {
   readonly claims: ClaimPolicy;
   /** Throws the 404 unless the organisation owns the repository. */
-  require(org: Organisation, repo: RepositoryName, missing?: () => Error): Promise<void>;
+  require(org: Organisation, repo: RepositoryKey, missing?: () => Error): Promise<void>;
   /** `require`, except that the first use of an unclaimed repository claims it under `first-use`. */
-  use(org: Organisation, repo: RepositoryName): Promise<void>;
+  use(org: Organisation, repo: RepositoryKey): Promise<void>;
   /** An explicit claim (POST /v1/repositories/claim). */
-  claim(org: Organisation, repo: RepositoryName): Promise<ClaimResult>;
+  claim(org: Organisation, repo: RepositoryKey): Promise<ClaimResult>;
 }
 
 declare module 'fastify' {
@@ -62,7 +61,7 @@ declare module 'fastify' {
   }
 }
 
-export const repositoryNotOwned = (repo: RepositoryName) =>
+export const repositoryNotOwned = (repo: RepositoryKey) =>
   notFound(
     `Repository ${repositoryLabel(repo)} is not one of your organisation's repositories; claim it with POST /v1/repositories/claim or ask your railyard operator.`,
   );
@@ -73,10 +72,10 @@ export const repositoryLimitReached = (limit: number) =>
   );
 
 /** The flaky-test area's wording for a repository it has no data of (routes/flaky-tests/scope.ts). */
-const repositoryNotFound = (repo: RepositoryName) =>
+const repositoryNotFound = (repo: RepositoryKey) =>
   notFound(`Repository ${repositoryLabel(repo)} was not found.`);
 
-const queueNotVisible = (repo: RepositoryName, targetBranch: string) =>
+const queueNotVisible = (repo: RepositoryKey, targetBranch: string) =>
   notFound(`No merge queue exists for branch "${targetBranch}" of ${repositoryLabel(repo)}.`);
 
 /** The owner store over `pool` and the access rules over it, as AppDeps.repositories takes them. */
@@ -116,14 +115,14 @@ export function createRepositoryAccess(deps: RepositoryAccessDeps): RepositoryAc
 }
 
 /** The repository a validated request names, if it names one the generic way. */
-export function namedRepository(request: FastifyRequest): RepositoryName | null {
+export function namedRepository(request: FastifyRequest): RepositoryKey | null {
   const body = request.body as { repo?: unknown } | null | undefined;
-  if (body !== null && typeof body === 'object' && isRepositoryName(body.repo)) return body.repo;
-  if (isRepositoryName(request.query)) return request.query;
+  if (body !== null && typeof body === 'object' && isRepositoryKey(body.repo)) return body.repo;
+  if (isRepositoryKey(request.query)) return request.query;
   return null;
 }
 
-function isRepositoryName(value: unknown): value is RepositoryName {
+function isRepositoryKey(value: unknown): value is RepositoryKey {
   if (value === null || typeof value !== 'object') return false;
   const v = value as Record<string, unknown>;
   return typeof v.host === 'string' && typeof v.owner === 'string' && typeof v.name === 'string';

@@ -7,11 +7,12 @@ import { z } from 'zod';
 import {
   BRANCH_PATTERN,
   checkBranchName,
-  checkRepoKey,
+  checkRepositoryKey,
   REPO_HOST_PATTERN,
   REPO_NAME_PATTERN,
   REPO_OWNER_PATTERN,
 } from '../../activities/git/names';
+import type { RepositoryKey } from '../../workflows/contract';
 
 // eslint-disable-next-line no-control-regex -- rejecting control characters is the point.
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
@@ -19,8 +20,10 @@ const noControl = /^[^\u0000-\u001f\u007f]*$/;
 const text = (max: number) =>
   z.string().trim().min(1).max(max).regex(noControl, { message: 'must not contain control characters' });
 
-// The document carries the name rules as patterns (looser than the checks, which stay the authority:
-// see activities/git/names.ts); `meta` only changes the document, validation is the chain before it.
+// The repository key under its wire name: it parses to the contract's RepositoryKey (`satisfies`
+// below holds the two together), so routes hand it on as is. The document carries the name rules as
+// patterns (looser than the checks, which stay the authority: see activities/git/names.ts); `meta`
+// only changes the document, validation is the chain before it.
 export const RepoRef = z
   .object({
     host: text(255).meta({ pattern: REPO_HOST_PATTERN }),
@@ -29,13 +32,14 @@ export const RepoRef = z
   })
   // Names reach git: the same rules as the git host, so a bad name is a 400 here, never a git option.
   .superRefine((repo, ctx) => {
-    const check = checkRepoKey(repo);
+    const check = checkRepositoryKey(repo);
     if (check.ok) return;
     const [field = 'repo', ...problem] = check.problem.split(' ');
     ctx.addIssue({ code: 'custom', path: [field.replace(/^repo\./, '')], message: problem.join(' ') });
   })
-  .describe('Repository as Trunk names it; owner may contain "/" (GitLab subgroups).');
-export type RepoRef = z.infer<typeof RepoRef>;
+  .describe(
+    'Repository as Trunk names it; owner may contain "/" (GitLab subgroups).',
+  ) satisfies z.ZodType<RepositoryKey>;
 
 export const TargetBranch = text(255)
   .superRefine((branch, ctx) => {

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
-import { pingWorkflow } from '../../workflows/ping';
+import { PING_WORKFLOW_TYPE, pingWorkflowId, type PingWorkflow } from '../../workflows/contract';
 import { unavailable } from '../errors';
 
 /**
@@ -182,9 +182,9 @@ export function createTemporalGateway(opts: {
     async pingWorker() {
       const nonce = randomUUID();
       await connection.withDeadline(Date.now() + opts.callTimeoutMs, () =>
-        client.workflow.execute(pingWorkflow, {
+        client.workflow.execute<PingWorkflow>(PING_WORKFLOW_TYPE, {
           taskQueue: opts.taskQueue,
-          workflowId: `ping/${nonce}`,
+          workflowId: pingWorkflowId(nonce),
           args: [nonce],
           workflowExecutionTimeout: `${opts.callTimeoutMs} ms`,
         }),

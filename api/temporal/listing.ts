@@ -3,7 +3,7 @@
  * Temporal visibility.
  *
  * - The visibility query selects the queue's PR workflows by id prefix: every PR workflow id of a queue
- *   is `pr/<organisation>/<repository>/<branch>/` plus a number (workflows/ids.ts, each part
+ *   is `pr/<organisation>/<repository>/<branch>/` plus a number (workflows/contract/ids.ts, each part
  *   percent-encoded), so the prefix alone isolates organisation and queue; the search attributes
  *   narrow the scan. Values are quoted with `"` and `\` escaped.
  * - The cursor wraps Temporal's page token with a check over the token and the query it belongs to.
@@ -16,14 +16,18 @@
 import { createHash } from 'node:crypto';
 import type { Organisation } from '../../activities/stores/api-keys';
 import { isTerminal } from '../../workflows/engine';
-import { prWorkflowId, repositoryLabel } from '../../workflows/ids';
-import type { PullRequestRecord } from '../../workflows/pull-request/messages';
-import { PR_STATE, REPOSITORY, TARGET_BRANCH } from '../../workflows/search-attributes';
+import {
+  PR_STATE,
+  prWorkflowId,
+  PULL_REQUEST_WORKFLOW_TYPE,
+  REPOSITORY,
+  repositoryLabel,
+  TARGET_BRANCH,
+  type PullRequestRecord,
+} from '../../workflows/contract';
 import { badRequest } from '../errors';
 import type { ListPullRequestsRequest } from '../schemas/merge-queue';
 import type { QueueAddress } from '../routes/merge-queue/service';
-
-export const PR_WORKFLOW_TYPE = 'pullRequestWorkflow';
 
 const quote = (s: string) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`;
 
@@ -34,7 +38,7 @@ export function submissionsQuery(org: Organisation, key: QueueAddress, state?: s
     0,
   ).slice(0, -1);
   return [
-    `WorkflowType = ${quote(PR_WORKFLOW_TYPE)}`,
+    `WorkflowType = ${quote(PULL_REQUEST_WORKFLOW_TYPE)}`,
     `WorkflowId STARTS_WITH ${quote(prefix)}`,
     `${REPOSITORY.name} = ${quote(repositoryLabel(key.repo))}`,
     `${TARGET_BRANCH.name} = ${quote(key.targetBranch)}`,

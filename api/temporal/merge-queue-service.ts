@@ -1,5 +1,5 @@
 /**
- * The merge-queue use cases over Temporal. Every queue is a `queueWorkflow` (workflows/ids.ts names it);
+ * The merge-queue use cases over Temporal. Every queue is a `queueWorkflow` (workflows/contract names it);
  * changes are its updates, reads its queries, CI statuses a signal. Every submission of a PR is a run of
  * a `pullRequestWorkflow`, read with a query also after it finished and listed through visibility.
  *
@@ -26,22 +26,27 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { Organisation } from '../../activities/stores/api-keys';
-import { prWorkflowId, queueWorkflowId, repositoryLabel } from '../../workflows/ids';
-import { getPullRequestQuery, type PullRequestRecord } from '../../workflows/pull-request/messages';
 import {
   cancelUpdate,
   commitStatusSignal,
   deleteQueueUpdate,
+  getPullRequestQuery,
   getQueueQuery,
   getTestRunQuery,
+  prWorkflowId,
+  QUEUE_WORKFLOW_TYPE,
+  queueWorkflowId,
+  REPOSITORY,
+  repositoryLabel,
   restartUpdate,
   setImpactedTargetsUpdate,
   submitUpdate,
+  TARGET_BRANCH,
   updateQueueUpdate,
+  type PullRequestRecord,
   type QueueRejection,
-  type QueueWorkflowInput,
-} from '../../workflows/queue/messages';
-import { REPOSITORY, TARGET_BRANCH } from '../../workflows/search-attributes';
+  type QueueWorkflow,
+} from '../../workflows/contract';
 import { badRequest, notFound, unavailable, type AppError } from '../errors';
 import { decodeCursor, encodeCursor, matchesFilter, submissionsQuery } from './listing';
 import {
@@ -55,8 +60,6 @@ import * as wire from './wire';
 import type { ListPullRequestsRequest, PullRequestPage } from '../schemas/merge-queue';
 import { createAdmissionWatcher } from './admission-watcher';
 import type { TemporalGateway } from './client';
-
-export const QUEUE_WORKFLOW_TYPE = 'queueWorkflow';
 
 const REJECTION_STATUS: Record<QueueRejection, (message: string) => AppError> = {
   not_found: notFound,
@@ -161,7 +164,7 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
       const label = repositoryLabel(request.repo);
       try {
         await temporal.call('createQueue', () =>
-          client.workflow.start<(input: QueueWorkflowInput) => Promise<void>>(QUEUE_WORKFLOW_TYPE, {
+          client.workflow.start<QueueWorkflow>(QUEUE_WORKFLOW_TYPE, {
             workflowId: queueWorkflowId(queueKeyOf(org, request)),
             taskQueue: temporal.taskQueue,
             args: [wire.queueWorkflowInput(org, request)],

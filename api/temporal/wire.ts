@@ -12,18 +12,19 @@
  */
 import type { Organisation } from '../../activities/stores/api-keys';
 import { DEFAULT_PRIORITY, priorityName, type QueueConfigPatch } from '../../workflows/engine';
-import type { PullRequestRecord, Readiness } from '../../workflows/pull-request/messages';
 import type {
   CommitStatusReport,
+  PullRequestRecord,
   QueuedPullRequest,
   QueueSettingsSnapshot,
   QueueSnapshot,
   QueueWorkflowInput,
+  Readiness,
   RunnerSettings,
   SubmitInput,
   TestRunDetails,
   UpdateQueueInput,
-} from '../../workflows/queue/messages';
+} from '../../workflows/contract';
 import type {
   PullRequestEntry,
   ReportTestStatusRequest,

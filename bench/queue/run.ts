@@ -27,9 +27,17 @@ import { startCluster } from '../../scripts/lib/postgres';
 import { Supervisor } from '../../scripts/lib/supervisor';
 import { startDevServer } from '../../scripts/lib/temporal';
 import { isTerminal } from '../../workflows/engine';
-import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
-import { getPullRequestQuery } from '../../workflows/pull-request/messages';
-import { submitUpdate, type QueueWorkflowInput } from '../../workflows/queue/messages';
+import {
+  getPullRequestQuery,
+  prWorkflowId,
+  QUEUE_WORKFLOW_TYPE,
+  queueWorkflowId,
+  submitUpdate,
+  testRunWorkflowId,
+  type QueueKey,
+  type QueueWorkflow,
+  type QueueWorkflowInput,
+} from '../../workflows/contract';
 import { createRepoWithMain } from '../../test/support/git-fixture';
 import { percentile } from './stats';
 
@@ -136,7 +144,7 @@ async function main(): Promise<void> {
     await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [key.organisationId, 'bench']);
     await createRepositoryOwnerStore(pool).claim(key.organisationId, key.repo, 'operator');
     const queue = client.workflow.getHandle(queueWorkflowId(key));
-    await client.workflow.start('queueWorkflow', {
+    await client.workflow.start<QueueWorkflow>(QUEUE_WORKFLOW_TYPE, {
       workflowId: queueWorkflowId(key),
       taskQueue,
       args: [{ key, config: { concurrency: 4 } } satisfies QueueWorkflowInput],
@@ -168,9 +176,7 @@ async function main(): Promise<void> {
       const at = (s: string) => r.timeline.find((t) => t.to === s)?.at;
       // Testing starts when CI starts: the test-run workflow's start, after the test branch was built.
       const runId = r.timeline.find((t) => t.to === 'testing')!.testRunId!;
-      const child = await client.workflow
-        .getHandle(`testrun/${queueWorkflowId(key).slice('queue/'.length)}/${runId}`)
-        .describe();
+      const child = await client.workflow.getHandle(testRunWorkflowId(key, runId)).describe();
       toTesting.push(child.startTime.getTime() - t0);
       toMoved.push(at('merged')! - at('tests_passed')!);
       if (n % 10 === 0) log(`  ${n}/${SERIAL}`);

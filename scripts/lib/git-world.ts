@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { devNull } from 'node:os';
 import path from 'node:path';
-import type { RepoKey } from '../../activities/git/names';
+import type { RepositoryKey } from '../../workflows/contract';
 import { initBareRepository } from '../../activities/git/repository-path';
 
 export interface PrSpec {
@@ -25,7 +25,7 @@ export interface PrSpec {
 
 export interface GitWorld {
   root: string;
-  repo: RepoKey;
+  repo: RepositoryKey;
   bare: string;
   git(...args: string[]): string;
   tip(branch?: string): string;
@@ -67,7 +67,7 @@ function commitCommand(ref: string, message: string, from: string | null, files:
 
 export async function createGitWorld(
   root: string,
-  repo: RepoKey,
+  repo: RepositoryKey,
   initialFiles: Record<string, string>,
 ): Promise<GitWorld> {
   const bare = await initBareRepository(root, repo, { defaultBranch: 'main' });

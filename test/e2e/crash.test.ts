@@ -11,9 +11,17 @@ import { Client, Connection } from '@temporalio/client';
 import { createPool } from '../../activities/platform/db';
 import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
 import { isTerminal } from '../../workflows/engine';
-import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
-import { getPullRequestQuery, type PullRequestRecord } from '../../workflows/pull-request/messages';
-import { getTestRunQuery, submitUpdate, type QueueWorkflowInput } from '../../workflows/queue/messages';
+import {
+  getPullRequestQuery,
+  getTestRunQuery,
+  prWorkflowId,
+  QUEUE_WORKFLOW_TYPE,
+  queueWorkflowId,
+  submitUpdate,
+  type PullRequestRecord,
+  type QueueKey,
+  type QueueWorkflowInput,
+} from '../../workflows/contract';
 import { requireTestEnv } from '../support/env';
 import { createRepoWithMain } from '../support/git-fixture';
 
@@ -90,7 +98,7 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
 
   let worker = startWorker(env);
   try {
-    await client.workflow.start('queueWorkflow', {
+    await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
       workflowId: queueWorkflowId(key),
       taskQueue,
       args: [{ key, config: { concurrency: 2, mergeMethod: 'merge_commit' } } satisfies QueueWorkflowInput],

@@ -1,10 +1,6 @@
 /** Parallel lanes from impacted targets, and the `statuses` runner, on the real stack. */
 import { testBranchName } from '../../activities/git/names';
-import {
-  commitStatusSignal,
-  getTestRunQuery,
-  setImpactedTargetsUpdate,
-} from '../../workflows/queue/messages';
+import { commitStatusSignal, getTestRunQuery, setImpactedTargetsUpdate } from '../../workflows/contract';
 import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
 
 let h: QueueHarness;

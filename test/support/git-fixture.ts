@@ -8,13 +8,13 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { devNull, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createLocalGitHost, type LocalGitHost } from '../../activities/git/local-git-host';
-import type { RepoKey } from '../../activities/git/names';
+import type { RepositoryKey } from '../../workflows/contract';
 import { initBareRepository } from '../../activities/git/repository-path';
 
 export interface GitFixture {
   dir: string;
   root: string;
-  repo: RepoKey;
+  repo: RepositoryKey;
   bare: string;
   work: string;
   host: LocalGitHost;
@@ -62,7 +62,7 @@ function run(dir: string, args: string[], env: NodeJS.ProcessEnv): string {
 }
 
 export async function createGitFixture(
-  repo: RepoKey = { host: 'github.com', owner: 'acme', name: 'widgets' },
+  repo: RepositoryKey = { host: 'github.com', owner: 'acme', name: 'widgets' },
 ): Promise<GitFixture> {
   let clock = 1_700_000_000;
   const env = (author = 'Ada Lovelace <ada@example.com>') => gitEnv(author, (clock += 60));
@@ -109,7 +109,7 @@ export async function createGitFixture(
 }
 
 /** A repository with `main` at a first commit holding `lines.txt` (a, b, c, d, e on separate lines). */
-export async function createRepoWithMain(repo?: RepoKey): Promise<GitFixture & { base: string }> {
+export async function createRepoWithMain(repo?: RepositoryKey): Promise<GitFixture & { base: string }> {
   const fx = await createGitFixture(repo);
   const base = fx.commit('initial', { 'lines.txt': 'a\nb\nc\nd\ne\n', 'README.md': 'widgets\n' });
   fx.pushBranch('main', base);

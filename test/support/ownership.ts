@@ -1,8 +1,9 @@
 /** Claims a repository for an organisation by slug, as `npm run repos -- add` does (ADR 0006). */
 import type { Pool } from 'pg';
-import { createRepositoryOwnerStore, type RepositoryName } from '../../activities/stores/repository-owners';
+import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
+import type { RepositoryKey } from '../../workflows/contract';
 
-export async function claimRepository(pool: Pool, slug: string, repo: RepositoryName): Promise<void> {
+export async function claimRepository(pool: Pool, slug: string, repo: RepositoryKey): Promise<void> {
   const { rows } = await pool.query<{ id: string }>('SELECT id FROM organisations WHERE slug = $1', [slug]);
   if (!rows[0]) throw new Error(`no organisation "${slug}"`);
   const result = await createRepositoryOwnerStore(pool).claim(rows[0].id, repo, 'operator');

@@ -16,16 +16,20 @@ import { createRepositoryOwnerStore } from '../../activities/stores/repository-o
 import { createCommandRunner } from '../../activities/runners/command-runner';
 import type { DeliveryRetryPolicy } from '../../activities/webhooks/types';
 import { isTerminal, type QueueConfigPatch } from '../../workflows/engine';
-import { prWorkflowId, queueWorkflowId, type QueueKey } from '../../workflows/ids';
-import { getPullRequestQuery, type PullRequestRecord } from '../../workflows/pull-request/messages';
 import {
-  getQueueQuery,
   getAdmissionsQuery,
+  getPullRequestQuery,
+  getQueueQuery,
+  prWorkflowId,
+  QUEUE_WORKFLOW_TYPE,
+  queueWorkflowId,
   submitUpdate,
+  type PullRequestRecord,
+  type QueueKey,
   type QueueSnapshot,
   type QueueWorkflowInput,
   type RunnerSettings,
-} from '../../workflows/queue/messages';
+} from '../../workflows/contract';
 import { requireTestEnv } from './env';
 import { createRepoWithMain, type GitFixture } from './git-fixture';
 
@@ -156,7 +160,7 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
     key,
     workflowId,
     async createQueue(config = {}, runnerSettings = {}, extra = {}) {
-      await client.workflow.start('queueWorkflow', {
+      await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
         workflowId,
         taskQueue,
         args: [{ key, config, runner: runnerSettings, ...extra } satisfies QueueWorkflowInput],

@@ -9,14 +9,14 @@
  */
 import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { isTerminal } from '../engine';
-import { PR_STATE } from '../search-attributes';
 import {
   getPullRequestQuery,
+  PR_STATE,
   prTransitionSignal,
   type PrTransitionNotice,
   type PullRequestRecord,
   type PullRequestWorkflowInput,
-} from './messages';
+} from '../contract';
 
 /** A record keeps its whole timeline; past this it keeps the first and the latest entries. */
 const MAX_TIMELINE = 500;

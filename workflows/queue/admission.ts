@@ -20,12 +20,17 @@
 import { uuid4 } from '@temporalio/workflow';
 import type { PullRequestSnapshot } from '../../activities/merge-queue/types';
 import { DEFAULT_PRIORITY, isInQueue } from '../engine';
-import { repositoryLabel } from '../ids';
+import {
+  repositoryLabel,
+  type AdmissionState,
+  type QueueRejection,
+  type SubmitInput,
+  type SubmitResult,
+} from '../contract';
 import { git } from './activity-proxies';
 import { bounded, MAX_REJECTED_ADMISSIONS, type PrMeta } from './carried';
 import type { QueueContext } from './context';
 import { enqueueSubmission, type SubmissionRequest } from './enqueue';
-import type { AdmissionState, QueueRejection, SubmitInput, SubmitResult } from './messages';
 
 export class Admissions {
   /** Requests whose PR is being read, by PR number. */

@@ -11,8 +11,14 @@
  */
 import type { TransitionEvent } from '../../activities/events/types';
 import type { EngineEvent, QueueState } from '../engine';
-import type { PrDetails, Readiness } from '../pull-request/messages';
-import type { AdmissionState, CommitStatusReport, RunnerSettings, SubmitResult } from './messages';
+import type {
+  AdmissionState,
+  CommitStatusReport,
+  PrDetails,
+  Readiness,
+  RunnerSettings,
+  SubmitResult,
+} from '../contract';
 
 export const MAX_FINISHED_RUNS = 200;
 export const MAX_UPDATE_RESULTS = 1_000;

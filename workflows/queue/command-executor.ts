@@ -13,8 +13,12 @@
  */
 import { ParentClosePolicy, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
 import type { EngineCommand, NotifyPr } from '../engine';
-import { queueWorkflowId } from '../ids';
-import { testRunWorkflow } from '../test-run/test-run-workflow';
+import {
+  queueWorkflowId,
+  TEST_RUN_WORKFLOW_TYPE,
+  testRunWorkflowId,
+  type TestRunWorkflow,
+} from '../contract';
 import { git } from './activity-proxies';
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';
@@ -135,9 +139,9 @@ export class CommandExecutor {
 
   private async startCommandRun(run: RunMeta): Promise<void> {
     const { carried: c, key } = this.ctx;
-    const workflowId = `testrun/${this.queueWorkflowId.slice('queue/'.length)}/${run.runId}`;
+    const workflowId = testRunWorkflowId(key, run.runId);
     run.child = workflowId;
-    await startChild(testRunWorkflow, {
+    await startChild<TestRunWorkflow>(TEST_RUN_WORKFLOW_TYPE, {
       workflowId,
       parentClosePolicy: ParentClosePolicy.ABANDON,
       args: [

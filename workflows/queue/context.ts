@@ -9,7 +9,7 @@
  * what the engine decides comes back to them only through commands the drain loop routes.
  */
 import type { EngineEvent } from '../engine';
-import type { QueueKey } from '../ids';
+import type { QueueKey } from '../contract';
 import type { Carried } from './carried';
 
 export interface QueueContext {

@@ -12,10 +12,6 @@
  */
 import { ApplicationFailure, condition, currentUpdateInfo, setHandler } from '@temporalio/workflow';
 import { isInQueue, testRunView } from '../engine';
-import { repositoryLabel } from '../ids';
-import { Admissions } from './admission';
-import { bounded, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
-import type { QueueContext } from './context';
 import {
   cancelUpdate,
   commitStatusSignal,
@@ -23,6 +19,7 @@ import {
   getAdmissionsQuery,
   getQueueQuery,
   getTestRunQuery,
+  repositoryLabel,
   restartUpdate,
   setImpactedTargetsUpdate,
   submitUpdate,
@@ -30,7 +27,10 @@ import {
   updateQueueUpdate,
   type QueueRejection,
   type SubmitResult,
-} from './messages';
+} from '../contract';
+import { Admissions } from './admission';
+import { bounded, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
+import type { QueueContext } from './context';
 import { settingsOf, snapshotOf, testRunDetailsOf } from './projections';
 import { judgeStatuses } from './status-verdict';
 import { withinTargetsBudget } from './targets-budget';

@@ -9,7 +9,7 @@
  */
 import type { TransitionEvent } from '../../activities/events/types';
 import { parsePriority, priorityName, type NotifyPr } from '../engine';
-import type { PrTransitionNotice } from '../pull-request/messages';
+import type { PrTransitionNotice } from '../contract';
 import { notify } from './activity-proxies';
 import { detailsOf } from './carried';
 import type { QueueContext } from './context';

@@ -4,7 +4,7 @@
  */
 import { enqueuedPullRequests, type QueueState } from '../engine';
 import type { Carried, RunMeta } from './carried';
-import type { QueueSettingsSnapshot, QueueSnapshot, TestRunDetails } from './messages';
+import type { QueueSettingsSnapshot, QueueSnapshot, TestRunDetails } from '../contract';
 
 export function settingsOf(c: Carried, branch: string): QueueSettingsSnapshot {
   const cfg = c.engine.config;

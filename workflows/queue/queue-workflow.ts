@@ -13,10 +13,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { initialState } from '../engine';
-import { repositoryLabel } from '../ids';
+import { repositoryLabel, type QueueWorkflowInput } from '../contract';
 import { DEFAULT_RUNNER, type Carried } from './carried';
 import { registerHandlers } from './handlers';
-import type { QueueWorkflowInput } from './messages';
 import { NotReadyRecheck } from './not-ready-recheck';
 import { QueueRuntime } from './runtime';
 

@@ -12,7 +12,7 @@
  */
 import { log, uuid4 } from '@temporalio/workflow';
 import { decide, type EngineCommand, type EngineEvent } from '../engine';
-import type { QueueKey } from '../ids';
+import type { QueueKey } from '../contract';
 import { bounded, type Carried, MAX_FINISHED_RUNS } from './carried';
 import { CommandExecutor } from './command-executor';
 import type { QueueContext } from './context';

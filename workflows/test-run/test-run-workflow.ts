@@ -1,7 +1,8 @@
 /**
- * testRunWorkflow: one CI run of the `command` runner. It is started by the queue workflow as an
- * abandoned child (so the queue's continue-as-new does not end it), runs the command as a heartbeating
- * activity, and reports the result to the queue by workflow id, which reaches the queue's current run.
+ * testRunWorkflow: one CI run of the `command` runner. The queue workflow starts it as an abandoned
+ * child (so the queue's continue-as-new does not end it) by the contract's type name and input, so the
+ * two workflows share only the contract. It runs the command as a heartbeating activity, and reports
+ * the result to the queue by workflow id, which reaches the queue's current run.
  * Cancelling this workflow cancels the activity, which kills the command's process group.
  *
  * Invariant: the queue hears about each run at most once per outcome; a result for a run the queue no
@@ -14,25 +15,11 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import type { RepoKey, RunCommandResult } from '../../activities/merge-queue/types';
-import { testRunFinishedSignal } from '../queue/messages';
+import { testRunFinishedSignal, type TestRunWorkflowInput, type TestRunWorkflowResult } from '../contract';
 
 const NO_TIMEOUT_BOUND_MS = 525_600 * 60_000;
 
-export interface TestRunWorkflowInput {
-  queueWorkflowId: string;
-  organisationId: string;
-  runId: string;
-  repo: RepoKey;
-  branchName: string;
-  headSha: string;
-  /** testingTimeoutMinutes in ms; 0 = none. */
-  timeoutMs: number;
-}
-
-export async function testRunWorkflow(
-  input: TestRunWorkflowInput,
-): Promise<RunCommandResult['kind'] | 'error'> {
+export async function testRunWorkflow(input: TestRunWorkflowInput): Promise<TestRunWorkflowResult> {
   const { runTestCommand } = proxyActivities<Activities>({
     // The queue enforces the testing timeout; this bound only stops a runaway activity. A queue
     // without a testing timeout (0) gets its longest one (525,600 minutes, a year).

@@ -9,7 +9,7 @@
  * without any failed test (a build error) or with an unreadable report is not rescued.
  */
 import { type Pool } from 'pg';
-import { type RepositoryKey } from '../identity';
+import type { RepositoryKey } from '../../../workflows/contract';
 import { JunitParseError, type ParsedJunitFile, parseJunitText } from '../junit';
 import { type OutboxSink } from '../store/event-outbox';
 import { checkQuarantine } from '../store/quarantine-check';

@@ -2,7 +2,7 @@
  * What an upload is once the HTTP layer has validated it: who sent it, for which repository, the
  * CI metadata, and the parsed JUnit files. Plain data; the ingestion pipeline takes it from here.
  */
-import { type RepositoryKey } from '../identity';
+import type { RepositoryKey } from '../../../workflows/contract';
 import { type ParsedJunitFile } from '../junit';
 
 export interface UploadMetadata {

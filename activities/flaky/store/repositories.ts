@@ -14,7 +14,7 @@ import {
   type RepositoryClassificationOverrides,
   resolveClassificationParams,
 } from '../classification';
-import { type RepositoryKey } from '../identity';
+import type { RepositoryKey } from '../../../workflows/contract';
 import { type QuarantineSettings } from '../quarantine';
 import { type Queryable } from './db';
 

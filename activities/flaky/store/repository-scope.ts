@@ -4,7 +4,7 @@
  * reaches another organisation's rows, and tells a missing repository by `scope` having no row —
  * so one statement both resolves the repository and reads from it (keyset.ts, test-case-json.ts).
  */
-import { type RepositoryKey } from '../identity';
+import type { RepositoryKey } from '../../../workflows/contract';
 import { type SqlParams } from './sql-params';
 
 export interface RepositoryScope {

@@ -14,7 +14,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonPage, RepositoryScope } from '../../../activities/flaky/service';
 import { badRequest } from '../../errors';
-import type { RepoRef } from '../../schemas/common';
+import type { RepositoryKey } from '../../../workflows/contract';
 import type { FlakyRouteDeps } from './deps';
 import { sendJsonText } from './fast-json';
 import { INVALID_PAGE_TOKEN, type OpenedToken, type PageCursor } from './page-token';
@@ -22,7 +22,7 @@ import { organisationFor, repositoryNotFound } from './scope';
 import { pageOf } from './wire';
 
 export interface ListBody {
-  readonly repo: RepoRef;
+  readonly repo: RepositoryKey;
   readonly org_url_slug?: string;
   readonly page_query: { readonly page_size: number; readonly page_token?: string | undefined };
 }

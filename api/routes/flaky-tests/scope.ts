@@ -9,7 +9,7 @@ import type { FlakyStore, RepositoryRecord } from '../../../activities/flaky/ser
 import { KEY_PREFIX_LENGTH, type Organisation } from '../../../activities/stores/api-keys';
 import { notFound } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
-import type { RepoRef } from '../../schemas/common';
+import type { RepositoryKey } from '../../../workflows/contract';
 
 export function organisationFor(request: FastifyRequest, slug: string | undefined): Organisation {
   const organisation = organisationOf(request);
@@ -21,7 +21,7 @@ export function organisationFor(request: FastifyRequest, slug: string | undefine
 export async function repositoryFor(
   store: FlakyStore,
   request: FastifyRequest,
-  body: { repo: RepoRef; org_url_slug?: string },
+  body: { repo: RepositoryKey; org_url_slug?: string },
 ): Promise<RepositoryRecord> {
   const organisation = organisationFor(request, body.org_url_slug);
   const repository = await store.findRepository(organisation.id, body.repo);
@@ -29,10 +29,10 @@ export async function repositoryFor(
   return repository;
 }
 
-export const repositoryNotFound = (repo: RepoRef) =>
+export const repositoryNotFound = (repo: RepositoryKey) =>
   notFound(`Repository ${repo.host}/${repo.owner}/${repo.name} was not found.`);
 
-export const testNotFound = (id: string, repo?: RepoRef) =>
+export const testNotFound = (id: string, repo?: RepositoryKey) =>
   notFound(`Test case ${id} was not found${repo ? ` in ${repo.host}/${repo.owner}/${repo.name}` : ''}.`);
 
 /** Who made a change: the actor the caller names, else the public prefix of the API key used. */

@@ -14,7 +14,7 @@
  */
 import type { Organisation } from '../../../activities/stores/api-keys';
 import { conflict, notFound } from '../../errors';
-import type { RepoRef } from '../../schemas/common';
+import type { RepositoryKey } from '../../../workflows/contract';
 import type {
   ListPullRequestsRequest,
   PrRequest,
@@ -33,7 +33,7 @@ import type { CreateQueueRequest, QueueSettings, QueueView, UpdateQueueRequest }
  * caller's organisation does it identify a queue workflow, so no address reaches another's queue.
  */
 export interface QueueAddress {
-  repo: RepoRef;
+  repo: RepositoryKey;
   targetBranch: string;
 }
 

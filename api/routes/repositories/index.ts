@@ -11,11 +11,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { RepositoryOwnerStore } from '../../../activities/stores/repository-owners';
-import { repositoryLabel } from '../../../activities/stores/repository-owners';
 import { conflict, forbidden } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
 import { repositoryLimitReached } from '../../plugins/repository-access';
 import { RepoRef } from '../../schemas/common';
+import { repositoryLabel } from '../../../workflows/contract';
 
 const tags = ['repositories'];
 

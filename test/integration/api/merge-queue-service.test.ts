@@ -9,8 +9,7 @@ import { createMergeQueueService } from '../../../api/temporal/merge-queue-servi
 import type { Change } from '../../../api/routes/merge-queue/service';
 import { PullRequestPage, SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
 import { QueueSettings, QueueView } from '../../../api/schemas/queue';
-import { queueWorkflowId } from '../../../workflows/ids';
-import { REPOSITORY, TARGET_BRANCH } from '../../../workflows/search-attributes';
+import { queueWorkflowId, REPOSITORY, TARGET_BRANCH } from '../../../workflows/contract';
 import { requireTestEnv } from '../../support/env';
 import { startQueueHarness, type QueueHarness } from '../../support/queue-harness';
 

@@ -20,7 +20,7 @@ import type { TransitionEvent } from '../../../activities/events/types';
 import { actionsOf } from '../../../activities/webhooks/pull-request-events';
 import { createSubscriptionStore } from '../../../activities/webhooks/subscriptions';
 import type { PrState } from '../../../workflows/engine';
-import { cancelUpdate } from '../../../workflows/queue/messages';
+import { cancelUpdate } from '../../../workflows/contract';
 import { startQueueHarness, type QueueHarness } from '../../support/queue-harness';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { startScratchCluster, type ScratchCluster } from './scratch-cluster';

@@ -14,6 +14,7 @@ import { createFlakyActivities } from '../../../activities/flaky/activities';
 import type { ReevaluationSummary } from '../../../activities/flaky/service';
 import { requireTestEnv } from '../../support/env';
 import { recordHistory } from '../../support/histories';
+import { FLAKY_REEVALUATION_WORKFLOW_TYPE } from '../../../workflows/contract';
 import { createHarness, type Harness, junit, REPO } from './harness';
 
 const DAY = 86_400_000;
@@ -140,7 +141,7 @@ describe('a repository that throws', () => {
         activities: createFlakyActivities({ pool: h.pool, now: () => h.clock.now }),
       });
       const summary = await worker.runUntil(
-        client.workflow.execute('flakyReevaluationWorkflow', {
+        client.workflow.execute(FLAKY_REEVALUATION_WORKFLOW_TYPE, {
           taskQueue,
           workflowId,
           args: [],

@@ -6,10 +6,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createFlakyActivities } from '../../../activities/flaky/activities';
-import {
-  ensureReevaluationSchedule,
-  REEVALUATION_WORKFLOW_TYPE,
-} from '../../../worker/reevaluation-schedule';
+import { FLAKY_REEVALUATION_WORKFLOW_TYPE } from '../../../workflows/contract';
+import { ensureReevaluationSchedule } from '../../../worker/reevaluation-schedule';
 import type { ReevaluationSummary } from '../../../activities/flaky/service';
 import { requireTestEnv } from '../../support/env';
 import { createHarness, type Harness, junit } from './harness';
@@ -60,7 +58,7 @@ test('the schedule is created once, updated after, and its run heals the test', 
     expect(described.spec.intervals).toMatchObject([{ every: 30 * 60_000 }]);
     expect(described.action).toMatchObject({
       type: 'startWorkflow',
-      workflowType: REEVALUATION_WORKFLOW_TYPE,
+      workflowType: FLAKY_REEVALUATION_WORKFLOW_TYPE,
       taskQueue,
     });
 

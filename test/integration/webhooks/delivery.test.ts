@@ -18,7 +18,7 @@ import { createEventActivities } from '../../../activities/events';
 import { createApiKeyStore } from '../../../activities/stores/api-keys';
 import { publishTestCaseEvent } from '../../../activities/webhooks';
 import { recordDeliveries } from '../../../activities/webhooks/deliveries';
-import { deliveryWorkflowId } from '../../../activities/webhooks/dispatch';
+import { webhookDeliveryWorkflowId } from '../../../workflows/contract';
 import { buildTestApp } from '../../support/app';
 import { requireTestEnv } from '../../support/env';
 import { recordHistory } from '../../support/histories';
@@ -189,7 +189,7 @@ test('500 then 200: retried with backoff, same svix-id, every attempt readable t
     ],
   });
   expect(detail.json().attempts[0].durationMs).toEqual(expect.any(Number));
-  const workflowId = deliveryWorkflowId(delivery!.id);
+  const workflowId = webhookDeliveryWorkflowId(delivery!.id);
   await client.workflow.getHandle(workflowId).result();
   recordHistory('webhook-delivery', workflowId);
 });

@@ -6,8 +6,7 @@ import { freshUpdateId, requestHash } from '../../../api/routes/merge-queue/upda
 import * as wire from '../../../api/temporal/wire';
 import { SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
 import { UpdateQueueRequest } from '../../../api/schemas/queue';
-import type { PullRequestRecord } from '../../../workflows/pull-request/messages';
-import type { TestRunDetails } from '../../../workflows/queue/messages';
+import type { PullRequestRecord, TestRunDetails } from '../../../workflows/contract';
 
 const Q = { repo: { host: 'github.com', owner: 'acme', name: 'app' }, targetBranch: 'main' };
 const ORG = { id: 'org-1', slug: 'acme' };

@@ -7,7 +7,7 @@
  */
 import { loadApiConfig } from '../../../api/config';
 import { loadWorkerConfig } from '../../../worker/config';
-import { SEARCH_ATTRIBUTE_FLAGS } from '../../../workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../../../workflows/contract';
 import { loadCompose } from './deploy-files';
 
 const services = loadCompose().services;

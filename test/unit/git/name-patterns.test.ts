@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import {
   BRANCH_PATTERN,
   checkBranchName,
-  checkRepoKey,
+  checkRepositoryKey,
   REPO_HOST_PATTERN,
   REPO_NAME_PATTERN,
   REPO_OWNER_PATTERN,
@@ -38,7 +38,7 @@ test.each([
 ] as const)('every repository %s the check accepts matches the pattern', (field, patterns) => {
   fc.assert(
     fc.property(nameText, (value) => {
-      if (!checkRepoKey({ ...REPO, [field]: value }).ok) return;
+      if (!checkRepositoryKey({ ...REPO, [field]: value }).ok) return;
       expect(matchesAll(patterns, value)).toBe(true);
     }),
     { numRuns: 3000 },
@@ -56,9 +56,9 @@ test('every branch name the check accepts matches the pattern', () => {
 });
 
 const accepts = {
-  host: (v: string) => checkRepoKey({ ...REPO, host: v }).ok,
-  owner: (v: string) => checkRepoKey({ ...REPO, owner: v }).ok,
-  name: (v: string) => checkRepoKey({ ...REPO, name: v }).ok,
+  host: (v: string) => checkRepositoryKey({ ...REPO, host: v }).ok,
+  owner: (v: string) => checkRepositoryKey({ ...REPO, owner: v }).ok,
+  name: (v: string) => checkRepositoryKey({ ...REPO, name: v }).ok,
   branch: (v: string) => checkBranchName(v).ok,
 };
 

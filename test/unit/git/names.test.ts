@@ -5,7 +5,7 @@ import {
   checkBranchName,
   checkPullRequestNumber,
   checkRepoFilePath,
-  checkRepoKey,
+  checkRepositoryKey,
   checkSha,
   testBranchName,
 } from '../../../activities/git/names';
@@ -84,7 +84,7 @@ describe('repository keys', () => {
     ['path as host', key('acme', 'widgets', '../etc')],
     ['empty host', key('acme', 'widgets', '')],
   ])('rejects %s', (_name, repo) => {
-    expect(checkRepoKey(repo).ok).toBe(false);
+    expect(checkRepositoryKey(repo).ok).toBe(false);
     expect(() => repositoryPath('/srv/git', repo)).toThrow(InvalidGitNameError);
   });
 
@@ -94,7 +94,7 @@ describe('repository keys', () => {
     ['the .github repository', key('acme', '.github')],
     ['host with port', key('acme', 'widgets', 'git.example.com:8443')],
   ])('accepts %s', (_name, repo) => {
-    expect(checkRepoKey(repo).ok).toBe(true);
+    expect(checkRepositoryKey(repo).ok).toBe(true);
   });
 
   it('places a repository at <root>/<host>/<owner>/<name>.git', () => {

@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { createActivities } from '../../../../activities';
 import { createLocalGitHost } from '../../../../activities/git/local-git-host';
-import type { RepoKey } from '../../../../activities/git/names';
+import type { RepositoryKey } from '../../../../workflows/contract';
 import { createCommandRunner } from '../../../../activities/runners/command-runner';
 import { createApiKeyStore } from '../../../../activities/stores/api-keys';
 import { createTemporalGateway, type TemporalGateway } from '../../../../api/temporal/client';
@@ -49,7 +49,7 @@ export interface LiveApiOptions {
   callTimeoutMs?: number;
   /** How long a change may wait for a busy queue (the gateway's default otherwise). */
   busyBudgetMs?: number;
-  repo?: RepoKey;
+  repo?: RepositoryKey;
   /** More app dependencies, built on the API's database (stores with other limits, say). */
   appDeps?: (pool: Pool) => TestAppDeps;
 }

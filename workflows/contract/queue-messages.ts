@@ -1,5 +1,7 @@
 /**
- * The queue workflow's messages, shared by the workflow and its callers (api/, activities).
+ * The queue workflow's contract: its input, and the messages shared by the workflow and its callers
+ * (the API, the test-run workflow).
+ *
  * Updates answer the API calls that change the queue; each has a synchronous validator, so a request
  * that cannot apply (unknown PR, non-empty queue on delete) is rejected without touching history.
  * Queries serve reads. Signals carry outside notifications that need no answer (CI statuses).
@@ -10,8 +12,8 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PrState, QueueConfigPatch, RequestedStatus } from '../engine';
-import type { RunCommandResult } from '../../activities/merge-queue/types';
-import type { QueueKey } from '../ids';
+import type { QueueKey } from './ids';
+import type { RunCommandResult } from './test-run-messages';
 
 export type QueueRejection = 'not_found' | 'not_empty' | 'invalid' | 'deleted' | 'unavailable';
 
@@ -46,6 +48,9 @@ export interface QueueWorkflowInput {
   /** Test hook: the longest pause between retries of an event-log append (default 30 s, at least 1 s). */
   appendMaximumIntervalMs?: number;
 }
+
+/** Runs until the queue is deleted; everything it says goes through the messages below. */
+export type QueueWorkflow = (input: QueueWorkflowInput) => Promise<void>;
 
 export interface SubmitInput {
   pr: number;

@@ -1,11 +1,12 @@
 /**
- * The pull-request workflow's messages. The queue workflow reports every transition of a submission
- * (through an activity that signals-with-start, since PR workflows are not its children); the API reads
- * the record with a query, also after the submission ended.
+ * The pull-request workflow's contract: its input, its record and its messages. The queue workflow
+ * reports every transition of a submission (through an activity that signals-with-start, since PR
+ * workflows are not its children); the API reads the record with a query, also after the submission
+ * ended.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { PrState } from '../engine';
-import type { QueueKey } from '../ids';
+import type { QueueKey } from './ids';
 
 export interface Readiness {
   hasImpactedTargets: boolean;
@@ -61,6 +62,9 @@ export interface PullRequestRecord {
   verifiedByTestRun: string | null;
   timeline: TimelineEntry[];
 }
+
+/** Ends with the submission, answering its final record. */
+export type PullRequestWorkflow = (input: PullRequestWorkflowInput) => Promise<PullRequestRecord>;
 
 export const prTransitionSignal = defineSignal<[PrTransitionNotice]>('prTransition');
 export const getPullRequestQuery = defineQuery<PullRequestRecord>('getPullRequest');

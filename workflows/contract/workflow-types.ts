@@ -1,0 +1,18 @@
+/**
+ * Workflow type names: how code outside the workflow bundle starts or finds a workflow (start,
+ * signal-with-start, child start, schedules, visibility queries) without importing its code. Each is the
+ * name its function is exported under from workflows/index.ts, which is how the worker registers it
+ * (test/unit/contract pins that).
+ *
+ * The strings are stable: recorded histories, running workflows and visibility queries hold them.
+ * Inputs and results of each type are in its own messages file; ping needs none.
+ */
+export const QUEUE_WORKFLOW_TYPE = 'queueWorkflow';
+export const PULL_REQUEST_WORKFLOW_TYPE = 'pullRequestWorkflow';
+export const TEST_RUN_WORKFLOW_TYPE = 'testRunWorkflow';
+export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
+export const FLAKY_REEVALUATION_WORKFLOW_TYPE = 'flakyReevaluationWorkflow';
+export const PING_WORKFLOW_TYPE = 'pingWorkflow';
+
+/** One activity round trip answering its nonce: proof that a worker polls the task queue. */
+export type PingWorkflow = (nonce: string) => Promise<string>;
