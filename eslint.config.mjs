@@ -68,6 +68,65 @@ export default tseslint.config(
     },
   },
   {
+    // The workflow contract (ADR 0007) is names and plain data: it imports the define* helpers, the
+    // engine's index and its own files, so whoever imports it pulls in no workflow code.
+    files: ['workflows/contract/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./|\\.\\./engine$|@temporalio/(workflow|common)$)',
+              message:
+                'The contract imports only its own files, ../engine and @temporalio/workflow or /common.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Each workflow reaches another only through the contract (its type name, id and messages), never
+    // its code, and the engine only through its index: workflows/ has no circle.
+    files: ['workflows/*/**/*.ts'],
+    ignores: ['workflows/engine/**', 'workflows/contract/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(?!(contract|engine)$)[^.]',
+              message: 'A workflow imports its own files, ../contract and ../engine; no other workflow.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The wall around the workflows (ADR 0007): outside workflows/, code knows them only through the
+    // contract (ids, type names, messages, the repository key) and the engine's index (the pure rules
+    // the API, metrics and benches share). The base rule's name, so a stricter
+    // `@typescript-eslint/no-restricted-imports` of a folder (the classifier's) still applies beside it.
+    files: ['api/**/*.ts', 'activities/**/*.ts', 'worker/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)workflows(/(?!(contract(/.*)?|engine(/index)?)$).*)?$',
+              message:
+                'Outside workflows/, import only workflows/contract and the engine index (workflows/engine).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The flaky-test classifier is pure like the engine: a function of the results and an explicit
     // evaluation time, so ingestion and the periodic re-evaluation reach the same statuses from the same
     // results. These rule names differ from any activities-wide rule's, so those still apply here too.
