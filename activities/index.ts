@@ -8,6 +8,7 @@ import { createFlakyActivities } from './flaky/activities';
 import type { TestCaseEvents } from './flaky/events';
 import { createMergeQueueActivities, type MergeQueueActivityDeps } from './merge-queue';
 import { createPingActivities } from './ping';
+import { installationOwnership } from './stores/github-installations';
 import { createRepositoryOwnerStore, rememberingOwnership } from './stores/repository-owners';
 
 export interface ActivityDeps extends MergeQueueActivityDeps {
@@ -21,6 +22,8 @@ export interface ActivityDeps extends MergeQueueActivityDeps {
    * one dispatch loop serves both; the re-evaluation sends its changes and drains the outbox with it.
    */
   testCaseEvents?: TestCaseEvents;
+  /** repo.host a configured GitHub App serves: its repositories are owned through linked installations. */
+  gitHubHost?: string;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -28,7 +31,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createPingActivities(deps),
     ...createMergeQueueActivities({
       ...deps,
-      ownership: rememberingOwnership(createRepositoryOwnerStore(deps.pool)),
+      ownership: rememberingOwnership(
+        deps.gitHubHost === undefined
+          ? createRepositoryOwnerStore(deps.pool)
+          : installationOwnership(deps.pool, deps.gitHubHost, createRepositoryOwnerStore(deps.pool)),
+      ),
     }),
     ...createFlakyActivities({
       pool: deps.pool,

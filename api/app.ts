@@ -31,6 +31,7 @@ import {
 import { listingCreatedQueues, queueMetricsRoutes, type QueueMetricsDeps } from './routes/metrics';
 import { limitingQueueCount } from './routes/merge-queue/queue-quota';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
+import { gitHubInstallationRoutes, type GitHubInstallationApiDeps } from './routes/github/installations';
 
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 
@@ -64,6 +65,8 @@ export interface AppDeps {
   queueQuota?: QueueQuota;
   /** The webhook area (/v1/webhooks/*); left out when absent. */
   webhooks?: WebhookApiDeps;
+  /** /v1/github/installations*, when a GitHub App is configured; left out when absent. */
+  gitHubInstallations?: GitHubInstallationApiDeps;
   /** The process's own metrics; created here when absent (server.ts passes them to count Temporal calls). */
   processMetrics?: ProcessMetrics;
   /** Where those are served: default GET /metrics without an API key; `false` serves none. */
@@ -146,5 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.flaky) await app.register(flakyTestRoutes(deps.flaky, deps.publicUrl), { prefix: '/v1' });
   if (deps.queueMetrics) await app.register(queueMetricsRoutes(deps.queueMetrics), { prefix: '/v1' });
   if (deps.webhooks) await app.register(webhookRoutes(deps.webhooks), { prefix: '/v1' });
+  if (deps.gitHubInstallations)
+    await app.register(gitHubInstallationRoutes(deps.gitHubInstallations), { prefix: '/v1' });
   return app;
 }

@@ -13,7 +13,11 @@ import { ConfigError } from '../activities/platform/env';
 import { publicUrlOf } from '../activities/platform/public-url';
 import { createApiKeyStore } from '../activities/stores/api-keys';
 import { createIdempotencyKeyStore } from '../activities/stores/idempotency-keys';
-import { repositoryAccessOver } from './plugins/repository-access';
+import { createGitHubAppAuth } from '../activities/github/app-auth';
+import { gitHubAppSettingsOf } from '../activities/github/config';
+import { createInstallationsApi } from '../activities/github/installations-api';
+import { createGitHubInstallationStore } from '../activities/stores/github-installations';
+import { repositoryAccessWithGitHub } from './plugins/github-repository-access';
 import { createSubscriptionStore } from '../activities/webhooks';
 import { buildApp } from './app';
 import { createProcessMetrics, instrumentTemporalGateway } from './plugins/process-metrics';
@@ -24,6 +28,7 @@ import { createTemporalGateway } from './temporal/client';
 
 async function main(): Promise<void> {
   const config = loadApiConfig();
+  const gitHub = gitHubAppSettingsOf(config);
   const logger = pino({
     level: config.RAILYARD_LOG_LEVEL,
     redact: {
@@ -72,10 +77,20 @@ async function main(): Promise<void> {
     keys: createApiKeyStore(pools.keys, {
       onTouchError: (err) => logger.warn({ err }, 'could not record API key use'),
     }),
-    repositories: repositoryAccessOver(pool, {
+    repositories: repositoryAccessWithGitHub(pool, {
       claims: config.RAILYARD_REPOSITORY_CLAIMS,
       maxPerOrganisation: config.RAILYARD_MAX_REPOSITORIES_PER_ORGANISATION,
+      gitHubHost: gitHub?.host,
     }),
+    ...(gitHub
+      ? {
+          gitHubInstallations: {
+            store: createGitHubInstallationStore(pool),
+            github: await createInstallationsApi(gitHub, await createGitHubAppAuth(gitHub)),
+            host: gitHub.host,
+          },
+        }
+      : {}),
     mergeQueue: createMergeQueueService(temporal),
     idempotencyKeys: createIdempotencyKeyStore(pool, {
       ttlMs: config.RAILYARD_IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000,

@@ -22,6 +22,7 @@ import { createPool } from '../activities/platform/db';
 import { createCommandRunner } from '../activities/runners/command-runner';
 import { ConfigError } from '../activities/platform/env';
 import { publicUrlOf } from '../activities/platform/public-url';
+import { gitHubAppSettingsOf } from '../activities/github/config';
 import { loadWorkerConfig, type WorkerConfig } from './config';
 import { ensureReevaluationSchedule } from './reevaluation-schedule';
 
@@ -39,6 +40,8 @@ const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
+  // Checked at start so a half-configured GitHub App stops the worker too (activities/github/config.ts).
+  const gitHub = gitHubAppSettingsOf(config);
   Runtime.install({
     logger: new DefaultLogger(SDK_LOG_LEVEL[config.RAILYARD_LOG_LEVEL]),
     telemetryOptions: {
@@ -106,6 +109,7 @@ async function main(): Promise<void> {
       allowPrivateWebhookUrls: config.RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS,
       publicUrl: publicUrlOf(config.RAILYARD_PUBLIC_URL),
       testCaseEvents,
+      ...(gitHub ? { gitHubHost: gitHub.host } : {}),
     }),
     shutdownGraceTime: `${config.RAILYARD_SHUTDOWN_GRACE_SECONDS} seconds`,
   });

@@ -3,6 +3,7 @@
  * own and parses it once at start (api/config.ts, worker/config.ts).
  */
 import { z } from 'zod';
+import { gitHubConfigShape } from '../github/config';
 import { envBool, envInt, logLevel } from './env';
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL');
@@ -21,6 +22,8 @@ export const sharedConfigShape = {
   /** Webhook receivers on private or loopback addresses are refused unless this is true. */
   RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS: envBool.default(false),
   RAILYARD_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  /** The GitHub App (activities/github/config.ts); all optional, GitHub is off without an app id. */
+  ...gitHubConfigShape,
 };
 
 export interface TemporalSettings {
