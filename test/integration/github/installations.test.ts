@@ -226,6 +226,18 @@ describe('the linking API and the GitHub host', () => {
     await app.close();
   });
 
+  test('the routes are in a valid OpenAPI document', async () => {
+    const { app } = await appWith();
+    const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: object }>();
+    const { Validator } = await import('@seriousme/openapi-schema-validator');
+    const result = await new Validator().validate(doc);
+    expect(result.errors).toBeUndefined();
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/v1/github/installations', '/v1/github/installations/link']),
+    );
+    await app.close();
+  });
+
   test('a GitHub repository no linked installation covers is a 404 saying so; other hosts keep their claims', async () => {
     const { app, acme, call } = await appWith();
     const uncovered = await call('POST', '/v1/createQueue', acme, {
