@@ -1,0 +1,174 @@
+/**
+ * Extracts the GitHub REST operations fakehub serves from GitHub's published OpenAPI description
+ * (`@octokit/openapi`, too large to be a dependency: ~390 MB unpacked) into the committed
+ * `test/support/fakehub/contract/rest-subset.json`.
+ *
+ *   npm pack @octokit/openapi@23.0.2 --pack-destination /tmp/oapi && tar xzf /tmp/oapi/*.tgz -C /tmp/oapi
+ *   npx tsx scripts/github/extract-openapi.ts --package /tmp/oapi/package
+ *   (or `npm install --no-save @octokit/openapi@23.0.2`, then run it without --package)
+ *
+ * Rules: only the operations of SERVED_OPERATIONS are kept, each with its parameters, request body,
+ * responses and headers inlined, and every schema they reference (transitively) copied under
+ * `components.schemas` unchanged, so the subset is itself a valid OpenAPI 3.0 document that validates
+ * exactly as the full description does. Examples are dropped (documentation, never validated). The
+ * output is deterministic: the same package gives byte-identical JSON (test/unit/fakehub checks the
+ * committed file against a fresh extraction whenever the package is installed).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  OPENAPI_SOURCE,
+  SERVED_OPERATIONS,
+  type ServedOperation,
+} from '../../test/support/fakehub/contract/operations';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+export const SUBSET_PATH = 'test/support/fakehub/contract/rest-subset.json';
+
+/** Keys of OpenAPI objects that only document, and are removed wherever they appear outside a schema. */
+const DROPPED_KEYS = new Set(['examples', 'example']);
+
+function isObject(value: Json | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function pointer(spec: JsonObject, ref: string): Json {
+  if (!ref.startsWith('#/')) throw new Error(`only local references are supported, not ${ref}`);
+  let node: Json = spec;
+  for (const raw of ref.slice(2).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!isObject(node) || !(key in node)) throw new Error(`unresolvable reference ${ref}`);
+    node = node[key]!;
+  }
+  return node;
+}
+
+/**
+ * Copies an operation-level value, inlining references to non-schema components and recording the
+ * schema references it meets (those stay references, as in the source).
+ */
+function inline(spec: JsonObject, value: Json, schemas: Set<string>, inSchema: boolean): Json {
+  if (Array.isArray(value)) return value.map((item) => inline(spec, item, schemas, inSchema));
+  if (!isObject(value)) return value;
+  const ref = value.$ref;
+  if (typeof ref === 'string') {
+    const schema = /^#\/components\/schemas\/(.+)$/.exec(ref);
+    if (schema) {
+      schemas.add(schema[1]!);
+      return { $ref: ref };
+    }
+    return inline(spec, pointer(spec, ref), schemas, inSchema);
+  }
+  const out: JsonObject = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (!inSchema && DROPPED_KEYS.has(key)) continue;
+    if (inSchema && key === 'example') continue;
+    const childInSchema = inSchema || key === 'schema';
+    // Inside a schema, `properties` maps names to schemas: a property may be called "example".
+    if (inSchema && key === 'properties' && isObject(child)) {
+      const props: JsonObject = {};
+      for (const [name, prop] of Object.entries(child)) props[name] = inline(spec, prop, schemas, true);
+      out[key] = props;
+      continue;
+    }
+    out[key] = inline(spec, child, schemas, childInSchema);
+  }
+  return out;
+}
+
+function operationOf(spec: JsonObject, op: ServedOperation): JsonObject {
+  const paths = spec.paths;
+  const item = isObject(paths) ? paths[op.path] : undefined;
+  const operation = isObject(item) ? item[op.method] : undefined;
+  if (!isObject(operation))
+    throw new Error(`${op.method.toUpperCase()} ${op.path} is not in ${OPENAPI_SOURCE.package}`);
+  return operation;
+}
+
+/** The subset document for `operations`, from the full description `spec`. */
+export function extractSubset(
+  spec: JsonObject,
+  operations: readonly ServedOperation[] = SERVED_OPERATIONS,
+): JsonObject {
+  const schemas = new Set<string>();
+  const paths: JsonObject = {};
+  for (const op of [...operations].sort((a, b) =>
+    `${a.path} ${a.method}`.localeCompare(`${b.path} ${b.method}`),
+  )) {
+    const item = (paths[op.path] ??= {}) as JsonObject;
+    item[op.method] = inline(spec, operationOf(spec, op), schemas, false);
+  }
+  // Schemas reference other schemas: copy until closed under references.
+  const copied: JsonObject = {};
+  const pending = [...schemas];
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    if (name in copied) continue;
+    const found = new Set<string>();
+    copied[name] = inline(
+      spec,
+      pointer(spec, `#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`),
+      found,
+      true,
+    );
+    for (const next of found) if (!(next in copied)) pending.push(next);
+  }
+  const sortedSchemas: JsonObject = {};
+  for (const name of Object.keys(copied).sort()) sortedSchemas[name] = copied[name]!;
+  const info = isObject(spec.info) ? spec.info : {};
+  return {
+    openapi: spec.openapi ?? '3.0.3',
+    info: {
+      title: `${typeof info.title === 'string' ? info.title : 'GitHub REST API'} (fakehub subset)`,
+      version: info.version ?? '',
+      description: `Extracted by scripts/github/extract-openapi.ts from ${OPENAPI_SOURCE.package}@${OPENAPI_SOURCE.version} ${OPENAPI_SOURCE.file}. Do not edit: regenerate.`,
+    },
+    paths,
+    components: { schemas: sortedSchemas },
+  };
+}
+
+/** Where the package is: `--package <dir>`, else node_modules. */
+export function packageDir(argv: readonly string[], cwd: string): string {
+  const at = argv.indexOf('--package');
+  if (at >= 0) {
+    const dir = argv[at + 1];
+    if (!dir) throw new Error('--package needs the folder of the unpacked @octokit/openapi package');
+    return resolve(cwd, dir);
+  }
+  return join(cwd, 'node_modules', ...OPENAPI_SOURCE.package.split('/'));
+}
+
+/** Reads the package's description, refusing any version but the pinned one. */
+export function readDescription(dir: string): JsonObject {
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string };
+  if (pkg.version !== OPENAPI_SOURCE.version)
+    throw new Error(
+      `${OPENAPI_SOURCE.package} in ${dir} is version ${pkg.version ?? '(none)'}; the subset is pinned to ${OPENAPI_SOURCE.version} (change OPENAPI_SOURCE to move)`,
+    );
+  return JSON.parse(readFileSync(join(dir, OPENAPI_SOURCE.file), 'utf8')) as JsonObject;
+}
+
+async function main(): Promise<void> {
+  const cwd = process.cwd();
+  const subset = extractSubset(readDescription(packageDir(process.argv.slice(2), cwd)));
+  const prettier = await import('prettier');
+  const options = (await prettier.resolveConfig(join(cwd, SUBSET_PATH))) ?? {};
+  const text = await prettier.format(JSON.stringify(subset), { ...options, parser: 'json' });
+  writeFileSync(join(cwd, SUBSET_PATH), text);
+  const operations = Object.values(subset.paths as JsonObject).reduce<number>(
+    (n, item) => n + Object.keys(item as JsonObject).length,
+    0,
+  );
+  const schemaCount = Object.keys((subset.components as { schemas: JsonObject }).schemas).length;
+  process.stdout.write(`${SUBSET_PATH}: ${operations} operations, ${schemaCount} schemas\n`);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

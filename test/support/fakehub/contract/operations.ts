@@ -1,0 +1,40 @@
+/**
+ * The GitHub REST operations fakehub serves, by method and OpenAPI path template. This list is the
+ * single source of both the committed contract subset (scripts/github/extract-openapi.ts extracts
+ * exactly these operations from `@octokit/openapi`) and the fake's router: an operation served but not
+ * listed here has no contract and is refused by the contract check.
+ *
+ * `credential` says which credential GitHub accepts: the App's JWT or an installation token.
+ */
+export type OperationMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ServedOperation {
+  method: OperationMethod;
+  path: string;
+  credential: 'app-jwt' | 'installation-token';
+}
+
+export const SERVED_OPERATIONS: readonly ServedOperation[] = [
+  { method: 'post', path: '/app/installations/{installation_id}/access_tokens', credential: 'app-jwt' },
+  { method: 'get', path: '/repos/{owner}/{repo}/installation', credential: 'app-jwt' },
+  { method: 'get', path: '/repos/{owner}/{repo}', credential: 'installation-token' },
+  { method: 'get', path: '/repos/{owner}/{repo}/pulls', credential: 'installation-token' },
+  { method: 'get', path: '/repos/{owner}/{repo}/pulls/{pull_number}', credential: 'installation-token' },
+  {
+    method: 'put',
+    path: '/repos/{owner}/{repo}/pulls/{pull_number}/merge',
+    credential: 'installation-token',
+  },
+  { method: 'get', path: '/repos/{owner}/{repo}/git/ref/{ref}', credential: 'installation-token' },
+  { method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/check-runs', credential: 'installation-token' },
+  { method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/status', credential: 'installation-token' },
+  { method: 'post', path: '/repos/{owner}/{repo}/statuses/{sha}', credential: 'installation-token' },
+  { method: 'get', path: '/repos/{owner}/{repo}/rules/branches/{branch}', credential: 'installation-token' },
+];
+
+/** The package and file the subset is extracted from. */
+export const OPENAPI_SOURCE = {
+  package: '@octokit/openapi',
+  version: '23.0.2',
+  file: 'generated/api.github.com.json',
+} as const;

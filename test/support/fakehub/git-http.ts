@@ -1,0 +1,157 @@
+/**
+ * Git smart HTTP for fakehub: `git http-backend` (found through `git --exec-path`) run as a CGI program
+ * per request, behind GitHub's authentication (Basic `x-access-token:<installation token>`), plus the
+ * pre-receive and post-receive hooks that hand ref updates to the fake (protection, PR heads, merges).
+ *
+ * Invariants:
+ * - No credential, no valid token, or a token of an installation that does not cover the repository:
+ *   401 with `WWW-Authenticate`, before git runs. The token never reaches git (only `REMOTE_USER` =
+ *   `x-access-token`) nor any log or message.
+ * - The environment of http-backend is built from scratch: no user or system git config; the hooks
+ *   learn who pushed from `FAKEHUB_ACTOR` and reach the fake through a loopback URL with a random secret.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { chmod, writeFile } from 'node:fs/promises';
+import { devNull } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+export async function findHttpBackend(): Promise<string> {
+  const { stdout } = await promisify(execFile)('git', ['--exec-path'], { encoding: 'utf8' });
+  return join(stdout.trim(), 'git-http-backend');
+}
+
+export interface CgiRequest {
+  method: string;
+  /** `/<owner>/<name>.git/<service path>` relative to the project root. */
+  pathInfo: string;
+  query: string;
+  contentType: string | undefined;
+  contentEncoding: string | undefined;
+  gitProtocol: string | undefined;
+  body: Buffer | undefined;
+  /** Extra variables for the hooks (FAKEHUB_ACTOR). */
+  env: Record<string, string>;
+}
+
+export interface CgiResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** Runs http-backend once and parses its CGI answer. */
+export function runHttpBackend(
+  backend: string,
+  projectRoot: string,
+  request: CgiRequest,
+): Promise<CgiResponse> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: devNull,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: devNull,
+    LC_ALL: 'C',
+    GIT_PROJECT_ROOT: projectRoot,
+    GIT_HTTP_EXPORT_ALL: '1',
+    GATEWAY_INTERFACE: 'CGI/1.1',
+    REQUEST_METHOD: request.method,
+    PATH_INFO: request.pathInfo,
+    QUERY_STRING: request.query,
+    REMOTE_USER: 'x-access-token',
+    REMOTE_ADDR: '127.0.0.1',
+    ...request.env,
+  };
+  if (request.contentType) env.CONTENT_TYPE = request.contentType;
+  if (request.contentEncoding) env.HTTP_CONTENT_ENCODING = request.contentEncoding;
+  if (request.gitProtocol) env.GIT_PROTOCOL = request.gitProtocol;
+  if (request.body) env.CONTENT_LENGTH = String(request.body.length);
+  return new Promise((resolve, reject) => {
+    const child = spawn(backend, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const raw = Buffer.concat(out);
+      let split = raw.indexOf('\r\n\r\n');
+      let gap = 4;
+      if (split < 0) {
+        split = raw.indexOf('\n\n');
+        gap = 2;
+      }
+      if (split < 0) {
+        reject(
+          new Error(
+            `git http-backend exited ${code} without headers: ${Buffer.concat(err).toString().trim()}`,
+          ),
+        );
+        return;
+      }
+      const headers: Record<string, string> = {};
+      let status = 200;
+      for (const line of raw.subarray(0, split).toString('latin1').split(/\r?\n/)) {
+        const colon = line.indexOf(':');
+        if (colon < 0) continue;
+        const name = line.slice(0, colon).trim().toLowerCase();
+        const value = line.slice(colon + 1).trim();
+        if (name === 'status') status = Number.parseInt(value, 10) || 500;
+        else headers[name] = value;
+      }
+      resolve({ status, headers, body: raw.subarray(split + gap) });
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(request.body ?? Buffer.alloc(0));
+  });
+}
+
+/**
+ * Writes the hooks of one bare repository. They are tiny Node programs: pre-receive computes whether
+ * each update is a fast-forward (inside git's quarantine, where the new objects are) and asks the fake;
+ * post-receive tells the fake what moved. Both print the fake's lines to the pusher (as `remote:`).
+ */
+export async function installHooks(
+  bare: string,
+  hookUrl: string,
+  secret: string,
+  repository: string,
+): Promise<void> {
+  for (const phase of ['pre-receive', 'post-receive'] as const) {
+    const source = `#!${process.execPath}
+'use strict';
+const { execFileSync } = require('node:child_process');
+const phase = ${JSON.stringify(phase)};
+let input = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (d) => (input += d));
+process.stdin.on('end', async () => {
+  const updates = input.split('\\n').filter(Boolean).map((line) => {
+    const [oldSha, newSha, ref] = line.split(' ');
+    let fastForward = null;
+    if (phase === 'pre-receive' && !/^0+$/.test(oldSha) && !/^0+$/.test(newSha)) {
+      try { execFileSync('git', ['merge-base', '--is-ancestor', oldSha, newSha], { stdio: 'ignore' }); fastForward = true; }
+      catch { fastForward = false; }
+    }
+    return { ref, oldSha, newSha, fastForward };
+  });
+  try {
+    const res = await fetch(${JSON.stringify(hookUrl)}, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-fakehub-hook': ${JSON.stringify(secret)} },
+      body: JSON.stringify({ phase, repository: ${JSON.stringify(repository)}, actor: process.env.FAKEHUB_ACTOR || null, updates }),
+    });
+    const answer = await res.json();
+    for (const line of answer.lines || []) process.stderr.write(line + '\\n');
+    process.exit(answer.ok ? 0 : 1);
+  } catch (error) {
+    process.stderr.write('fakehub hook could not reach the fake: ' + error.message + '\\n');
+    process.exit(1);
+  }
+});
+`;
+    const path = join(bare, 'hooks', phase);
+    await writeFile(path, source);
+    await chmod(path, 0o755);
+  }
+}

@@ -1,0 +1,371 @@
+/**
+ * fakehub's REST behaviour, one handler per served operation (by operationId), over FakeHubState. The
+ * server has already matched the operation, checked the request against the contract and the
+ * credential; handlers decide status and body as GitHub does for the simulated state.
+ *
+ * Rules worth knowing:
+ * - Repository-scoped operations answer 404 "Not Found" when the repository does not exist or the
+ *   installation of the token does not cover it (GitHub does not reveal private repositories).
+ * - `PUT /pulls/{n}/merge`: 409 when `sha` is not the head; 405 when closed, draft, conflicting, a
+ *   required check is not successful, the method is disabled, or the base moved while merging.
+ *   `merge` and `squash` write real commits with GitHub's messages; `rebase` is not simulated (405).
+ */
+import type { FakeApp } from './app-auth';
+import {
+  checkRunJson,
+  installationJson,
+  pullRequestJson,
+  pullRequestSimpleJson,
+  repositoryJson,
+  statusJson,
+} from './payloads';
+import type { FakeHubState, MergeMethod, PullRequest, Repository } from './state';
+
+export interface RestRequest {
+  operationId: string;
+  params: Record<string, unknown>;
+  query: URLSearchParams;
+  body: unknown;
+  /** Installation of the token (installation-token operations), or null (App JWT operations). */
+  installationId: number | null;
+}
+
+export interface RestAnswer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RestContext {
+  state: FakeHubState;
+  app: FakeApp;
+  base: string;
+  tokenLifetimeSeconds: number;
+  mintToken(installationId: number): { token: string; expiresAt: Date };
+  /** Reads left for which `mergeable` is null, by `<repoId>#<n>`. */
+  mergeableUnknown: Map<string, number>;
+}
+
+const DOCS = 'https://docs.github.com/rest';
+const notFound = (): RestAnswer => ({
+  status: 404,
+  body: { message: 'Not Found', documentation_url: DOCS, status: '404' },
+});
+const answer = (status: number, message: string): RestAnswer => ({
+  status,
+  body: { message, documentation_url: DOCS },
+});
+
+export const botLogin = (app: FakeApp): string => `${app.slug}[bot]`;
+
+function ownerType(ctx: RestContext, repo: Repository): 'User' | 'Organization' {
+  return ctx.state.installations.get(repo.installationId)?.accountType ?? 'Organization';
+}
+
+function repoOf(ctx: RestContext, req: RestRequest): Repository | null {
+  const repo = ctx.state.repository(String(req.params.owner), String(req.params.repo));
+  if (!repo) return null;
+  if (req.installationId !== null && repo.installationId !== req.installationId) return null;
+  return repo;
+}
+
+async function pullView(ctx: RestContext, repo: Repository, pr: PullRequest, countRead: boolean) {
+  const baseSha = (await ctx.state.resolveCommit(repo, `refs/heads/${pr.base}`)) ?? pr.headSha;
+  const key = `${repo.id}#${pr.number}`;
+  const unknownReads = ctx.mergeableUnknown.get(key) ?? 0;
+  let mergeable: boolean | null = null;
+  let mergeableState = 'unknown';
+  if (countRead && unknownReads > 0) {
+    ctx.mergeableUnknown.set(key, unknownReads - 1);
+  } else if (pr.state === 'open') {
+    mergeable = (await ctx.state.mergeTree(repo, baseSha, pr.headSha)) !== null;
+    mergeableState = !mergeable
+      ? 'dirty'
+      : pr.draft
+        ? 'draft'
+        : unmetChecks(ctx, repo, pr).length > 0
+          ? 'blocked'
+          : (await ctx.state.isAncestor(repo, baseSha, pr.headSha))
+            ? 'clean'
+            : 'behind';
+  }
+  return { pr, repo, ownerType: ownerType(ctx, repo), baseSha, mergeable, mergeableState };
+}
+
+function unmetChecks(ctx: RestContext, repo: Repository, pr: PullRequest): string[] {
+  const contexts = repo.protection.get(pr.base)?.requiredStatusChecks ?? [];
+  return contexts.filter((c) => ctx.state.contextState(repo, pr.headSha, c) !== 'success');
+}
+
+type Handler = (ctx: RestContext, req: RestRequest) => Promise<RestAnswer>;
+
+const handlers: Record<string, Handler> = {
+  'apps/create-installation-access-token': (ctx, req) => {
+    const installation = ctx.state.installations.get(Number(req.params.installation_id));
+    if (!installation) return Promise.resolve(notFound());
+    const { token, expiresAt } = ctx.mintToken(installation.id);
+    const permissions = installationJson(ctx.base, installation, ctx.app.id, ctx.app.slug).permissions;
+    return Promise.resolve({
+      status: 201,
+      body: {
+        token,
+        expires_at: expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        permissions,
+        repository_selection: 'selected',
+      },
+    });
+  },
+
+  'apps/get-repo-installation': (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    const installation = repo ? ctx.state.installations.get(repo.installationId) : undefined;
+    if (!installation) return Promise.resolve(notFound());
+    return Promise.resolve({
+      status: 200,
+      body: installationJson(ctx.base, installation, ctx.app.id, ctx.app.slug),
+    });
+  },
+
+  'repos/get': (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return Promise.resolve(notFound());
+    return Promise.resolve({ status: 200, body: repositoryJson(ctx.base, repo, ownerType(ctx, repo)) });
+  },
+
+  'pulls/list': async (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return notFound();
+    const state = req.query.get('state') ?? 'open';
+    const baseFilter = req.query.get('base');
+    const headFilter = req.query.get('head');
+    const perPage = Math.min(Number(req.query.get('per_page') ?? 30), 100);
+    const page = Math.max(Number(req.query.get('page') ?? 1), 1);
+    const direction = req.query.get('direction') ?? 'desc';
+    const pulls = ctx.state
+      .pullsOf(repo)
+      .filter((pr) => state === 'all' || pr.state === state)
+      .filter((pr) => !baseFilter || pr.base === baseFilter)
+      .filter((pr) => !headFilter || `${repo.owner}:${pr.headBranch}` === headFilter)
+      .sort((a, b) => (direction === 'asc' ? a.number - b.number : b.number - a.number))
+      .slice((page - 1) * perPage, page * perPage);
+    const body = [];
+    for (const pr of pulls) body.push(pullRequestSimpleJson(ctx.base, await pullView(ctx, repo, pr, false)));
+    return { status: 200, body };
+  },
+
+  'pulls/get': async (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    const pr = repo ? ctx.state.pull(repo, Number(req.params.pull_number)) : undefined;
+    if (!repo || !pr) return notFound();
+    return { status: 200, body: pullRequestJson(ctx.base, await pullView(ctx, repo, pr, true)) };
+  },
+
+  'pulls/merge': async (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    const pr = repo ? ctx.state.pull(repo, Number(req.params.pull_number)) : undefined;
+    if (!repo || !pr) return notFound();
+    const body = (req.body ?? {}) as {
+      sha?: string;
+      merge_method?: MergeMethod;
+      commit_title?: string;
+      commit_message?: string;
+    };
+    if (pr.state !== 'open') return answer(405, 'Pull Request is not mergeable');
+    if (body.sha !== undefined && body.sha !== pr.headSha)
+      return answer(409, 'Head branch was modified. Review and try the merge again.');
+    const method = body.merge_method ?? 'merge';
+    if (!repo.allowedMergeMethods.has(method)) {
+      const label = { merge: 'Merge commits', squash: 'Squash merges', rebase: 'Rebase merges' }[method];
+      return answer(405, `${label} are not allowed on this repository.`);
+    }
+    if (method === 'rebase') return answer(405, 'fakehub does not simulate rebase merges yet.');
+    if (pr.draft) return answer(405, 'Pull Request is still a draft');
+    const unmet = unmetChecks(ctx, repo, pr);
+    if (unmet.length > 0) return answer(405, `Required status check "${unmet[0]}" is expected.`);
+    const baseSha = await ctx.state.resolveCommit(repo, `refs/heads/${pr.base}`);
+    if (!baseSha) return answer(405, 'Pull Request is not mergeable');
+    const tree = await ctx.state.mergeTree(repo, baseSha, pr.headSha);
+    if (tree === null) return answer(405, 'Pull Request is not mergeable');
+    const title =
+      body.commit_title ??
+      (method === 'squash'
+        ? `${pr.title} (#${pr.number})`
+        : `Merge pull request #${pr.number} from ${repo.owner}/${pr.headBranch}`);
+    const message = body.commit_message ?? (method === 'squash' ? '' : pr.title);
+    const parents = method === 'merge' ? ['-p', baseSha, '-p', pr.headSha] : ['-p', baseSha];
+    const sha = await ctx.state.run(
+      repo.bare,
+      ['commit-tree', tree, ...parents, '-F', '-'],
+      message ? `${title}\n\n${message}\n` : `${title}\n`,
+      { GIT_AUTHOR_NAME: pr.author, GIT_AUTHOR_EMAIL: `${pr.author}@users.noreply.github.com` },
+    );
+    const moved = await ctx.state.git(['update-ref', `refs/heads/${pr.base}`, sha, baseSha], {
+      dir: repo.bare,
+    });
+    if (moved.exitCode !== 0) return answer(405, 'Base branch was modified. Review and try the merge again.');
+    const merger = botLogin(ctx.app);
+    pr.state = 'closed';
+    pr.merged = true;
+    pr.mergedAt = pr.closedAt = pr.updatedAt = new Date();
+    pr.mergedBy = merger;
+    pr.mergeCommitSha = sha;
+    await ctx.state.afterPush(
+      repo,
+      [{ ref: `refs/heads/${pr.base}`, oldSha: baseSha, newSha: sha, fastForward: true }],
+      {
+        kind: 'app',
+        appId: ctx.app.id,
+        login: merger,
+      },
+    );
+    return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
+  },
+
+  'git/get-ref': async (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return notFound();
+    const ref = `refs/${String(req.params.ref)}`;
+    const result = await ctx.state.git(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], {
+      dir: repo.bare,
+    });
+    if (result.exitCode !== 0 || ref.includes('..')) return notFound();
+    const sha = result.stdout.trim();
+    const url = `${ctx.base}/repos/${repo.owner}/${repo.name}`;
+    return {
+      status: 200,
+      body: {
+        ref,
+        node_id: `REF_${Buffer.from(ref).toString('base64url')}`,
+        url: `${url}/git/${ref}`,
+        object: { type: 'commit', sha, url: `${url}/git/commits/${sha}` },
+      },
+    };
+  },
+
+  'checks/list-for-ref': async (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return notFound();
+    const sha = await ctx.state.resolveCommit(repo, String(req.params.ref));
+    if (!sha) return answer(422, `No commit found for SHA: ${String(req.params.ref)}`);
+    const name = req.query.get('check_name');
+    const status = req.query.get('status');
+    let runs = ctx.state
+      .checkRunsOf(repo, sha)
+      .filter((r) => (!name || r.name === name) && (!status || r.status === status));
+    if ((req.query.get('filter') ?? 'latest') === 'latest') {
+      const latest = new Map(runs.map((r) => [r.name, r]));
+      runs = [...latest.values()];
+    }
+    const perPage = Math.min(Number(req.query.get('per_page') ?? 30), 100);
+    const page = Math.max(Number(req.query.get('page') ?? 1), 1);
+    return {
+      status: 200,
+      body: {
+        total_count: runs.length,
+        check_runs: runs
+          .slice((page - 1) * perPage, page * perPage)
+          .map((r) => checkRunJson(ctx.base, repo, r, ctx.app.id + 1, 'ci')),
+      },
+    };
+  },
+
+  'repos/get-combined-status-for-ref': async (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return notFound();
+    const sha = await ctx.state.resolveCommit(repo, String(req.params.ref));
+    if (!sha) return answer(404, `No commit found for SHA: ${String(req.params.ref)}`);
+    const statuses = ctx.state.latestStatuses(repo, sha);
+    const state = statuses.some((s) => s.state === 'failure' || s.state === 'error')
+      ? 'failure'
+      : statuses.length === 0 || statuses.some((s) => s.state === 'pending')
+        ? 'pending'
+        : 'success';
+    const url = `${ctx.base}/repos/${repo.owner}/${repo.name}`;
+    const minimal = repositoryJson(ctx.base, repo, ownerType(ctx, repo));
+    return {
+      status: 200,
+      body: {
+        state,
+        sha,
+        total_count: statuses.length,
+        statuses: statuses.map((s) => statusJson(ctx.base, repo, s)),
+        repository: minimal,
+        commit_url: `${url}/commits/${sha}`,
+        url: `${url}/commits/${sha}/status`,
+      },
+    };
+  },
+
+  'repos/create-commit-status': async (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return notFound();
+    const sha = String(req.params.sha);
+    if (!/^[0-9a-f]{40}$/.test(sha) || (await ctx.state.resolveCommit(repo, sha)) !== sha)
+      return answer(422, `No commit found for SHA: ${sha}`);
+    const body = req.body as {
+      state: 'error' | 'failure' | 'pending' | 'success';
+      target_url?: string | null;
+      description?: string | null;
+      context?: string;
+    };
+    const status = {
+      id: ctx.state.id(),
+      sha,
+      context: body.context ?? 'default',
+      state: body.state,
+      description: body.description ?? null,
+      targetUrl: body.target_url ?? null,
+      creator: botLogin(ctx.app),
+      createdAt: new Date(),
+    };
+    ctx.state.statuses.push(status);
+    return { status: 201, body: statusJson(ctx.base, repo, status) };
+  },
+
+  'repos/get-branch-rules': (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return Promise.resolve(notFound());
+    const protection = repo.protection.get(String(req.params.branch));
+    if (!protection) return Promise.resolve({ status: 200, body: [] });
+    const info = {
+      ruleset_source_type: 'Repository',
+      ruleset_source: `${repo.owner}/${repo.name}`,
+      ruleset_id: repo.id,
+    };
+    const rules: unknown[] = [
+      { type: 'deletion', ...info },
+      { type: 'non_fast_forward', ...info },
+    ];
+    if (protection.restrictUpdates)
+      rules.push({ type: 'update', parameters: { update_allows_fetch_and_merge: false }, ...info });
+    if (protection.requiredStatusChecks?.length)
+      rules.push({
+        type: 'required_status_checks',
+        parameters: {
+          required_status_checks: protection.requiredStatusChecks.map((context) => ({ context })),
+          strict_required_status_checks_policy: protection.strict ?? false,
+        },
+        ...info,
+      });
+    if (protection.requiredApprovingReviewCount !== undefined)
+      rules.push({
+        type: 'pull_request',
+        parameters: {
+          allowed_merge_methods: [...repo.allowedMergeMethods],
+          dismiss_stale_reviews_on_push: false,
+          require_code_owner_review: false,
+          require_last_push_approval: false,
+          required_approving_review_count: protection.requiredApprovingReviewCount,
+          required_review_thread_resolution: false,
+        },
+        ...info,
+      });
+    return Promise.resolve({ status: 200, body: rules });
+  },
+};
+
+export async function handleRest(ctx: RestContext, req: RestRequest): Promise<RestAnswer> {
+  const handler = handlers[req.operationId];
+  if (!handler) return answer(404, `fakehub has no handler for ${req.operationId}`);
+  return handler(ctx, req);
+}

@@ -1,0 +1,526 @@
+/**
+ * fakehub: a stateful, contract-checked stand-in for GitHub, one per test file, in-process on
+ * 127.0.0.1:<random port>. It serves the REST subset railyard uses (rest.ts), git smart HTTP over real
+ * bare repositories (git-http.ts), and a state API tests call directly (create installations and
+ * repositories, open/close/push PRs, set check runs, statuses and protection, fault knobs).
+ *
+ * Invariants:
+ * - Every REST request is matched to its operation in GitHub's OpenAPI description and validated
+ *   (path, query, body, credential kind) before it is handled; every REST response is validated before
+ *   it is sent. Each mismatch is recorded as a violation; `assertNoViolations()` (run after each test by
+ *   `useFakeHub`) fails the test that caused it. An invalid request is also answered 422 like GitHub.
+ * - Tokens and keys never appear in a violation, a request record or a response other than the
+ *   access-token response itself.
+ * - Conditional GETs: every 200 carries an `ETag`; a matching `If-None-Match` gets 304 with no body
+ *   and does not spend rate limit. Every REST answer carries `x-ratelimit-*`.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { createFakeApp, createTokenStore, credentialOf, verifyAppJwt, type FakeApp } from './app-auth';
+import { SERVED_OPERATIONS } from './contract/operations';
+import { createContractValidator, type MatchedOperation } from './contract/validator';
+import { findHttpBackend, installHooks, runHttpBackend } from './git-http';
+import { botLogin, handleRest, type RestContext } from './rest';
+import {
+  FakeHubState,
+  GITHUB_HOST,
+  type CheckRun,
+  type CommitStatus,
+  type Installation,
+  type Protection,
+  type PullRequest,
+  type Pusher,
+  type RefUpdate,
+  type Repository,
+} from './state';
+
+export interface FakeHubOptions {
+  /** Lifetime of installation tokens; GitHub's is one hour. */
+  tokenLifetimeSeconds?: number;
+  /** Primary rate limit per installation per hour; GitHub's is 5,000. */
+  rateLimit?: number;
+}
+
+export interface RequestRecord {
+  kind: 'rest' | 'git';
+  method: string;
+  path: string;
+  operationId: string | null;
+  status: number;
+}
+
+export interface FakeHub {
+  /** REST base URL (Octokit `baseUrl`) and git host: `<url>/<owner>/<name>.git`. */
+  readonly url: string;
+  readonly app: FakeApp;
+  readonly state: FakeHubState;
+  /** Every request answered, in order (no credentials in it). */
+  readonly requests: readonly RequestRecord[];
+  gitUrl(owner: string, name: string): string;
+  createInstallation(input: { account: string; accountType?: Installation['accountType'] }): Installation;
+  createRepository(input: {
+    installationId: number;
+    owner: string;
+    name: string;
+    defaultBranch?: string;
+  }): Promise<Repository>;
+  /** Mints an installation token without a JWT (for tests of git and REST that are not about auth). */
+  installationToken(installationId: number): string;
+  openPullRequest(input: {
+    owner: string;
+    repo: string;
+    head: string;
+    base?: string;
+    title?: string;
+    author?: string;
+    draft?: boolean;
+  }): Promise<PullRequest>;
+  closePullRequest(owner: string, repo: string, number: number): void;
+  /** A developer pushes `sha` to the PR's head branch. */
+  pushPullRequest(owner: string, repo: string, number: number, sha: string): Promise<void>;
+  pullRequest(owner: string, repo: string, number: number): PullRequest;
+  setCheckRun(
+    owner: string,
+    repo: string,
+    sha: string,
+    run: { name: string; status?: CheckRun['status']; conclusion?: CheckRun['conclusion'] },
+  ): CheckRun;
+  setStatus(
+    owner: string,
+    repo: string,
+    sha: string,
+    status: { context: string; state: CommitStatus['state']; description?: string; targetUrl?: string },
+  ): CommitStatus;
+  setProtection(owner: string, repo: string, branch: string, protection: Protection | null): void;
+  readonly knobs: FakeHubKnobs;
+  readonly violations: readonly string[];
+  /** Returns and forgets the violations recorded so far. */
+  takeViolations(): string[];
+  /** Throws (and forgets them) when any violation was recorded. */
+  assertNoViolations(): void;
+  close(): Promise<void>;
+}
+
+export interface FakeHubKnobs {
+  /** The next `requests` REST requests get GitHub's secondary rate limit answer with `retry-after`. */
+  secondaryRateLimit(requests: number, options?: { status?: 403 | 429; retryAfterSeconds?: number }): void;
+  /** The next `reads` of `GET /pulls/{n}` answer `mergeable: null` ("unknown"), as GitHub computes it. */
+  mergeableUnknown(owner: string, repo: string, number: number, reads: number): void;
+  /** Every installation token issued so far expires now. */
+  expireTokens(): void;
+  /** The next JSON response body is passed to `mutate` before it is validated and sent. */
+  corruptNextResponse(mutate: (body: unknown) => unknown): void;
+}
+
+const DOCS = 'https://docs.github.com/rest';
+const SECONDARY_DOCS =
+  'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits';
+const INVALID_JSON = Symbol('invalid JSON');
+const CREDENTIAL_BY_OPERATION = new Map(
+  SERVED_OPERATIONS.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op.credential]),
+);
+
+interface RestInfo {
+  op: MatchedOperation;
+  record: RequestRecord;
+  bucket: string;
+}
+
+interface RateBucket {
+  limit: number;
+  used: number;
+  reset: number;
+}
+
+export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHub> {
+  const dir = await mkdtemp(join(tmpdir(), 'fakehub-'));
+  const state = new FakeHubState(dir);
+  const app = createFakeApp();
+  const tokens = createTokenStore();
+  const contract = createContractValidator();
+  const backend = await findHttpBackend();
+  const hookSecret = randomBytes(24).toString('hex');
+  const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 3600;
+  const violations: string[] = [];
+  const requests: RequestRecord[] = [];
+  const restInfo = new WeakMap<FastifyRequest, RestInfo>();
+  const buckets = new Map<string, RateBucket>();
+  const mergeableUnknown = new Map<string, number>();
+  let secondary = { remaining: 0, status: 403 as 403 | 429, retryAfter: 60 };
+  let corrupt: ((body: unknown) => unknown) | null = null;
+  let baseUrl = '';
+
+  const fastify = Fastify({ logger: false });
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body: string, done) => {
+    if (body === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(body));
+    } catch {
+      done(null, INVALID_JSON);
+    }
+  });
+  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 512 * 1024 * 1024 }, (_req, body, done) =>
+    done(null, body),
+  );
+
+  const bucketOf = (key: string): RateBucket => {
+    let bucket = buckets.get(key);
+    const now = Math.floor(Date.now() / 1000);
+    if (!bucket || bucket.reset <= now) {
+      bucket = { limit: key === 'anonymous' ? 60 : (options.rateLimit ?? 5000), used: 0, reset: now + 3600 };
+      buckets.set(key, bucket);
+    }
+    return bucket;
+  };
+
+  // ---- git smart HTTP -------------------------------------------------------------------------
+  const git = async (request: FastifyRequest, reply: FastifyReply, service: string) => {
+    const params = request.params as { owner: string; repo: string };
+    const record: RequestRecord = {
+      kind: 'git',
+      method: request.method,
+      path: request.url,
+      operationId: null,
+      status: 0,
+    };
+    requests.push(record);
+    const name = params.repo.replace(/\.git$/, '');
+    const credential = credentialOf(request.headers.authorization);
+    const token =
+      credential?.scheme === 'basic' && credential.user === 'x-access-token'
+        ? tokens.check(credential.secret)
+        : null;
+    if (!token) {
+      record.status = 401;
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Basic realm="GitHub"')
+        .type('text/plain')
+        .send('Invalid username or token. Password authentication is not supported for Git operations.\n');
+    }
+    const repo = state.repository(params.owner, name);
+    if (!repo || repo.installationId !== token.installationId) {
+      record.status = 404;
+      return reply.code(404).type('text/plain').send('Repository not found.\n');
+    }
+    const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+    const answer = await runHttpBackend(backend, join(dir, GITHUB_HOST), {
+      method: request.method,
+      pathInfo: `/${repo.owner}/${repo.name}.git/${service}`,
+      query,
+      contentType: request.headers['content-type'],
+      contentEncoding: request.headers['content-encoding'],
+      gitProtocol: request.headers['git-protocol'] as string | undefined,
+      body: Buffer.isBuffer(request.body) ? request.body : undefined,
+      env: { FAKEHUB_ACTOR: `app:${token.appId}` },
+    });
+    record.status = answer.status;
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  };
+  fastify.get('/:owner/:repo/info/refs', (req, reply) => git(req, reply, 'info/refs'));
+  fastify.post('/:owner/:repo/git-upload-pack', (req, reply) => git(req, reply, 'git-upload-pack'));
+  fastify.post('/:owner/:repo/git-receive-pack', (req, reply) => git(req, reply, 'git-receive-pack'));
+
+  // ---- hooks called by the bare repositories --------------------------------------------------
+  fastify.post('/_fakehub/hooks', async (request, reply) => {
+    if (request.headers['x-fakehub-hook'] !== hookSecret)
+      return reply.code(403).send({ ok: false, lines: [] });
+    const body = request.body as {
+      phase: string;
+      repository: string;
+      actor: string | null;
+      updates: RefUpdate[];
+    };
+    const [owner = '', name = ''] = body.repository.split('/');
+    const repo = state.requireRepository(owner, name);
+    const appId = body.actor?.startsWith('app:') ? Number(body.actor.slice(4)) : null;
+    const pusher: Pusher = appId === null ? { kind: 'admin' } : { kind: 'app', appId, login: botLogin(app) };
+    if (body.phase === 'pre-receive') {
+      const lines = state.refusals(repo, body.updates, pusher);
+      return { ok: lines.length === 0, lines };
+    }
+    await state.afterPush(repo, body.updates, pusher);
+    return { ok: true, lines: [] };
+  });
+
+  // ---- REST -----------------------------------------------------------------------------------
+  fastify.route({
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    url: '/*',
+    handler: async (request, reply) => {
+      const url = new URL(request.url, 'http://fakehub.invalid');
+      const record: RequestRecord = {
+        kind: 'rest',
+        method: request.method,
+        path: request.url,
+        operationId: null,
+        status: 0,
+      };
+      requests.push(record);
+      const op = contract.match(request.method, url.pathname);
+      if (!op) {
+        violations.push(`${request.method} ${url.pathname} matches no operation of the contract subset`);
+        record.status = 404;
+        return reply.code(404).send({ message: 'Not Found', documentation_url: DOCS });
+      }
+      record.operationId = op.operationId;
+      const info: RestInfo = { op, record, bucket: 'anonymous' };
+      restInfo.set(request, info);
+
+      const invalidJson = request.body === INVALID_JSON;
+      const checked = contract.validateRequest(
+        op,
+        url.searchParams,
+        invalidJson ? undefined : request.body,
+        request.body !== undefined,
+      );
+      const requestViolations = invalidJson
+        ? [`${op.operationId}: the request body is not JSON`]
+        : checked.violations;
+      violations.push(...requestViolations.map((v) => `request ${request.method} ${url.pathname}: ${v}`));
+
+      const credentialKind = CREDENTIAL_BY_OPERATION.get(`${op.method} ${op.template}`)!;
+      const credential = credentialOf(request.headers.authorization);
+      const looksLikeJwt = (secret: string) => secret.split('.').length === 3 && secret.startsWith('eyJ');
+      let installationId: number | null = null;
+      if (credentialKind === 'app-jwt') {
+        if (!credential || credential.scheme !== 'bearer')
+          return reply.code(401).send({
+            message: 'A JSON web token could not be decoded',
+            documentation_url: DOCS,
+            status: '401',
+          });
+        if (!looksLikeJwt(credential.secret)) {
+          violations.push(`${op.operationId} needs the App's JWT; the request carried an installation token`);
+          return reply.code(401).send({
+            message: 'A JSON web token could not be decoded',
+            documentation_url: DOCS,
+            status: '401',
+          });
+        }
+        const check = verifyAppJwt(credential.secret, app);
+        if (!check.ok)
+          return reply.code(401).send({ message: check.message, documentation_url: DOCS, status: '401' });
+        info.bucket = `app:${app.id}`;
+      } else {
+        if (!credential)
+          return reply.code(404).send({ message: 'Not Found', documentation_url: DOCS, status: '404' });
+        if (looksLikeJwt(credential.secret))
+          violations.push(`${op.operationId} needs an installation token; the request carried the App's JWT`);
+        const token = tokens.check(credential.secret);
+        if (!token)
+          return reply.code(401).send({ message: 'Bad credentials', documentation_url: DOCS, status: '401' });
+        installationId = token.installationId;
+        info.bucket = `installation:${installationId}`;
+      }
+
+      if (secondary.remaining > 0) {
+        secondary.remaining -= 1;
+        return reply
+          .code(secondary.status)
+          .header('retry-after', String(secondary.retryAfter))
+          .send({
+            message: `You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID ${request.id}.`,
+            documentation_url: SECONDARY_DOCS,
+          });
+      }
+      if (invalidJson)
+        return reply.code(400).send({ message: 'Problems parsing JSON', documentation_url: DOCS });
+      if (requestViolations.length > 0)
+        return reply.code(422).send({
+          message: 'Validation Failed',
+          errors: requestViolations.map((message) => ({
+            resource: op.operationId,
+            code: 'invalid',
+            message,
+          })),
+          documentation_url: DOCS,
+        });
+
+      const ctx: RestContext = {
+        state,
+        app,
+        base: baseUrl,
+        tokenLifetimeSeconds,
+        mintToken: (id) => tokens.mint(id, app.id, tokenLifetimeSeconds),
+        mergeableUnknown,
+      };
+      const answer = await handleRest(ctx, {
+        operationId: op.operationId,
+        params: checked.pathParams,
+        query: url.searchParams,
+        body: request.body,
+        installationId,
+      });
+      if (answer.headers) void reply.headers(answer.headers);
+      return reply.code(answer.status).send(answer.body ?? '');
+    },
+  });
+
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    const info = restInfo.get(request);
+    if (!info) return done(null, payload);
+    let text =
+      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    if (corrupt && text.startsWith('{')) {
+      const mutate = corrupt;
+      corrupt = null;
+      const body = JSON.parse(text) as unknown;
+      text = JSON.stringify(mutate(body) ?? body);
+    }
+    const status = reply.statusCode;
+    const where = `response ${request.method} ${info.record.path.split('?')[0]}`;
+    violations.push(...contract.validateResponse(info.op, status, text).map((v) => `${where}: ${v}`));
+    const bucket = bucketOf(info.bucket);
+    let counted = true;
+    if (request.method === 'GET' && status === 200) {
+      const etag = `W/"${createHash('sha256').update(text).digest('hex').slice(0, 40)}"`;
+      void reply.header('etag', etag);
+      const wanted = String(request.headers['if-none-match'] ?? '')
+        .split(',')
+        .map((t) => t.trim());
+      if (wanted.includes(etag) || wanted.includes(etag.slice(2))) {
+        void reply.code(304);
+        reply.removeHeader('content-type');
+        text = '';
+        counted = false;
+      }
+    }
+    if (counted) bucket.used += 1;
+    void reply.headers({
+      'x-ratelimit-limit': String(bucket.limit),
+      'x-ratelimit-remaining': String(Math.max(bucket.limit - bucket.used, 0)),
+      'x-ratelimit-used': String(bucket.used),
+      'x-ratelimit-reset': String(bucket.reset),
+      'x-ratelimit-resource': 'core',
+      'x-github-request-id': String(request.id),
+      'x-github-api-version-selected': '2022-11-28',
+    });
+    info.record.status = reply.statusCode;
+    done(null, text);
+  });
+
+  const address = await fastify.listen({ host: '127.0.0.1', port: 0 });
+  baseUrl = address;
+
+  const requirePull = (owner: string, repo: string, number: number) => {
+    const repository = state.requireRepository(owner, repo);
+    const pr = state.pull(repository, number);
+    if (!pr) throw new Error(`fakehub: ${owner}/${repo}#${number} does not exist`);
+    return { repository, pr };
+  };
+
+  const hub: FakeHub = {
+    url: address,
+    app,
+    state,
+    requests,
+    gitUrl: (owner, name) => `${address}/${owner}/${name}.git`,
+    createInstallation: (input) => state.createInstallation(input.account, input.accountType),
+    async createRepository(input) {
+      const repository = await state.createRepository({
+        ...input,
+        defaultBranch: input.defaultBranch ?? 'main',
+      });
+      await installHooks(
+        repository.bare,
+        `${address}/_fakehub/hooks`,
+        hookSecret,
+        `${repository.owner}/${repository.name}`,
+      );
+      return repository;
+    },
+    installationToken(installationId) {
+      if (!state.installations.has(installationId))
+        throw new Error(`fakehub: installation ${installationId} does not exist`);
+      return tokens.mint(installationId, app.id, tokenLifetimeSeconds).token;
+    },
+    async openPullRequest(input) {
+      const repository = state.requireRepository(input.owner, input.repo);
+      return state.openPullRequest(repository, {
+        head: input.head,
+        base: input.base ?? repository.defaultBranch,
+        title: input.title ?? `Change from ${input.head}`,
+        author: input.author ?? 'octocat',
+        draft: input.draft ?? false,
+        body: null,
+      });
+    },
+    closePullRequest(owner, repo, number) {
+      state.closePullRequest(requirePull(owner, repo, number).pr);
+    },
+    async pushPullRequest(owner, repo, number, sha) {
+      const { repository, pr } = requirePull(owner, repo, number);
+      await state.pushPullRequest(repository, pr, sha);
+    },
+    pullRequest: (owner, repo, number) => requirePull(owner, repo, number).pr,
+    setCheckRun(owner, repo, sha, input) {
+      state.requireRepository(owner, repo);
+      const status = input.status ?? (input.conclusion ? 'completed' : 'in_progress');
+      const run: CheckRun = {
+        id: state.id(),
+        name: input.name,
+        headSha: sha,
+        status,
+        conclusion: status === 'completed' ? (input.conclusion ?? 'success') : null,
+        startedAt: new Date(),
+        completedAt: status === 'completed' ? new Date() : null,
+      };
+      state.checkRuns.push(run);
+      return run;
+    },
+    setStatus(owner, repo, sha, input) {
+      state.requireRepository(owner, repo);
+      const status: CommitStatus = {
+        id: state.id(),
+        sha,
+        context: input.context,
+        state: input.state,
+        description: input.description ?? null,
+        targetUrl: input.targetUrl ?? null,
+        creator: 'ci-bot',
+        createdAt: new Date(),
+      };
+      state.statuses.push(status);
+      return status;
+    },
+    setProtection(owner, repo, branch, protection) {
+      const repository = state.requireRepository(owner, repo);
+      if (protection) repository.protection.set(branch, protection);
+      else repository.protection.delete(branch);
+    },
+    knobs: {
+      secondaryRateLimit(count, knob = {}) {
+        secondary = {
+          remaining: count,
+          status: knob.status ?? 403,
+          retryAfter: knob.retryAfterSeconds ?? 60,
+        };
+      },
+      mergeableUnknown(owner, repo, number, reads) {
+        const { repository } = requirePull(owner, repo, number);
+        mergeableUnknown.set(`${repository.id}#${number}`, reads);
+      },
+      expireTokens: () => tokens.expireAll(),
+      corruptNextResponse(mutate) {
+        corrupt = mutate;
+      },
+    },
+    violations,
+    takeViolations: () => violations.splice(0, violations.length),
+    assertNoViolations() {
+      const found = violations.splice(0, violations.length);
+      if (found.length > 0)
+        throw new Error(`fakehub recorded ${found.length} contract violation(s):\n- ${found.join('\n- ')}`);
+    },
+    async close() {
+      await fastify.close();
+      await state.dispose();
+    },
+  };
+  return hub;
+}

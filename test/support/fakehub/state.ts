@@ -1,0 +1,373 @@
+/**
+ * fakehub's world: installations, repositories (real bare repositories on disk), pull requests, check
+ * runs, commit statuses and branch protection, with the rules GitHub applies to them.
+ *
+ * Invariants:
+ * - A repository's git data lives only in its bare repository; a PR's head sha is always the value of
+ *   `refs/pull/<n>/head`, which only this module writes (pushes to `refs/pull/*` are refused by git:
+ *   `receive.hideRefs`).
+ * - A push to a PR's head branch moves `refs/pull/<n>/head`; a push to a base branch that makes an open
+ *   PR's head reachable marks it merged (GitHub's behaviour for fast-forward landings).
+ * - A protected branch refuses, with GitHub's GH006 text: deletion, non-fast-forward updates, and,
+ *   unless the pusher's App is on the bypass list, any direct update (`restrictUpdates`) or an update
+ *   whose commit lacks a successful required status check.
+ */
+import { rm } from 'node:fs/promises';
+import { createGit, type Git } from '../../../activities/git/git-cli';
+import { initBareRepository } from '../../../activities/git/repository-path';
+
+export const GITHUB_HOST = 'github.com';
+export const ZERO_SHA = '0000000000000000000000000000000000000000';
+
+export interface Installation {
+  id: number;
+  account: string;
+  accountType: 'Organization' | 'User';
+  accountId: number;
+  createdAt: Date;
+}
+
+export interface Protection {
+  /** Contexts (check-run names or status contexts) that must succeed on the pushed/merged commit. */
+  requiredStatusChecks?: string[];
+  /** `strict`: the PR must be up to date with the base (reported in rules only). */
+  strict?: boolean;
+  /** Only bypassing Apps may update the branch directly (GitHub's "Restrict updates"). */
+  restrictUpdates?: boolean;
+  /** Apps (by id) that bypass restrictUpdates and the required checks of direct pushes. */
+  bypassAppIds?: number[];
+  /** Reported as a `pull_request` rule. */
+  requiredApprovingReviewCount?: number;
+}
+
+export interface Repository {
+  id: number;
+  owner: string;
+  name: string;
+  installationId: number;
+  defaultBranch: string;
+  bare: string;
+  createdAt: Date;
+  pushedAt: Date;
+  protection: Map<string, Protection>;
+  allowedMergeMethods: Set<MergeMethod>;
+  nextPrNumber: number;
+}
+
+export type MergeMethod = 'merge' | 'squash' | 'rebase';
+
+export interface PullRequest {
+  id: number;
+  number: number;
+  repositoryId: number;
+  title: string;
+  body: string | null;
+  author: string;
+  headBranch: string;
+  headSha: string;
+  base: string;
+  draft: boolean;
+  state: 'open' | 'closed';
+  merged: boolean;
+  mergedAt: Date | null;
+  mergedBy: string | null;
+  mergeCommitSha: string | null;
+  closedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface CheckRun {
+  id: number;
+  name: string;
+  headSha: string;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion:
+    'success' | 'failure' | 'neutral' | 'cancelled' | 'skipped' | 'timed_out' | 'action_required' | null;
+  startedAt: Date;
+  completedAt: Date | null;
+}
+
+export interface CommitStatus {
+  id: number;
+  sha: string;
+  context: string;
+  state: 'error' | 'failure' | 'pending' | 'success';
+  description: string | null;
+  targetUrl: string | null;
+  creator: string;
+  createdAt: Date;
+}
+
+export interface RefUpdate {
+  ref: string;
+  oldSha: string;
+  newSha: string;
+  /** Computed by the pre-receive hook inside git's quarantine; null for creations and deletions. */
+  fastForward: boolean | null;
+}
+
+/** Who pushed: an App through an installation token, or a test writing to the disk directly. */
+export type Pusher = { kind: 'app'; appId: number; login: string } | { kind: 'admin' };
+
+export class FakeHubState {
+  readonly installations = new Map<number, Installation>();
+  readonly repositories = new Map<string, Repository>();
+  readonly pulls = new Map<string, PullRequest>();
+  readonly checkRuns: CheckRun[] = [];
+  readonly statuses: CommitStatus[] = [];
+  private nextId = 1000;
+  readonly git: Git = createGit({ identity: { name: 'GitHub', email: 'noreply@github.com' } });
+
+  constructor(readonly gitRoot: string) {}
+
+  id(): number {
+    return this.nextId++;
+  }
+
+  createInstallation(
+    account: string,
+    accountType: Installation['accountType'] = 'Organization',
+  ): Installation {
+    const installation = { id: this.id(), account, accountType, accountId: this.id(), createdAt: new Date() };
+    this.installations.set(installation.id, installation);
+    return installation;
+  }
+
+  async createRepository(input: {
+    installationId: number;
+    owner: string;
+    name: string;
+    defaultBranch: string;
+  }): Promise<Repository> {
+    if (!this.installations.has(input.installationId))
+      throw new Error(`fakehub: installation ${input.installationId} does not exist`);
+    const key = `${input.owner}/${input.name}`.toLowerCase();
+    if (this.repositories.has(key)) throw new Error(`fakehub: repository ${key} already exists`);
+    const bare = await initBareRepository(
+      this.gitRoot,
+      { host: GITHUB_HOST, owner: input.owner, name: input.name },
+      { defaultBranch: input.defaultBranch },
+    );
+    // GitHub refuses pushes to refs/pull/* ("deny updating a hidden ref") yet serves them to fetches.
+    await this.run(bare, ['config', 'receive.hideRefs', 'refs/pull']);
+    await this.run(bare, ['config', 'http.receivepack', 'true']);
+    const now = new Date();
+    const repository: Repository = {
+      id: this.id(),
+      owner: input.owner,
+      name: input.name,
+      installationId: input.installationId,
+      defaultBranch: input.defaultBranch,
+      bare,
+      createdAt: now,
+      pushedAt: now,
+      protection: new Map(),
+      allowedMergeMethods: new Set(['merge', 'squash', 'rebase']),
+      nextPrNumber: 1,
+    };
+    this.repositories.set(key, repository);
+    return repository;
+  }
+
+  repository(owner: string, name: string): Repository | undefined {
+    return this.repositories.get(`${owner}/${name}`.toLowerCase());
+  }
+
+  requireRepository(owner: string, name: string): Repository {
+    const repository = this.repository(owner, name);
+    if (!repository) throw new Error(`fakehub: repository ${owner}/${name} does not exist`);
+    return repository;
+  }
+
+  pull(repository: Repository, number: number): PullRequest | undefined {
+    return this.pulls.get(`${repository.id}#${number}`);
+  }
+
+  pullsOf(repository: Repository): PullRequest[] {
+    return [...this.pulls.values()].filter((pr) => pr.repositoryId === repository.id);
+  }
+
+  async openPullRequest(
+    repository: Repository,
+    input: { head: string; base: string; title: string; author: string; draft: boolean; body: string | null },
+  ): Promise<PullRequest> {
+    const headSha = await this.resolveCommit(repository, `refs/heads/${input.head}`);
+    if (!headSha) throw new Error(`fakehub: head branch ${input.head} does not exist`);
+    if (!(await this.resolveCommit(repository, `refs/heads/${input.base}`)))
+      throw new Error(`fakehub: base branch ${input.base} does not exist`);
+    const now = new Date();
+    const pr: PullRequest = {
+      id: this.id(),
+      number: repository.nextPrNumber++,
+      repositoryId: repository.id,
+      title: input.title,
+      body: input.body,
+      author: input.author,
+      headBranch: input.head,
+      headSha,
+      base: input.base,
+      draft: input.draft,
+      state: 'open',
+      merged: false,
+      mergedAt: null,
+      mergedBy: null,
+      mergeCommitSha: null,
+      closedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.run(repository.bare, ['update-ref', `refs/pull/${pr.number}/head`, headSha]);
+    this.pulls.set(`${repository.id}#${pr.number}`, pr);
+    return pr;
+  }
+
+  closePullRequest(pr: PullRequest): void {
+    if (pr.state === 'closed') return;
+    pr.state = 'closed';
+    pr.closedAt = pr.updatedAt = new Date();
+  }
+
+  /** A developer's push to the PR's head branch (outside git transport). */
+  async pushPullRequest(repository: Repository, pr: PullRequest, sha: string): Promise<void> {
+    await this.run(repository.bare, ['update-ref', `refs/heads/${pr.headBranch}`, sha]);
+    await this.afterPush(
+      repository,
+      [{ ref: `refs/heads/${pr.headBranch}`, oldSha: pr.headSha, newSha: sha, fastForward: null }],
+      {
+        kind: 'admin',
+      },
+    );
+  }
+
+  /** The pre-receive decision: GitHub's refusal lines, empty when the push may proceed. */
+  refusals(repository: Repository, updates: readonly RefUpdate[], pusher: Pusher): string[] {
+    const lines: string[] = [];
+    for (const update of updates) {
+      const branch = /^refs\/heads\/(.+)$/.exec(update.ref)?.[1];
+      const protection = branch ? repository.protection.get(branch) : undefined;
+      if (!branch || !protection || pusher.kind === 'admin') continue;
+      const bypass = pusher.kind === 'app' && (protection.bypassAppIds ?? []).includes(pusher.appId);
+      const reasons: string[] = [];
+      if (update.newSha === ZERO_SHA) reasons.push('Cannot delete this branch');
+      else if (update.fastForward === false) reasons.push('Cannot force-push to this branch');
+      else if (!bypass) {
+        if (protection.restrictUpdates) reasons.push("You're not authorized to push to this branch.");
+        for (const context of protection.requiredStatusChecks ?? [])
+          if (this.contextState(repository, update.newSha, context) !== 'success')
+            reasons.push(`Required status check "${context}" is expected.`);
+      }
+      if (reasons.length > 0)
+        lines.push(
+          `error: GH006: Protected branch update failed for ${update.ref}.`,
+          ...reasons.map((r) => `error: ${r}`),
+        );
+    }
+    return lines;
+  }
+
+  /** post-receive: PR heads follow their branches; PRs whose head reached their base are merged. */
+  async afterPush(repository: Repository, updates: readonly RefUpdate[], pusher: Pusher): Promise<void> {
+    repository.pushedAt = new Date();
+    for (const update of updates) {
+      const branch = /^refs\/heads\/(.+)$/.exec(update.ref)?.[1];
+      if (!branch) continue;
+      for (const pr of this.pullsOf(repository)) {
+        if (pr.state !== 'open') continue;
+        if (pr.headBranch === branch && update.newSha !== ZERO_SHA && pr.headSha !== update.newSha) {
+          pr.headSha = update.newSha;
+          pr.updatedAt = new Date();
+          await this.run(repository.bare, ['update-ref', `refs/pull/${pr.number}/head`, update.newSha]);
+        } else if (pr.headBranch === branch && update.newSha === ZERO_SHA) {
+          this.closePullRequest(pr);
+        }
+      }
+      if (update.newSha === ZERO_SHA) continue;
+      for (const pr of this.pullsOf(repository)) {
+        if (pr.state !== 'open' || pr.base !== branch) continue;
+        if (await this.isAncestor(repository, pr.headSha, update.newSha)) {
+          pr.state = 'closed';
+          pr.merged = true;
+          pr.mergedAt = pr.closedAt = pr.updatedAt = new Date();
+          pr.mergedBy = pusher.kind === 'app' ? pusher.login : 'admin';
+          pr.mergeCommitSha = update.newSha;
+        }
+      }
+    }
+  }
+
+  /** The combined state of one context on `sha`, from check runs and statuses (latest wins). */
+  contextState(
+    repository: Repository,
+    sha: string,
+    context: string,
+  ): 'success' | 'failure' | 'pending' | 'missing' {
+    const run = this.checkRunsOf(repository, sha)
+      .filter((r) => r.name === context)
+      .at(-1);
+    if (run) {
+      if (run.status !== 'completed') return 'pending';
+      return run.conclusion === 'success' || run.conclusion === 'neutral' || run.conclusion === 'skipped'
+        ? 'success'
+        : 'failure';
+    }
+    const status = this.latestStatuses(repository, sha).find((s) => s.context === context);
+    if (!status) return 'missing';
+    return status.state === 'success' ? 'success' : status.state === 'pending' ? 'pending' : 'failure';
+  }
+
+  checkRunsOf(repository: Repository, sha: string): CheckRun[] {
+    void repository;
+    return this.checkRuns.filter((r) => r.headSha === sha);
+  }
+
+  latestStatuses(repository: Repository, sha: string): CommitStatus[] {
+    void repository;
+    const latest = new Map<string, CommitStatus>();
+    for (const status of this.statuses) if (status.sha === sha) latest.set(status.context, status);
+    return [...latest.values()].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id);
+  }
+
+  /** `sha` of a ref name, branch name or sha; null when it names no commit. */
+  async resolveCommit(repository: Repository, ref: string): Promise<string | null> {
+    const candidates = /^[0-9a-f]{40}$/.test(ref) ? [ref] : [ref, `refs/heads/${ref}`, `refs/tags/${ref}`];
+    for (const candidate of candidates) {
+      if (candidate.startsWith('-')) continue;
+      const result = await this.git(
+        ['rev-parse', '--verify', '--quiet', '--end-of-options', `${candidate}^{commit}`],
+        {
+          dir: repository.bare,
+        },
+      );
+      if (result.exitCode === 0) return result.stdout.trim();
+    }
+    return null;
+  }
+
+  async isAncestor(repository: Repository, ancestor: string, descendant: string): Promise<boolean> {
+    const result = await this.git(['merge-base', '--is-ancestor', ancestor, descendant], {
+      dir: repository.bare,
+    });
+    return result.exitCode === 0;
+  }
+
+  /** The tree of merging `head` into `base`, or null on a conflict. */
+  async mergeTree(repository: Repository, base: string, head: string): Promise<string | null> {
+    const result = await this.git(['merge-tree', '--write-tree', '--no-messages', base, head], {
+      dir: repository.bare,
+    });
+    if (result.exitCode === 1) return null;
+    if (result.exitCode !== 0) throw new Error(`fakehub: git merge-tree failed: ${result.stderr.trim()}`);
+    return result.stdout.trim().split('\n')[0]!;
+  }
+
+  async run(dir: string, args: string[], input?: string, env?: Record<string, string>): Promise<string> {
+    const result = await this.git(args, { dir, input, env });
+    if (result.exitCode !== 0) throw new Error(`fakehub: git ${args[0]} failed: ${result.stderr.trim()}`);
+    return result.stdout.trim();
+  }
+
+  async dispose(): Promise<void> {
+    await rm(this.gitRoot, { recursive: true, force: true });
+  }
+}
