@@ -19,14 +19,8 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import { inTransaction } from '../platform/transaction';
+import type { RepositoryKey } from '../../workflows/contract';
 import type { RepositoryOwnership } from './repository-owners';
-
-/** A repository as requests name it (structurally the workflows' repository key). */
-export interface RepositoryName {
-  host: string;
-  owner: string;
-  name: string;
-}
 
 export type LinkSource = 'operator' | 'api';
 
@@ -55,9 +49,9 @@ export interface SyncResult {
   added: number;
   removed: number;
   /** Repositories that moved to the installation's organisation from another organisation. */
-  takenOver: RepositoryName[];
+  takenOver: RepositoryKey[];
   /** Covered on GitHub but left with the other organisation that claimed them (API links only). */
-  ownedElsewhere: RepositoryName[];
+  ownedElsewhere: RepositoryKey[];
 }
 
 export interface GitHubInstallationStore {
@@ -169,7 +163,7 @@ export function createGitHubInstallationStore(pool: Pool): GitHubInstallationSto
     repos: readonly Covered[],
   ): Promise<Omit<SyncResult, 'removed' | 'covered'>> {
     const linked = await lockLinked(client, installationId);
-    const result = { added: 0, takenOver: [] as RepositoryName[], ownedElsewhere: [] as RepositoryName[] };
+    const result = { added: 0, takenOver: [] as RepositoryKey[], ownedElsewhere: [] as RepositoryKey[] };
     if (repos.length === 0) return result;
     const { rows } = await client.query<{
       owner: string;
@@ -329,5 +323,5 @@ export function installationOwnership(
 }
 
 /** True when `repo` is on the host a configured GitHub App serves. */
-export const isGitHubRepository = (repo: RepositoryName, host: string | undefined) =>
+export const isGitHubRepository = (repo: RepositoryKey, host: string | undefined) =>
   host !== undefined && repo.host.toLowerCase() === host.toLowerCase();

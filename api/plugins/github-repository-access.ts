@@ -11,32 +11,27 @@
  *   the caller's through an installation): only linking an installation confers it.
  */
 import type { Pool } from 'pg';
-import {
-  installationOwnership,
-  isGitHubRepository,
-  type RepositoryName,
-} from '../../activities/stores/github-installations';
+import { installationOwnership, isGitHubRepository } from '../../activities/stores/github-installations';
+import { repositoryLabel, type RepositoryKey } from '../../workflows/contract';
 import type { RepositoryOwnership } from '../../activities/stores/repository-owners';
 import { forbidden, notFound } from '../errors';
 import { repositoryAccessOver, type ClaimPolicy, type RepositoryAccess } from './repository-access';
 
-const label = (repo: RepositoryName) => `${repo.host}/${repo.owner}/${repo.name}`;
-
-export const repositoryNotCovered = (repo: RepositoryName) =>
+export const repositoryNotCovered = (repo: RepositoryKey) =>
   notFound(
-    `No GitHub App installation linked to your organisation covers ${label(repo)}; install the app on the repository and link the installation (POST /v1/github/installations/link).`,
+    `No GitHub App installation linked to your organisation covers ${repositoryLabel(repo)}; install the app on the repository and link the installation (POST /v1/github/installations/link).`,
   );
 
-const claimedThroughInstallations = (repo: RepositoryName) =>
+const claimedThroughInstallations = (repo: RepositoryKey) =>
   forbidden(
-    `Repositories on ${repo.host} belong to the organisation whose GitHub App installation covers them; link the installation with POST /v1/github/installations/link instead of claiming ${label(repo)}.`,
+    `Repositories on ${repo.host} belong to the organisation whose GitHub App installation covers them; link the installation with POST /v1/github/installations/link instead of claiming ${repositoryLabel(repo)}.`,
   );
 
 export function withGitHubInstallations(
   inner: RepositoryAccess,
   gitHub: { host: string; ownership: RepositoryOwnership },
 ): RepositoryAccess {
-  const covered = async (organisationId: string, repo: RepositoryName) => {
+  const covered = async (organisationId: string, repo: RepositoryKey) => {
     if (!(await gitHub.ownership.owns(organisationId, repo))) throw repositoryNotCovered(repo);
   };
   return {
