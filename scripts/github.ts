@@ -16,42 +16,19 @@ import { createGitHubAppAuth, GitHubAuthError } from '../activities/github/app-a
 import { gitHubAppSettingsOf, gitHubConfigShape } from '../activities/github/config';
 import { createInstallationsApi } from '../activities/github/installations-api';
 import { linkInstallation } from '../activities/github/linking';
-import { createPool } from '../activities/platform/db';
 import { ConfigError, parseEnv } from '../activities/platform/env';
-import { runMigrations } from '../activities/platform/migrate';
 import { createGitHubInstallationStore } from '../activities/stores/github-installations';
-import { readState } from './lib/data-dir';
+import { organisationIdOf, runOperatorCommand, slugOf, UsageError } from './lib/operator-command';
 
 const USAGE = `usage: npm run github -- link --org <slug> --installation <id>
        npm run github -- unlink --installation <id>
        npm run github -- list [--org <slug>]`;
-
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
-
-class UsageError extends Error {}
-
-function slugOf(org: string | undefined): string {
-  if (!org || !SLUG.test(org))
-    throw new UsageError(
-      '--org must be a slug of lower-case letters, digits and dashes (at most 63 characters).',
-    );
-  return org;
-}
 
 function installationOf(arg: string | undefined): number {
   const id = Number(arg);
   if (!arg || !/^\d+$/.test(arg) || !Number.isSafeInteger(id) || id < 1)
     throw new UsageError('--installation must be the installation id, a positive whole number.');
   return id;
-}
-
-async function organisationId(pool: Pool, slug: string): Promise<string> {
-  const { rows } = await pool.query<{ id: string }>(
-    `INSERT INTO organisations (slug) VALUES ($1) ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug
-     RETURNING id`,
-    [slug],
-  );
-  return rows[0]!.id;
 }
 
 async function link(pool: Pool, slug: string, id: number): Promise<number> {
@@ -66,7 +43,7 @@ async function link(pool: Pool, slug: string, id: number): Promise<number> {
   const store = createGitHubInstallationStore(pool);
   const outcome = await linkInstallation(
     { store, github, host: settings.host },
-    await organisationId(pool, slug),
+    await organisationIdOf(pool, slug),
     id,
     'operator',
   );
@@ -151,35 +128,10 @@ async function run(pool: Pool, command: string | undefined, values: { org?: stri
   }
 }
 
-async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: { org: { type: 'string' }, installation: { type: 'string' } },
-  });
-  const databaseUrl = process.env.DATABASE_URL ?? readState('database-url');
-  if (!databaseUrl) {
-    console.error('No database: set DATABASE_URL, or run `npm start` first so the local database exists.');
-    return 2;
-  }
-  const pool = createPool(databaseUrl, { max: 2, applicationName: 'railyard-github' });
-  try {
-    await runMigrations(databaseUrl);
-    return await run(pool, positionals[0], values);
-  } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError || err instanceof GitHubAuthError) {
-      console.error(err.message);
-      return err instanceof UsageError ? 2 : 1;
-    }
-    throw err;
-  } finally {
-    await pool.end();
-  }
-}
-
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`github: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { org: { type: 'string' }, installation: { type: 'string' } },
+});
+runOperatorCommand('github', (pool) => run(pool, positionals[0], values), {
+  expected: (err): err is Error => err instanceof ConfigError || err instanceof GitHubAuthError,
+});

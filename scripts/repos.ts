@@ -11,20 +11,14 @@
 import { parseArgs } from 'node:util';
 import type { Pool } from 'pg';
 import { checkRepositoryKey } from '../activities/git/names';
-import { createPool } from '../activities/platform/db';
-import { runMigrations } from '../activities/platform/migrate';
 import { createRepositoryOwnerStore } from '../activities/stores/repository-owners';
 import { repositoryLabel, type RepositoryKey } from '../workflows/contract';
-import { readState } from './lib/data-dir';
+import { organisationIdOf, runOperatorCommand, slugOf, UsageError } from './lib/operator-command';
 
 const USAGE = `usage: npm run repos -- add --org <slug> <host>/<owner>/<name>
        npm run repos -- transfer --org <slug> <host>/<owner>/<name>
        npm run repos -- remove <host>/<owner>/<name>
        npm run repos -- list [--org <slug>]`;
-
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
-
-class UsageError extends Error {}
 
 function repositoryOf(arg: string | undefined): RepositoryKey {
   if (!arg) throw new UsageError(USAGE);
@@ -37,30 +31,13 @@ function repositoryOf(arg: string | undefined): RepositoryKey {
   return repo;
 }
 
-function slugOf(org: string | undefined): string {
-  if (!org || !SLUG.test(org))
-    throw new UsageError(
-      '--org must be a slug of lower-case letters, digits and dashes (at most 63 characters).',
-    );
-  return org;
-}
-
-async function organisationId(pool: Pool, slug: string): Promise<string> {
-  const { rows } = await pool.query<{ id: string }>(
-    `INSERT INTO organisations (slug) VALUES ($1) ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug
-     RETURNING id`,
-    [slug],
-  );
-  return rows[0]!.id;
-}
-
 async function run(pool: Pool, command: string | undefined, arg: string | undefined, org?: string) {
   const owners = createRepositoryOwnerStore(pool, { maxPerOrganisation: Number.MAX_SAFE_INTEGER });
   switch (command) {
     case 'add': {
       const slug = slugOf(org);
       const repo = repositoryOf(arg);
-      const result = await owners.claim(await organisationId(pool, slug), repo, 'operator');
+      const result = await owners.claim(await organisationIdOf(pool, slug), repo, 'operator');
       switch (result.kind) {
         case 'claimed':
           console.log(`${repositoryLabel(repo)} now belongs to organisation "${slug}".`);
@@ -84,7 +61,7 @@ async function run(pool: Pool, command: string | undefined, arg: string | undefi
     case 'transfer': {
       const slug = slugOf(org);
       const repo = repositoryOf(arg);
-      const moved = await owners.transfer(repo, await organisationId(pool, slug));
+      const moved = await owners.transfer(repo, await organisationIdOf(pool, slug));
       console.log(
         moved
           ? `${repositoryLabel(repo)} now belongs to organisation "${slug}".`
@@ -131,30 +108,5 @@ const sameRepository = (a: RepositoryKey, b: RepositoryKey) =>
   a.owner.toLowerCase() === b.owner.toLowerCase() &&
   a.name.toLowerCase() === b.name.toLowerCase();
 
-async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({ allowPositionals: true, options: { org: { type: 'string' } } });
-  const databaseUrl = process.env.DATABASE_URL ?? readState('database-url');
-  if (!databaseUrl) {
-    console.error('No database: set DATABASE_URL, or run `npm start` first so the local database exists.');
-    return 2;
-  }
-  const pool = createPool(databaseUrl, { max: 2, applicationName: 'railyard-repos' });
-  try {
-    await runMigrations(databaseUrl);
-    return await run(pool, positionals[0], positionals[1], values.org);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    console.error(err.message);
-    return 2;
-  } finally {
-    await pool.end();
-  }
-}
-
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`repos: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { org: { type: 'string' } } });
+runOperatorCommand('repos', (pool) => run(pool, positionals[0], positionals[1], values.org));
