@@ -32,6 +32,7 @@ import { listingCreatedQueues, queueMetricsRoutes, type QueueMetricsDeps } from 
 import { limitingQueueCount } from './routes/merge-queue/queue-quota';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
 import { gitHubInstallationRoutes, type GitHubInstallationApiDeps } from './routes/github/installations';
+import { gitHubWebhookRoutes, type GitHubWebhookApiDeps } from './routes/github/webhooks';
 
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 
@@ -67,6 +68,8 @@ export interface AppDeps {
   webhooks?: WebhookApiDeps;
   /** /v1/github/installations*, when a GitHub App is configured; left out when absent. */
   gitHubInstallations?: GitHubInstallationApiDeps;
+  /** POST /v1/github/webhooks (public, signed), when a GitHub App is configured; left out when absent. */
+  gitHubWebhooks?: GitHubWebhookApiDeps;
   /** The process's own metrics; created here when absent (server.ts passes them to count Temporal calls). */
   processMetrics?: ProcessMetrics;
   /** Where those are served: default GET /metrics without an API key; `false` serves none. */
@@ -151,5 +154,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.webhooks) await app.register(webhookRoutes(deps.webhooks), { prefix: '/v1' });
   if (deps.gitHubInstallations)
     await app.register(gitHubInstallationRoutes(deps.gitHubInstallations), { prefix: '/v1' });
+  if (deps.gitHubWebhooks) await app.register(gitHubWebhookRoutes(deps.gitHubWebhooks), { prefix: '/v1' });
   return app;
 }

@@ -17,6 +17,8 @@ import { createGitHubAppAuth } from '../activities/github/app-auth';
 import { gitHubAppSettingsOf } from '../activities/github/config';
 import { createInstallationsApi } from '../activities/github/installations-api';
 import { createGitHubInstallationStore } from '../activities/stores/github-installations';
+import { createWebhookDeliveryStore } from '../activities/stores/github-webhook-deliveries';
+import { createWebhookReceiver } from '../activities/github/webhook-receiver';
 import { repositoryAccessWithGitHub } from './plugins/github-repository-access';
 import { createSubscriptionStore } from '../activities/webhooks';
 import { buildApp } from './app';
@@ -71,6 +73,15 @@ async function main(): Promise<void> {
     threads: config.RAILYARD_PARSER_THREADS ?? defaultParserThreads(),
     warn: (err, message) => logger.warn({ err }, message),
   });
+  const installations = gitHub ? createGitHubInstallationStore(pool) : null;
+  // Deliveries are acted on after they are answered; shutdown waits for that work.
+  const gitHubWebhooks = installations
+    ? createWebhookReceiver({
+        deliveries: createWebhookDeliveryStore(pool),
+        installations,
+        onError: (err, message) => logger.warn({ err }, message),
+      })
+    : null;
   const app = await buildApp({
     logger,
     publicUrl,
@@ -82,13 +93,14 @@ async function main(): Promise<void> {
       maxPerOrganisation: config.RAILYARD_MAX_REPOSITORIES_PER_ORGANISATION,
       gitHubHost: gitHub?.host,
     }),
-    ...(gitHub
+    ...(gitHub && installations && gitHubWebhooks
       ? {
           gitHubInstallations: {
-            store: createGitHubInstallationStore(pool),
+            store: installations,
             github: await createInstallationsApi(gitHub, await createGitHubAppAuth(gitHub)),
             host: gitHub.host,
           },
+          gitHubWebhooks: { secret: gitHub.webhookSecret, receiver: gitHubWebhooks },
         }
       : {}),
     mergeQueue: createMergeQueueService(temporal),
@@ -134,6 +146,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     void (async () => {
       await app.close();
+      await gitHubWebhooks?.idle();
       await parser.close();
       await testCaseEvents.idle();
       await Promise.allSettled([pools.end(), temporal.close()]);
