@@ -6,6 +6,8 @@
  * - `record` inserts a delivery id at most once; a second delivery of the same id returns false and
  *   changes nothing (GitHub redelivers on timeouts and on request).
  * - `markHandled` only fills the outcome; the stored payload is never rewritten.
+ * - The payload is stored as GitHub sent it, except that a NUL character (the JSON escape `\u0000`,
+ *   which jsonb cannot hold) is stored as U+FFFD; the signature was checked on the original body.
  */
 import type { Pool } from 'pg';
 
@@ -26,6 +28,12 @@ export interface WebhookDeliveryStore {
   markHandled(deliveryId: string, outcome: string): Promise<void>;
 }
 
+/** `\u0000` escapes (not an escaped backslash followed by `u0000`) become `\ufffd`. */
+export const withoutNul = (json: string) => json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd');
+
+// eslint-disable-next-line no-control-regex -- the NUL character is what text columns refuse.
+const noNul = (text: string) => text.replace(/\u0000/g, '\ufffd');
+
 export function createWebhookDeliveryStore(pool: Pool): WebhookDeliveryStore {
   return {
     async record(d) {
@@ -33,7 +41,14 @@ export function createWebhookDeliveryStore(pool: Pool): WebhookDeliveryStore {
         `INSERT INTO github_webhook_deliveries
            (delivery_id, event, action, installation_id, repository, payload)
          VALUES ($1, $2, $3, $4, $5, $6::jsonb) ON CONFLICT (delivery_id) DO NOTHING`,
-        [d.deliveryId, d.event, d.action, d.installationId, d.repository, d.payload],
+        [
+          d.deliveryId,
+          d.event,
+          d.action && noNul(d.action),
+          d.installationId,
+          d.repository && noNul(d.repository),
+          withoutNul(d.payload),
+        ],
       );
       return r.rowCount === 1;
     },

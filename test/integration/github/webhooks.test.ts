@@ -125,6 +125,19 @@ test('a well-signed delivery is answered 200 and stored once, even when GitHub s
   expect((await rows(first.id))[0]).toMatchObject({ event: 'ping', outcome: 'not acted on' });
 });
 
+test('a payload holding NUL characters (which PostgreSQL text cannot hold) is stored with U+FFFD, not a 500', async () => {
+  const sent = await deliver({
+    event: 'ping',
+    payload: { zen: 'a\u0000b', action: 'x\u0000', repository: { full_name: 'o/r\u0000' } },
+  });
+  expect(sent.status).toBe(200);
+  const stored = await pool.query<{ payload: { zen: string }; action: string | null }>(
+    'SELECT payload, action FROM github_webhook_deliveries WHERE delivery_id = $1',
+    [sent.id],
+  );
+  expect(stored.rows).toEqual([{ payload: expect.objectContaining({ zen: 'a\ufffdb' }), action: 'x\ufffd' }]);
+});
+
 test('a missing or wrong signature is a 401 and nothing is stored', async () => {
   const body = JSON.stringify({ action: 'deleted', installation: { id: 1 } });
   const cases = [
