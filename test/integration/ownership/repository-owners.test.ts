@@ -181,6 +181,19 @@ describe('the worker’s second check, with real git', () => {
       fx.pushPr(78, head);
       const mainBefore = fx.tip('main');
       const prs = [{ number: 78, headSha: head }];
+      // A direct merge of PR 78 on main's tip, as the queue of `organisationId` would ask for it.
+      const directMerge = (organisationId: string) =>
+        git.land({
+          organisationId,
+          repo: fx.repo,
+          targetBranch: 'main',
+          via: 'direct',
+          testedSha: null,
+          expectedTipSha: mainBefore,
+          prs,
+          mergeMethod: 'merge_commit',
+          mergeId: randomUUID(),
+        });
 
       const built = await git.buildTestRun({
         organisationId: globex,
@@ -196,33 +209,13 @@ describe('the worker’s second check, with real git', () => {
         kind: 'no_target',
         detail: `Repository ${fx.repo.host}/${fx.repo.owner}/${fx.repo.name} does not belong to this queue's organisation; nothing was written to it.`,
       });
-      const landed = await git.land({
-        organisationId: globex,
-        repo: fx.repo,
-        targetBranch: 'main',
-        via: 'direct',
-        testedSha: null,
-        expectedTipSha: mainBefore,
-        prs,
-        mergeMethod: 'merge_commit',
-        mergeId: randomUUID(),
-      });
+      const landed = await directMerge(globex);
       expect(landed).toMatchObject({ kind: 'rejected', reason: 'GITHUB_API_MERGE_PR_FAILED' });
       expect(fx.tip('main')).toBe(mainBefore);
       expect(fx.bareGit('for-each-ref', '--format=%(refname)', 'refs/heads/railyard-merge')).toBe('');
 
       // The owner's queue lands the same PR: the check is the only difference.
-      const own = await git.land({
-        organisationId: acme,
-        repo: fx.repo,
-        targetBranch: 'main',
-        via: 'direct',
-        testedSha: null,
-        expectedTipSha: mainBefore,
-        prs,
-        mergeMethod: 'merge_commit',
-        mergeId: randomUUID(),
-      });
+      const own = await directMerge(acme);
       expect(own.kind).toBe('landed');
       expect(fx.tip('main')).not.toBe(mainBefore);
     } finally {
