@@ -169,6 +169,24 @@ export const getAdmissionsQuery = defineQuery<Record<string, AdmissionState>, [s
 
 export const commitStatusSignal = defineSignal<[CommitStatusReport]>('commitStatus');
 
+/**
+ * A hint that something changed on the git host (a GitHub webhook, or the reconciliation Schedule).
+ * Hints carry no state: the queue re-reads what a hint names, so a dropped, duplicated or reordered
+ * hint can only delay the queue, never mislead it.
+ *  - `pull_request`: PR `pr` was pushed to, closed, reopened, retargeted or reviewed.
+ *  - `target`: branch `branch` was pushed to (the queue acts only when it is its target branch).
+ *  - `checks`: the check runs or commit statuses of commit `sha` changed.
+ *  - `reconcile`: re-read everything the queue depends on (queued PRs, the target tip, the checks of
+ *    every run in progress).
+ */
+export type HostHint =
+  | { kind: 'pull_request'; pr: number }
+  | { kind: 'target'; branch: string }
+  | { kind: 'checks'; sha: string }
+  | { kind: 'reconcile' };
+
+export const hostHintSignal = defineSignal<[HostHint]>('hostHint');
+
 /** Sent by a test-run workflow to its queue (by workflow id, so it reaches the queue's current run). */
 export interface TestRunFinishedNotice {
   runId: string;

@@ -13,6 +13,8 @@ export const TEST_RUN_WORKFLOW_TYPE = 'testRunWorkflow';
 export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
 export const FLAKY_REEVALUATION_WORKFLOW_TYPE = 'flakyReevaluationWorkflow';
 export const PING_WORKFLOW_TYPE = 'pingWorkflow';
+/** Periodic GitHub reconciliation (a Temporal Schedule): redelivers failed webhooks, hints every queue. */
+export const GITHUB_RECONCILIATION_WORKFLOW_TYPE = 'gitHubReconciliationWorkflow';
 
 /** One activity round trip answering its nonce: proof that a worker polls the task queue. */
 export type PingWorkflow = (nonce: string) => Promise<string>;
