@@ -22,19 +22,19 @@ import {
   type ServedOperation,
 } from '../../test/support/fakehub/contract/operations';
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
 
 export const SUBSET_PATH = 'test/support/fakehub/contract/rest-subset.json';
 
 /** Keys of OpenAPI objects that only document, and are removed wherever they appear outside a schema. */
 const DROPPED_KEYS = new Set(['examples', 'example']);
 
-function isObject(value: Json | undefined): value is JsonObject {
+export function isObject(value: Json | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function pointer(spec: JsonObject, ref: string): Json {
+export function pointer(spec: JsonObject, ref: string): Json {
   if (!ref.startsWith('#/')) throw new Error(`only local references are supported, not ${ref}`);
   let node: Json = spec;
   for (const raw of ref.slice(2).split('/')) {
@@ -49,7 +49,7 @@ function pointer(spec: JsonObject, ref: string): Json {
  * Copies an operation-level value, inlining references to non-schema components and recording the
  * schema references it meets (those stay references, as in the source).
  */
-function inline(spec: JsonObject, value: Json, schemas: Set<string>, inSchema: boolean): Json {
+export function inline(spec: JsonObject, value: Json, schemas: Set<string>, inSchema: boolean): Json {
   if (Array.isArray(value)) return value.map((item) => inline(spec, item, schemas, inSchema));
   if (!isObject(value)) return value;
   const ref = value.$ref;
@@ -87,6 +87,30 @@ function operationOf(spec: JsonObject, op: ServedOperation): JsonObject {
   return operation;
 }
 
+/**
+ * Copies the named schemas of `spec` and every schema they reference, until closed under references,
+ * sorted by name (schemas reference other schemas; the copy must resolve on its own).
+ */
+export function copySchemas(spec: JsonObject, names: Iterable<string>): JsonObject {
+  const copied: JsonObject = {};
+  const pending = [...names];
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    if (name in copied) continue;
+    const found = new Set<string>();
+    copied[name] = inline(
+      spec,
+      pointer(spec, `#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`),
+      found,
+      true,
+    );
+    for (const next of found) if (!(next in copied)) pending.push(next);
+  }
+  const sorted: JsonObject = {};
+  for (const name of Object.keys(copied).sort()) sorted[name] = copied[name]!;
+  return sorted;
+}
+
 /** The subset document for `operations`, from the full description `spec`. */
 export function extractSubset(
   spec: JsonObject,
@@ -100,23 +124,7 @@ export function extractSubset(
     const item = (paths[op.path] ??= {}) as JsonObject;
     item[op.method] = inline(spec, operationOf(spec, op), schemas, false);
   }
-  // Schemas reference other schemas: copy until closed under references.
-  const copied: JsonObject = {};
-  const pending = [...schemas];
-  while (pending.length > 0) {
-    const name = pending.pop()!;
-    if (name in copied) continue;
-    const found = new Set<string>();
-    copied[name] = inline(
-      spec,
-      pointer(spec, `#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`),
-      found,
-      true,
-    );
-    for (const next of found) if (!(next in copied)) pending.push(next);
-  }
-  const sortedSchemas: JsonObject = {};
-  for (const name of Object.keys(copied).sort()) sortedSchemas[name] = copied[name]!;
+  const sortedSchemas = copySchemas(spec, schemas);
   const info = isObject(spec.info) ? spec.info : {};
   return {
     openapi: spec.openapi ?? '3.0.3',
@@ -151,13 +159,17 @@ export function readDescription(dir: string): JsonObject {
   return JSON.parse(readFileSync(join(dir, OPENAPI_SOURCE.file), 'utf8')) as JsonObject;
 }
 
+/** Writes `value` as JSON formatted by the project's prettier settings (so `format:check` passes). */
+export async function writeFormattedJson(path: string, value: Json): Promise<void> {
+  const prettier = await import('prettier');
+  const options = (await prettier.resolveConfig(path)) ?? {};
+  writeFileSync(path, await prettier.format(JSON.stringify(value), { ...options, parser: 'json' }));
+}
+
 async function main(): Promise<void> {
   const cwd = process.cwd();
   const subset = extractSubset(readDescription(packageDir(process.argv.slice(2), cwd)));
-  const prettier = await import('prettier');
-  const options = (await prettier.resolveConfig(join(cwd, SUBSET_PATH))) ?? {};
-  const text = await prettier.format(JSON.stringify(subset), { ...options, parser: 'json' });
-  writeFileSync(join(cwd, SUBSET_PATH), text);
+  await writeFormattedJson(join(cwd, SUBSET_PATH), subset);
   const operations = Object.values(subset.paths as JsonObject).reduce<number>(
     (n, item) => n + Object.keys(item as JsonObject).length,
     0,
