@@ -63,10 +63,9 @@ export function createWebhookValidator(): WebhookValidator {
       if (!post) return [`${where} (${key}) is not in the webhook contract subset`];
       const violations: string[] = [];
       for (const param of (post.parameters ?? []) as JsonObject[])
-        if (param.in === 'header' && param.required === true) {
-          const name = String(param.name).toLowerCase();
-          if (!headers[name]) violations.push(`${where}: header ${String(param.name)} is required`);
-        }
+        if (param.in === 'header' && param.required === true && typeof param.name === 'string')
+          if (!headers[param.name.toLowerCase()])
+            violations.push(`${where}: header ${param.name} is required`);
       let payload: unknown;
       try {
         payload = JSON.parse(body);
