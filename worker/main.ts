@@ -16,6 +16,8 @@ import {
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities';
 import { createLocalGitHost } from '../activities/git/local-git-host';
+import { createRoutingGitHost } from '../activities/git/routing-git-host';
+import { createGitHubWorkerHost } from '../activities/github/worker-host';
 import { createTestCaseEvents } from '../activities/flaky/events';
 import { createFlakyStore } from '../activities/flaky/service';
 import { createPool } from '../activities/platform/db';
@@ -61,9 +63,17 @@ async function main(): Promise<void> {
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
   const identity = `railyard-worker@${os.hostname()}:${process.pid}`;
-  const gitHost = createLocalGitHost({ root: path.resolve(config.RAILYARD_GIT_ROOT) });
   const workRoot = path.resolve(config.RAILYARD_WORK_ROOT);
   const pool = createPool(config.DATABASE_URL, { applicationName: 'railyard-worker' });
+  const localHost = createLocalGitHost({ root: path.resolve(config.RAILYARD_GIT_ROOT) });
+  // Repositories of the App's host live on GitHub; the worker keeps a mirror of each in its data folder.
+  const gitHubSide = gitHub
+    ? await createGitHubWorkerHost({ settings: gitHub, pool, mirrorRoot: path.join(workRoot, 'mirrors') })
+    : null;
+  const gitHost = createRoutingGitHost(
+    localHost,
+    gitHub && gitHubSide ? { host: gitHub.host, gitHost: gitHubSide.gitHost } : undefined,
+  );
   // test_case.* webhooks: the judge's uploads and the hourly re-evaluation share one dispatch loop.
   const testCaseEvents = createTestCaseEvents({
     pool,

@@ -13,9 +13,22 @@
  *    the base it was given, and the target branch only moves to a commit of that branch by
  *    compare-and-swap from that base.
  */
-import type { RepositoryKey } from '../../workflows/contract';
+import type { CommitStatusReport, RepositoryKey } from '../../workflows/contract';
 
 export type MergeMethod = 'merge_commit' | 'squash' | 'rebase';
+
+/**
+ * How a host with an API lands (docs/github.md): `push` moves the target to the tested commit by a
+ * compare-and-swap push; `api` asks the host to merge each PR (GitHub's merge endpoint) and checks that
+ * the result has the tested tree. The local host always pushes.
+ */
+export type LandingMode = 'push' | 'api';
+
+/** The checks a run must pass when the queue names none; null from hosts without checks (local). */
+export type RequiredChecks =
+  | { kind: 'found'; contexts: string[]; source: 'trunk_config' | 'branch_protection' }
+  | { kind: 'none' }
+  | { kind: 'invalid'; detail: string };
 
 /** Trunk's `gitHubMergeability`, reduced to what a trial merge can say. */
 export type Mergeability = 'mergeable' | 'conflicting' | 'unknown';
@@ -61,7 +74,7 @@ export interface BuildTestBranchInput {
   /** In queue order; each is applied on top of the previous ones. */
   prs: PullRequestAtSha[];
   mergeMethod: MergeMethod;
-  /** `railyard-merge/pr-<n>/<runId>` (names.testBranchName); other names are refused. */
+  /** `<testBranchPrefix>pr-<n>/<runId>` (names.testBranchName); other names are refused. */
   branchName: string;
 }
 
@@ -96,10 +109,19 @@ export interface AdvanceTargetInput {
   newSha: string;
   /** When given, each PR's head must still be at the tested sha (GitHub refuses to merge otherwise). */
   prs?: PullRequestAtSha[];
+  /** Needed by the `api` landing mode; `push` by default. */
+  landing?: LandingMode;
+  mergeMethod?: MergeMethod;
 }
 
 export type AdvanceTargetResult =
-  | { kind: 'advanced'; sha: string; alreadyAdvanced: boolean }
+  | {
+      kind: 'advanced';
+      sha: string;
+      alreadyAdvanced: boolean;
+      /** Set when the host wrote something other than the tested tree (api landing); never hidden. */
+      warning?: string;
+    }
   | { kind: 'moved'; expectedSha: string; actualSha: string | null }
   | {
       kind: 'pr_moved';
@@ -109,7 +131,13 @@ export type AdvanceTargetResult =
       reason: 'PR_UPDATED_AT_MERGE_TIME';
     }
   | { kind: 'pr_closed'; prNumber: number; reason: 'PR_CLOSED' }
-  | { kind: 'rejected'; reason: 'GITHUB_API_MERGE_PR_FAILED'; detail: string };
+  | {
+      kind: 'rejected';
+      reason: 'GITHUB_API_MERGE_PR_FAILED';
+      detail: string;
+      /** PRs of a batch the host merged before it refused one (api landing), and the tip after them. */
+      merged?: { prs: number[]; tipSha: string };
+    };
 
 export interface DirectMergeInput {
   repo: RepositoryKey;
@@ -118,6 +146,7 @@ export interface DirectMergeInput {
   expectedTargetSha: string;
   pr: PullRequestAtSha;
   mergeMethod: MergeMethod;
+  landing?: LandingMode;
 }
 
 export type DirectMergeResult =
@@ -138,6 +167,8 @@ export interface CheckoutInput {
 }
 
 export interface GitHost {
+  /** Test branches on this host start with it (`railyard-merge/` locally, `trunk-merge/` on GitHub). */
+  testBranchPrefix(repo: RepositoryKey): string;
   readPullRequest(repo: RepositoryKey, number: number, targetBranch: string): Promise<PullRequestLookup>;
   readBranchTip(repo: RepositoryKey, branch: string): Promise<BranchTipLookup>;
   buildTestBranch(input: BuildTestBranchInput): Promise<BuildTestBranchResult>;
@@ -150,4 +181,8 @@ export interface GitHost {
   readFileAtCommit(repo: RepositoryKey, sha: string, path: string): Promise<FileLookup>;
   /** A working tree of one commit in a new directory, for the `command` test runner. */
   checkout(input: CheckoutInput): Promise<void>;
+  /** What CI reported for a commit; null from hosts that keep no results (statuses come by API). */
+  readChecks(repo: RepositoryKey, sha: string): Promise<CommitStatusReport[] | null>;
+  /** The checks a run of `sha` must pass when its queue names none; null when the host has no checks. */
+  requiredChecks(repo: RepositoryKey, targetBranch: string, sha: string): Promise<RequiredChecks | null>;
 }

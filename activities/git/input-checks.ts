@@ -24,18 +24,18 @@ export function checkPullRequests(prs: readonly PullRequestAtSha[]): void {
   }
 }
 
-/** Test branches live under `railyard-merge/`: nothing else is built or deleted through the port. */
-export function checkTestBranch(branch: string): void {
+/** Test branches live under the host's prefix: nothing else is built or deleted through the port. */
+export function checkTestBranch(branch: string, prefix: string = TEST_BRANCH_PREFIX): void {
   assertValid('test branch', checkBranchName(branch));
-  if (!branch.startsWith(TEST_BRANCH_PREFIX)) {
-    throw new InvalidGitNameError('test branch', `must start with ${TEST_BRANCH_PREFIX}`);
+  if (!branch.startsWith(prefix)) {
+    throw new InvalidGitNameError('test branch', `must start with ${prefix}`);
   }
 }
 
-export function checkBuildInput(input: BuildTestBranchInput): void {
+export function checkBuildInput(input: BuildTestBranchInput, prefix: string = TEST_BRANCH_PREFIX): void {
   assertValid('target branch', checkBranchName(input.targetBranch));
   assertValid('baseSha', checkSha(input.baseSha));
-  checkTestBranch(input.branchName);
+  checkTestBranch(input.branchName, prefix);
   if (input.prs.length === 0) throw new Error('a test branch needs at least one pull request');
   checkPullRequests(input.prs);
 }

@@ -75,6 +75,10 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
   const host: LocalGitHost = {
     root,
     repositoryPath: (repo) => repositoryPath(root, repo),
+    testBranchPrefix: () => names.TEST_BRANCH_PREFIX,
+    // Statuses of local repositories come through the API (the queue's commitStatus signal).
+    readChecks: () => Promise.resolve(null),
+    requiredChecks: () => Promise.resolve(null),
 
     async readPullRequest(repo, number, targetBranch) {
       const prRef = names.pullRequestRef(number);

@@ -142,9 +142,12 @@ export function assertValid<T>(field: string, check: NameCheck<T>): T {
 
 export const TEST_BRANCH_PREFIX = 'railyard-merge/';
 
-/** `railyard-merge/pr-<n>/<runId>`: the runId is the `testRunId` of getMergeQueueTestingDetails. */
-export function testBranchName(prNumber: number, runId: string): string {
-  const name = `${TEST_BRANCH_PREFIX}pr-${assertValid('pull request number', checkPullRequestNumber(prNumber))}/${runId}`;
+/**
+ * `<prefix>pr-<n>/<runId>` (`railyard-merge/` unless the host says otherwise): the runId is the
+ * `testRunId` of getMergeQueueTestingDetails.
+ */
+export function testBranchName(prNumber: number, runId: string, prefix: string = TEST_BRANCH_PREFIX): string {
+  const name = `${prefix}pr-${assertValid('pull request number', checkPullRequestNumber(prNumber))}/${runId}`;
   return assertValid('test branch name', checkBranchName(name));
 }
 

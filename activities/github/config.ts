@@ -14,10 +14,11 @@
 import fs from 'node:fs';
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
-import { ConfigError } from '../platform/env';
+import { ConfigError, envInt } from '../platform/env';
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 export const DEFAULT_GITHUB_HOST = 'github.com';
+export const DEFAULT_GITHUB_RECONCILE_MINUTES = 5;
 
 const hostName = z
   .string()
@@ -40,6 +41,17 @@ export const gitHubConfigShape = {
     .default(DEFAULT_GITHUB_API_URL),
   /** The repository host (`repo.host`) whose repositories this app serves. */
   RAILYARD_GITHUB_HOST: hostName.default(DEFAULT_GITHUB_HOST),
+  /** Where repositories are cloned from (`<url>/<owner>/<name>.git`); default `https://<host>`. */
+  RAILYARD_GITHUB_GIT_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://github.example.com' })
+    .optional(),
+  /** Prefix of test branches on GitHub, unless a queue sets its own. */
+  RAILYARD_GITHUB_TEST_BRANCH_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}\/$/, 'must be a branch prefix ending in "/", such as trunk-merge/')
+    .default('trunk-merge/'),
+  /** Period of the reconciliation Schedule (worker): redelivery, unhandled deliveries, queue hints. */
+  RAILYARD_GITHUB_RECONCILE_MINUTES: envInt(1, 1440).default(DEFAULT_GITHUB_RECONCILE_MINUTES),
 };
 
 type GitHubConfig = z.infer<z.ZodObject<typeof gitHubConfigShape>>;
@@ -53,6 +65,12 @@ export interface GitHubAppSettings {
   apiUrl: string;
   /** `repo.host` of the repositories this app serves, lower-case. */
   host: string;
+  /** Git remote base without a trailing slash: `<gitUrl>/<owner>/<name>.git`. */
+  gitUrl: string;
+  /** Test branches on GitHub start with it (a queue's testBranchPrefix overrides it). */
+  testBranchPrefix: string;
+  /** Minutes between two runs of the GitHub reconciliation (worker/github-reconciliation-schedule.ts). */
+  reconcileMinutes: number;
 }
 
 /**
@@ -117,6 +135,9 @@ export function gitHubAppSettingsOf(
     webhookSecret: secret,
     apiUrl: config.RAILYARD_GITHUB_API_URL.replace(/\/+$/, ''),
     host: config.RAILYARD_GITHUB_HOST.toLowerCase(),
+    gitUrl: (config.RAILYARD_GITHUB_GIT_URL ?? `https://${config.RAILYARD_GITHUB_HOST.toLowerCase()}`).replace(/\/+$/, ''),
+    testBranchPrefix: config.RAILYARD_GITHUB_TEST_BRANCH_PREFIX,
+    reconcileMinutes: config.RAILYARD_GITHUB_RECONCILE_MINUTES,
   };
 }
 

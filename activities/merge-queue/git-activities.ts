@@ -9,7 +9,15 @@ import { repositoryLabel, type RepositoryKey } from '../../workflows/contract';
 import type { GitHost } from '../git/git-host';
 import type { RepositoryOwnership } from '../stores/repository-owners';
 import { InvalidGitNameError, testBranchName } from '../git/names';
-import type { BuildRunInput, BuildRunResult, LandInput, LandResult, PullRequestSnapshot } from './types';
+import type {
+  BuildRunInput,
+  BuildRunResult,
+  ChecksReading,
+  LandInput,
+  LandResult,
+  PullRequestSnapshot,
+  RunChecks,
+} from './types';
 
 async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -50,11 +58,13 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
           mergeable: 'unknown',
           targetTipSha: null,
           basedOnTargetTip: false,
+          state: 'absent',
         };
       }
       const p = found.pullRequest;
       return {
         found: p.state === 'open',
+        state: p.state,
         headSha: p.headSha,
         title: p.title,
         author: p.author,
@@ -79,7 +89,8 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
       const tip = await gitHost.readBranchTip(input.repo, input.targetBranch);
       if (tip.kind === 'not_found')
         return { kind: 'no_target', detail: `The target branch ${input.targetBranch} does not exist.` };
-      const branchName = testBranchName(input.branchPr, input.runId);
+      const prefix = input.testBranchPrefix || gitHost.testBranchPrefix(input.repo);
+      const branchName = testBranchName(input.branchPr, input.runId, prefix);
       const built = await gitHost.buildTestBranch({
         repo: input.repo,
         targetBranch: input.targetBranch,
@@ -89,14 +100,17 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
         branchName,
       });
       switch (built.kind) {
-        case 'built':
+        case 'built': {
+          const checks = input.queueNamesChecks ? null : await runChecks(input, built.headSha);
           // A stacked run is built on another run's head; the base it tests on is still the target tip.
           return {
             kind: 'built',
             branchName,
             baseSha: input.buildOnSha ? tip.sha : built.baseSha,
             headSha: built.headSha,
+            ...(checks ? { checks } : {}),
           };
+        }
         case 'conflict':
           return { kind: 'conflict', prNumber: built.prNumber, detail: built.detail };
         case 'pr_moved':
@@ -105,6 +119,30 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
           return { kind: 'pr_closed', prNumber: built.prNumber };
       }
     });
+  }
+
+  /** The checks a run must pass on a host with checks; null on hosts without (the command runs). */
+  async function runChecks(input: BuildRunInput, headSha: string): Promise<RunChecks | null> {
+    const found = await gitHost.requiredChecks(input.repo, input.targetBranch, headSha);
+    if (found === null) return null;
+    switch (found.kind) {
+      case 'found':
+        return { kind: 'required', contexts: found.contexts, source: found.source };
+      case 'invalid':
+        return {
+          kind: 'problem',
+          reason: 'START_TEST_RUN_CONFIG_BAD_REQUIRED_STATUSES',
+          detail: found.detail,
+        };
+      case 'none':
+        return {
+          kind: 'problem',
+          reason: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
+          detail:
+            `No required checks for ${input.targetBranch}: set the queue's requiredStatuses, list them under ` +
+            `merge.required_statuses in .trunk/trunk.yaml, or require status checks on ${input.targetBranch}.`,
+        };
+    }
   }
 
   async function land(input: LandInput): Promise<LandResult> {
@@ -125,6 +163,7 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
             expectedTargetSha: expected,
             pr,
             mergeMethod: input.mergeMethod,
+            ...(input.landing ? { landing: input.landing } : {}),
           });
           switch (r.kind) {
             case 'merged':
@@ -150,7 +189,11 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
             baseSha: expected,
             prs: input.prs,
             mergeMethod: input.mergeMethod,
-            branchName: testBranchName(input.prs[0]?.number ?? 0, `land-${input.mergeId}`),
+            branchName: testBranchName(
+              input.prs[0]?.number ?? 0,
+              `land-${input.mergeId}`,
+              input.testBranchPrefix || gitHost.testBranchPrefix(input.repo),
+            ),
           });
           if (built.kind !== 'built') {
             return {
@@ -187,10 +230,12 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
       expectedSha,
       newSha,
       prs: input.prs,
+      mergeMethod: input.mergeMethod,
+      ...(input.landing ? { landing: input.landing } : {}),
     });
     switch (r.kind) {
       case 'advanced':
-        return { kind: 'landed', tipSha: r.sha };
+        return { kind: 'landed', tipSha: r.sha, ...(r.warning ? { warning: r.warning } : {}) };
       case 'moved':
         return { kind: 'target_moved', tipSha: r.actualSha };
       case 'pr_moved':
@@ -198,13 +243,23 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
       case 'pr_closed':
         return { kind: 'pr_problem', prNumber: r.prNumber, reason: 'PR_CLOSED' };
       case 'rejected':
-        return { kind: 'rejected', reason: r.reason, detail: r.detail };
+        return {
+          kind: 'rejected',
+          reason: r.reason,
+          detail: r.detail,
+          ...(r.merged ? { merged: r.merged } : {}),
+        };
     }
+  }
+
+  /** What CI reported for a commit, re-read from the host (hints and reconciliation). */
+  async function readChecks(input: { repo: RepositoryKey; sha: string }): Promise<ChecksReading> {
+    return guard(() => gitHost.readChecks(input.repo, input.sha));
   }
 
   async function deleteTestBranch(input: { repo: RepositoryKey; branchName: string }): Promise<void> {
     await guard(() => gitHost.deleteBranch(input.repo, input.branchName));
   }
 
-  return { readPullRequest, readTargetTip, buildTestRun, land, deleteTestBranch };
+  return { readPullRequest, readTargetTip, buildTestRun, land, readChecks, deleteTestBranch };
 }

@@ -4,12 +4,16 @@
  * the contract's RunCommandResult (workflows/contract/test-run-messages.ts): the test-run workflow hands
  * it to the queue as is.
  */
-import type { RepositoryKey } from '../../workflows/contract';
+import type { CommitStatusReport, RepositoryKey } from '../../workflows/contract';
 
 export type MergeMethod = 'merge_commit' | 'squash' | 'rebase';
+export type LandingMode = 'push' | 'api';
 
 export interface PullRequestSnapshot {
+  /** Open on the host (closed and merged PRs read as not found). */
   found: boolean;
+  /** Hosts that keep closed PRs say how they ended; absent from older recorded results. */
+  state?: 'open' | 'closed' | 'merged' | 'absent';
   headSha: string;
   title: string;
   author: string;
@@ -32,10 +36,26 @@ export interface BuildRunInput {
   buildOnSha: string | null;
   prs: { number: number; headSha: string }[];
   mergeMethod: MergeMethod;
+  /**
+   * The queue names its required statuses itself; otherwise a host with checks (GitHub) says which
+   * checks the run needs, from the tested commit's `.trunk/trunk.yaml` or the target's protection.
+   */
+  queueNamesChecks?: boolean;
+  /** The queue's test-branch prefix; null or absent = the host's (`trunk-merge/` on GitHub). */
+  testBranchPrefix?: string | null;
 }
 
+/** Which checks a run on a host with checks must pass (absent: the host has none, run the command). */
+export type RunChecks =
+  | { kind: 'required'; contexts: string[]; source: 'trunk_config' | 'branch_protection' }
+  | {
+      kind: 'problem';
+      reason: 'START_TEST_RUN_NO_REQUIRED_STATUSES' | 'START_TEST_RUN_CONFIG_BAD_REQUIRED_STATUSES';
+      detail: string;
+    };
+
 export type BuildRunResult =
-  | { kind: 'built'; branchName: string; baseSha: string; headSha: string }
+  | { kind: 'built'; branchName: string; baseSha: string; headSha: string; checks?: RunChecks }
   | { kind: 'conflict'; prNumber: number; detail: string }
   | { kind: 'pr_moved'; prNumber: number; actualSha: string }
   | { kind: 'pr_closed'; prNumber: number }
@@ -54,10 +74,14 @@ export interface LandInput {
   mergeMethod: MergeMethod;
   /** Names the temporary branch a rebase landing builds. */
   mergeId: string;
+  /** How a host with an API lands (GitHub); `push` when absent. */
+  landing?: LandingMode;
+  testBranchPrefix?: string | null;
 }
 
 export type LandResult =
-  | { kind: 'landed'; tipSha: string }
+  /** `warning`: the host wrote a tree other than the tested one (api landing); it is reported, not hidden. */
+  | { kind: 'landed'; tipSha: string; warning?: string }
   | { kind: 'target_moved'; tipSha: string | null }
   | {
       kind: 'pr_problem';
@@ -68,7 +92,12 @@ export type LandResult =
       kind: 'rejected';
       reason: 'GITHUB_API_MERGE_PR_FAILED' | 'GITHUB_API_DIRECT_MERGE_PR_FAILED';
       detail: string;
+      /** PRs the host merged before it refused one (api landing of a batch), with the tip after them. */
+      merged?: { prs: number[]; tipSha: string };
     };
+
+/** What CI reported for one commit on the host; null = the host keeps no checks (local). */
+export type ChecksReading = CommitStatusReport[] | null;
 
 export interface RunCommandInput {
   /** Whose flaky-test data judges the run's JUnit results (quarantine). */

@@ -325,3 +325,19 @@ export function installationOwnership(
 /** True when `repo` is on the host a configured GitHub App serves. */
 export const isGitHubRepository = (repo: RepositoryKey, host: string | undefined) =>
   host !== undefined && repo.host.toLowerCase() === host.toLowerCase();
+
+/**
+ * The linked, unsuspended installation that covers `repo` (how the worker authenticates to it), or
+ * null: a repository no linked installation covers is not served, whatever else says so.
+ */
+export async function installationCovering(pool: Pool, repo: RepositoryKey): Promise<number | null> {
+  const r = await pool.query<{ installation_id: string }>({
+    name: 'installation-covering-repository',
+    text: `SELECT g.installation_id FROM repository_owners r
+           JOIN github_installations g ON g.installation_id = r.github_installation_id
+           WHERE lower(r.host) = lower($1) AND lower(r.owner) = lower($2) AND lower(r.name) = lower($3)
+             AND g.organisation_id = r.organisation_id AND g.suspended_at IS NULL`,
+    values: [repo.host, repo.owner, repo.name],
+  });
+  return r.rows[0] ? Number(r.rows[0].installation_id) : null;
+}

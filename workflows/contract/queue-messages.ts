@@ -35,6 +35,10 @@ export interface RunnerSettings {
   stateLabelsEnabled: boolean;
   notReadyTimeoutHours: number;
   testBranchConstructionMode: string;
+  /** How a host with an API lands (GitHub, docs/github.md); absent = `push`. railyard's own setting. */
+  landingMode?: 'push' | 'api';
+  /** Prefix of this queue's test branches; absent = the host's (`trunk-merge/` on GitHub). */
+  testBranchPrefix?: string;
 }
 
 export interface QueueWorkflowInput {
@@ -149,7 +153,7 @@ export interface TestRunDetails {
   prs: { pr: number; title: string }[];
   dependentPrs: number[];
   requiredStatuses: string[];
-  requiredStatusesSource: 'merge_instance' | 'trunk_config' | null;
+  requiredStatusesSource: 'merge_instance' | 'trunk_config' | 'repo_provider_branch_protection' | null;
   statuses: CommitStatusReport[];
   impactedTargets: string[] | 'ALL' | null;
   impactedTargetsForTestedPrs: string[] | 'ALL' | null;

@@ -56,6 +56,11 @@ export interface RunMeta {
   /** Its start is recorded in history (only then may it be cancelled). */
   childStarted: boolean;
   statuses: CommitStatusReport[];
+  /**
+   * The checks this run must pass when the host named them (GitHub: `.trunk/trunk.yaml` or the
+   * target's protection); absent = the queue's requiredStatuses.
+   */
+  required?: { contexts: string[]; source: 'trunk_config' | 'branch_protection' };
   titles: Record<string, string>;
   /** Whether its test branch was deleted after it ended. */
   cleaned: boolean;

@@ -11,7 +11,7 @@
  * - merge: land the tested commit (compare-and-swap), rebase onto a moved tip (parallel lanes), or merge
  *   directly; report mergeDone / mergeFailed.
  */
-import { ParentClosePolicy, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
+import { ParentClosePolicy, getExternalWorkflowHandle, log, startChild } from '@temporalio/workflow';
 import type { EngineCommand, NotifyPr } from '../engine';
 import {
   queueWorkflowId,
@@ -22,7 +22,8 @@ import {
 import { git } from './activity-proxies';
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';
-import { judgeStatuses } from './status-verdict';
+import type { HostReader } from './host-reader';
+import { judgeStatuses, requiredOf } from './status-verdict';
 
 /** The engine commands this runs: all but `notifyPr`. */
 export type ExecutedCommand = Exclude<EngineCommand, NotifyPr>;
@@ -30,7 +31,10 @@ export type ExecutedCommand = Exclude<EngineCommand, NotifyPr>;
 export class CommandExecutor {
   private readonly queueWorkflowId: string;
 
-  constructor(private readonly ctx: QueueContext) {
+  constructor(
+    private readonly ctx: QueueContext,
+    private readonly hosts: HostReader,
+  ) {
     this.queueWorkflowId = queueWorkflowId(ctx.key);
   }
 
@@ -39,7 +43,7 @@ export class CommandExecutor {
       case 'startTestRun':
         return this.startTestRun(cmd);
       case 'cancelTestRun':
-        return this.cancelTestRun(cmd.runId);
+        return this.cancelTestRun(cmd.runId, cmd.reason);
       case 'merge':
         return this.merge(cmd);
     }
@@ -87,6 +91,8 @@ export class CommandExecutor {
           buildOnSha: stacked?.headSha ?? cmd.baseSha,
           prs: this.prs(apply),
           mergeMethod: c.engine.config.mergeMethod,
+          queueNamesChecks: run.runner === 'statuses',
+          testBranchPrefix: c.runner.testBranchPrefix ?? null,
         });
         switch (built.kind) {
           case 'built':
@@ -96,10 +102,28 @@ export class CommandExecutor {
               baseSha: built.baseSha,
             });
             if (run.status !== 'building') return; // cancelled while building
+            if (built.checks?.kind === 'problem') {
+              run.status = 'failed';
+              log.warn('test run cannot start', { runId: run.runId, detail: built.checks.detail });
+              this.ctx.push({
+                type: 'testRunFailedToStart',
+                runId: run.runId,
+                reason: built.checks.reason,
+                culpritPr: null,
+              });
+              return;
+            }
+            if (built.checks?.kind === 'required') {
+              // The host's CI tests the pushed branch; its checks decide the run.
+              run.runner = 'statuses';
+              run.required = { contexts: built.checks.contexts, source: built.checks.source };
+            }
             run.status = 'in_progress';
             this.ctx.push({ type: 'testRunStarted', runId: run.runId, baseSha: built.baseSha });
-            if (run.runner === 'statuses') judgeStatuses(this.ctx, run);
-            else await this.startCommandRun(run);
+            if (run.runner === 'statuses') {
+              judgeStatuses(this.ctx, run);
+              if (run.required) this.hosts.readChecks(run);
+            } else await this.startCommandRun(run);
             return;
           case 'conflict':
             this.ctx.push({
@@ -163,9 +187,14 @@ export class CommandExecutor {
     if (run.status === 'cancelled') await this.cancelChild(workflowId);
   }
 
-  private cancelTestRun(runId: string): void {
+  private cancelTestRun(runId: string, reason: string): void {
     const run = this.ctx.carried.runs.find((r) => r.runId === runId);
     if (!run || run.status === 'succeeded' || run.status === 'failed') return;
+    if (reason === 'TEST_RUN_TIMEOUT' && run.runner === 'statuses') {
+      const seen = new Set(run.statuses.filter((s) => s.state === 'success').map((s) => s.context));
+      const missing = requiredOf(this.ctx, run).filter((ctx) => !seen.has(ctx));
+      log.warn('test run timed out waiting for required checks', { runId, missing, sha: run.headSha });
+    }
     run.status = 'cancelled';
     const child = run.child;
     if (child && run.childStarted) this.ctx.track(() => this.cancelChild(child));
@@ -192,9 +221,16 @@ export class CommandExecutor {
           prs: this.prs(cmd.prs),
           mergeMethod: cmd.method,
           mergeId: cmd.mergeId,
+          ...(c.runner.landingMode ? { landing: c.runner.landingMode } : {}),
+          testBranchPrefix: c.runner.testBranchPrefix ?? null,
         });
         switch (r.kind) {
           case 'landed':
+            if (r.warning)
+              log.error('landed a tree other than the tested one', {
+                mergeId: cmd.mergeId,
+                warning: r.warning,
+              });
             this.ctx.push({ type: 'mergeDone', mergeId: cmd.mergeId, newTipSha: r.tipSha });
             return;
           case 'target_moved':
@@ -221,13 +257,14 @@ export class CommandExecutor {
             });
             return;
           case 'rejected':
+            log.warn('landing refused', { mergeId: cmd.mergeId, detail: r.detail });
             this.ctx.push({
               type: 'mergeFailed',
               mergeId: cmd.mergeId,
               reason: r.reason,
-              pr: cmd.prs[0] ?? null,
-              mergedPrs: [],
-              tipSha: null,
+              pr: cmd.prs.find((pr) => !(r.merged?.prs ?? []).includes(pr)) ?? cmd.prs[0] ?? null,
+              mergedPrs: r.merged?.prs ?? [],
+              tipSha: r.merged?.tipSha ?? null,
             });
             return;
         }

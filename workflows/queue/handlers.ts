@@ -15,6 +15,7 @@ import { isInQueue, testRunView } from '../engine';
 import {
   cancelUpdate,
   commitStatusSignal,
+  hostHintSignal,
   deleteQueueUpdate,
   getAdmissionsQuery,
   getQueueQuery,
@@ -33,6 +34,7 @@ import { bounded, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
 import type { QueueContext } from './context';
 import { settingsOf, snapshotOf, testRunDetailsOf } from './projections';
 import { judgeStatuses } from './status-verdict';
+import type { HostReader } from './host-reader';
 import { withinTargetsBudget } from './targets-budget';
 
 const reject = (type: QueueRejection, message: string) =>
@@ -41,6 +43,8 @@ const reject = (type: QueueRejection, message: string) =>
 /** What the handlers need beyond the context: whether the loop has decided an event they pushed. */
 export interface HandlerContext extends QueueContext {
   applied(seq: number): boolean;
+  /** Re-reads the host on hints. */
+  readonly hosts: Pick<HostReader, 'hint'>;
 }
 
 /** `delivered`: submissions whose PR workflow has received a transition (pr-notifier.ts). */
@@ -155,6 +159,11 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
     if (!run) return;
     run.statuses = bounded([...run.statuses, report], 200);
     judgeStatuses(queue, run);
+  });
+
+  setHandler(hostHintSignal, (h) => {
+    if (c.deleted) return;
+    queue.hosts.hint(h);
   });
 
   setHandler(testRunFinishedSignal, ({ runId, result }) => {

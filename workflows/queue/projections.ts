@@ -59,8 +59,15 @@ function targetsOf(state: QueueState, prs: number[]): string[] | 'ALL' | null {
   return lists.length === 0 ? null : [...new Set(lists.flat())].sort();
 }
 
+/** Trunk's name for where a run's required statuses came from. */
+function sourceOf(run: RunMeta): TestRunDetails['requiredStatusesSource'] {
+  if (run.required?.source === 'branch_protection') return 'repo_provider_branch_protection';
+  if (run.required?.source === 'trunk_config') return 'trunk_config';
+  return run.runner === 'statuses' ? 'merge_instance' : 'trunk_config';
+}
+
 export function testRunDetailsOf(c: Carried, run: RunMeta): TestRunDetails {
-  const required = c.runner.requiredStatuses ?? [];
+  const required = run.required?.contexts ?? c.runner.requiredStatuses ?? [];
   return {
     testRunId: run.runId,
     testBranch: run.branchName ?? '',
@@ -71,7 +78,7 @@ export function testRunDetailsOf(c: Carried, run: RunMeta): TestRunDetails {
     prs: run.prs.map((pr) => ({ pr, title: run.titles[String(pr)] ?? '' })),
     dependentPrs: run.ahead,
     requiredStatuses: required,
-    requiredStatusesSource: run.runner === 'statuses' ? 'merge_instance' : 'trunk_config',
+    requiredStatusesSource: sourceOf(run),
     statuses: run.statuses,
     impactedTargets: targetsOf(c.engine, [...run.ahead, ...run.prs]),
     impactedTargetsForTestedPrs: targetsOf(c.engine, run.prs),

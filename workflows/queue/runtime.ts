@@ -17,6 +17,7 @@ import { bounded, type Carried, MAX_FINISHED_RUNS } from './carried';
 import { CommandExecutor } from './command-executor';
 import type { QueueContext } from './context';
 import { EventLogOutbox } from './event-log-outbox';
+import { HostReader } from './host-reader';
 import { PrNotifier } from './pr-notifier';
 
 export class QueueRuntime implements QueueContext {
@@ -29,6 +30,8 @@ export class QueueRuntime implements QueueContext {
   private appliedSeq = 0;
   private pushedSeq: number;
   private readonly executor: CommandExecutor;
+  /** Re-reads the host on hints (hostHintSignal). */
+  readonly hosts: HostReader;
   readonly notifier: PrNotifier;
   readonly outbox: EventLogOutbox;
 
@@ -37,7 +40,8 @@ export class QueueRuntime implements QueueContext {
     readonly carried: Carried,
     opts: { appendMaximumIntervalMs?: number } = {},
   ) {
-    this.executor = new CommandExecutor(this);
+    this.hosts = new HostReader(this);
+    this.executor = new CommandExecutor(this, this.hosts);
     this.outbox = new EventLogOutbox(carried, opts.appendMaximumIntervalMs);
     this.notifier = new PrNotifier(this, this.outbox);
     // Transitions a previous run could not store go first.

@@ -19,10 +19,15 @@ export function evaluateStatuses(
   return required.length > 0 && required.every((ctx) => latest.get(ctx) === 'success') ? 'passed' : 'pending';
 }
 
+/** The contexts that decide a run: the ones its host named, else the queue's requiredStatuses. */
+export function requiredOf(ctx: Pick<QueueContext, 'carried'>, run: RunMeta): string[] {
+  return run.required?.contexts ?? ctx.carried.runner.requiredStatuses ?? [];
+}
+
 /** Ends a run in progress once its statuses decide it, and tells the engine. */
 export function judgeStatuses(ctx: QueueContext, run: RunMeta): void {
   if (run.status !== 'in_progress') return;
-  const verdict = evaluateStatuses(ctx.carried.runner.requiredStatuses ?? [], run.statuses);
+  const verdict = evaluateStatuses(requiredOf(ctx, run), run.statuses);
   if (verdict === 'pending') return;
   run.status = verdict === 'passed' ? 'succeeded' : 'failed';
   ctx.push({ type: 'testRunFinished', runId: run.runId, outcome: verdict });

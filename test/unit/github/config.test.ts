@@ -39,6 +39,9 @@ test('a complete app: key from the environment or a file, defaults for github.co
     webhookSecret: SECRET,
     apiUrl: 'https://api.github.com',
     host: 'github.com',
+    gitUrl: 'https://github.com',
+    testBranchPrefix: 'trunk-merge/',
+    reconcileMinutes: 5,
   });
   const oneLine = privateKey.trim().split('\n').join('\\n');
   expect(settingsOf({ ...base, RAILYARD_GITHUB_PRIVATE_KEY: oneLine })?.privateKey).toBe(privateKey.trim());
@@ -109,6 +112,10 @@ test('a bad app id, API URL or host is named by the schema', () => {
   expect(messageOf(() => settingsOf({ RAILYARD_GITHUB_HOST: 'https://github.com' }))).toMatch(
     /RAILYARD_GITHUB_HOST="https:\/\/github.com" is invalid: must be a host name/,
   );
+  for (const minutes of ['0', '1441', '2.5', 'soon'])
+    expect(messageOf(() => settingsOf({ RAILYARD_GITHUB_RECONCILE_MINUTES: minutes }))).toContain(
+      `RAILYARD_GITHUB_RECONCILE_MINUTES="${minutes}" is invalid`,
+    );
 });
 
 test('the api and the worker both read the GitHub settings (and every other known variable)', () => {
@@ -119,9 +126,17 @@ test('the api and the worker both read the GitHub settings (and every other know
     RAILYARD_GITHUB_WEBHOOK_SECRET: SECRET,
     RAILYARD_GITHUB_HOST: 'ghe.example.com',
     RAILYARD_GITHUB_API_URL: 'https://ghe.example.com/api/v3',
+    RAILYARD_GITHUB_RECONCILE_MINUTES: '15',
   };
   expect(gitHubAppSettingsOf(loadApiConfig(env))?.host).toBe('ghe.example.com');
-  expect(gitHubAppSettingsOf(loadWorkerConfig(env))?.apiUrl).toBe('https://ghe.example.com/api/v3');
+  expect(gitHubAppSettingsOf(loadWorkerConfig(env))).toMatchObject({
+    apiUrl: 'https://ghe.example.com/api/v3',
+    gitUrl: 'https://ghe.example.com',
+    reconcileMinutes: 15,
+  });
+  expect(() => loadWorkerConfig({ ...env, RAILYARD_GITHUB_TEST_BRANCH_PREFIX: '../x' })).toThrow(
+    /RAILYARD_GITHUB_TEST_BRANCH_PREFIX/,
+  );
   expect(
     loadApiConfig({
       ...env,

@@ -1,0 +1,40 @@
+/**
+ * The worker's GitHub side, composed once from the App settings: one App authentication (tokens cached
+ * per installation), one REST client per installation, and the `github` git host with its mirrors
+ * under the worker's data folder. The worker (and the end-to-end harness) route repositories of the
+ * App's host to it (routing-git-host.ts).
+ */
+import type { Pool } from 'pg';
+import { createGitHubAppAuth, type GitHubAppAuth } from './app-auth';
+import type { GitHubAppSettings } from './config';
+import { createGitHubClients, type GitHubClientOptions, type GitHubClients } from './rest-client';
+import { createGitHubGitHost } from '../git/github-git-host';
+import type { GitHost } from '../git/git-host';
+import { installationCovering } from '../stores/github-installations';
+
+export interface GitHubWorkerHost {
+  auth: GitHubAppAuth;
+  clients: GitHubClients;
+  gitHost: GitHost;
+}
+
+export async function createGitHubWorkerHost(deps: {
+  settings: GitHubAppSettings;
+  pool: Pool;
+  /** Folder of the mirrors, inside the worker's data folder. */
+  mirrorRoot: string;
+  clientOptions?: GitHubClientOptions;
+}): Promise<GitHubWorkerHost> {
+  const { settings, pool } = deps;
+  const auth = await createGitHubAppAuth(settings);
+  const clients = await createGitHubClients(settings, auth, deps.clientOptions);
+  const gitHost = createGitHubGitHost({
+    mirrorRoot: deps.mirrorRoot,
+    gitUrl: settings.gitUrl,
+    installationOf: (repo) => installationCovering(pool, repo),
+    clients,
+    auth,
+    testBranchPrefix: settings.testBranchPrefix,
+  });
+  return { auth, clients, gitHost };
+}
