@@ -19,6 +19,8 @@ import { createInstallationsApi } from '../activities/github/installations-api';
 import { createGitHubInstallationStore } from '../activities/stores/github-installations';
 import { createWebhookDeliveryStore } from '../activities/stores/github-webhook-deliveries';
 import { createWebhookReceiver } from '../activities/github/webhook-receiver';
+import { createGitHubOwnerLookup } from '../activities/github/owner-lookup';
+import { createQueueHinter } from '../activities/github/queue-hints';
 import { repositoryAccessWithGitHub } from './plugins/github-repository-access';
 import { createSubscriptionStore } from '../activities/webhooks';
 import { buildApp } from './app';
@@ -75,13 +77,21 @@ async function main(): Promise<void> {
   });
   const installations = gitHub ? createGitHubInstallationStore(pool) : null;
   // Deliveries are acted on after they are answered; shutdown waits for that work.
-  const gitHubWebhooks = installations
-    ? createWebhookReceiver({
-        deliveries: createWebhookDeliveryStore(pool),
-        installations,
-        onError: (err, message) => logger.warn({ err }, message),
-      })
-    : null;
+  // Pull request, push and check deliveries become hints to the owning organisation's queues.
+  const gitHubWebhooks =
+    gitHub && installations
+      ? createWebhookReceiver({
+          deliveries: createWebhookDeliveryStore(pool),
+          installations,
+          owners: createGitHubOwnerLookup(pool, gitHub.host),
+          hinter: createQueueHinter({
+            client: temporal.client,
+            namespace: config.TEMPORAL_NAMESPACE,
+            onError: (err, message) => logger.warn({ err }, message),
+          }),
+          onError: (err, message) => logger.warn({ err }, message),
+        })
+      : null;
   const app = await buildApp({
     logger,
     publicUrl,

@@ -5,3 +5,4 @@ export { pullRequestWorkflow } from './pull-request/pull-request-workflow';
 export { testRunWorkflow } from './test-run/test-run-workflow';
 export { webhookDeliveryWorkflow } from './webhooks/delivery-workflow';
 export { flakyReevaluationWorkflow } from './flaky/reevaluation-workflow';
+export { gitHubReconciliationWorkflow } from './github/reconciliation-workflow';

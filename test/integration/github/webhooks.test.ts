@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { signatureOf } from '../../../activities/github/webhook-signature';
 import { createWebhookReceiver, type WebhookReceiver } from '../../../activities/github/webhook-receiver';
+import { createGitHubOwnerLookup } from '../../../activities/github/owner-lookup';
 import { createGitHubInstallationStore } from '../../../activities/stores/github-installations';
 import { createWebhookDeliveryStore } from '../../../activities/stores/github-webhook-deliveries';
 import { BODY_LIMIT_BYTES } from '../../../api/app';
@@ -29,6 +30,9 @@ beforeAll(async () => {
   receiver = createWebhookReceiver({
     deliveries: createWebhookDeliveryStore(pool),
     installations,
+    owners: createGitHubOwnerLookup(pool, 'github.com'),
+    // Hints to queues are tested with real queue workflows in queue-hints.test.ts.
+    hinter: { hintRepository: () => Promise.resolve({ hinted: 0, ended: 0, failed: 0, truncated: false }) },
     onError: () => undefined,
   });
   ({ app, log } = await buildTestApp(pool, { gitHubWebhooks: { secret: SECRET, receiver } }));

@@ -1,0 +1,160 @@
+/**
+ * Acting on one stored GitHub webhook delivery, and recording what that did on its row. The API's
+ * receiver acts right after storing (webhook-receiver.ts); the reconciliation acts on rows a stopped
+ * process left unhandled (reconciliation.ts). Both go through `handle`, so a delivery means the same
+ * whichever ran it.
+ *
+ * Rules:
+ * - Installation events, for installations linked to an organisation: `installation_repositories`
+ *   added/removed add or drop the repositories it covers; `installation` suspend/unsuspend records the
+ *   suspension; `installation` deleted unlinks it.
+ * - Pull request, push and check events are routed by hint-routing.ts; a hint goes to the running
+ *   queues of the repository that the organisation holding it through the delivery's linked
+ *   installation owns (owner-lookup.ts, queue-hints.ts), never to another organisation's.
+ * - Outcomes: 'applied', 'hinted <n> queue(s)', 'installation not linked', 'repository not covered
+ *   by the installation', 'not acted on', or 'failed: <reason>' (a payload lacking the fields an
+ *   event needs, an error, or a hint some queues could not receive). Acting never throws.
+ * - Acting is idempotent in effect: installation changes converge, and hints carry no state.
+ */
+import { z } from 'zod';
+import { InstallationNotLinkedError, type GitHubInstallationStore } from '../stores/github-installations';
+import type { WebhookDeliveryStore } from '../stores/github-webhook-deliveries';
+import { routeDelivery } from './hint-routing';
+import type { GitHubOwnerLookup } from './owner-lookup';
+import type { HintResult, QueueHinter } from './queue-hints';
+
+export interface DeliveryActionDeps {
+  deliveries: Pick<WebhookDeliveryStore, 'markHandled'>;
+  installations: Pick<
+    GitHubInstallationStore,
+    'find' | 'addRepositories' | 'removeRepositories' | 'setSuspended' | 'unlink'
+  >;
+  owners: GitHubOwnerLookup;
+  hinter: Pick<QueueHinter, 'hintRepository'>;
+  onError: (err: unknown, message: string) => void;
+}
+
+export interface DeliveryActions {
+  /** What acting on the delivery did, as recorded in its outcome. Throws only on errors. */
+  act(event: string, payload: unknown): Promise<string>;
+  /** Acts and records the outcome on the delivery's row; never throws. */
+  handle(deliveryId: string, event: string, payload: unknown): Promise<string>;
+}
+
+const Repo = z.object({ full_name: z.string().regex(/^[^/]+\/[^/]+$/) });
+const InstallationRepositories = z.object({
+  action: z.enum(['added', 'removed']),
+  installation: z.object({ id: z.number().int().positive() }),
+  repositories_added: z.array(Repo).default([]),
+  repositories_removed: z.array(Repo).default([]),
+});
+const Installation = z.object({
+  action: z.string(),
+  installation: z.object({ id: z.number().int().positive(), suspended_at: z.string().nullish() }),
+});
+
+const covered = (repos: readonly { full_name: string }[]) =>
+  repos.map((r) => {
+    const [owner, name] = r.full_name.split('/') as [string, string];
+    return { owner, name };
+  });
+
+const queues = (n: number) => `${n} queue${n === 1 ? '' : 's'}`;
+
+/** The outcome of a hint: how many queues it reached, a failure if some could not be. */
+export function hintOutcome(r: HintResult): string {
+  if (r.failed > 0) return `failed: hinted ${r.hinted} of ${queues(r.hinted + r.failed)}`;
+  return `hinted ${queues(r.hinted)}${r.truncated ? ' (listing truncated)' : ''}`;
+}
+
+export function createDeliveryActions(deps: DeliveryActionDeps): DeliveryActions {
+  async function installationRepositories(payload: unknown): Promise<string> {
+    const p = InstallationRepositories.safeParse(payload);
+    if (!p.success) return 'failed: payload lacks the installation_repositories fields';
+    const id = p.data.installation.id;
+    if (!(await deps.installations.find(id))) return 'installation not linked';
+    if (p.data.action === 'added')
+      await deps.installations.addRepositories(id, covered(p.data.repositories_added));
+    else await deps.installations.removeRepositories(id, covered(p.data.repositories_removed));
+    return 'applied';
+  }
+
+  async function installation(payload: unknown): Promise<string> {
+    const p = Installation.safeParse(payload);
+    if (!p.success) return 'failed: payload lacks the installation fields';
+    const { id, suspended_at } = p.data.installation;
+    switch (p.data.action) {
+      case 'suspend': {
+        const at = suspended_at ? new Date(suspended_at) : new Date();
+        const linked = await deps.installations.setSuspended(
+          id,
+          Number.isNaN(at.getTime()) ? new Date() : at,
+        );
+        return linked ? 'applied' : 'installation not linked';
+      }
+      case 'unsuspend':
+        return (await deps.installations.setSuspended(id, null)) ? 'applied' : 'installation not linked';
+      case 'deleted':
+        return (await deps.installations.unlink(id)) ? 'applied' : 'installation not linked';
+      default:
+        return 'not acted on';
+    }
+  }
+
+  async function hint(event: string, payload: unknown): Promise<string> {
+    const routing = routeDelivery(event, payload);
+    switch (routing.kind) {
+      case 'not_routed':
+        return 'not acted on';
+      case 'invalid':
+        return `failed: ${routing.reason}`;
+      case 'hint': {
+        const holder = await deps.owners.holderOf(routing.installationId, routing.repository);
+        if (holder === null)
+          return (await deps.installations.find(routing.installationId))
+            ? 'repository not covered by the installation'
+            : 'installation not linked';
+        const named = { ...holder.repository, ...routing.repository };
+        const spellings = [
+          named,
+          holder.repository,
+          { host: named.host, owner: named.owner.toLowerCase(), name: named.name.toLowerCase() },
+        ];
+        return hintOutcome(
+          await deps.hinter.hintRepository(
+            { organisationId: holder.organisationId, spellings },
+            routing.hint,
+          ),
+        );
+      }
+    }
+  }
+
+  async function act(event: string, payload: unknown): Promise<string> {
+    if (event === 'installation_repositories') return installationRepositories(payload);
+    if (event === 'installation') return installation(payload);
+    return hint(event, payload);
+  }
+
+  return {
+    act,
+    async handle(deliveryId, event, payload) {
+      let outcome: string;
+      try {
+        outcome = await act(event, payload);
+      } catch (err) {
+        if (err instanceof InstallationNotLinkedError) outcome = 'installation not linked';
+        else {
+          deps.onError(err, `could not act on GitHub delivery ${deliveryId} (${event})`);
+          outcome = `failed: ${err instanceof Error ? err.name : 'error'}`;
+        }
+      }
+      try {
+        await deps.deliveries.markHandled(deliveryId, outcome);
+      } catch (err) {
+        deps.onError(err, `could not record the outcome of GitHub delivery ${deliveryId}`);
+      }
+      return outcome;
+    },
+  };
+}
