@@ -3,8 +3,8 @@
  * 10 minutes between `iat` and `exp`) and trades it for installation tokens (`ghs_…`, one hour), which
  * then authenticate REST calls (`Authorization: token|Bearer`) and git (`Basic x-access-token:<token>`).
  *
- * Invariants: a token is stored only in this in-memory map and never appears in a message, log or
- * error text; an expired token is refused like an unknown one ("Bad credentials").
+ * Invariants: a token (and the webhook secret) is stored only in memory and never appears in a
+ * message, log or error text; an expired token is refused like an unknown one ("Bad credentials").
  */
 import { createSign, createVerify, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 
@@ -14,6 +14,8 @@ export interface FakeApp {
   /** PKCS#1 PEM, what GitHub hands out and `@octokit/auth-app` takes. */
   privateKey: string;
   publicKey: KeyObject;
+  /** The App's webhook secret: deliveries carry `X-Hub-Signature-256` = HMAC-SHA256 of the body under it. */
+  webhookSecret: string;
 }
 
 export interface IssuedToken {
@@ -29,6 +31,7 @@ export function createFakeApp(id = 4242, slug = 'railyard-test'): FakeApp {
     slug,
     privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
     publicKey,
+    webhookSecret: randomBytes(20).toString('hex'),
   };
 }
 

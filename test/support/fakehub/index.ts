@@ -15,6 +15,9 @@ export {
 export { gitAs, type TokenGit } from './git-client';
 export { workClone, type WorkClone } from './work-clone';
 export { signAppJwt } from './app-auth';
+export type { FakeHubWebhooks, WebhookDelivery, DeliveryOutcome } from './webhooks';
+export type { Actor, HubEvent } from './events';
+export type { IssueComment } from './state';
 
 /** Registers the fake's lifecycle hooks and returns an accessor for it. */
 export function useFakeHub(options: FakeHubOptions = {}): () => FakeHub {

@@ -5,7 +5,7 @@
  *
  * URLs point at the fake itself (`base`), so any link a client follows stays offline.
  */
-import type { CheckRun, CommitStatus, Installation, PullRequest, Repository } from './state';
+import type { CheckRun, CommitStatus, Installation, IssueComment, PullRequest, Repository } from './state';
 
 type JsonObject = Record<string, unknown>;
 
@@ -332,5 +332,35 @@ export function statusJson(base: string, repo: Repository, status: CommitStatus)
     created_at: iso(status.createdAt),
     updated_at: iso(status.createdAt),
     creator: userJson(base, status.creator, 'Bot'),
+  };
+}
+
+export function issueCommentJson(base: string, repo: Repository, comment: IssueComment): JsonObject {
+  const full = `${repo.owner}/${repo.name}`;
+  const url = `${base}/repos/${full}/issues/comments/${comment.id}`;
+  return {
+    id: comment.id,
+    node_id: `IC_${comment.id}`,
+    url,
+    html_url: `${base}/${full}/pull/${comment.number}#issuecomment-${comment.id}`,
+    body: comment.body,
+    user: userJson(base, comment.author.login, comment.author.type),
+    created_at: iso(comment.createdAt),
+    updated_at: iso(comment.createdAt),
+    issue_url: `${base}/repos/${full}/issues/${comment.number}`,
+    author_association: comment.author.type === 'Bot' ? 'NONE' : 'MEMBER',
+    performed_via_github_app: null,
+    reactions: {
+      url: `${url}/reactions`,
+      total_count: 0,
+      '+1': 0,
+      '-1': 0,
+      laugh: 0,
+      confused: 0,
+      heart: 0,
+      hooray: 0,
+      eyes: 0,
+      rocket: 0,
+    },
   };
 }

@@ -8,18 +8,27 @@
  *   installation of the token does not cover it (GitHub does not reveal private repositories).
  * - `PUT /pulls/{n}/merge`: 409 when `sha` is not the head; 405 when closed, draft, conflicting, a
  *   required check is not successful, the method is disabled, or the base moved while merging.
- *   `merge` and `squash` write real commits with GitHub's messages; `rebase` is not simulated (405).
+ *   `merge` and `squash` write real commits with GitHub's messages; `rebase` replays each commit of the
+ *   PR onto the base (author kept, GitHub as committer; 405 "This branch can't be rebased" on a
+ *   conflict or a merge commit).
+ * - Changes made through the API are made by the App's bot user (`<slug>[bot]`): it is the webhooks'
+ *   `sender`, the comments' author, the merger.
+ * - `GET /app/hook/deliveries` lists attempted deliveries newest first with cursor pagination (a
+ *   `Link: <…cursor=…>; rel="next"` header, as GitHub); `POST …/{id}/attempts` queues a redelivery.
  */
 import type { FakeApp } from './app-auth';
+import type { Actor } from './events';
 import {
   checkRunJson,
   installationJson,
+  issueCommentJson,
   pullRequestJson,
   pullRequestSimpleJson,
   repositoryJson,
   statusJson,
 } from './payloads';
 import type { FakeHubState, MergeMethod, PullRequest, Repository } from './state';
+import type { WebhookLog } from './webhooks';
 
 export interface RestRequest {
   operationId: string;
@@ -44,6 +53,7 @@ export interface RestContext {
   mintToken(installationId: number): { token: string; expiresAt: Date };
   /** Reads left for which `mergeable` is null, by `<repoId>#<n>`. */
   mergeableUnknown: Map<string, number>;
+  webhooks: WebhookLog;
 }
 
 const DOCS = 'https://docs.github.com/rest';
@@ -57,6 +67,18 @@ const answer = (status: number, message: string): RestAnswer => ({
 });
 
 export const botLogin = (app: FakeApp): string => `${app.slug}[bot]`;
+const botOf = (app: FakeApp): Actor => ({ login: botLogin(app), type: 'Bot' });
+const validationFailed = (resource: string, message: string): RestAnswer => ({
+  status: 422,
+  body: {
+    message: 'Validation Failed',
+    errors: [{ resource, code: 'custom', message }],
+    documentation_url: DOCS,
+  },
+});
+const iso = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** Cursor of `GET /app/hook/deliveries`: the id of the first delivery of the page. */
+const DELIVERY_CURSOR = /^v1_(\d+)$/;
 
 function ownerType(ctx: RestContext, repo: Repository): 'User' | 'Organization' {
   return ctx.state.installations.get(repo.installationId)?.accountType ?? 'Organization';
@@ -95,6 +117,113 @@ async function pullView(ctx: RestContext, repo: Repository, pr: PullRequest, cou
 function unmetChecks(ctx: RestContext, repo: Repository, pr: PullRequest): string[] {
   const contexts = repo.protection.get(pr.base)?.requiredStatusChecks ?? [];
   return contexts.filter((c) => ctx.state.contextState(repo, pr.headSha, c) !== 'success');
+}
+
+/** The merge or squash commit of `pr` onto `baseSha`, with GitHub's default messages. */
+async function mergeCommit(
+  ctx: RestContext,
+  repo: Repository,
+  pr: PullRequest,
+  input: { method: 'merge' | 'squash'; tree: string; baseSha: string; title?: string; message?: string },
+): Promise<string> {
+  const { method, tree, baseSha } = input;
+  const title =
+    input.title ??
+    (method === 'squash'
+      ? `${pr.title} (#${pr.number})`
+      : `Merge pull request #${pr.number} from ${repo.owner}/${pr.headBranch}`);
+  const message = input.message ?? (method === 'squash' ? '' : pr.title);
+  const parents = method === 'merge' ? ['-p', baseSha, '-p', pr.headSha] : ['-p', baseSha];
+  return ctx.state.run(
+    repo.bare,
+    ['commit-tree', tree, ...parents, '-F', '-'],
+    message ? `${title}\n\n${message}\n` : `${title}\n`,
+    { GIT_AUTHOR_NAME: pr.author, GIT_AUTHOR_EMAIL: `${pr.author}@users.noreply.github.com` },
+  );
+}
+
+/**
+ * GitHub's rebase merge: each commit of `baseSha..headSha`, oldest first, replayed onto the growing
+ * tip with its author, date and message kept (GitHub as committer). Each replay is a three-way merge
+ * whose base is the commit's parent; git 2.39's `merge-tree` has no `--merge-base`, so it is handed a
+ * stand-in commit carrying the tip's tree with that parent as its only parent, which makes the parent
+ * the only merge base. Null on a conflict or a merge commit in the range.
+ */
+async function rebaseOnto(
+  ctx: RestContext,
+  repo: Repository,
+  baseSha: string,
+  headSha: string,
+): Promise<string | null> {
+  const run = (args: string[], input?: string, env?: Record<string, string>) =>
+    ctx.state.run(repo.bare, args, input, env);
+  const commits = (await run(['rev-list', '--reverse', '--parents', `${baseSha}..${headSha}`]))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' '));
+  if (commits.length === 0 || commits.some((shas) => shas.length !== 2)) return null;
+  let tip = baseSha;
+  for (const [commit, parent] of commits as [string, string][]) {
+    const standIn = await run([
+      'commit-tree',
+      `${tip}^{tree}`,
+      '-p',
+      parent,
+      '-m',
+      'fakehub rebase stand-in',
+    ]);
+    const tree = await ctx.state.mergeTree(repo, standIn, commit);
+    if (tree === null) return null;
+    const [name = '', email = '', date = '', ...message] = (
+      await run(['show', '-s', '--format=%an%x00%ae%x00%aI%x00%B', commit])
+    ).split('\0');
+    tip = await run(['commit-tree', tree, '-p', tip, '-F', '-'], `${message.join('\0').trim()}\n`, {
+      GIT_AUTHOR_NAME: name,
+      GIT_AUTHOR_EMAIL: email,
+      GIT_AUTHOR_DATE: date,
+    });
+  }
+  return tip;
+}
+
+interface TreeItem {
+  mode: string;
+  type: string;
+  sha: string;
+  path: string;
+  size: number;
+}
+
+/** One entry of `GET /contents` (a directory listing's item, or the fields of a file). */
+function contentItem(ctx: RestContext, repo: Repository, ref: string, commit: string) {
+  const url = `${ctx.base}/repos/${repo.owner}/${repo.name}`;
+  const html = `${ctx.base}/${repo.owner}/${repo.name}`;
+  return (entry: TreeItem) => {
+    const type =
+      entry.type === 'tree'
+        ? 'dir'
+        : entry.type === 'commit'
+          ? 'submodule'
+          : entry.mode === '120000'
+            ? 'symlink'
+            : 'file';
+    const self = `${url}/contents/${entry.path}?ref=${encodeURIComponent(ref)}`;
+    const git = `${url}/git/${entry.type === 'tree' ? 'trees' : 'blobs'}/${entry.sha}`;
+    const htmlUrl = `${html}/${entry.type === 'tree' ? 'tree' : 'blob'}/${encodeURIComponent(ref)}/${entry.path}`;
+    return {
+      type,
+      size: entry.size,
+      name: entry.path.split('/').at(-1)!,
+      path: entry.path,
+      sha: entry.sha,
+      url: self,
+      git_url: git,
+      html_url: htmlUrl,
+      download_url:
+        type === 'file' ? `${ctx.base}/raw/${repo.owner}/${repo.name}/${commit}/${entry.path}` : null,
+      _links: { self, git, html: htmlUrl },
+    };
+  };
 }
 
 type Handler = (ctx: RestContext, req: RestRequest) => Promise<RestAnswer>;
@@ -178,7 +307,6 @@ const handlers: Record<string, Handler> = {
       const label = { merge: 'Merge commits', squash: 'Squash merges', rebase: 'Rebase merges' }[method];
       return answer(405, `${label} are not allowed on this repository.`);
     }
-    if (method === 'rebase') return answer(405, 'fakehub does not simulate rebase merges yet.');
     if (pr.draft) return answer(405, 'Pull Request is still a draft');
     const unmet = unmetChecks(ctx, repo, pr);
     if (unmet.length > 0) return answer(405, `Required status check "${unmet[0]}" is expected.`);
@@ -186,39 +314,57 @@ const handlers: Record<string, Handler> = {
     if (!baseSha) return answer(405, 'Pull Request is not mergeable');
     const tree = await ctx.state.mergeTree(repo, baseSha, pr.headSha);
     if (tree === null) return answer(405, 'Pull Request is not mergeable');
-    const title =
-      body.commit_title ??
-      (method === 'squash'
-        ? `${pr.title} (#${pr.number})`
-        : `Merge pull request #${pr.number} from ${repo.owner}/${pr.headBranch}`);
-    const message = body.commit_message ?? (method === 'squash' ? '' : pr.title);
-    const parents = method === 'merge' ? ['-p', baseSha, '-p', pr.headSha] : ['-p', baseSha];
-    const sha = await ctx.state.run(
-      repo.bare,
-      ['commit-tree', tree, ...parents, '-F', '-'],
-      message ? `${title}\n\n${message}\n` : `${title}\n`,
-      { GIT_AUTHOR_NAME: pr.author, GIT_AUTHOR_EMAIL: `${pr.author}@users.noreply.github.com` },
-    );
-    const moved = await ctx.state.git(['update-ref', `refs/heads/${pr.base}`, sha, baseSha], {
+    const landed =
+      method === 'rebase'
+        ? await rebaseOnto(ctx, repo, baseSha, pr.headSha)
+        : await mergeCommit(ctx, repo, pr, {
+            method,
+            tree,
+            baseSha,
+            title: body.commit_title,
+            message: body.commit_message,
+          });
+    if (landed === null) return answer(405, "This branch can't be rebased");
+    const moved = await ctx.state.git(['update-ref', `refs/heads/${pr.base}`, landed, baseSha], {
       dir: repo.bare,
     });
     if (moved.exitCode !== 0) return answer(405, 'Base branch was modified. Review and try the merge again.');
-    const merger = botLogin(ctx.app);
-    pr.state = 'closed';
-    pr.merged = true;
-    pr.mergedAt = pr.closedAt = pr.updatedAt = new Date();
-    pr.mergedBy = merger;
-    pr.mergeCommitSha = sha;
+    const merger = botOf(ctx.app);
     await ctx.state.afterPush(
       repo,
-      [{ ref: `refs/heads/${pr.base}`, oldSha: baseSha, newSha: sha, fastForward: true }],
-      {
-        kind: 'app',
-        appId: ctx.app.id,
-        login: merger,
-      },
+      [{ ref: `refs/heads/${pr.base}`, oldSha: baseSha, newSha: landed, fastForward: true }],
+      { kind: 'app', appId: ctx.app.id, login: merger.login },
     );
-    return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
+    // A merge commit makes the head reachable, so afterPush has marked the PR merged already; a squash
+    // or a rebase does not, so it is marked here (markMerged ignores a PR that is no longer open).
+    ctx.state.markMerged(pr, merger, landed);
+    return { status: 200, body: { sha: landed, merged: true, message: 'Pull Request successfully merged' } };
+  },
+
+  'pulls/update': async (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    const pr = repo ? ctx.state.pull(repo, Number(req.params.pull_number)) : undefined;
+    if (!repo || !pr) return notFound();
+    const body = (req.body ?? {}) as {
+      title?: string;
+      body?: string;
+      state?: 'open' | 'closed';
+      base?: string;
+    };
+    const sender = botOf(ctx.app);
+    const refused = await ctx.state.editPullRequest(
+      repo,
+      pr,
+      { title: body.title, body: body.body, base: body.base },
+      sender,
+    );
+    if (refused) return validationFailed('PullRequest', refused);
+    if (body.state === 'closed') ctx.state.closePullRequest(pr, sender);
+    if (body.state === 'open') {
+      const refusal = await ctx.state.reopenPullRequest(repo, pr, sender);
+      if (refusal) return validationFailed('PullRequest', refusal);
+    }
+    return { status: 200, body: pullRequestJson(ctx.base, await pullView(ctx, repo, pr, false)) };
   },
 
   'git/get-ref': async (ctx, req) => {
@@ -318,7 +464,7 @@ const handlers: Record<string, Handler> = {
       creator: botLogin(ctx.app),
       createdAt: new Date(),
     };
-    ctx.state.statuses.push(status);
+    ctx.state.recordStatus(repo, status, botOf(ctx.app));
     return { status: 201, body: statusJson(ctx.base, repo, status) };
   },
 
@@ -361,6 +507,106 @@ const handlers: Record<string, Handler> = {
         ...info,
       });
     return Promise.resolve({ status: 200, body: rules });
+  },
+  'repos/get-status-checks-protection': (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return Promise.resolve(notFound());
+    const branch = String(req.params.branch);
+    const protection = repo.protection.get(branch);
+    if (!protection) return Promise.resolve(answer(404, 'Branch not protected'));
+    const contexts = protection.requiredStatusChecks;
+    if (!contexts?.length) return Promise.resolve(answer(404, 'Required status checks not enabled'));
+    const url = `${ctx.base}/repos/${repo.owner}/${repo.name}/branches/${encodeURIComponent(branch)}/protection/required_status_checks`;
+    return Promise.resolve({
+      status: 200,
+      body: {
+        url,
+        strict: protection.strict ?? false,
+        contexts,
+        checks: contexts.map((context) => ({ context, app_id: null })),
+        contexts_url: `${url}/contexts`,
+      },
+    });
+  },
+
+  'repos/get-content': async (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return notFound();
+    const ref = req.query.get('ref') ?? repo.defaultBranch;
+    const commit = await ctx.state.resolveCommit(repo, ref);
+    if (!commit) return answer(404, `No commit found for the ref ${ref}`);
+    const path = String(req.params.path).replace(/\/+$/, '');
+    if (path.split('/').some((part) => part === '' || part === '.' || part === '..')) return notFound();
+    const entry = await ctx.state.treeEntry(repo, commit, path);
+    if (!entry) return notFound();
+    const describe = contentItem(ctx, repo, ref, commit);
+    if (entry.type === 'tree')
+      return { status: 200, body: (await ctx.state.treeEntries(repo, commit, path)).map(describe) };
+    if (entry.type !== 'blob') return { status: 200, body: describe(entry) };
+    const bytes = await ctx.state.readBlob(repo, entry.sha);
+    if (entry.mode === '120000')
+      return { status: 200, body: { ...describe(entry), target: bytes.toString('utf8') } };
+    // GitHub wraps the base64 content at 60 characters, each line ending in a newline.
+    const content = (bytes.toString('base64').match(/.{1,60}/g) ?? []).map((line) => `${line}\n`).join('');
+    return { status: 200, body: { ...describe(entry), content, encoding: 'base64' } };
+  },
+
+  'issues/create-comment': (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    const number = Number(req.params.issue_number);
+    if (!repo || !ctx.state.pull(repo, number)) return Promise.resolve(notFound());
+    const text = (req.body as { body: string }).body;
+    const comment = ctx.state.addComment(repo, number, text, botOf(ctx.app));
+    const json = issueCommentJson(ctx.base, repo, comment);
+    return Promise.resolve({ status: 201, body: json, headers: { location: String(json.url) } });
+  },
+
+  'apps/list-webhook-deliveries': (ctx, req) => {
+    const perPage = Math.min(Math.max(Number(req.query.get('per_page') ?? 30), 1), 100);
+    const cursor = req.query.get('cursor');
+    const status = req.query.get('status');
+    const from = cursor === null ? null : DELIVERY_CURSOR.exec(cursor);
+    if (cursor !== null && !from)
+      return Promise.resolve(validationFailed('WebhookDelivery', 'The cursor is not valid.'));
+    const listed = ctx.webhooks
+      .attempted()
+      .filter((d) => !from || d.id <= Number(from[1]))
+      .filter((d) => {
+        const code = d.statusCode ?? 0;
+        if (status === 'success') return code >= 200 && code <= 399;
+        if (status === 'failure') return code >= 400 && code <= 599;
+        return true;
+      });
+    const next = listed[perPage];
+    const headers: Record<string, string> = {};
+    if (next) {
+      const query = new URLSearchParams({ per_page: String(perPage), cursor: `v1_${next.id}` });
+      if (status) query.set('status', status);
+      headers.link = `<${ctx.base}/app/hook/deliveries?${query.toString()}>; rel="next"`;
+    }
+    return Promise.resolve({
+      status: 200,
+      headers,
+      body: listed.slice(0, perPage).map((d) => ({
+        id: d.id,
+        guid: d.guid,
+        delivered_at: iso(d.deliveredAt ?? new Date()),
+        redelivery: d.redelivery,
+        duration: Math.round(d.durationMs) / 1000,
+        status: d.status,
+        status_code: d.statusCode ?? 0,
+        event: d.event,
+        action: d.action,
+        installation_id: d.installationId,
+        repository_id: d.repositoryId,
+        throttled_at: null,
+      })),
+    });
+  },
+
+  'apps/redeliver-webhook-delivery': (ctx, req) => {
+    const queued = ctx.webhooks.redeliver(Number(req.params.delivery_id));
+    return Promise.resolve(queued ? { status: 202, body: {} } : notFound());
   },
 };
 

@@ -2,7 +2,8 @@
  * fakehub: a stateful, contract-checked stand-in for GitHub, one per test file, in-process on
  * 127.0.0.1:<random port>. It serves the REST subset railyard uses (rest.ts), git smart HTTP over real
  * bare repositories (git-http.ts), and a state API tests call directly (create installations and
- * repositories, open/close/push PRs, set check runs, statuses and protection, fault knobs).
+ * repositories, open/close/push PRs, set check runs, statuses and protection, fault knobs), and
+ * announces every change with a signed, contract-checked webhook delivery (webhooks.ts).
  *
  * Invariants:
  * - Every REST request is matched to its operation in GitHub's OpenAPI description and validated
@@ -22,6 +23,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { createFakeApp, createTokenStore, credentialOf, verifyAppJwt, type FakeApp } from './app-auth';
 import { SERVED_OPERATIONS } from './contract/operations';
 import { createContractValidator, type MatchedOperation } from './contract/validator';
+import type { Actor } from './events';
 import { findHttpBackend, installHooks, runHttpBackend } from './git-http';
 import { botLogin, handleRest, type RestContext } from './rest';
 import {
@@ -30,12 +32,14 @@ import {
   type CheckRun,
   type CommitStatus,
   type Installation,
+  type IssueComment,
   type Protection,
   type PullRequest,
   type Pusher,
   type RefUpdate,
   type Repository,
 } from './state';
+import { createWebhookDispatcher, type FakeHubWebhooks } from './webhooks';
 
 export interface FakeHubOptions {
   /** Lifetime of installation tokens; GitHub's is one hour. */
@@ -79,6 +83,10 @@ export interface FakeHub {
     draft?: boolean;
   }): Promise<PullRequest>;
   closePullRequest(owner: string, repo: string, number: number): void;
+  /** Reopens a closed, unmerged PR whose head branch exists (`pull_request.reopened`). */
+  reopenPullRequest(owner: string, repo: string, number: number): Promise<void>;
+  /** Changes the PR's base branch (`pull_request.edited` with `changes.base`). */
+  retargetPullRequest(owner: string, repo: string, number: number, base: string): Promise<void>;
   /** A developer pushes `sha` to the PR's head branch. */
   pushPullRequest(owner: string, repo: string, number: number, sha: string): Promise<void>;
   pullRequest(owner: string, repo: string, number: number): PullRequest;
@@ -95,6 +103,21 @@ export interface FakeHub {
     status: { context: string; state: CommitStatus['state']; description?: string; targetUrl?: string },
   ): CommitStatus;
   setProtection(owner: string, repo: string, branch: string, protection: Protection | null): void;
+  /**
+   * Creates a repository in an installation that already exists and announces it
+   * (`installation_repositories.added`); createRepository announces nothing (the repository is taken
+   * as part of the installation from the start).
+   */
+  addRepositoryToInstallation(input: {
+    installationId: number;
+    owner: string;
+    name: string;
+    defaultBranch?: string;
+  }): Promise<Repository>;
+  /** Comments on issue or PR `number` (`POST /issues/{n}/comments`), oldest first. */
+  comments(owner: string, repo: string, number: number): IssueComment[];
+  /** Webhook deliveries: target, record, idle() and the delivery fault knobs. */
+  readonly webhooks: FakeHubWebhooks;
   readonly knobs: FakeHubKnobs;
   readonly violations: readonly string[];
   /** Returns and forgets the violations recorded so far. */
@@ -135,23 +158,33 @@ interface RateBucket {
   reset: number;
 }
 
+/** The CI that reports check runs and statuses set through the state API. */
+const CI_APP: Actor = { login: 'ci[bot]', type: 'Bot' };
+const CI_USER = 'ci-bot';
+
 export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHub> {
   const dir = await mkdtemp(join(tmpdir(), 'fakehub-'));
-  const state = new FakeHubState(dir);
   const app = createFakeApp();
+  const violations: string[] = [];
+  let baseUrl = '';
+  // The state reports changes; the dispatcher reads the state back to build each delivery.
+  const dispatcher = createWebhookDispatcher({
+    context: () => ({ base: baseUrl, app, state }),
+    app,
+    onViolation: (text) => violations.push(text),
+  });
+  const state = new FakeHubState(dir, (event) => dispatcher.enqueue(event));
   const tokens = createTokenStore();
   const contract = createContractValidator();
   const backend = await findHttpBackend();
   const hookSecret = randomBytes(24).toString('hex');
   const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 3600;
-  const violations: string[] = [];
   const requests: RequestRecord[] = [];
   const restInfo = new WeakMap<FastifyRequest, RestInfo>();
   const buckets = new Map<string, RateBucket>();
   const mergeableUnknown = new Map<string, number>();
   let secondary = { remaining: 0, status: 403 as 403 | 429, retryAfter: 60 };
   let corrupt: ((body: unknown) => unknown) | null = null;
-  let baseUrl = '';
 
   const fastify = Fastify({ logger: false });
   fastify.removeAllContentTypeParsers();
@@ -348,6 +381,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
         tokenLifetimeSeconds,
         mintToken: (id) => tokens.mint(id, app.id, tokenLifetimeSeconds),
         mergeableUnknown,
+        webhooks: dispatcher.log,
       };
       const answer = await handleRest(ctx, {
         operationId: op.operationId,
@@ -407,6 +441,25 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
   const address = await fastify.listen({ host: '127.0.0.1', port: 0 });
   baseUrl = address;
 
+  const createRepository = async (input: {
+    installationId: number;
+    owner: string;
+    name: string;
+    defaultBranch?: string;
+  }) => {
+    const repository = await state.createRepository({
+      ...input,
+      defaultBranch: input.defaultBranch ?? 'main',
+    });
+    await installHooks(
+      repository.bare,
+      `${address}/_fakehub/hooks`,
+      hookSecret,
+      `${repository.owner}/${repository.name}`,
+    );
+    return repository;
+  };
+
   const requirePull = (owner: string, repo: string, number: number) => {
     const repository = state.requireRepository(owner, repo);
     const pr = state.pull(repository, number);
@@ -421,17 +474,14 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
     requests,
     gitUrl: (owner, name) => `${address}/${owner}/${name}.git`,
     createInstallation: (input) => state.createInstallation(input.account, input.accountType),
-    async createRepository(input) {
-      const repository = await state.createRepository({
-        ...input,
-        defaultBranch: input.defaultBranch ?? 'main',
+    createRepository: (input) => createRepository(input),
+    async addRepositoryToInstallation(input) {
+      const repository = await createRepository(input);
+      const installation = state.installations.get(input.installationId)!;
+      state.announceRepositoriesAdded(installation.id, [repository], {
+        login: installation.account,
+        type: 'User',
       });
-      await installHooks(
-        repository.bare,
-        `${address}/_fakehub/hooks`,
-        hookSecret,
-        `${repository.owner}/${repository.name}`,
-      );
       return repository;
     },
     installationToken(installationId) {
@@ -453,28 +503,37 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
     closePullRequest(owner, repo, number) {
       state.closePullRequest(requirePull(owner, repo, number).pr);
     },
+    async reopenPullRequest(owner, repo, number) {
+      const { repository, pr } = requirePull(owner, repo, number);
+      const refusal = await state.reopenPullRequest(repository, pr);
+      if (refusal) throw new Error(`fakehub: ${owner}/${repo}#${number}: ${refusal}`);
+    },
+    async retargetPullRequest(owner, repo, number, base) {
+      const { repository, pr } = requirePull(owner, repo, number);
+      const refusal = await state.editPullRequest(repository, pr, { base });
+      if (refusal) throw new Error(`fakehub: ${owner}/${repo}#${number}: ${refusal}`);
+    },
     async pushPullRequest(owner, repo, number, sha) {
       const { repository, pr } = requirePull(owner, repo, number);
       await state.pushPullRequest(repository, pr, sha);
     },
     pullRequest: (owner, repo, number) => requirePull(owner, repo, number).pr,
     setCheckRun(owner, repo, sha, input) {
-      state.requireRepository(owner, repo);
+      const repository = state.requireRepository(owner, repo);
       const status = input.status ?? (input.conclusion ? 'completed' : 'in_progress');
-      const run: CheckRun = {
-        id: state.id(),
-        name: input.name,
-        headSha: sha,
-        status,
-        conclusion: status === 'completed' ? (input.conclusion ?? 'success') : null,
-        startedAt: new Date(),
-        completedAt: status === 'completed' ? new Date() : null,
-      };
-      state.checkRuns.push(run);
-      return run;
+      return state.recordCheckRun(
+        repository,
+        sha,
+        {
+          name: input.name,
+          status,
+          conclusion: status === 'completed' ? (input.conclusion ?? 'success') : null,
+        },
+        CI_APP,
+      );
     },
     setStatus(owner, repo, sha, input) {
-      state.requireRepository(owner, repo);
+      const repository = state.requireRepository(owner, repo);
       const status: CommitStatus = {
         id: state.id(),
         sha,
@@ -482,17 +541,20 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
         state: input.state,
         description: input.description ?? null,
         targetUrl: input.targetUrl ?? null,
-        creator: 'ci-bot',
+        creator: CI_USER,
         createdAt: new Date(),
       };
-      state.statuses.push(status);
-      return status;
+      return state.recordStatus(repository, status, { login: CI_USER, type: 'User' });
     },
     setProtection(owner, repo, branch, protection) {
       const repository = state.requireRepository(owner, repo);
       if (protection) repository.protection.set(branch, protection);
       else repository.protection.delete(branch);
     },
+    comments(owner, repo, number) {
+      return state.commentsOf(state.requireRepository(owner, repo), number);
+    },
+    webhooks: dispatcher.api,
     knobs: {
       secondaryRateLimit(count, knob = {}) {
         secondary = {
@@ -518,6 +580,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
         throw new Error(`fakehub recorded ${found.length} contract violation(s):\n- ${found.join('\n- ')}`);
     },
     async close() {
+      await dispatcher.close();
       await fastify.close();
       await state.dispose();
     },

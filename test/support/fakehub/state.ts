@@ -11,10 +11,15 @@
  * - A protected branch refuses, with GitHub's GH006 text: deletion, non-fast-forward updates, and,
  *   unless the pusher's App is on the bypass list, any direct update (`restrictUpdates`) or an update
  *   whose commit lacks a successful required status check.
+ * - Every change GitHub announces with a webhook is reported to the listener (events.ts), after it is
+ *   applied and in the order it happened: a push reports `push` first, then what it did to PRs
+ *   (`synchronize`, `closed`).
  */
+import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { createGit, type Git } from '../../../activities/git/git-cli';
 import { initBareRepository } from '../../../activities/git/repository-path';
+import type { Actor, HubEvent, HubEventListener, PullRequestChanges } from './events';
 
 export const GITHUB_HOST = 'github.com';
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
@@ -99,6 +104,26 @@ export interface CommitStatus {
   createdAt: Date;
 }
 
+export interface IssueComment {
+  id: number;
+  repositoryId: number;
+  /** The issue or PR number (PR comments are issue comments on GitHub). */
+  number: number;
+  body: string;
+  author: Actor;
+  createdAt: Date;
+}
+
+export interface TreeEntry {
+  mode: string;
+  /** `blob`, `tree` or `commit` (a submodule). */
+  type: string;
+  sha: string;
+  /** Bytes of a blob; 0 otherwise. */
+  size: number;
+  path: string;
+}
+
 export interface RefUpdate {
   ref: string;
   oldSha: string;
@@ -107,8 +132,19 @@ export interface RefUpdate {
   fastForward: boolean | null;
 }
 
-/** Who pushed: an App through an installation token, or a test writing to the disk directly. */
-export type Pusher = { kind: 'app'; appId: number; login: string } | { kind: 'admin' };
+/**
+ * Who pushed: an App through an installation token, or a test writing to the disk directly (`login`
+ * names the person in webhooks; `admin` when absent).
+ */
+export type Pusher = { kind: 'app'; appId: number; login: string } | { kind: 'admin'; login?: string };
+
+export function actorOf(pusher: Pusher): Actor {
+  return pusher.kind === 'app'
+    ? { login: pusher.login, type: 'Bot' }
+    : { login: pusher.login ?? 'admin', type: 'User' };
+}
+
+const user = (login: string): Actor => ({ login, type: 'User' });
 
 export class FakeHubState {
   readonly installations = new Map<number, Installation>();
@@ -116,10 +152,26 @@ export class FakeHubState {
   readonly pulls = new Map<string, PullRequest>();
   readonly checkRuns: CheckRun[] = [];
   readonly statuses: CommitStatus[] = [];
+  readonly comments: IssueComment[] = [];
   private nextId = 1000;
   readonly git: Git = createGit({ identity: { name: 'GitHub', email: 'noreply@github.com' } });
 
-  constructor(readonly gitRoot: string) {}
+  /** `onEvent` hears every change GitHub would announce with a webhook (see events.ts). */
+  constructor(
+    readonly gitRoot: string,
+    private readonly onEvent: HubEventListener = () => undefined,
+  ) {}
+
+  private emit(event: HubEvent): void {
+    this.onEvent(event);
+  }
+
+  private pullEvent(
+    pr: PullRequest,
+    sender: Actor,
+  ): { kind: 'pull_request'; repositoryId: number; pr: PullRequest; sender: Actor } {
+    return { kind: 'pull_request', repositoryId: pr.repositoryId, pr: { ...pr }, sender };
+  }
 
   id(): number {
     return this.nextId++;
@@ -219,13 +271,82 @@ export class FakeHubState {
     };
     await this.run(repository.bare, ['update-ref', `refs/pull/${pr.number}/head`, headSha]);
     this.pulls.set(`${repository.id}#${pr.number}`, pr);
+    this.emit({ ...this.pullEvent(pr, user(pr.author)), action: 'opened' });
     return pr;
   }
 
-  closePullRequest(pr: PullRequest): void {
+  /** Closes an open PR without merging it (`sender`: who closed it; the author by default). */
+  closePullRequest(pr: PullRequest, sender: Actor = user(pr.author)): void {
     if (pr.state === 'closed') return;
     pr.state = 'closed';
     pr.closedAt = pr.updatedAt = new Date();
+    this.emit({ ...this.pullEvent(pr, sender), action: 'closed' });
+  }
+
+  /**
+   * Reopens a closed, unmerged PR whose head branch still exists (GitHub's rules); the head follows the
+   * branch again. Returns GitHub's refusal, or null when reopened.
+   */
+  async reopenPullRequest(
+    repository: Repository,
+    pr: PullRequest,
+    sender: Actor = user(pr.author),
+  ): Promise<string | null> {
+    if (pr.state === 'open') return null;
+    if (pr.merged) return 'Cannot reopen a merged pull request';
+    const headSha = await this.resolveCommit(repository, `refs/heads/${pr.headBranch}`);
+    if (!headSha) return 'Cannot reopen this pull request: the head branch was deleted';
+    if (headSha !== pr.headSha) {
+      pr.headSha = headSha;
+      await this.run(repository.bare, ['update-ref', `refs/pull/${pr.number}/head`, headSha]);
+    }
+    pr.state = 'open';
+    pr.closedAt = null;
+    pr.updatedAt = new Date();
+    this.emit({ ...this.pullEvent(pr, sender), action: 'reopened' });
+    return null;
+  }
+
+  /**
+   * Edits an open or closed PR: title, body, base (an existing branch other than the head). One
+   * `edited` event lists every change with its previous value; nothing changed, nothing sent. Returns
+   * GitHub's refusal, or null.
+   */
+  async editPullRequest(
+    repository: Repository,
+    pr: PullRequest,
+    edit: { title?: string; body?: string; base?: string },
+    sender: Actor = user(pr.author),
+  ): Promise<string | null> {
+    const changes: PullRequestChanges = {};
+    if (edit.base !== undefined && edit.base !== pr.base) {
+      if (pr.state !== 'open') return 'Cannot change the base branch of a closed pull request.';
+      if (edit.base === pr.headBranch) return `The base branch can not be the same as the head branch.`;
+      const to = await this.resolveCommit(repository, `refs/heads/${edit.base}`);
+      if (!to) return `Proposed base branch '${edit.base}' was not found`;
+      const from = (await this.resolveCommit(repository, `refs/heads/${pr.base}`)) ?? pr.headSha;
+      changes.base = { ref: { from: pr.base }, sha: { from } };
+    }
+    if (edit.title !== undefined && edit.title !== pr.title) changes.title = { from: pr.title };
+    if (edit.body !== undefined && edit.body !== (pr.body ?? '')) changes.body = { from: pr.body ?? '' };
+    if (Object.keys(changes).length === 0) return null;
+    if (changes.base) pr.base = edit.base!;
+    if (changes.title) pr.title = edit.title!;
+    if (changes.body) pr.body = edit.body!;
+    pr.updatedAt = new Date();
+    this.emit({ ...this.pullEvent(pr, sender), action: 'edited', changes });
+    return null;
+  }
+
+  /** Marks an open PR merged by `by` into `mergeCommitSha` (GitHub's merge, or a landing push). */
+  markMerged(pr: PullRequest, by: Actor, mergeCommitSha: string): void {
+    if (pr.state !== 'open') return;
+    pr.state = 'closed';
+    pr.merged = true;
+    pr.mergedAt = pr.closedAt = pr.updatedAt = new Date();
+    pr.mergedBy = by.login;
+    pr.mergeCommitSha = mergeCommitSha;
+    this.emit({ ...this.pullEvent(pr, by), action: 'closed' });
   }
 
   /** A developer's push to the PR's head branch (outside git transport). */
@@ -234,10 +355,94 @@ export class FakeHubState {
     await this.afterPush(
       repository,
       [{ ref: `refs/heads/${pr.headBranch}`, oldSha: pr.headSha, newSha: sha, fastForward: null }],
-      {
-        kind: 'admin',
-      },
+      { kind: 'admin', login: pr.author },
     );
+  }
+
+  /**
+   * A CI's check run on `sha`. A run of the same name on the same commit that is not completed yet is
+   * updated in place (same id, as a CI's PATCH does); otherwise a new run starts. Events: `created` for
+   * a new run, and `completed` once it is completed.
+   */
+  recordCheckRun(
+    repository: Repository,
+    sha: string,
+    input: { name: string; status: CheckRun['status']; conclusion: CheckRun['conclusion'] },
+    sender: Actor,
+  ): CheckRun {
+    const open = this.checkRunsOf(repository, sha)
+      .filter((r) => r.name === input.name)
+      .at(-1);
+    const completed = input.status === 'completed';
+    let run: CheckRun;
+    if (open && open.status !== 'completed') {
+      run = open;
+      run.status = input.status;
+      run.conclusion = completed ? input.conclusion : null;
+      run.completedAt = completed ? new Date() : null;
+    } else {
+      run = {
+        id: this.id(),
+        name: input.name,
+        headSha: sha,
+        status: input.status,
+        conclusion: completed ? input.conclusion : null,
+        startedAt: new Date(),
+        completedAt: completed ? new Date() : null,
+      };
+      this.checkRuns.push(run);
+      this.emit({
+        kind: 'check_run',
+        action: 'created',
+        repositoryId: repository.id,
+        run: { ...run },
+        sender,
+      });
+    }
+    if (completed)
+      this.emit({
+        kind: 'check_run',
+        action: 'completed',
+        repositoryId: repository.id,
+        run: { ...run },
+        sender,
+      });
+    return run;
+  }
+
+  /** A commit status (a CI's, or POST /statuses/{sha}); announced with a `status` event. */
+  recordStatus(repository: Repository, status: CommitStatus, sender: Actor): CommitStatus {
+    this.statuses.push(status);
+    this.emit({ kind: 'status', repositoryId: repository.id, status: { ...status }, sender });
+    return status;
+  }
+
+  addComment(repository: Repository, number: number, body: string, author: Actor): IssueComment {
+    const comment: IssueComment = {
+      id: this.id(),
+      repositoryId: repository.id,
+      number,
+      body,
+      author,
+      createdAt: new Date(),
+    };
+    this.comments.push(comment);
+    return comment;
+  }
+
+  commentsOf(repository: Repository, number: number): IssueComment[] {
+    return this.comments.filter((c) => c.repositoryId === repository.id && c.number === number);
+  }
+
+  /** Announces repositories added to an installation after it was created. */
+  announceRepositoriesAdded(installationId: number, repositories: Repository[], sender: Actor): void {
+    this.emit({
+      kind: 'installation_repositories',
+      action: 'added',
+      installationId,
+      repositoryIds: repositories.map((r) => r.id),
+      sender,
+    });
   }
 
   /** The pre-receive decision: GitHub's refusal lines, empty when the push may proceed. */
@@ -266,32 +471,49 @@ export class FakeHubState {
     return lines;
   }
 
-  /** post-receive: PR heads follow their branches; PRs whose head reached their base are merged. */
+  /**
+   * post-receive: every branch or tag update is announced (`push`); PR heads follow their branches
+   * (`synchronize`), a deleted head branch closes its PR, and PRs whose head reached their base are
+   * merged (`closed`, merged).
+   */
   async afterPush(repository: Repository, updates: readonly RefUpdate[], pusher: Pusher): Promise<void> {
     repository.pushedAt = new Date();
+    const sender = actorOf(pusher);
     for (const update of updates) {
+      if (/^refs\/(heads|tags)\//.test(update.ref)) {
+        const forced =
+          update.oldSha !== ZERO_SHA &&
+          update.newSha !== ZERO_SHA &&
+          !(await this.isAncestor(repository, update.oldSha, update.newSha));
+        this.emit({
+          kind: 'push',
+          repositoryId: repository.id,
+          ref: update.ref,
+          before: update.oldSha,
+          after: update.newSha,
+          forced,
+          sender,
+        });
+      }
       const branch = /^refs\/heads\/(.+)$/.exec(update.ref)?.[1];
       if (!branch) continue;
       for (const pr of this.pullsOf(repository)) {
         if (pr.state !== 'open') continue;
         if (pr.headBranch === branch && update.newSha !== ZERO_SHA && pr.headSha !== update.newSha) {
+          const before = pr.headSha;
           pr.headSha = update.newSha;
           pr.updatedAt = new Date();
           await this.run(repository.bare, ['update-ref', `refs/pull/${pr.number}/head`, update.newSha]);
+          this.emit({ ...this.pullEvent(pr, sender), action: 'synchronize', before, after: update.newSha });
         } else if (pr.headBranch === branch && update.newSha === ZERO_SHA) {
-          this.closePullRequest(pr);
+          this.closePullRequest(pr, sender);
         }
       }
       if (update.newSha === ZERO_SHA) continue;
       for (const pr of this.pullsOf(repository)) {
         if (pr.state !== 'open' || pr.base !== branch) continue;
-        if (await this.isAncestor(repository, pr.headSha, update.newSha)) {
-          pr.state = 'closed';
-          pr.merged = true;
-          pr.mergedAt = pr.closedAt = pr.updatedAt = new Date();
-          pr.mergedBy = pusher.kind === 'app' ? pusher.login : 'admin';
-          pr.mergeCommitSha = update.newSha;
-        }
+        if (await this.isAncestor(repository, pr.headSha, update.newSha))
+          this.markMerged(pr, sender, update.newSha);
       }
     }
   }
@@ -342,6 +564,44 @@ export class FakeHubState {
       if (result.exitCode === 0) return result.stdout.trim();
     }
     return null;
+  }
+
+  /** The tree entry at `path` in `commit` (`git ls-tree`), or null when there is none. */
+  async treeEntry(repository: Repository, commit: string, path: string): Promise<TreeEntry | null> {
+    return (await this.lsTree(repository, commit, path)).find((e) => e.path === path) ?? null;
+  }
+
+  /** The entries of the directory `path` in `commit`, with their full paths. */
+  async treeEntries(repository: Repository, commit: string, path: string): Promise<TreeEntry[]> {
+    return this.lsTree(repository, commit, `${path}/`);
+  }
+
+  private async lsTree(repository: Repository, commit: string, path: string): Promise<TreeEntry[]> {
+    const result = await this.git(['ls-tree', '-l', '-z', '--full-tree', commit, '--', path], {
+      dir: repository.bare,
+    });
+    if (result.exitCode !== 0) return [];
+    return result.stdout
+      .split('\0')
+      .filter(Boolean)
+      .map((line) => {
+        const tab = line.indexOf('\t');
+        const [mode = '', type = '', sha = '', size = '-'] = line.slice(0, tab).split(/\s+/);
+        return { mode, type, sha, size: size === '-' ? 0 : Number(size), path: line.slice(tab + 1) };
+      });
+  }
+
+  /** The bytes of a blob (binary-safe, unlike `run`). */
+  readBlob(repository: Repository, sha: string): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      execFile(
+        'git',
+        ['cat-file', 'blob', sha],
+        { cwd: repository.bare, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
+        (error, stdout) =>
+          error ? reject(new Error(`fakehub: git cat-file failed for ${sha}`)) : resolve(stdout),
+      );
+    });
   }
 
   async isAncestor(repository: Repository, ancestor: string, descendant: string): Promise<boolean> {

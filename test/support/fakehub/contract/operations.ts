@@ -30,6 +30,20 @@ export const SERVED_OPERATIONS: readonly ServedOperation[] = [
   { method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/status', credential: 'installation-token' },
   { method: 'post', path: '/repos/{owner}/{repo}/statuses/{sha}', credential: 'installation-token' },
   { method: 'get', path: '/repos/{owner}/{repo}/rules/branches/{branch}', credential: 'installation-token' },
+  { method: 'get', path: '/app/hook/deliveries', credential: 'app-jwt' },
+  { method: 'post', path: '/app/hook/deliveries/{delivery_id}/attempts', credential: 'app-jwt' },
+  { method: 'patch', path: '/repos/{owner}/{repo}/pulls/{pull_number}', credential: 'installation-token' },
+  {
+    method: 'get',
+    path: '/repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks',
+    credential: 'installation-token',
+  },
+  { method: 'get', path: '/repos/{owner}/{repo}/contents/{path}', credential: 'installation-token' },
+  {
+    method: 'post',
+    path: '/repos/{owner}/{repo}/issues/{issue_number}/comments',
+    credential: 'installation-token',
+  },
 ];
 
 /** The package and file the subset is extracted from. */
