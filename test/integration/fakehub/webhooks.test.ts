@@ -117,7 +117,7 @@ describe('push', () => {
     const first = await clone.commit({ 'push.txt': '1\n' }, 'first on topic');
     await clone.push(first, 'topic/push');
     expect(await received()).toEqual(['push']);
-    const created = receiver.received[0]!.payload as Record<string, any>;
+    const created = receiver.received[0]!.payload as { commits: { id: string }[] };
     expect(created).toMatchObject({
       ref: 'refs/heads/topic/push',
       before: ZERO,
@@ -131,7 +131,7 @@ describe('push', () => {
       sender: { login: `${hub().app.slug}[bot]`, type: 'Bot' },
       pusher: { name: `${hub().app.slug}[bot]` },
     });
-    expect(created.commits.map((c: { id: string }) => c.id)).toEqual([first]);
+    expect(created.commits.map((c) => c.id)).toEqual([first]);
 
     receiver.clear();
     const second = await clone.commit({ 'push.txt': '2\n' }, 'second on topic');
@@ -143,7 +143,9 @@ describe('push', () => {
       created: false,
       forced: false,
     });
-    expect((only('push').payload as Record<string, any>).head_commit.modified).toEqual(['push.txt']);
+    expect((only('push').payload as { head_commit: { modified: string[] } }).head_commit.modified).toEqual([
+      'push.txt',
+    ]);
 
     receiver.clear();
     await clone.branch('topic/push', first);
