@@ -279,10 +279,11 @@ export function createWebhookDispatcher(deps: {
     }
   };
 
-  const push = (job: Job, front = false) => {
+  /** Queues jobs (at the back, or all at the front in the given order), then starts the sender. */
+  const push = (jobs: Job[], front = false) => {
     if (closed) return;
-    if (front) queue.unshift(job);
-    else queue.push(job);
+    if (front) queue.unshift(...jobs);
+    else queue.push(...jobs);
     void pump();
   };
 
@@ -313,7 +314,7 @@ export function createWebhookDispatcher(deps: {
       const jobs = held.splice(0);
       if (options.reverse) jobs.reverse();
       for (const job of jobs) job.released = true;
-      for (const job of [...jobs].reverse()) push(job, true);
+      push(jobs, true);
     },
     delay(ms) {
       delayMs = Math.max(0, ms);
@@ -332,7 +333,7 @@ export function createWebhookDispatcher(deps: {
       const original = log.attempted().find((d) => d.id === id);
       if (!original) return null;
       const copy = copyOf(original, { redelivery: true, duplicate: false });
-      push({ ready: Promise.resolve(copy), recorded: false, released: false });
+      push([{ ready: Promise.resolve(copy), recorded: false, released: false }]);
       return copy;
     },
   };
@@ -343,7 +344,7 @@ export function createWebhookDispatcher(deps: {
     enqueue(event) {
       const mutate = corrupt;
       corrupt = null;
-      push({ ready: build(event, mutate), recorded: false, released: false });
+      push([{ ready: build(event, mutate), recorded: false, released: false }]);
     },
     async close() {
       closed = true;
