@@ -181,6 +181,8 @@ export interface GitHost {
   readFileAtCommit(repo: RepositoryKey, sha: string, path: string): Promise<FileLookup>;
   /** A working tree of one commit in a new directory, for the `command` test runner. */
   checkout(input: CheckoutInput): Promise<void>;
+  /** Whether the host keeps CI results (readChecks answers); false: statuses come through the API. */
+  hasChecks(repo: RepositoryKey): Promise<boolean>;
   /** What CI reported for a commit; null from hosts that keep no results (statuses come by API). */
   readChecks(repo: RepositoryKey, sha: string): Promise<CommitStatusReport[] | null>;
   /** The checks a run of `sha` must pass when its queue names none; null when the host has no checks. */

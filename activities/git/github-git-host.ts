@@ -48,6 +48,9 @@ import { repositoryLabel, type RepositoryKey } from '../../workflows/contract';
 
 export const DEFAULT_GITHUB_TEST_BRANCH_PREFIX = 'trunk-merge/';
 
+/** The committer of what railyard writes on GitHub (an address GitHub accepts and never mails). */
+export const GITHUB_IDENTITY: GitIdentity = { name: 'railyard', email: 'railyard@users.noreply.github.com' };
+
 export interface GitHubGitHostOptions {
   /** Folder of the mirrors (the local host's layout), inside the worker's data folder. */
   mirrorRoot: string;
@@ -96,7 +99,7 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
   names.assertValid('test branch prefix', names.checkBranchName(`${prefix}x`));
   const mirrors = createMirrors({
     root: options.mirrorRoot,
-    identity: options.identity ?? { name: 'railyard', email: 'railyard@localhost' },
+    identity: options.identity ?? GITHUB_IDENTITY,
     gitTimeoutMs: options.gitTimeoutMs,
   });
   const maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
@@ -541,6 +544,8 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
       await expectSuccess(access.git, ['checkout', '--quiet', '--detach', sha], { dir });
       await expectSuccess(access.git, ['remote', 'remove', 'origin'], { dir });
     },
+
+    hasChecks: () => Promise.resolve(true),
 
     async readChecks(repo, sha) {
       names.assertValid('sha', names.checkSha(sha));

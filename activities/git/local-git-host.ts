@@ -77,6 +77,7 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
     repositoryPath: (repo) => repositoryPath(root, repo),
     testBranchPrefix: () => names.TEST_BRANCH_PREFIX,
     // Statuses of local repositories come through the API (the queue's commitStatus signal).
+    hasChecks: () => Promise.resolve(false),
     readChecks: () => Promise.resolve(null),
     requiredChecks: () => Promise.resolve(null),
 

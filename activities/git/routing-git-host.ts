@@ -21,6 +21,7 @@ export function createRoutingGitHost(local: GitHost, gitHub?: { host: string; gi
     deleteBranch: (repo, branch) => pick(repo).deleteBranch(repo, branch),
     readFileAtCommit: (repo, sha, path) => pick(repo).readFileAtCommit(repo, sha, path),
     checkout: (input) => pick(input.repo).checkout(input),
+    hasChecks: (repo) => pick(repo).hasChecks(repo),
     readChecks: (repo, sha) => pick(repo).readChecks(repo, sha),
     requiredChecks: (repo, target, sha) => pick(repo).requiredChecks(repo, target, sha),
   };

@@ -101,7 +101,7 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
       });
       switch (built.kind) {
         case 'built': {
-          const checks = input.queueNamesChecks ? null : await runChecks(input, built.headSha);
+          const checks = await runChecks(input, built.headSha);
           // A stacked run is built on another run's head; the base it tests on is still the target tip.
           return {
             kind: 'built',
@@ -123,6 +123,7 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
 
   /** The checks a run must pass on a host with checks; null on hosts without (the command runs). */
   async function runChecks(input: BuildRunInput, headSha: string): Promise<RunChecks | null> {
+    if (input.queueNamesChecks) return (await gitHost.hasChecks(input.repo)) ? { kind: 'queue' } : null;
     const found = await gitHost.requiredChecks(input.repo, input.targetBranch, headSha);
     if (found === null) return null;
     switch (found.kind) {

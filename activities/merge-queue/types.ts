@@ -48,6 +48,8 @@ export interface BuildRunInput {
 /** Which checks a run on a host with checks must pass (absent: the host has none, run the command). */
 export type RunChecks =
   | { kind: 'required'; contexts: string[]; source: 'trunk_config' | 'branch_protection' }
+  /** The host keeps checks, and the queue's requiredStatuses decide: read them from the host too. */
+  | { kind: 'queue' }
   | {
       kind: 'problem';
       reason: 'START_TEST_RUN_NO_REQUIRED_STATUSES' | 'START_TEST_RUN_CONFIG_BAD_REQUIRED_STATUSES';

@@ -122,7 +122,8 @@ export class CommandExecutor {
             this.ctx.push({ type: 'testRunStarted', runId: run.runId, baseSha: built.baseSha });
             if (run.runner === 'statuses') {
               judgeStatuses(this.ctx, run);
-              if (run.required) this.hosts.readChecks(run);
+              // CI may have reported before the run knew its commit: read what the host holds.
+              if (built.checks) this.hosts.readChecks(run);
             } else await this.startCommandRun(run);
             return;
           case 'conflict':

@@ -1,0 +1,35 @@
+/** Stories of the merge queue on GitHub (fakehub): the real stack, the `github` git host. */
+import { useFakeHub } from '../../support/fakehub';
+import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+
+const hub = useFakeHub();
+let h: GitHubQueueHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+test('two PRs merge in order on GitHub, each tested on a trunk-merge/ branch by its required check', async () => {
+  h = await startGitHubQueueHarness(hub());
+  await h.createQueue({ concurrency: 1, mergeMethod: 'squash' }, { requiredStatuses: ['test'] });
+  const one = await h.openPr({ 'one.txt': '1\n' }, 'first change');
+  const two = await h.openPr({ 'two.txt': '2\n' }, 'second change');
+  await h.submit(one.number);
+  await h.submit(two.number);
+  expect((await h.settled(one.number)).state).toBe('merged');
+  expect((await h.settled(two.number)).state).toBe('merged');
+  expect(h.mainLog()).toEqual(['first change (#1)', 'second change (#2)']);
+  // Pushed squashes are not merges GitHub can see: railyard closes the PRs and says where they went.
+  for (const n of [one.number, two.number]) {
+    expect(hub().pullRequest(h.repo.owner, h.repo.name, n).state).toBe('closed');
+    expect(
+      hub()
+        .comments(h.repo.owner, h.repo.name, n)
+        .map((c) => c.body)
+        .join('\n'),
+    ).toMatch(/Merged by railyard/);
+  }
+  await h.waitFor('test branches to be deleted', () =>
+    Promise.resolve(h!.branches('trunk-merge/').length === 0),
+  );
+}, 120_000);

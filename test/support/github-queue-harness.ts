@@ -1,0 +1,364 @@
+/**
+ * End-to-end harness for the merge queue on GitHub, against fakehub: a repository on the fake with an
+ * App installation linked to a fresh organisation, the real API's webhook route (deliveries become
+ * hints to the queue), one or more real workers in this process (the bundled workflows, the real
+ * activities, the `github` git host with a mirror folder of their own), and a fake CI that reports a
+ * check run for every commit pushed to a test branch or a PR. Stories drive the queue through the same
+ * messages the API sends, like queue-harness.ts does for the local host.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import type { Pool } from 'pg';
+import { createActivities } from '../../activities';
+import { createLocalGitHost } from '../../activities/git/local-git-host';
+import { createRoutingGitHost } from '../../activities/git/routing-git-host';
+import { createGitHubGitHost } from '../../activities/git/github-git-host';
+import { createGitHubAppAuth } from '../../activities/github/app-auth';
+import { createGitHubClients, type GitHubClientOptions } from '../../activities/github/rest-client';
+import { createGitHubOwnerLookup } from '../../activities/github/owner-lookup';
+import { createQueueHinter } from '../../activities/github/queue-hints';
+import { createWebhookReceiver } from '../../activities/github/webhook-receiver';
+import { createPool } from '../../activities/platform/db';
+import { createCommandRunner } from '../../activities/runners/command-runner';
+import {
+  createGitHubInstallationStore,
+  installationCovering,
+} from '../../activities/stores/github-installations';
+import { createWebhookDeliveryStore } from '../../activities/stores/github-webhook-deliveries';
+import { isTerminal, type QueueConfigPatch } from '../../workflows/engine';
+import {
+  getAdmissionsQuery,
+  getPullRequestQuery,
+  getQueueQuery,
+  hostHintSignal,
+  prWorkflowId,
+  QUEUE_WORKFLOW_TYPE,
+  queueWorkflowId,
+  submitUpdate,
+  type HostHint,
+  type PullRequestRecord,
+  type QueueKey,
+  type QueueSnapshot,
+  type QueueWorkflowInput,
+  type RepositoryKey,
+  type RunnerSettings,
+} from '../../workflows/contract';
+import { buildTestApp } from './app';
+import { requireTestEnv } from './env';
+import type { FakeHub } from './fakehub';
+import { workClone, type WorkClone } from './fakehub/work-clone';
+
+let runtimeInstalled = false;
+
+/** What the fake CI reports for a commit: a conclusion, or null to never report. */
+export type CiVerdict = 'success' | 'failure' | null;
+
+export interface GitHubHarnessOptions {
+  /** Workers serving the task queue, each with its own data folder (default 1). */
+  workers?: number;
+  /** The check the fake CI reports (default `test`). */
+  checkName?: string;
+  /** Decides each commit's check; default: failure when the tree has a file BROKEN, else success. */
+  ci?: (sha: string, branch: string, files: string[]) => CiVerdict;
+  /** Rate-limit handling of the GitHub clients (tests shorten the waits). */
+  clientOptions?: GitHubClientOptions;
+  logLevel?: 'WARN' | 'ERROR';
+}
+
+export interface GitHubQueueHarness {
+  hub: FakeHub;
+  repo: RepositoryKey;
+  key: QueueKey;
+  pool: Pool;
+  client: Client;
+  installationId: number;
+  /** A developer's clone of the repository on the fake. */
+  clone: WorkClone;
+  /** Every process-side log line of the workers and the API, for the token scan. */
+  logs: string[];
+  createQueue(config?: QueueConfigPatch, runner?: Partial<RunnerSettings>): Promise<void>;
+  /** Commits `files` on a branch from main's tip on GitHub and opens a PR; returns its number and head. */
+  openPr(files: Record<string, string>, title?: string): Promise<{ number: number; headSha: string }>;
+  /** Pushes one more commit to PR `n`'s branch. */
+  pushToPr(n: number, files: Record<string, string>): Promise<string>;
+  submit(n: number, opts?: { priority?: number | null; noBatch?: boolean }): Promise<void>;
+  hint(h: HostHint): Promise<void>;
+  queue(): Promise<QueueSnapshot>;
+  pr(n: number): Promise<PullRequestRecord | null>;
+  waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs?: number): Promise<T>;
+  settled(n: number, timeoutMs?: number): Promise<PullRequestRecord>;
+  /** Subjects of main's commits on GitHub after the initial ones, oldest first. */
+  mainLog(): string[];
+  /** main's tip sha on GitHub. */
+  mainTip(): string;
+  /** Trees of main's commits since the start (first parent), oldest first. */
+  mainTrees(): string[];
+  /** Branches on GitHub under `prefix`. */
+  branches(prefix: string): string[];
+  /** Stops worker `i` gracefully (its running activities finish first). */
+  stopWorker(i: number): Promise<void>;
+  startWorker(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startGitHubQueueHarness(
+  hub: FakeHub,
+  opts: GitHubHarnessOptions = {},
+): Promise<GitHubQueueHarness> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger(opts.logLevel ?? 'WARN') });
+    runtimeInstalled = true;
+  }
+  const address = requireTestEnv('TEST_TEMPORAL_ADDRESS');
+  const owner = 'acme';
+  const name = `widgets-${randomUUID().slice(0, 8)}`;
+  const repo: RepositoryKey = { host: 'github.com', owner, name };
+  const installation = hub.createInstallation({ account: `${owner}-${name}` });
+  const repository = await hub.createRepository({ installationId: installation.id, owner, name });
+  const clone = await workClone(hub.gitUrl(owner, name), () => hub.installationToken(installation.id));
+  const first = await clone.commit({ 'README.md': 'widgets\n' }, 'initial');
+  await clone.push(first, 'main');
+  const bareGit = (...args: string[]) =>
+    execFileSync('git', ['-C', repository.bare, ...args], { encoding: 'utf8' }).trim();
+  const initialCommits = Number(bareGit('rev-list', '--count', 'main'));
+
+  const pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 6 });
+  const organisationId = randomUUID();
+  await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [
+    organisationId,
+    `gh-${organisationId.slice(0, 8)}`,
+  ]);
+  const installations = createGitHubInstallationStore(pool);
+  await installations.link(
+    organisationId,
+    {
+      installationId: installation.id,
+      host: 'github.com',
+      accountLogin: installation.account,
+      suspendedAt: null,
+    },
+    'operator',
+  );
+  await installations.syncRepositories(installation.id, [{ owner, name }]);
+
+  const logs: string[] = [];
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const taskQueue = `gh-e2e-${randomUUID()}`;
+  const key: QueueKey = { organisationId, repo, targetBranch: 'main' };
+  const workflowId = queueWorkflowId(key);
+  const handle = () => client.workflow.getHandle(workflowId);
+  const dataRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-gh-e2e-'));
+
+  // The API's webhook route, with the receiver the API server builds (api/server.ts).
+  const receiver = createWebhookReceiver({
+    deliveries: createWebhookDeliveryStore(pool),
+    installations,
+    owners: createGitHubOwnerLookup(pool, 'github.com'),
+    hinter: createQueueHinter({
+      client,
+      namespace: 'default',
+      onError: (err, message) => logs.push(`api: ${message}: ${String(err)}`),
+    }),
+    onError: (err, message) => logs.push(`api: ${message}: ${String(err)}`),
+  });
+  const { app, log: apiLog } = await buildTestApp(pool, {
+    gitHubWebhooks: { secret: hub.app.webhookSecret, receiver },
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  hub.webhooks.setTarget(`${apiUrl}/v1/github/webhooks`);
+
+  const workers: ({ worker: Worker; running: Promise<void> } | null)[] = [];
+  async function startWorker(): Promise<number> {
+    const index = workers.length;
+    const dir = path.join(dataRoot, `worker-${index}`);
+    const settings = { appId: hub.app.id, privateKey: hub.app.privateKey, apiUrl: hub.url };
+    const auth = await createGitHubAppAuth(settings);
+    const clients = await createGitHubClients(settings, auth, {
+      maxLimitWaitSeconds: 5,
+      ...opts.clientOptions,
+      onLimit: (what, seconds, route) =>
+        logs.push(`worker ${index}: ${what} limit, waiting ${seconds}s (${route})`),
+    });
+    const gitHubHost = createGitHubGitHost({
+      mirrorRoot: path.join(dir, 'mirrors'),
+      gitUrl: hub.url,
+      installationOf: (r) => installationCovering(pool, r),
+      clients,
+      auth,
+    });
+    const gitHost = createRoutingGitHost(createLocalGitHost({ root: path.join(dir, 'local') }), {
+      host: 'github.com',
+      gitHost: gitHubHost,
+    });
+    const worker = await Worker.create({
+      connection: nativeConnection,
+      taskQueue,
+      identity: `gh-e2e-${index}`,
+      workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
+      activities: createActivities({
+        workerIdentity: `gh-e2e-${index}`,
+        gitHost,
+        runner: createCommandRunner({
+          gitHost,
+          workRoot: path.join(dir, 'checkouts'),
+          logRoot: path.join(dir, 'logs'),
+        }),
+        client,
+        taskQueue,
+        pool,
+        allowPrivateWebhookUrls: true,
+        gitHubHost: 'github.com',
+      }),
+    });
+    workers.push({ worker, running: worker.run() });
+    return index;
+  }
+  for (let i = 0; i < (opts.workers ?? 1); i++) await startWorker();
+
+  // The fake CI: a check run for every new head of a test branch or a PR branch.
+  const checkName = opts.checkName ?? 'test';
+  const decide =
+    opts.ci ??
+    ((_sha: string, _branch: string, files: string[]) => (files.includes('BROKEN') ? 'failure' : 'success'));
+  const reported = new Set<string>();
+  let ciStopped = false;
+  const ciLoop = (async () => {
+    while (!ciStopped) {
+      try {
+        const refs = bareGit('for-each-ref', '--format=%(objectname) %(refname:short)', 'refs/heads/');
+        for (const line of refs.split('\n').filter(Boolean)) {
+          const [sha, branch] = line.split(' ') as [string, string];
+          if (branch === 'main' || reported.has(`${branch}@${sha}`)) continue;
+          reported.add(`${branch}@${sha}`);
+          const files = bareGit('ls-tree', '--name-only', sha).split('\n');
+          const verdict = decide(sha, branch, files);
+          if (verdict !== null)
+            hub.setCheckRun(owner, name, sha, { name: checkName, status: 'completed', conclusion: verdict });
+        }
+      } catch {
+        // A ref deleted while it was read: the next round sees the new state.
+      }
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  })();
+
+  let branchCounter = 0;
+  const h: GitHubQueueHarness = {
+    hub,
+    repo,
+    key,
+    pool,
+    client,
+    installationId: installation.id,
+    clone,
+    logs,
+    async createQueue(config = {}, runnerSettings = {}) {
+      await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
+        workflowId,
+        taskQueue,
+        args: [{ key, config, runner: runnerSettings } satisfies QueueWorkflowInput],
+      });
+    },
+    async openPr(files, title) {
+      const branch = `feature-${++branchCounter}`;
+      await clone.git('fetch', '-q', 'origin');
+      await clone.branch(branch, 'origin/main');
+      const sha = await clone.commit(files, title ?? `change ${branchCounter}`);
+      await clone.push(sha, branch);
+      const pr = await hub.openPullRequest({
+        owner,
+        repo: name,
+        head: branch,
+        title: title ?? `change ${branchCounter}`,
+      });
+      return { number: pr.number, headSha: sha };
+    },
+    async pushToPr(n, files) {
+      const pr = hub.pullRequest(owner, name, n);
+      await clone.git('fetch', '-q', 'origin');
+      await clone.branch(pr.headBranch, `origin/${pr.headBranch}`);
+      const sha = await clone.commit(files);
+      await clone.push(sha, pr.headBranch);
+      return sha;
+    },
+    async submit(n, o = {}) {
+      const { submissionId } = await handle().executeUpdate(submitUpdate, {
+        args: [{ pr: n, priority: o.priority ?? null, noBatch: o.noBatch ?? false }],
+      });
+      const outcome = await h.waitFor(`PR #${n} admitted`, async () => {
+        const state = (await handle().query(getAdmissionsQuery, [submissionId]))[submissionId];
+        return state?.state === 'pending' ? undefined : state;
+      });
+      if (outcome.state === 'rejected') throw new Error(outcome.message);
+    },
+    hint: (hintValue) => handle().signal(hostHintSignal, hintValue),
+    queue: () => handle().query(getQueueQuery),
+    async pr(n) {
+      try {
+        return await client.workflow.getHandle(prWorkflowId(key, n)).query(getPullRequestQuery);
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return null;
+        throw err;
+      }
+    },
+    async waitFor(what, fn, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = await fn();
+        if (value !== undefined && value !== false) return value;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    },
+    settled(n, timeoutMs) {
+      return h.waitFor(
+        `PR #${n} to finish`,
+        async () => {
+          const r = await h.pr(n);
+          return r && isTerminal(r.state) ? r : undefined;
+        },
+        timeoutMs,
+      );
+    },
+    mainLog: () =>
+      bareGit('log', '--first-parent', '--reverse', '--format=%s', 'main').split('\n').slice(initialCommits),
+    mainTip: () => bareGit('rev-parse', 'main'),
+    mainTrees: () =>
+      bareGit('log', '--first-parent', '--reverse', '--format=%T', 'main').split('\n').slice(initialCommits),
+    branches: (prefix) =>
+      bareGit('for-each-ref', '--format=%(refname:short)', `refs/heads/${prefix}`)
+        .split('\n')
+        .filter(Boolean),
+    async stopWorker(i) {
+      const w = workers[i];
+      if (!w) return;
+      workers[i] = null;
+      w.worker.shutdown();
+      await w.running;
+    },
+    startWorker,
+    async close() {
+      ciStopped = true;
+      await ciLoop;
+      hub.webhooks.setTarget(null);
+      for (let i = 0; i < workers.length; i++) await h.stopWorker(i);
+      await receiver.idle();
+      await app.close();
+      logs.push(...apiLog.lines);
+      await connection.close();
+      await nativeConnection.close();
+      await pool.end();
+      clone.cleanup();
+      fs.rmSync(dataRoot, { recursive: true, force: true });
+    },
+  };
+  return h;
+}
