@@ -34,6 +34,11 @@ export const REQUESTED_QUEUE_STATES = ['running', 'paused', 'draining'] as const
 export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
 export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests'] as const;
 export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
+/** railyard's: how a queue on GitHub lands (docs/github.md, "Landing modes"). */
+export const LANDING_MODES = ['push', 'api'] as const;
+/** A test-branch prefix: branch-name characters, ending in "/", not under refs/ (names.ts checks it again). */
+export const TEST_BRANCH_PREFIX_PATTERN =
+  /^(?!refs\/)(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*\/$/;
 
 export const EnqueuedPullRequest = z.object({
   id: z.string(),
@@ -78,6 +83,11 @@ export const QueueSettings = z.object({
   directMergeMode: z.enum(DIRECT_MERGE_MODES),
   optimizationMode: z.enum(OPTIMIZATION_MODES),
   mergeMethod: z.enum(MERGE_METHODS),
+  landingMode: z.enum(LANDING_MODES).describe("railyard's: how the queue lands on GitHub."),
+  testBranchPrefix: z
+    .string()
+    .nullable()
+    .describe("railyard's: the queue's test-branch prefix; null = the host's (trunk-merge/ on GitHub)."),
 });
 export type QueueSettings = z.infer<typeof QueueSettings>;
 
@@ -144,6 +154,19 @@ export const UpdateQueueRequest = QueueRequest.extend({
     .optional()
     .describe('Status contexts a test run needs; an empty list is ignored (use deleteRequiredStatuses).'),
   deleteRequiredStatuses: z.boolean().optional().describe('Drop the required statuses set through the API.'),
+  landingMode: looseEnum(LANDING_MODES)
+    .optional()
+    .describe(
+      "railyard's: `push` moves the target to the tested commit (the App needs to bypass protection); `api` merges each PR through GitHub's merge endpoint.",
+    ),
+  testBranchPrefix: z
+    .string()
+    .max(100, { message: 'must be at most 100 characters long' })
+    .regex(TEST_BRANCH_PREFIX_PATTERN, {
+      message: 'must be a branch prefix ending in "/", such as trunk-merge/ (letters, digits, ".", "_", "-")',
+    })
+    .optional()
+    .describe("railyard's: prefix of the queue's test branches, e.g. trunk-merge/."),
   ...IgnoredSettings,
 }).superRefine((body, ctx) => {
   if (body.deleteRequiredStatuses === true && (body.requiredStatuses?.length ?? 0) > 0) {

@@ -77,6 +77,8 @@ export function queueSettings(s: QueueSettingsSnapshot): QueueSettings {
     directMergeMode: s.directMergeMode,
     optimizationMode: s.optimizationMode,
     mergeMethod: s.mergeMethod,
+    landingMode: s.landingMode ?? 'push',
+    testBranchPrefix: s.testBranchPrefix ?? null,
   };
 }
 
@@ -131,6 +133,8 @@ export function updateQueueInput(request: UpdateQueueRequest): UpdateQueueInput 
     'stateLabelsEnabled',
     'notReadyTimeoutHours',
     'testBranchConstructionMode',
+    'landingMode',
+    'testBranchPrefix',
   ] as const satisfies readonly (keyof RunnerSettings & keyof UpdateQueueRequest)[];
   const config = definedOf(request, configKeys) as QueueConfigPatch;
   const runner = definedOf(request, runnerKeys) as Partial<RunnerSettings>;

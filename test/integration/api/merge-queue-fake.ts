@@ -98,6 +98,8 @@ export function createFakeMergeQueue(clock: () => number = Date.now) {
           directMergeMode: 'off',
           optimizationMode: 'off',
           mergeMethod: 'squash',
+          landingMode: 'push',
+          testBranchPrefix: null,
         },
         prs: new Map(),
         runs: new Map(),

@@ -160,8 +160,27 @@ describe('updateQueue', () => {
     expect(parsed).not.toHaveProperty('somethingNew');
   });
 
+  test("railyard's GitHub settings: the landing mode in any case and a test-branch prefix", () => {
+    expect(
+      UpdateQueueRequest.parse({ ...QUEUE, landingMode: 'API', testBranchPrefix: 'mq/tests/' }),
+    ).toMatchObject({ landingMode: 'api', testBranchPrefix: 'mq/tests/' });
+  });
+
   test.each([
     [{ state: 'switching_modes' }, "Field 'state' must be one of: running, paused, draining."],
+    [{ landingMode: 'rebase' }, "Field 'landingMode' must be one of: push, api."],
+    [
+      { testBranchPrefix: 'trunk-merge' },
+      'Field \'testBranchPrefix\' must be a branch prefix ending in "/", such as trunk-merge/ (letters, digits, ".", "_", "-").',
+    ],
+    [
+      { testBranchPrefix: '../main/' },
+      'Field \'testBranchPrefix\' must be a branch prefix ending in "/", such as trunk-merge/ (letters, digits, ".", "_", "-").',
+    ],
+    [
+      { testBranchPrefix: 'refs/heads/' },
+      'Field \'testBranchPrefix\' must be a branch prefix ending in "/", such as trunk-merge/ (letters, digits, ".", "_", "-").',
+    ],
     [{ concurrency: 0 }, "Field 'concurrency' must be at least 1."],
     [{ bisectionConcurrency: 0 }, "Field 'bisectionConcurrency' must be at least 1."],
     [{ batchingMinSize: 0 }, "Field 'batchingMinSize' must be at least 1."],
