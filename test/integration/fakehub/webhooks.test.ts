@@ -155,6 +155,18 @@ describe('push', () => {
     expect(only('push').payload).toMatchObject({ before: second, after: rewritten, forced: true });
 
     receiver.clear();
+    await clone.git('tag', '-a', 'v1.0.0', '-m', 'release 1.0.0', rewritten);
+    await clone.git('push', '-q', 'origin', 'refs/tags/v1.0.0');
+    await received();
+    const tagObject = await clone.git('rev-parse', 'v1.0.0');
+    expect(only('push').payload).toMatchObject({
+      ref: 'refs/tags/v1.0.0',
+      after: tagObject,
+      created: true,
+      head_commit: { id: rewritten },
+    });
+
+    receiver.clear();
     await clone.git('push', '-q', 'origin', ':refs/heads/topic/push');
     await received();
     expect(only('push').payload).toMatchObject({

@@ -103,7 +103,7 @@ async function commitInfo(
     'show',
     '-s',
     '--format=%H%x00%T%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B',
-    sha,
+    `${sha}^{commit}`,
   ]);
   const [id = sha, tree = '', an = '', ae = '', ad = '', cn = '', ce = '', cd = '', ...message] =
     raw.split('\0');
@@ -113,7 +113,7 @@ async function commitInfo(
     '--name-status',
     '-r',
     '--root',
-    sha,
+    `${sha}^{commit}`,
   ]);
   const added: string[] = [];
   const removed: string[] = [];

@@ -116,6 +116,8 @@ export function createWebhookDispatcher(deps: {
   const held: Job[] = [];
   const idleWaiters: (() => void)[] = [];
   const aborts = new Set<AbortController>();
+  /** Wakers of the delay knob's sleeps, so close() does not wait them out. */
+  const sleepers = new Set<() => void>();
   let nextId = 1;
   let target: string | null = null;
   let running = false;
@@ -228,7 +230,16 @@ export function createWebhookDispatcher(deps: {
       delivery.status = 'no target URL set';
       return;
     }
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (delayMs > 0)
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          sleepers.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, delayMs);
+        sleepers.add(wake);
+      });
     if (closed) return;
     const dropped = dropCount > 0 ? (dropCount--, true) : (dropWhen?.(delivery) ?? false);
     if (dropped) {
@@ -350,6 +361,7 @@ export function createWebhookDispatcher(deps: {
       closed = true;
       queue.length = 0;
       for (const abort of aborts) abort.abort(new Error('fakehub closed'));
+      for (const wake of [...sleepers]) wake();
       if (running) await new Promise<void>((resolve) => idleWaiters.push(resolve));
     },
   };
