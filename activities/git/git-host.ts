@@ -74,8 +74,10 @@ export interface BuildTestBranchInput {
   /** In queue order; each is applied on top of the previous ones. */
   prs: PullRequestAtSha[];
   mergeMethod: MergeMethod;
-  /** `<testBranchPrefix>pr-<n>/<runId>` (names.testBranchName); other names are refused. */
+  /** `<prefix>pr-<n>/<runId>` (names.testBranchName); other names are refused. */
   branchName: string;
+  /** The queue's own test-branch prefix; absent = the host's. */
+  branchPrefix?: string;
 }
 
 /** The commit after each PR was applied: advancing the target to `steps[i].sha` lands PRs 0..i. */
@@ -175,8 +177,8 @@ export interface GitHost {
   advanceTarget(input: AdvanceTargetInput): Promise<AdvanceTargetResult>;
   /** Merges one PR straight onto the target tip (directMergeMode = always), with compare-and-swap. */
   directMerge(input: DirectMergeInput): Promise<DirectMergeResult>;
-  /** Deletes a test branch (names under `railyard-merge/` only). */
-  deleteBranch(repo: RepositoryKey, branch: string): Promise<DeleteBranchResult>;
+  /** Deletes a test branch (names under the host's prefix, or `prefix` when the queue has its own). */
+  deleteBranch(repo: RepositoryKey, branch: string, prefix?: string): Promise<DeleteBranchResult>;
   /** One file of one commit, e.g. the repository's test configuration. */
   readFileAtCommit(repo: RepositoryKey, sha: string, path: string): Promise<FileLookup>;
   /** A working tree of one commit in a new directory, for the `command` test runner. */

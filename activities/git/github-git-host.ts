@@ -421,7 +421,7 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
     },
 
     async buildTestBranch(input) {
-      checkBuildInput(input, prefix);
+      checkBuildInput(input, input.branchPrefix ?? prefix);
       const t = await mustTarget(input.repo);
       const heads = await checkHeads(t, input.prs);
       if (heads.kind === 'pr_closed')
@@ -495,8 +495,8 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
       }
     },
 
-    async deleteBranch(repo, branch) {
-      checkTestBranch(branch, prefix);
+    async deleteBranch(repo, branch, queuePrefix) {
+      checkTestBranch(branch, queuePrefix ?? prefix);
       const t = await target(repo);
       if (t === null) return { kind: 'already_absent' };
       const ref = names.branchRef(branch);

@@ -117,7 +117,7 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
     },
 
     async buildTestBranch(input) {
-      checkBuildInput(input);
+      checkBuildInput(input, input.branchPrefix);
       const access = await mustOpen(input.repo);
       await mustHaveCommit(access, input.baseSha, 'base');
       const composed = await composePullRequests(access, input.baseSha, input.prs, input.mergeMethod);
@@ -144,8 +144,8 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
       return directMerge(access, input);
     },
 
-    async deleteBranch(repo, branch) {
-      checkTestBranch(branch);
+    async deleteBranch(repo, branch, queuePrefix) {
+      checkTestBranch(branch, queuePrefix);
       const ref = names.branchRef(branch);
       const access = await open(repo);
       if (access === null) return { kind: 'already_absent' };

@@ -18,7 +18,7 @@ export function createRoutingGitHost(local: GitHost, gitHub?: { host: string; gi
     buildTestBranch: (input) => pick(input.repo).buildTestBranch(input),
     advanceTarget: (input) => pick(input.repo).advanceTarget(input),
     directMerge: (input) => pick(input.repo).directMerge(input),
-    deleteBranch: (repo, branch) => pick(repo).deleteBranch(repo, branch),
+    deleteBranch: (repo, branch, prefix) => pick(repo).deleteBranch(repo, branch, prefix),
     readFileAtCommit: (repo, sha, path) => pick(repo).readFileAtCommit(repo, sha, path),
     checkout: (input) => pick(input.repo).checkout(input),
     hasChecks: (repo) => pick(repo).hasChecks(repo),

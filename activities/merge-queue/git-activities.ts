@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { repositoryLabel, type RepositoryKey } from '../../workflows/contract';
 import type { GitHost } from '../git/git-host';
 import type { RepositoryOwnership } from '../stores/repository-owners';
-import { InvalidGitNameError, testBranchName } from '../git/names';
+import { assertValid, checkBranchName, InvalidGitNameError, testBranchName } from '../git/names';
 import type {
   BuildRunInput,
   BuildRunResult,
@@ -40,6 +40,13 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
   // made before ownership existed and any path that reaches the worker without the API.
   const owns = (input: { organisationId: string; repo: RepositoryKey }) =>
     ownership.owns(input.organisationId, input.repo);
+
+  /** The queue's test-branch prefix (checked like a branch name), else the host's. */
+  function prefixOf(input: { repo: RepositoryKey; testBranchPrefix?: string | null }): string {
+    const prefix = input.testBranchPrefix || gitHost.testBranchPrefix(input.repo);
+    assertValid('test branch prefix', checkBranchName(`${prefix}x`));
+    return prefix;
+  }
 
   async function readPullRequest(input: {
     repo: RepositoryKey;
@@ -89,7 +96,7 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
       const tip = await gitHost.readBranchTip(input.repo, input.targetBranch);
       if (tip.kind === 'not_found')
         return { kind: 'no_target', detail: `The target branch ${input.targetBranch} does not exist.` };
-      const prefix = input.testBranchPrefix || gitHost.testBranchPrefix(input.repo);
+      const prefix = prefixOf(input);
       const branchName = testBranchName(input.branchPr, input.runId, prefix);
       const built = await gitHost.buildTestBranch({
         repo: input.repo,
@@ -98,6 +105,7 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
         prs: input.prs,
         mergeMethod: input.mergeMethod,
         branchName,
+        branchPrefix: prefix,
       });
       switch (built.kind) {
         case 'built': {
@@ -190,11 +198,8 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
             baseSha: expected,
             prs: input.prs,
             mergeMethod: input.mergeMethod,
-            branchName: testBranchName(
-              input.prs[0]?.number ?? 0,
-              `land-${input.mergeId}`,
-              input.testBranchPrefix || gitHost.testBranchPrefix(input.repo),
-            ),
+            branchName: testBranchName(input.prs[0]?.number ?? 0, `land-${input.mergeId}`, prefixOf(input)),
+            branchPrefix: prefixOf(input),
           });
           if (built.kind !== 'built') {
             return {
@@ -209,7 +214,7 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
             };
           }
           const result = await advance(input, expected, built.headSha);
-          await gitHost.deleteBranch(input.repo, built.branchName);
+          await gitHost.deleteBranch(input.repo, built.branchName, prefixOf(input));
           return result;
         }
         case 'tested_commit': {
@@ -258,8 +263,12 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
     return guard(() => gitHost.readChecks(input.repo, input.sha));
   }
 
-  async function deleteTestBranch(input: { repo: RepositoryKey; branchName: string }): Promise<void> {
-    await guard(() => gitHost.deleteBranch(input.repo, input.branchName));
+  async function deleteTestBranch(input: {
+    repo: RepositoryKey;
+    branchName: string;
+    testBranchPrefix?: string | null;
+  }): Promise<void> {
+    await guard(() => gitHost.deleteBranch(input.repo, input.branchName, prefixOf(input)));
   }
 
   return { readPullRequest, readTargetTip, buildTestRun, land, readChecks, deleteTestBranch };

@@ -293,7 +293,15 @@ export class CommandExecutor {
       if (run.status === 'building' || run.status === 'in_progress') run.status = 'cancelled';
       run.cleaned = true;
       const branchName = run.branchName;
-      if (branchName) this.ctx.track(() => git.deleteTestBranch({ repo: key.repo, branchName }));
+      const prefix = this.ctx.carried.runner.testBranchPrefix;
+      if (branchName)
+        this.ctx.track(() =>
+          git.deleteTestBranch({
+            repo: key.repo,
+            branchName,
+            ...(prefix ? { testBranchPrefix: prefix } : {}),
+          }),
+        );
     }
   }
 }

@@ -33,3 +33,27 @@ test('two PRs merge in order on GitHub, each tested on a trunk-merge/ branch by 
     Promise.resolve(h!.branches('trunk-merge/').length === 0),
   );
 }, 120_000);
+
+test("a queue's own test-branch prefix names its test branches on GitHub, and they are deleted after", async () => {
+  const tested: string[] = [];
+  h = await startGitHubQueueHarness(hub(), {
+    ci: (_sha, branch, files) => {
+      tested.push(branch);
+      return files.includes('BROKEN') ? 'failure' : 'success';
+    },
+  });
+  await h.createQueue(
+    { mergeMethod: 'merge_commit' },
+    { requiredStatuses: ['test'], testBranchPrefix: 'mq-tests/' },
+  );
+  const one = await h.openPr({ 'one.txt': '1\n' }, 'first change');
+  await h.submit(one.number);
+  expect((await h.settled(one.number)).state).toBe('merged');
+  expect(tested.some((b) => b.startsWith(`mq-tests/pr-${one.number}/`))).toBe(true);
+  expect(tested.filter((b) => b.startsWith('trunk-merge/'))).toEqual([]);
+  // A merge commit of the PR's head: GitHub sees the PR merged by the push itself.
+  expect(hub().pullRequest(h.repo.owner, h.repo.name, one.number).merged).toBe(true);
+  await h.waitFor('test branches to be deleted', () =>
+    Promise.resolve(h!.branches('mq-tests/').length === 0),
+  );
+}, 120_000);
