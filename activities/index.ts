@@ -7,6 +7,9 @@ import { createEventActivities } from './events';
 import { createFlakyActivities } from './flaky/activities';
 import type { TestCaseEvents } from './flaky/events';
 import { createMergeQueueActivities, type MergeQueueActivityDeps } from './merge-queue';
+import type { GitHubAppAuth } from './github/app-auth';
+import type { GitHubAppSettings } from './github/config';
+import { createGitHubReconciliationActivities } from './github/reconciliation';
 import { createPingActivities } from './ping';
 import { installationOwnership } from './stores/github-installations';
 import { createRepositoryOwnerStore, rememberingOwnership } from './stores/repository-owners';
@@ -24,11 +27,22 @@ export interface ActivityDeps extends MergeQueueActivityDeps {
   testCaseEvents?: TestCaseEvents;
   /** repo.host a configured GitHub App serves: its repositories are owned through linked installations. */
   gitHubHost?: string;
+  /** With a GitHub App: what the webhook reconciliation needs (activities/github/reconciliation.ts). */
+  gitHub?: { settings: GitHubAppSettings; auth: GitHubAppAuth; namespace: string };
 }
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createPingActivities(deps),
+    ...(deps.gitHub
+      ? createGitHubReconciliationActivities({
+          pool: deps.pool,
+          client: deps.client,
+          namespace: deps.gitHub.namespace,
+          settings: deps.gitHub.settings,
+          auth: deps.gitHub.auth,
+        })
+      : {}),
     ...createMergeQueueActivities({
       ...deps,
       ownership: rememberingOwnership(

@@ -27,6 +27,10 @@ import { publicUrlOf } from '../activities/platform/public-url';
 import { gitHubAppSettingsOf } from '../activities/github/config';
 import { loadWorkerConfig, type WorkerConfig } from './config';
 import { ensureReevaluationSchedule } from './reevaluation-schedule';
+import {
+  ensureGitHubReconciliationSchedule,
+  removeGitHubReconciliationSchedule,
+} from './github-reconciliation-schedule';
 
 const SDK_LOG_LEVEL = {
   fatal: 'ERROR',
@@ -120,11 +124,18 @@ async function main(): Promise<void> {
       publicUrl: publicUrlOf(config.RAILYARD_PUBLIC_URL),
       testCaseEvents,
       ...(gitHub ? { gitHubHost: gitHub.host } : {}),
+      ...(gitHub && gitHubSide
+        ? { gitHub: { settings: gitHub, auth: gitHubSide.auth, namespace: config.TEMPORAL_NAMESPACE } }
+        : {}),
     }),
     shutdownGraceTime: `${config.RAILYARD_SHUTDOWN_GRACE_SECONDS} seconds`,
   });
   // Time-based recovery and staleness of flaky-test statuses happen on a Temporal Schedule.
   await ensureReevaluationSchedule(client, config.RAILYARD_TASK_QUEUE);
+  // GitHub: redelivery of failed webhooks, unhandled deliveries, a reconcile hint to every queue.
+  if (gitHub)
+    await ensureGitHubReconciliationSchedule(client, config.RAILYARD_TASK_QUEUE, gitHub.reconcileMinutes);
+  else await removeGitHubReconciliationSchedule(client);
   console.error(
     `railyard worker polling task queue "${config.RAILYARD_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}`,
   );

@@ -7,6 +7,7 @@
 import * as bundle from '../../../workflows';
 import {
   FLAKY_REEVALUATION_WORKFLOW_TYPE,
+  GITHUB_RECONCILIATION_WORKFLOW_TYPE,
   PING_WORKFLOW_TYPE,
   PULL_REQUEST_WORKFLOW_TYPE,
   QUEUE_WORKFLOW_TYPE,
@@ -33,6 +34,7 @@ test('every workflow type name is a workflow the bundle exports, and the bundle 
     TEST_RUN_WORKFLOW_TYPE,
     WEBHOOK_DELIVERY_WORKFLOW_TYPE,
     FLAKY_REEVALUATION_WORKFLOW_TYPE,
+    GITHUB_RECONCILIATION_WORKFLOW_TYPE,
     PING_WORKFLOW_TYPE,
   ] as const;
   expect(Object.keys(bundle).sort()).toEqual([...names].sort());
