@@ -32,6 +32,16 @@ test('two PRs merge in order on GitHub, each tested on a trunk-merge/ branch by 
   await h.waitFor('test branches to be deleted', () =>
     Promise.resolve(h!.branches('trunk-merge/').length === 0),
   );
+  // The rate-limit budget (docs/github.md): REST calls that count against the installation's limit
+  // (a 304 does not), per merged PR.
+  const spent = hub().requests.filter(
+    (r) => r.kind === 'rest' && r.status !== 304 && r.path.includes(`/${h!.repo.name}/`),
+  );
+  const byOperation: Record<string, number> = {};
+  for (const r of spent)
+    byOperation[r.operationId ?? r.path] = (byOperation[r.operationId ?? r.path] ?? 0) + 1;
+  console.log(`REST calls per merged PR: ${spent.length / 2} (${JSON.stringify(byOperation)})`);
+  expect(spent.length / 2).toBeLessThanOrEqual(15);
 }, 120_000);
 
 test("a queue's own test-branch prefix names its test branches on GitHub, and they are deleted after", async () => {
