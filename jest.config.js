@@ -35,6 +35,10 @@ module.exports = {
     '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnlyPackages().join('|')})/)`],
+  // ES-module-only exports without a `require` condition, which jest's resolver cannot pick.
+  moduleNameMapper: {
+    '^@octokit/webhooks-methods$': '<rootDir>/node_modules/@octokit/webhooks-methods/dist-node/index.js',
+  },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,
