@@ -48,7 +48,10 @@ export const gitHubConfigShape = {
   /** Prefix of test branches on GitHub, unless a queue sets its own. */
   RAILYARD_GITHUB_TEST_BRANCH_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}\/$/, 'must be a branch prefix ending in "/", such as trunk-merge/')
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}\/$/,
+      'must be a branch prefix ending in "/", such as trunk-merge/',
+    )
     .default('trunk-merge/'),
   /** Period of the reconciliation Schedule (worker): redelivery, unhandled deliveries, queue hints. */
   RAILYARD_GITHUB_RECONCILE_MINUTES: envInt(1, 1440).default(DEFAULT_GITHUB_RECONCILE_MINUTES),
@@ -135,7 +138,9 @@ export function gitHubAppSettingsOf(
     webhookSecret: secret,
     apiUrl: config.RAILYARD_GITHUB_API_URL.replace(/\/+$/, ''),
     host: config.RAILYARD_GITHUB_HOST.toLowerCase(),
-    gitUrl: (config.RAILYARD_GITHUB_GIT_URL ?? `https://${config.RAILYARD_GITHUB_HOST.toLowerCase()}`).replace(/\/+$/, ''),
+    gitUrl: (
+      config.RAILYARD_GITHUB_GIT_URL ?? `https://${config.RAILYARD_GITHUB_HOST.toLowerCase()}`
+    ).replace(/\/+$/, ''),
     testBranchPrefix: config.RAILYARD_GITHUB_TEST_BRANCH_PREFIX,
     reconcileMinutes: config.RAILYARD_GITHUB_RECONCILE_MINUTES,
   };
