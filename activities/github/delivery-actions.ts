@@ -11,16 +11,22 @@
  * - Pull request, push and check events are routed by hint-routing.ts; a hint goes to the running
  *   queues of the repository that the organisation holding it through the delivery's linked
  *   installation owns (owner-lookup.ts, queue-hints.ts), never to another organisation's.
+ * - A PR comment carrying a command (hint-routing.ts) is acted on for that same organisation by the
+ *   command handler (pr-command-handler.ts), whose outcome is the row's. A process built without a
+ *   command handler records `failed: PR commands are not available here` for such a comment.
  * - Outcomes: 'applied', 'hinted <n> queue(s)', 'installation not linked', 'repository not covered
  *   by the installation', 'not acted on', or 'failed: <reason>' (a payload lacking the fields an
  *   event needs, an error, or a hint some queues could not receive). Acting never throws.
- * - Acting is idempotent in effect: installation changes converge, and hints carry no state.
+ * - Acting is idempotent in effect: installation changes converge, hints carry no state, and a
+ *   command's queue update id derives from its comment's id (applied once).
  */
 import { z } from 'zod';
 import { InstallationNotLinkedError, type GitHubInstallationStore } from '../stores/github-installations';
 import type { WebhookDeliveryStore } from '../stores/github-webhook-deliveries';
-import { routeDelivery } from './hint-routing';
+import type { RepositoryKey } from '../../workflows/contract';
+import { routeDelivery, type PayloadRepository } from './hint-routing';
 import type { GitHubOwnerLookup } from './owner-lookup';
+import type { PrCommandHandler } from './pr-command-handler';
 import type { HintResult, QueueHinter } from './queue-hints';
 
 export interface DeliveryActionDeps {
@@ -31,6 +37,8 @@ export interface DeliveryActionDeps {
   >;
   owners: GitHubOwnerLookup;
   hinter: Pick<QueueHinter, 'hintRepository'>;
+  /** Commands in PR comments; absent, such comments are recorded as failed. */
+  commands?: PrCommandHandler;
   onError: (err: unknown, message: string) => void;
 }
 
@@ -101,6 +109,30 @@ export function createDeliveryActions(deps: DeliveryActionDeps): DeliveryActions
     }
   }
 
+  /**
+   * The organisation holding the repository through the installation, with the spellings its queues
+   * may use; or the outcome saying why there is none.
+   */
+  async function holding(
+    installationId: number,
+    repository: PayloadRepository,
+  ): Promise<{ organisationId: string; spellings: RepositoryKey[] } | string> {
+    const holder = await deps.owners.holderOf(installationId, repository);
+    if (holder === null)
+      return (await deps.installations.find(installationId))
+        ? 'repository not covered by the installation'
+        : 'installation not linked';
+    const named = { ...holder.repository, ...repository };
+    return {
+      organisationId: holder.organisationId,
+      spellings: [
+        named,
+        holder.repository,
+        { host: named.host, owner: named.owner.toLowerCase(), name: named.name.toLowerCase() },
+      ],
+    };
+  }
+
   async function hint(event: string, payload: unknown): Promise<string> {
     const routing = routeDelivery(event, payload);
     switch (routing.kind) {
@@ -109,22 +141,17 @@ export function createDeliveryActions(deps: DeliveryActionDeps): DeliveryActions
       case 'invalid':
         return `failed: ${routing.reason}`;
       case 'hint': {
-        const holder = await deps.owners.holderOf(routing.installationId, routing.repository);
-        if (holder === null)
-          return (await deps.installations.find(routing.installationId))
-            ? 'repository not covered by the installation'
-            : 'installation not linked';
-        const named = { ...holder.repository, ...routing.repository };
-        const spellings = [
-          named,
-          holder.repository,
-          { host: named.host, owner: named.owner.toLowerCase(), name: named.name.toLowerCase() },
-        ];
-        return hintOutcome(
-          await deps.hinter.hintRepository(
-            { organisationId: holder.organisationId, spellings },
-            routing.hint,
-          ),
+        const held = await holding(routing.installationId, routing.repository);
+        if (typeof held === 'string') return held;
+        return hintOutcome(await deps.hinter.hintRepository(held, routing.hint));
+      }
+      case 'command': {
+        const held = await holding(routing.installationId, routing.repository);
+        if (typeof held === 'string') return held;
+        if (!deps.commands) return 'failed: PR commands are not available here';
+        return deps.commands.run(
+          { ...held, installationId: routing.installationId, repository: routing.repository },
+          routing.comment,
         );
       }
     }

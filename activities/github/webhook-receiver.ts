@@ -4,9 +4,9 @@
  *
  * Rules:
  * - `receive` stores the delivery once (by delivery id) and returns; a redelivered id is not acted on
- *   again. Acting (delivery-actions.ts: installation events, and hints to the merge queues of the
- *   repository for pull request, push and check events) runs afterwards, tracked so `idle()` (tests,
- *   shutdown) can wait for it.
+ *   again. Acting (delivery-actions.ts: installation events, hints to the merge queues of the
+ *   repository for pull request, push and check events, and commands in PR comments when `commands`
+ *   is given) runs afterwards, tracked so `idle()` (tests, shutdown) can wait for it.
  * - The stored envelope (action, installation id, repository) is read with zod picking only those
  *   fields; a payload without them is stored all the same.
  * - The outcome of each delivery is recorded on its row (handled_at, outcome). A row left unhandled

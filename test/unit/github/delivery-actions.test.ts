@@ -2,10 +2,13 @@
  * createDeliveryActions (activities/github/delivery-actions.ts) with recording fakes: a routed
  * delivery hints only the organisation that holds the repository through the delivery's installation,
  * with the spellings a queue may use; each outcome says what happened (how many queues were hinted,
- * why nothing was), a failure is recorded and never thrown.
+ * why nothing was), a failure is recorded and never thrown. A PR comment carrying a command goes to the
+ * command handler for that same organisation, and its outcome is the row's.
  */
 import { createDeliveryActions, hintOutcome } from '../../../activities/github/delivery-actions';
+import type { RoutedComment } from '../../../activities/github/hint-routing';
 import type { GitHubOwnerLookup } from '../../../activities/github/owner-lookup';
+import type { CommandTarget, PrCommandHandler } from '../../../activities/github/pr-command-handler';
 import type { HintResult, QueueHinter } from '../../../activities/github/queue-hints';
 import type { HostHint, RepositoryKey } from '../../../workflows/contract';
 
@@ -13,7 +16,13 @@ const SHA = 'c'.repeat(40);
 const ORG = '5d8e0a8e-4a57-4b39-9d1f-0f9b8d7a1c11';
 
 function setup(
-  opts: { holder?: boolean; linked?: boolean; result?: Partial<HintResult>; hintError?: Error } = {},
+  opts: {
+    holder?: boolean;
+    linked?: boolean;
+    result?: Partial<HintResult>;
+    hintError?: Error;
+    commands?: boolean;
+  } = {},
 ) {
   const hints: { organisationId: string; spellings: readonly RepositoryKey[]; hint: HostHint }[] = [];
   const handled: [string, string][] = [];
@@ -37,6 +46,13 @@ function setup(
       return Promise.resolve({ hinted: 2, ended: 0, failed: 0, truncated: false, ...opts.result });
     },
   };
+  const commanded: { target: CommandTarget; comment: RoutedComment }[] = [];
+  const commands: PrCommandHandler = {
+    run(target, comment) {
+      commanded.push({ target, comment });
+      return Promise.resolve('submitted #12 to main');
+    },
+  };
   const linked = opts.linked ?? true;
   const actions = createDeliveryActions({
     deliveries: {
@@ -54,9 +70,10 @@ function setup(
     },
     owners,
     hinter,
+    ...(opts.commands === false ? {} : { commands }),
     onError: (_err, message) => errors.push(message),
   });
-  return { actions, hints, handled, errors, holderAsked };
+  return { actions, hints, handled, errors, holderAsked, commanded };
 }
 
 const prEvent = {
@@ -135,4 +152,68 @@ test('hintOutcome', () => {
   expect(hintOutcome({ ...r, hinted: 1, ended: 3 })).toBe('hinted 1 queue');
   expect(hintOutcome({ ...r, hinted: 3, truncated: true })).toBe('hinted 3 queues (listing truncated)');
   expect(hintOutcome({ ...r, hinted: 0, failed: 1 })).toBe('failed: hinted 0 of 1 queue');
+});
+
+describe('commands in PR comments', () => {
+  const commentEvent = (action = 'created') => ({
+    action,
+    installation: { id: 9 },
+    repository: { full_name: 'Acme/Widgets' },
+    issue: { number: 12, pull_request: {} },
+    comment: { id: 77, body: '/trunk cancel', user: { login: 'alice', type: 'User' } },
+  });
+
+  test('a command goes to the handler for the holding organisation; its outcome is recorded', async () => {
+    const { actions, commanded, handled, hints } = setup();
+    expect(await actions.handle('c1', 'issue_comment', commentEvent())).toBe('submitted #12 to main');
+    expect(commanded).toEqual([
+      {
+        target: {
+          organisationId: ORG,
+          installationId: 9,
+          repository: { owner: 'Acme', name: 'Widgets' },
+          spellings: [
+            { host: 'github.com', owner: 'Acme', name: 'Widgets' },
+            { host: 'github.com', owner: 'acme', name: 'widgets' },
+            { host: 'github.com', owner: 'acme', name: 'widgets' },
+          ],
+        },
+        comment: {
+          id: 77,
+          pr: 12,
+          author: 'alice',
+          parse: { kind: 'command', command: { kind: 'cancel' }, text: '/trunk cancel', ignored: 0 },
+        },
+      },
+    ]);
+    expect(handled).toEqual([['c1', 'submitted #12 to main']]);
+    expect(hints).toEqual([]);
+  });
+
+  test('edited and deleted comments never reach the handler', async () => {
+    const { actions, commanded } = setup();
+    expect(await actions.handle('c2', 'issue_comment', commentEvent('edited'))).toBe('not acted on');
+    expect(await actions.handle('c3', 'issue_comment', commentEvent('deleted'))).toBe('not acted on');
+    expect(commanded).toEqual([]);
+  });
+
+  test('nobody holds the repository: nothing reaches the handler', async () => {
+    const notLinked = setup({ holder: false, linked: false });
+    expect(await notLinked.actions.handle('c4', 'issue_comment', commentEvent())).toBe(
+      'installation not linked',
+    );
+    const notCovered = setup({ holder: false });
+    expect(await notCovered.actions.handle('c5', 'issue_comment', commentEvent())).toBe(
+      'repository not covered by the installation',
+    );
+    expect([...notLinked.commanded, ...notCovered.commanded]).toEqual([]);
+  });
+
+  test('a process without a command handler records a failure', async () => {
+    const { actions, handled } = setup({ commands: false });
+    expect(await actions.handle('c6', 'issue_comment', commentEvent())).toBe(
+      'failed: PR commands are not available here',
+    );
+    expect(handled).toEqual([['c6', 'failed: PR commands are not available here']]);
+  });
 });

@@ -2,9 +2,11 @@
  * routeDelivery (activities/github/hint-routing.ts): every routed event and action gives its hint for
  * the repository and installation of the payload; other events and actions are not routed; tags and
  * test branches are not target pushes; a routed payload without its fields, or with fields out of
- * bounds, is invalid (never thrown).
+ * bounds, is invalid (never thrown). A created PR comment by a person carrying a command is routed as a
+ * command (edited and deleted comments, issue comments, bots' comments and plain comments are not).
  */
 import { pushedTargetBranch, routeDelivery, type Routing } from '../../../activities/github/hint-routing';
+import { parseComment } from '../../../activities/github/pr-commands';
 
 const SHA = 'a'.repeat(40);
 const SHA256 = 'b'.repeat(64);
@@ -184,7 +186,8 @@ test('every other event is not routed, whatever its payload', () => {
     'ping',
     'installation',
     'installation_repositories',
-    'issue_comment',
+    'issues',
+    'pull_request_review_comment',
     'repository',
     'merge_group',
     'workflow_run',
@@ -196,4 +199,85 @@ test('every other event is not routed, whatever its payload', () => {
     ).toEqual({
       kind: 'not_routed',
     });
+});
+
+describe('issue_comment', () => {
+  const comment = (over: object = {}) => ({
+    id: 9001,
+    body: 'LGTM\n/trunk merge --priority=high',
+    user: { login: 'alice', type: 'User' },
+    ...over,
+  });
+  const onPr = { number: 12, pull_request: { url: 'https://api.github.com/repos/Acme/Widgets/pulls/12' } };
+  const event = (over: { action?: string; issue?: object; comment?: object } = {}) => ({
+    ...envelope,
+    action: 'created',
+    issue: onPr,
+    comment: comment(),
+    ...over,
+  });
+
+  test('a created PR comment carrying a command → a command for the repository and installation', () => {
+    expect(routeDelivery('issue_comment', event())).toEqual<Routing>({
+      kind: 'command',
+      installationId: 77,
+      repository: { owner: 'Acme', name: 'Widgets' },
+      comment: {
+        id: 9001,
+        pr: 12,
+        author: 'alice',
+        parse: {
+          kind: 'command',
+          command: { kind: 'merge', priority: 10, noBatch: false },
+          text: '/trunk merge --priority=high',
+          ignored: 0,
+        },
+      },
+    });
+  });
+
+  test('an invalid command is routed too (it gets a reply)', () => {
+    const routed = routeDelivery(
+      'issue_comment',
+      event({ comment: comment({ body: '/trunk merge --force' }) }),
+    );
+    expect(routed).toMatchObject({
+      kind: 'command',
+      comment: { parse: parseComment('/trunk merge --force') },
+    });
+  });
+
+  test.each(['edited', 'deleted', 'pinned'])('a comment %s never runs a command', (action) => {
+    expect(routeDelivery('issue_comment', event({ action }))).toEqual({ kind: 'not_routed' });
+  });
+
+  test('comments on issues, by bots, by deleted users, or without a command are not routed', () => {
+    for (const payload of [
+      event({ issue: { number: 12 } }),
+      event({ issue: { number: 12, pull_request: null } }),
+      event({ comment: comment({ user: { login: 'railyard[bot]', type: 'Bot' } }) }),
+      event({ comment: comment({ user: null }) }),
+      event({ comment: comment({ body: 'looks good' }) }),
+      event({ comment: comment({ body: '> /trunk merge' }) }),
+      event({ comment: comment({ body: null }) }),
+    ])
+      expect(routeDelivery('issue_comment', payload)).toEqual({ kind: 'not_routed' });
+  });
+
+  test('a payload without the fields, or out of bounds, is invalid', () => {
+    const invalid = { kind: 'invalid', reason: 'payload lacks the issue_comment fields' };
+    for (const payload of [
+      { ...envelope },
+      event({ comment: undefined }),
+      event({ issue: undefined }),
+      event({ comment: comment({ id: 0 }) }),
+      event({ comment: comment({ id: 2 ** 60 }) }),
+      event({ comment: comment({ user: { login: '../etc', type: 'User' } }) }),
+      event({ comment: comment({ user: { login: 'a'.repeat(121), type: 'User' } }) }),
+      event({ issue: { number: -1, pull_request: {} } }),
+      { ...event(), installation: undefined },
+      { ...event(), repository: { full_name: 'no-slash' } },
+    ])
+      expect(routeDelivery('issue_comment', payload)).toEqual(invalid);
+  });
 });

@@ -1,0 +1,400 @@
+/**
+ * createPrCommandHandler (activities/github/pr-command-handler.ts) with a recording Temporal client and
+ * a recording GitHub REST client: which queue a command reaches (the PR's base, the organisation's
+ * running queue under the first spelling that has one), who may command it (write or admin), what is
+ * replied when nothing is applied, the update ids derived from the comment, and the reactions.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { RoutedComment } from '../../../activities/github/hint-routing';
+import {
+  commandUpdateId,
+  createPrCommandHandler,
+  type CommandTarget,
+} from '../../../activities/github/pr-command-handler';
+import { ACCEPTED_COMMANDS, parseComment } from '../../../activities/github/pr-commands';
+import { GitHubApiError, type GitHubRest } from '../../../activities/github/rest-client';
+import {
+  cancelUpdate,
+  getAdmissionsQuery,
+  getQueueQuery,
+  queueWorkflowId,
+  submitUpdate,
+  type AdmissionState,
+  type RepositoryKey,
+} from '../../../workflows/contract';
+
+const ORG = 'b9f2c1f0-1111-4c4c-8888-000000000001';
+const GITHUB_SPELLING: RepositoryKey = { host: 'github.com', owner: 'Acme', name: 'Widgets' };
+const LOWER: RepositoryKey = { host: 'github.com', owner: 'acme', name: 'widgets' };
+const target: CommandTarget = {
+  organisationId: ORG,
+  installationId: 31,
+  repository: { owner: 'Acme', name: 'Widgets' },
+  spellings: [GITHUB_SPELLING, LOWER, LOWER],
+};
+const idOf = (repo: RepositoryKey, branch = 'main') =>
+  queueWorkflowId({ organisationId: ORG, repo, targetBranch: branch });
+
+function routed(body: string, over: Partial<RoutedComment> = {}): RoutedComment {
+  const parse = parseComment(body);
+  if (parse.kind === 'none') throw new Error('not a command');
+  return { id: 9001, pr: 12, author: 'alice', parse, ...over };
+}
+
+interface QueueFake {
+  status?: string;
+  commandsEnabled?: boolean;
+  submitError?: Error;
+  cancelError?: Error;
+  admission?: AdmissionState;
+  resubmitted?: boolean;
+}
+
+function setup(
+  opts: {
+    queues?: Record<string, QueueFake>;
+    permission?: { permission: string; role_name: string } | 404;
+    base?: string | 404;
+    replyFails?: boolean;
+    reactionFails?: boolean;
+  } = {},
+) {
+  const queues = opts.queues ?? { [idOf(GITHUB_SPELLING)]: {} };
+  const calls: string[] = [];
+  const updates: { workflowId: string; name: string; updateId: string; args: unknown[] }[] = [];
+  const requests: { route: string; params: Record<string, unknown> }[] = [];
+  const errors: string[] = [];
+  const handleOf = (workflowId: string) => {
+    const fake = queues[workflowId];
+    const missing = () => new WorkflowNotFoundError('not found', workflowId, undefined);
+    return {
+      workflowId,
+      describe() {
+        calls.push(`describe ${workflowId}`);
+        if (!fake) return Promise.reject(missing());
+        return Promise.resolve({ status: { name: fake.status ?? 'RUNNING' } });
+      },
+      query(def: { name: string }, ...args: unknown[]) {
+        calls.push(`query ${def.name}`);
+        if (!fake) return Promise.reject(missing());
+        if (def.name === getQueueQuery.name)
+          return Promise.resolve({ settings: { commandsEnabled: fake.commandsEnabled ?? true } });
+        if (def.name === getAdmissionsQuery.name) {
+          const [ids] = args as [string[]];
+          return Promise.resolve({ [ids[0]!]: fake.admission ?? { state: 'settled' } });
+        }
+        return Promise.reject(new Error(`unexpected query ${def.name}`));
+      },
+      executeUpdate(def: { name: string }, options: { updateId: string; args?: unknown[] }) {
+        updates.push({ workflowId, name: def.name, updateId: options.updateId, args: options.args ?? [] });
+        if (def.name === submitUpdate.name) {
+          if (fake?.submitError) return Promise.reject(fake.submitError);
+          return Promise.resolve({ submissionId: 'sub-1', resubmitted: fake?.resubmitted ?? false });
+        }
+        if (fake?.cancelError) return Promise.reject(fake.cancelError);
+        return Promise.resolve(undefined);
+      },
+    };
+  };
+  const client = {
+    workflow: { getHandle: handleOf },
+    connection: { withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn() },
+  };
+  const fail = (status: number) => new GitHubApiError(`GitHub answered ${status}`, status, null);
+  const rest: GitHubRest = {
+    installationId: 31,
+    request<T>(route: string, params: Record<string, unknown> = {}) {
+      requests.push({ route, params });
+      const ok = (data: unknown) => Promise.resolve({ status: 200, data: data as T, headers: {} });
+      if (route.startsWith('GET /repos/{owner}/{repo}/pulls/'))
+        return opts.base === 404 ? Promise.reject(fail(404)) : ok({ base: { ref: opts.base ?? 'main' } });
+      if (route.startsWith('GET /repos/{owner}/{repo}/collaborators/'))
+        return opts.permission === 404
+          ? Promise.reject(fail(404))
+          : ok(opts.permission ?? { permission: 'write', role_name: 'write', user: null });
+      if (route.startsWith('POST /repos/{owner}/{repo}/issues/{issue_number}/comments'))
+        return opts.replyFails ? Promise.reject(fail(403)) : ok({});
+      if (route.startsWith('POST /repos/{owner}/{repo}/issues/comments/'))
+        return opts.reactionFails ? Promise.reject(fail(500)) : ok({});
+      return Promise.reject(new Error(`unexpected ${route}`));
+    },
+  };
+  const installationsAsked: number[] = [];
+  const handler = createPrCommandHandler({
+    client: client as never,
+    clients: {
+      forInstallation: (id) => {
+        installationsAsked.push(id);
+        return Promise.resolve(rest);
+      },
+    },
+    admissionTimeoutMs: 30,
+    admissionPollMs: 10,
+    onError: (_err, message) => errors.push(message),
+  });
+  const replies = () =>
+    requests
+      .filter((r) => r.route.startsWith('POST /repos/{owner}/{repo}/issues/{issue_number}/comments'))
+      .map((r) => r.params.body as string);
+  const reactions = () =>
+    requests
+      .filter((r) => r.route.startsWith('POST /repos/{owner}/{repo}/issues/comments/'))
+      .map((r) => `${String(r.params.comment_id)} ${String(r.params.content)}`);
+  return { handler, updates, requests, replies, reactions, errors, calls, installationsAsked };
+}
+
+describe('merge', () => {
+  test('a write collaborator submits the PR under an update id of the comment; +1, no reply', async () => {
+    const t = setup();
+    expect(await t.handler.run(target, routed('/trunk merge --priority=high --no-batch'))).toBe(
+      'submitted #12 to main',
+    );
+    expect(t.installationsAsked).toEqual([31]);
+    expect(t.updates).toEqual([
+      {
+        workflowId: idOf(GITHUB_SPELLING),
+        name: 'submitPullRequest',
+        updateId: 'issueComment/9001/merge',
+        args: [{ pr: 12, priority: 10, noBatch: true }],
+      },
+    ]);
+    expect(t.reactions()).toEqual(['9001 +1']);
+    expect(t.replies()).toEqual([]);
+    // The PR and the permission were read under GitHub's spelling of the repository.
+    expect(t.requests.slice(0, 2)).toEqual([
+      {
+        route: 'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+        params: { owner: 'Acme', repo: 'Widgets', pull_number: 12 },
+      },
+      {
+        route: 'GET /repos/{owner}/{repo}/collaborators/{username}/permission',
+        params: { owner: 'Acme', repo: 'Widgets', username: 'alice' },
+      },
+    ]);
+  });
+
+  test('a plain merge sends the queue default (null) and batching', async () => {
+    const t = setup();
+    await t.handler.run(target, routed('/railyard merge'));
+    expect(t.updates[0]!.args).toEqual([{ pr: 12, priority: null, noBatch: false }]);
+  });
+
+  test('a resubmission says so', async () => {
+    const t = setup({ queues: { [idOf(GITHUB_SPELLING)]: { resubmitted: true } } });
+    expect(await t.handler.run(target, routed('/trunk merge'))).toBe('resubmitted #12 to main');
+  });
+
+  test('admins and maintainers (GitHub reports maintain as write) may command', async () => {
+    for (const permission of [
+      { permission: 'admin', role_name: 'admin' },
+      { permission: 'write', role_name: 'maintain' },
+      { permission: 'write', role_name: 'release-manager' },
+    ]) {
+      const t = setup({ permission });
+      expect(await t.handler.run(target, routed('/trunk merge'))).toBe('submitted #12 to main');
+    }
+  });
+
+  test('the admission is rejected: a reply with the queue’s sentence, no reaction', async () => {
+    const t = setup({
+      queues: {
+        [idOf(GITHUB_SPELLING)]: {
+          admission: { state: 'rejected', rejection: 'invalid', message: 'Pull request #12 is closed.' },
+        },
+      },
+    });
+    expect(await t.handler.run(target, routed('/trunk merge'))).toBe('rejected by the queue (replied)');
+    expect(t.replies()).toEqual(['`/trunk merge` was not applied: Pull request #12 is closed.']);
+    expect(t.reactions()).toEqual([]);
+  });
+
+  test('an admission still pending at the bound is acknowledged with eyes', async () => {
+    const t = setup({ queues: { [idOf(GITHUB_SPELLING)]: { admission: { state: 'pending' } } } });
+    expect(await t.handler.run(target, routed('/trunk merge'))).toBe(
+      'submitted #12 to main, admission pending',
+    );
+    expect(t.reactions()).toEqual(['9001 eyes']);
+    // It asked more than once before giving up.
+    expect(t.calls.filter((c) => c === `query ${getAdmissionsQuery.name}`).length).toBeGreaterThan(1);
+  });
+});
+
+describe('cancel', () => {
+  test('cancels under an update id of the comment; +1', async () => {
+    const t = setup();
+    expect(await t.handler.run(target, routed('/trunk cancel'))).toBe('cancelled #12 in main');
+    expect(t.updates).toEqual([
+      {
+        workflowId: idOf(GITHUB_SPELLING),
+        name: cancelUpdate.name,
+        updateId: 'issueComment/9001/cancel',
+        args: [{ pr: 12 }],
+      },
+    ]);
+    expect(t.reactions()).toEqual(['9001 +1']);
+  });
+
+  test('a PR not in the queue: the queue’s rejection is the reply', async () => {
+    const rejection = ApplicationFailure.create({
+      type: 'not_found',
+      message: 'Pull request #12 is not in the merge queue for github.com/Acme/Widgets branch "main".',
+      nonRetryable: true,
+    });
+    const t = setup({
+      queues: {
+        [idOf(GITHUB_SPELLING)]: { cancelError: new WorkflowUpdateFailedError('failed', rejection) },
+      },
+    });
+    expect(await t.handler.run(target, routed('/trunk cancel'))).toBe('rejected by the queue (replied)');
+    expect(t.replies()).toEqual([
+      '`/trunk cancel` was not applied: Pull request #12 is not in the merge queue for github.com/Acme/Widgets branch "main".',
+    ]);
+    expect(t.reactions()).toEqual([]);
+  });
+});
+
+describe('which queue', () => {
+  test('the queue of the PR’s base branch, under the first spelling with a running queue', async () => {
+    const t = setup({
+      base: 'release/2.x',
+      queues: {
+        [idOf(GITHUB_SPELLING, 'release/2.x')]: { status: 'COMPLETED' },
+        [idOf(LOWER, 'release/2.x')]: {},
+      },
+    });
+    expect(await t.handler.run(target, routed('/trunk merge'))).toBe('submitted #12 to release/2.x');
+    expect(t.updates.map((u) => u.workflowId)).toEqual([idOf(LOWER, 'release/2.x')]);
+    // The duplicate spelling was asked once.
+    expect(t.calls.filter((c) => c.startsWith('describe'))).toEqual([
+      `describe ${idOf(GITHUB_SPELLING, 'release/2.x')}`,
+      `describe ${idOf(LOWER, 'release/2.x')}`,
+    ]);
+  });
+
+  test('no running queue of the base branch (none, another branch’s, a deleted one): a reply, nothing else', async () => {
+    for (const queues of [
+      {},
+      { [idOf(GITHUB_SPELLING, 'develop')]: {} },
+      { [idOf(GITHUB_SPELLING)]: { status: 'COMPLETED' } },
+    ]) {
+      const t = setup({ queues });
+      expect(await t.handler.run(target, routed('/trunk merge'))).toBe('no merge queue for main (replied)');
+      expect(t.replies()).toEqual([
+        'railyard has no merge queue for `main` in Acme/Widgets, so `/trunk merge` did nothing.',
+      ]);
+      expect(t.updates).toEqual([]);
+      expect(t.reactions()).toEqual([]);
+      expect(t.requests.some((r) => r.route.includes('collaborators'))).toBe(false);
+    }
+  });
+
+  test('commands off for the queue: silence (no permission read, reply or reaction)', async () => {
+    const t = setup({ queues: { [idOf(GITHUB_SPELLING)]: { commandsEnabled: false } } });
+    expect(await t.handler.run(target, routed('/trunk merge'))).toBe(
+      'commands are off for the queue of main',
+    );
+    expect(t.requests.map((r) => r.route)).toEqual(['GET /repos/{owner}/{repo}/pulls/{pull_number}']);
+    expect(t.updates).toEqual([]);
+  });
+
+  test('a PR GitHub does not know: a failure, nothing else', async () => {
+    const t = setup({ base: 404 });
+    expect(await t.handler.run(target, routed('/trunk merge'))).toBe('failed: pull request not found');
+    expect(t.updates).toEqual([]);
+    expect(t.replies()).toEqual([]);
+  });
+
+  test('the queue deleted between the read and the update: the no-queue reply', async () => {
+    const gone = new WorkflowNotFoundError('gone', idOf(GITHUB_SPELLING), undefined);
+    const t = setup({ queues: { [idOf(GITHUB_SPELLING)]: { submitError: gone } } });
+    expect(await t.handler.run(target, routed('/trunk merge'))).toBe('no merge queue for main (replied)');
+  });
+});
+
+describe('who may command', () => {
+  test.each([
+    [{ permission: 'read', role_name: 'read' }, 'refused: bob has read access (replied)', 'read access'],
+    [
+      { permission: 'read', role_name: 'triage' },
+      'refused: bob has triage access (replied)',
+      'triage access',
+    ],
+    [{ permission: 'none', role_name: 'none' }, 'refused: bob has no access (replied)', 'no access'],
+    [404 as const, 'refused: bob has no access (replied)', 'no access'],
+  ])('%j is refused with a reply; nothing is submitted', async (permission, outcome, reported) => {
+    const t = setup({ permission });
+    expect(await t.handler.run(target, routed('/trunk merge', { author: 'bob' }))).toBe(outcome);
+    expect(t.replies()).toEqual([
+      `@bob cannot command the merge queue: that needs write access to Acme/Widgets, and GitHub reports ${reported}.`,
+    ]);
+    expect(t.updates).toEqual([]);
+    expect(t.reactions()).toEqual([]);
+  });
+
+  test('an invalid command from a write collaborator: a reply with what is accepted', async () => {
+    const t = setup();
+    expect(await t.handler.run(target, routed('/trunk merge --force'))).toBe('invalid command (replied)');
+    expect(t.replies()).toEqual([
+      `\`/trunk merge --force\` was not applied: \`--force\` is not a flag of \`merge\`; railyard accepts ${ACCEPTED_COMMANDS}.`,
+    ]);
+    expect(t.updates).toEqual([]);
+  });
+
+  test('an invalid command from a reader is refused for the permission first', async () => {
+    const t = setup({ permission: { permission: 'read', role_name: 'read' } });
+    expect(await t.handler.run(target, routed('/trunk merge --force', { author: 'bob' }))).toBe(
+      'refused: bob has read access (replied)',
+    );
+  });
+});
+
+describe('failures', () => {
+  test('a queue that does not answer: one sentence to comment again, reported', async () => {
+    const t = setup({ queues: { [idOf(GITHUB_SPELLING)]: { submitError: new Error('deadline exceeded') } } });
+    expect(await t.handler.run(target, routed('/trunk merge'))).toBe(
+      'failed: the queue did not answer (replied)',
+    );
+    expect(t.replies()).toEqual([
+      'railyard could not reach the merge queue of `main` just now, so `/trunk merge` was not applied; comment it again in a minute.',
+    ]);
+    expect(t.errors).toEqual([`could not apply merge of comment 9001 to ${idOf(GITHUB_SPELLING)}`]);
+  });
+
+  test('a reply or a reaction GitHub refuses is noted in the outcome and reported, never thrown', async () => {
+    const noReply = setup({ permission: { permission: 'read', role_name: 'read' }, replyFails: true });
+    expect(await noReply.handler.run(target, routed('/trunk merge'))).toBe(
+      'refused: alice has read access (reply failed)',
+    );
+    expect(noReply.errors).toEqual(['could not reply to comment 9001 on Acme/Widgets#12']);
+    const noReaction = setup({ reactionFails: true });
+    expect(await noReaction.handler.run(target, routed('/trunk merge'))).toBe(
+      'submitted #12 to main (reaction failed)',
+    );
+  });
+
+  test('GitHub failing the PR read is thrown (the delivery records the failure)', async () => {
+    const handler = createPrCommandHandler({
+      client: {
+        workflow: { getHandle: () => ({}) },
+        connection: { withDeadline: () => Promise.reject(new Error('x')) },
+      } as never,
+      clients: {
+        forInstallation: () =>
+          Promise.resolve({
+            installationId: 31,
+            request: () => Promise.reject(new GitHubApiError('GitHub answered 502', 502, null)),
+          }),
+      },
+      onError: () => undefined,
+    });
+    await expect(handler.run(target, routed('/trunk merge'))).rejects.toBeInstanceOf(GitHubApiError);
+  });
+});
+
+test('commandUpdateId', () => {
+  expect(commandUpdateId(42, { kind: 'cancel' })).toBe('issueComment/42/cancel');
+  expect(commandUpdateId(42, { kind: 'merge', priority: null, noBatch: false })).toBe(
+    'issueComment/42/merge',
+  );
+});
