@@ -39,7 +39,10 @@ import {
   prWorkflowId,
   QUEUE_WORKFLOW_TYPE,
   queueWorkflowId,
+  REPOSITORY,
+  repositoryLabel,
   submitUpdate,
+  TARGET_BRANCH,
   type HostHint,
   type PullRequestRecord,
   type QueueKey,
@@ -118,7 +121,27 @@ export async function startGitHubQueueHarness(
   const owner = 'acme';
   const name = `widgets-${randomUUID().slice(0, 8)}`;
   const repo: RepositoryKey = { host: 'github.com', owner, name };
-  const installation = hub.createInstallation({ account: `${owner}-${name}` });
+  const pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 6 });
+  const organisationId = randomUUID();
+  await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [
+    organisationId,
+    `gh-${organisationId.slice(0, 8)}`,
+  ]);
+  const installations = createGitHubInstallationStore(pool);
+  // Every fakehub (one per test file) counts ids from the same start, but the database is shared by
+  // all files: an installation id another file linked already is skipped for a fresh one.
+  const linkNew = async () => {
+    const created = hub.createInstallation({ account: `${owner}-${name}` });
+    const linked = await installations.link(
+      organisationId,
+      { installationId: created.id, host: 'github.com', accountLogin: created.account, suspendedAt: null },
+      'operator',
+    );
+    return linked.kind === 'taken' ? null : created;
+  };
+  let linked = await linkNew();
+  while (linked === null) linked = await linkNew();
+  const installation = linked;
   const repository = await hub.createRepository({ installationId: installation.id, owner, name });
   const clone = await workClone(hub.gitUrl(owner, name), () => hub.installationToken(installation.id));
   const first = await clone.commit({ 'README.md': 'widgets\n' }, 'initial');
@@ -127,23 +150,6 @@ export async function startGitHubQueueHarness(
     execFileSync('git', ['-C', repository.bare, ...args], { encoding: 'utf8' }).trim();
   const initialCommits = Number(bareGit('rev-list', '--count', 'main'));
 
-  const pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 6 });
-  const organisationId = randomUUID();
-  await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [
-    organisationId,
-    `gh-${organisationId.slice(0, 8)}`,
-  ]);
-  const installations = createGitHubInstallationStore(pool);
-  await installations.link(
-    organisationId,
-    {
-      installationId: installation.id,
-      host: 'github.com',
-      accountLogin: installation.account,
-      suspendedAt: null,
-    },
-    'operator',
-  );
   await installations.syncRepositories(installation.id, [{ owner, name }]);
 
   const logs: string[] = [];
@@ -261,10 +267,15 @@ export async function startGitHubQueueHarness(
     clone,
     logs,
     async createQueue(config = {}, runnerSettings = {}) {
+      // The search attributes the API sets (merge-queue-service.ts): webhook hints find queues by them.
       await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
         workflowId,
         taskQueue,
         args: [{ key, config, runner: runnerSettings } satisfies QueueWorkflowInput],
+        typedSearchAttributes: [
+          { key: REPOSITORY, value: repositoryLabel(repo) },
+          { key: TARGET_BRANCH, value: key.targetBranch },
+        ],
       });
     },
     async openPr(files, title) {
