@@ -101,7 +101,12 @@ export class CommandExecutor {
               headSha: built.headSha,
               baseSha: built.baseSha,
             });
-            if (run.status !== 'building') return; // cancelled while building
+            if (run.status !== 'building') {
+              // Cancelled while building. Dropped too: cleanUpFinishedRuns had no branch name to delete
+              // then, so the branch just pushed is deleted now (else it would outlive the run).
+              if (run.cleaned) this.deleteTestBranch(run);
+              return;
+            }
             if (built.checks?.kind === 'problem') {
               run.status = 'failed';
               log.warn('test run cannot start', { runId: run.runId, detail: built.checks.detail });
@@ -286,22 +291,27 @@ export class CommandExecutor {
 
   /** Deletes the test branches of runs the engine no longer tracks. */
   cleanUpFinishedRuns(): void {
-    const { carried: c, key } = this.ctx;
+    const c = this.ctx.carried;
     const live = new Set(c.engine.groups.map((g) => g.runId));
     for (const run of c.runs) {
       if (live.has(run.runId) || run.cleaned) continue;
       if (run.status === 'building' || run.status === 'in_progress') run.status = 'cancelled';
       run.cleaned = true;
-      const branchName = run.branchName;
-      const prefix = this.ctx.carried.runner.testBranchPrefix;
-      if (branchName)
-        this.ctx.track(() =>
-          git.deleteTestBranch({
-            repo: key.repo,
-            branchName,
-            ...(prefix ? { testBranchPrefix: prefix } : {}),
-          }),
-        );
+      this.deleteTestBranch(run);
     }
+  }
+
+  /** Deletes a run's test branch, if it has one yet (a run still building has none). */
+  private deleteTestBranch(run: RunMeta): void {
+    const branchName = run.branchName;
+    const prefix = this.ctx.carried.runner.testBranchPrefix;
+    if (branchName)
+      this.ctx.track(() =>
+        git.deleteTestBranch({
+          repo: this.ctx.key.repo,
+          branchName,
+          ...(prefix ? { testBranchPrefix: prefix } : {}),
+        }),
+      );
   }
 }
