@@ -1,0 +1,236 @@
+/**
+ * Stories of what CI says on GitHub (fakehub): a required check failing, one never reporting, where the
+ * required checks come from (queue, `.trunk/trunk.yaml`, branch protection, nowhere) and a batch that
+ * bisection splits. The fake CI's verdicts are held back where the story needs an order of events.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  getTestRunQuery,
+  queueWorkflowId,
+  updateQueueUpdate,
+  type TestRunDetails,
+} from '../../../workflows/contract';
+import type { PullRequestRecord } from '../../../workflows/contract';
+import { useFakeHub } from '../../support/fakehub';
+import {
+  startGitHubQueueHarness,
+  type CiVerdict,
+  type GitHubQueueHarness,
+} from '../../support/github-queue-harness';
+
+const hub = useFakeHub();
+let h: GitHubQueueHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** The harness's default CI: a tree with a file BROKEN fails. */
+const verdict = (files: string[]): CiVerdict => (files.includes('BROKEN') ? 'failure' : 'success');
+
+/** The runs a PR was tested in, oldest first (from its timeline's `testing` entries). */
+function runIdsOf(record: PullRequestRecord): string[] {
+  const ids = record.timeline.filter((t) => t.to === 'testing').map((t) => t.testRunId);
+  return [...new Set(ids.filter((id): id is string => id !== null))];
+}
+
+async function testRun(q: GitHubQueueHarness, runId: string): Promise<TestRunDetails> {
+  const details = await q.client.workflow.getHandle(queueWorkflowId(q.key)).query(getTestRunQuery, runId);
+  if (!details) throw new Error(`the queue does not know test run ${runId}`);
+  return details;
+}
+
+/** Files of main's tip on GitHub. */
+async function mainFiles(q: GitHubQueueHarness): Promise<string[]> {
+  await q.clone.git('fetch', '-q', 'origin');
+  return (await q.clone.git('ls-tree', '-r', '--name-only', 'origin/main')).split('\n');
+}
+
+/** A developer pushes a commit straight to main (outside the queue): `files` written, `remove` deleted. */
+async function pushToMain(
+  q: GitHubQueueHarness,
+  message: string,
+  files: Record<string, string>,
+  remove: string[] = [],
+): Promise<string> {
+  await q.clone.git('fetch', '-q', 'origin');
+  await q.clone.branch('main', 'origin/main');
+  for (const f of Object.keys(files))
+    fs.mkdirSync(path.dirname(path.join(q.clone.dir, f)), { recursive: true });
+  for (const f of remove) await q.clone.git('rm', '-q', '--', f);
+  if (Object.keys(files).length > 0) await q.clone.commit(files, message);
+  else await q.clone.git('commit', '-q', '-m', message);
+  const sha = await q.clone.git('rev-parse', 'HEAD');
+  await q.clone.push(sha, 'main');
+  return sha;
+}
+
+function checkRun(q: GitHubQueueHarness, sha: string, name: string, conclusion: 'success' | 'failure'): void {
+  hub().setCheckRun(q.repo.owner, q.repo.name, sha, { name, status: 'completed', conclusion });
+}
+
+async function testBranchesDeleted(q: GitHubQueueHarness): Promise<void> {
+  await q.waitFor('test branches to be deleted', () =>
+    Promise.resolve(q.branches('trunk-merge/').length === 0),
+  );
+}
+
+test('a failing required check fails its PR; the PR tested on top of it waits, is retested without it and merges', async () => {
+  // PR 1's check is held until PR 2, tested on top of it, has failed too (its tree holds BROKEN).
+  const heldForPr1: string[] = [];
+  h = await startGitHubQueueHarness(hub(), {
+    ci: (sha, branch, files) => {
+      if (!branch.startsWith('trunk-merge/pr-1/')) return verdict(files);
+      heldForPr1.push(sha);
+      return null;
+    },
+  });
+  await h.createQueue({ concurrency: 2, mergeMethod: 'squash' }, { requiredStatuses: ['test'] });
+  const one = await h.openPr({ BROKEN: 'yes\n' }, 'broken change');
+  const two = await h.openPr({ 'two.txt': '2\n' }, 'good change');
+  await h.submit(one.number);
+  await h.submit(two.number);
+  // A failure behind a PR still testing is not blamed yet: it waits for what is under it.
+  await h.waitFor(
+    'PR 2 to fail on top of PR 1',
+    async () => (await h!.pr(two.number))?.state === 'pending_failure',
+  );
+  expect((await h.pr(one.number))?.state).toBe('testing');
+  const [pr1Run] = await h.waitFor('PR 1 test branch', () =>
+    Promise.resolve(heldForPr1.length > 0 && heldForPr1),
+  );
+  checkRun(h, pr1Run!, 'test', 'failure');
+
+  const failed = await h.settled(one.number);
+  expect(failed).toMatchObject({ state: 'failed', reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+  const failedRun = await testRun(h, runIdsOf(failed)[0]!);
+  expect(failedRun).toMatchObject({ status: 'failed', testBranchSha: pr1Run, requiredStatuses: ['test'] });
+  expect(failedRun.statuses).toContainEqual(expect.objectContaining({ context: 'test', state: 'failure' }));
+
+  const merged = await h.settled(two.number);
+  expect(merged.state).toBe('merged');
+  expect(merged.timeline.map((t) => t.reason)).toContain('PREREQUISITE_MERGE_ITEM_FAILED');
+  expect(runIdsOf(merged)).toHaveLength(2);
+  expect(h.mainLog()).toEqual(['good change (#2)']);
+  expect(await mainFiles(h)).not.toContain('BROKEN');
+  // A failed PR stays open on GitHub for its author to fix.
+  expect(hub().pullRequest(h.repo.owner, h.repo.name, one.number).state).toBe('open');
+  await testBranchesDeleted(h);
+}, 120_000);
+
+test('a required check that never reports times the run out, naming the missing check', async () => {
+  h = await startGitHubQueueHarness(hub(), {
+    ci: (sha, branch, files) => {
+      if (!branch.startsWith('trunk-merge/')) return verdict(files);
+      // Another check passes; the required one never reports.
+      checkRun(h!, sha, 'lint', 'success');
+      return null;
+    },
+  });
+  // 0.1 min = 6 s: the engine's deadline, not the harness, ends the run.
+  await h.createQueue({ concurrency: 1, testingTimeoutMinutes: 0.1 }, { requiredStatuses: ['test'] });
+  const one = await h.openPr({ 'one.txt': '1\n' });
+  await h.submit(one.number);
+
+  const failed = await h.settled(one.number);
+  expect(failed).toMatchObject({ state: 'failed', reason: 'TEST_RUN_TIMEOUT' });
+  const [runId] = runIdsOf(failed);
+  const run = await testRun(h, runId!);
+  expect(run).toMatchObject({ requiredStatuses: ['test'], requiredStatusesSource: 'merge_instance' });
+  expect(run.status).not.toBe('succeeded');
+  expect(run.statuses).toContainEqual(expect.objectContaining({ context: 'lint', state: 'success' }));
+  expect(run.statuses.filter((s) => s.context === 'test')).toEqual([]);
+  // The queue's log says which check it waited for.
+  const timedOut = h.logs.filter((l) => l.includes('test run timed out waiting for required checks'));
+  expect(timedOut.some((l) => l.includes(runId!) && /missing: \[ 'test' \]/.test(l))).toBe(true);
+  expect(h.mainLog()).toEqual([]);
+  await testBranchesDeleted(h);
+}, 120_000);
+
+test('required checks come from .trunk/trunk.yaml, else from branch protection; with neither the run cannot start', async () => {
+  h = await startGitHubQueueHarness(hub());
+  // The queue names no required statuses.
+  await h.createQueue({ concurrency: 1, mergeMethod: 'squash' });
+
+  const one = await h.openPr({ 'one.txt': '1\n' }, 'unchecked change');
+  await h.submit(one.number);
+  expect(await h.settled(one.number)).toMatchObject({
+    state: 'failed',
+    reason: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
+  });
+
+  await pushToMain(h, 'trunk config', { '.trunk/trunk.yaml': 'merge:\n  required_statuses:\n    - test\n' });
+  const two = await h.openPr({ 'two.txt': '2\n' }, 'checked by trunk.yaml');
+  await h.submit(two.number);
+  const viaConfig = await h.settled(two.number);
+  expect(viaConfig.state).toBe('merged');
+  expect(await testRun(h, runIdsOf(viaConfig)[0]!)).toMatchObject({
+    requiredStatuses: ['test'],
+    requiredStatusesSource: 'trunk_config',
+    status: 'succeeded',
+  });
+
+  await pushToMain(h, 'no trunk config', {}, ['.trunk/trunk.yaml']);
+  // GitHub now also holds PRs (and pushes to main) until their own commit has a successful `test`.
+  hub().setProtection(h.repo.owner, h.repo.name, 'main', { requiredStatusChecks: ['test'] });
+  const three = await h.openPr({ 'three.txt': '3\n' }, 'checked by protection');
+  await h.submit(three.number);
+  const viaProtection = await h.settled(three.number);
+  expect(viaProtection.state).toBe('merged');
+  expect(await testRun(h, runIdsOf(viaProtection)[0]!)).toMatchObject({
+    requiredStatuses: ['test'],
+    requiredStatusesSource: 'repo_provider_branch_protection',
+    status: 'succeeded',
+  });
+
+  expect(h.mainLog()).toEqual([
+    'trunk config',
+    'checked by trunk.yaml (#2)',
+    'no trunk config',
+    'checked by protection (#3)',
+  ]);
+  await testBranchesDeleted(h);
+}, 150_000);
+
+test('a batch with a broken PR in the middle is bisected: the broken one fails, the other two merge', async () => {
+  h = await startGitHubQueueHarness(hub());
+  await h.createQueue(
+    {
+      batch: true,
+      batchingMinSize: 3,
+      batchingMaxWaitTimeMinutes: 0.05,
+      concurrency: 1,
+      bisectionConcurrency: 2,
+      mergeMethod: 'squash',
+    },
+    { requiredStatuses: ['test'] },
+  );
+  // Paused while the three are submitted, so they form one batch whatever the machine's speed.
+  const queue = h.client.workflow.getHandle(queueWorkflowId(h.key));
+  await queue.executeUpdate(updateQueueUpdate, { args: [{ config: {}, state: 'paused' }] });
+  const prs = [
+    await h.openPr({ 'one.txt': '1\n' }, 'first change'),
+    await h.openPr({ BROKEN: 'yes\n' }, 'broken change'),
+    await h.openPr({ 'three.txt': '3\n' }, 'third change'),
+  ].map((p) => p.number);
+  for (const n of prs) await h.submit(n);
+  await h.waitFor('all three pending', async () => {
+    const q = await h!.queue();
+    return q.enqueued.length === 3 && q.enqueued.every((e) => e.state === 'pending');
+  });
+  await queue.executeUpdate(updateQueueUpdate, { args: [{ config: {}, state: 'running' }] });
+
+  const [one, broken, three] = [await h.settled(prs[0]!), await h.settled(prs[1]!), await h.settled(prs[2]!)];
+  expect([one.state, broken.state, three.state]).toEqual(['merged', 'failed', 'merged']);
+  expect(broken.reason).toBe('TEST_RUN_REQUIRED_STATUS_FAILED');
+  // The first run tested the three together; its failure sent them to bisection.
+  const batchRun = await testRun(h, runIdsOf(one)[0]!);
+  expect(batchRun.prs.map((p) => p.pr)).toEqual(prs);
+  expect(batchRun.status).toBe('failed');
+  for (const r of [one, broken, three])
+    expect(r.timeline.map((t) => t.reason)).toContain('BISECTION_REQUIRED');
+  expect(h.mainLog()).toEqual(['first change (#1)', 'third change (#3)']);
+  expect(await mainFiles(h)).not.toContain('BROKEN');
+  await testBranchesDeleted(h);
+}, 150_000);
