@@ -21,6 +21,8 @@ import { createWebhookDeliveryStore } from '../activities/stores/github-webhook-
 import { createWebhookReceiver } from '../activities/github/webhook-receiver';
 import { createGitHubOwnerLookup } from '../activities/github/owner-lookup';
 import { createQueueHinter } from '../activities/github/queue-hints';
+import { createPrCommandHandler } from '../activities/github/pr-command-handler';
+import { createGitHubClients } from '../activities/github/rest-client';
 import { repositoryAccessWithGitHub } from './plugins/github-repository-access';
 import { createSubscriptionStore } from '../activities/webhooks';
 import { buildApp } from './app';
@@ -76,10 +78,15 @@ async function main(): Promise<void> {
     warn: (err, message) => logger.warn({ err }, message),
   });
   const installations = gitHub ? createGitHubInstallationStore(pool) : null;
+  // One App authentication and one throttled REST client per installation for this process (commands
+  // in PR comments react and reply through them).
+  const gitHubAuth = gitHub ? await createGitHubAppAuth(gitHub) : null;
+  const gitHubClients = gitHub && gitHubAuth ? await createGitHubClients(gitHub, gitHubAuth) : null;
   // Deliveries are acted on after they are answered; shutdown waits for that work.
-  // Pull request, push and check deliveries become hints to the owning organisation's queues.
+  // Pull request, push and check deliveries become hints to the owning organisation's queues, and
+  // commands in PR comments act on them (activities/github/pr-command-handler.ts).
   const gitHubWebhooks =
-    gitHub && installations
+    gitHub && installations && gitHubClients
       ? createWebhookReceiver({
           deliveries: createWebhookDeliveryStore(pool),
           installations,
@@ -87,6 +94,11 @@ async function main(): Promise<void> {
           hinter: createQueueHinter({
             client: temporal.client,
             namespace: config.TEMPORAL_NAMESPACE,
+            onError: (err, message) => logger.warn({ err }, message),
+          }),
+          commands: createPrCommandHandler({
+            client: temporal.client,
+            clients: gitHubClients,
             onError: (err, message) => logger.warn({ err }, message),
           }),
           onError: (err, message) => logger.warn({ err }, message),
@@ -103,11 +115,11 @@ async function main(): Promise<void> {
       maxPerOrganisation: config.RAILYARD_MAX_REPOSITORIES_PER_ORGANISATION,
       gitHubHost: gitHub?.host,
     }),
-    ...(gitHub && installations && gitHubWebhooks
+    ...(gitHub && installations && gitHubWebhooks && gitHubAuth
       ? {
           gitHubInstallations: {
             store: installations,
-            github: await createInstallationsApi(gitHub, await createGitHubAppAuth(gitHub)),
+            github: await createInstallationsApi(gitHub, gitHubAuth),
             host: gitHub.host,
           },
           gitHubWebhooks: { secret: gitHub.webhookSecret, receiver: gitHubWebhooks },
