@@ -10,6 +10,7 @@ import { createMergeQueueActivities, type MergeQueueActivityDeps } from './merge
 import type { GitHubAppAuth } from './github/app-auth';
 import type { GitHubAppSettings } from './github/config';
 import { createGitHubReconciliationActivities } from './github/reconciliation';
+import { createPresentationActivities, type PullRequestPresenter } from './github/pr-presenter';
 import { createPingActivities } from './ping';
 import { installationOwnership } from './stores/github-installations';
 import { createRepositoryOwnerStore, rememberingOwnership } from './stores/repository-owners';
@@ -29,11 +30,14 @@ export interface ActivityDeps extends MergeQueueActivityDeps {
   gitHubHost?: string;
   /** With a GitHub App: what the webhook reconciliation needs (activities/github/reconciliation.ts). */
   gitHub?: { settings: GitHubAppSettings; auth: GitHubAppAuth; namespace: string };
+  /** Shows PRs' records on their host (GitHub's live comment and check run); none: nothing shown. */
+  presenter?: PullRequestPresenter;
 }
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createPingActivities(deps),
+    ...createPresentationActivities(deps),
     ...(deps.gitHub
       ? createGitHubReconciliationActivities({
           pool: deps.pool,

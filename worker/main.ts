@@ -72,7 +72,12 @@ async function main(): Promise<void> {
   const localHost = createLocalGitHost({ root: path.resolve(config.RAILYARD_GIT_ROOT) });
   // Repositories of the App's host live on GitHub; the worker keeps a mirror of each in its data folder.
   const gitHubSide = gitHub
-    ? await createGitHubWorkerHost({ settings: gitHub, pool, mirrorRoot: path.join(workRoot, 'mirrors') })
+    ? await createGitHubWorkerHost({
+        settings: gitHub,
+        pool,
+        mirrorRoot: path.join(workRoot, 'mirrors'),
+        publicUrl: publicUrlOf(config.RAILYARD_PUBLIC_URL),
+      })
     : null;
   const gitHost = createRoutingGitHost(
     localHost,
@@ -124,6 +129,7 @@ async function main(): Promise<void> {
       publicUrl: publicUrlOf(config.RAILYARD_PUBLIC_URL),
       testCaseEvents,
       ...(gitHub ? { gitHubHost: gitHub.host } : {}),
+      ...(gitHubSide ? { presenter: gitHubSide.presenter } : {}),
       ...(gitHub && gitHubSide
         ? { gitHub: { settings: gitHub, auth: gitHubSide.auth, namespace: config.TEMPORAL_NAMESPACE } }
         : {}),

@@ -11,11 +11,14 @@ import { createGitHubClients, type GitHubClientOptions, type GitHubClients } fro
 import { createGitHubGitHost } from '../git/github-git-host';
 import type { GitHost } from '../git/git-host';
 import { installationCovering } from '../stores/github-installations';
+import { createGitHubPresenter, type PullRequestPresenter } from './pr-presenter';
 
 export interface GitHubWorkerHost {
   auth: GitHubAppAuth;
   clients: GitHubClients;
   gitHost: GitHost;
+  /** Shows each PR's record on the PR (live comment, check run). */
+  presenter: PullRequestPresenter;
 }
 
 export async function createGitHubWorkerHost(deps: {
@@ -24,6 +27,8 @@ export async function createGitHubWorkerHost(deps: {
   /** Folder of the mirrors, inside the worker's data folder. */
   mirrorRoot: string;
   clientOptions?: GitHubClientOptions;
+  /** railyard's public URL: the check run's details link points at the PR's page there. */
+  publicUrl?: string;
 }): Promise<GitHubWorkerHost> {
   const { settings, pool } = deps;
   const auth = await createGitHubAppAuth(settings);
@@ -36,5 +41,18 @@ export async function createGitHubWorkerHost(deps: {
     auth,
     testBranchPrefix: settings.testBranchPrefix,
   });
-  return { auth, clients, gitHost };
+  const base = deps.publicUrl?.replace(/\/+$/, '');
+  const enc = encodeURIComponent;
+  const presenter = createGitHubPresenter({
+    host: settings.host,
+    clients,
+    installationOf: (repo) => installationCovering(pool, repo),
+    ...(base
+      ? {
+          detailsUrl: ({ key, record }) =>
+            `${base}/merge/${enc(key.repo.host)}/${enc(key.repo.owner)}/${enc(key.repo.name)}/${enc(key.targetBranch)}/${record.prNumber}`,
+        }
+      : {}),
+  });
+  return { auth, clients, gitHost, presenter };
 }

@@ -35,12 +35,46 @@ export interface TimelineEntry {
   testRunId: string | null;
 }
 
+/**
+ * How the PR is shown on its host (GitHub: one live comment and a check run on the head), from the
+ * queue's settings when the transition happened. Absent from notices of older queues: nothing shown.
+ */
+export interface Presentation {
+  /** `commentsEnabled`: keep one comment on the PR up to date, and mention the author on failure. */
+  comment: boolean;
+  /** `statusCheckEnabled`: a "railyard merge queue" check run on the PR's head. */
+  checkRun: boolean;
+  /** 1-based place among the queued PRs when the transition happened; null once it left. */
+  position: number | null;
+  /** Of the queue: how many PRs were in it. */
+  queueLength: number;
+}
+
 /** One transition, numbered per submission so a retried delivery is recorded once. */
 export interface PrTransitionNotice {
   submissionId: string;
   seq: number;
   transition: TimelineEntry;
   details: PrDetails;
+  presentation?: Presentation;
+}
+
+/** What presenting a record on the host left there, so the next update edits instead of adding. */
+export interface PresentedIds {
+  commentId: number | null;
+  checkRunId: number | null;
+  /** The last transition whose failure or cancellation was announced in a comment of its own. */
+  announcedSeq: number;
+}
+
+/** The presentPullRequest activity's input: the record as it stands, and where it was shown so far. */
+export interface PresentPullRequestInput {
+  key: QueueKey;
+  record: PullRequestRecord;
+  /** Number of transitions the record holds (the latest seq). */
+  seq: number;
+  presentation: Presentation;
+  ids: PresentedIds;
 }
 
 export interface PullRequestWorkflowInput {

@@ -4,19 +4,50 @@
  * workflow only records what it is told, in sequence order, and ends when the submission reaches a
  * terminal state. getSubmittedPullRequest reads it with a query, also after it ended.
  *
+ * The record is also shown on the PR's host (presentPullRequest: GitHub's live comment and check run)
+ * when the queue asked for it in the notices: transitions are coalesced for PRESENT_COALESCE_MS, so a
+ * burst of moves costs one update, and the terminal state is shown before the workflow ends. A failed
+ * presentation is logged and never holds up the record.
+ *
  * Invariants: transitions are applied in `seq` order exactly once (duplicates and stale notices are
- * ignored); the workflow completes only after a terminal transition and after all handlers finished.
+ * ignored); the workflow completes only after a terminal transition, after it was presented (when
+ * presentation was asked for) and after all handlers finished.
  */
-import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  log,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { Activities } from '../../activities';
 import { isTerminal } from '../engine';
 import {
   getPullRequestQuery,
   PR_STATE,
   prTransitionSignal,
+  type Presentation,
+  type PresentedIds,
   type PrTransitionNotice,
   type PullRequestRecord,
   type PullRequestWorkflowInput,
 } from '../contract';
+
+/** Transitions closer together than this are shown on the PR as one update. */
+const PRESENT_COALESCE_MS = 2_000;
+
+const presenter = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  // Bounded: a host that keeps refusing costs the PR its comment, never its record.
+  retry: {
+    initialInterval: '2 seconds',
+    maximumInterval: '1 minute',
+    backoffCoefficient: 2,
+    maximumAttempts: 8,
+  },
+});
 
 /** A record keeps its whole timeline; past this it keeps the first and the latest entries. */
 const MAX_TIMELINE = 500;
@@ -36,13 +67,19 @@ export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Prom
   };
   let applied = 0;
   const pending = new Map<number, PrTransitionNotice>();
+  let presentation: Presentation | null = null;
+  let presented = 0;
+  const ids: PresentedIds = { commentId: null, checkRunId: null, announcedSeq: 0 };
 
   const apply = (n: PrTransitionNotice) => {
+    if (n.presentation) presentation = n.presentation;
     const t = n.transition;
     record.state = t.to;
     record.stateChangedAt = t.at;
     record.reason = t.reason;
-    record.details = n.details;
+    // A PR that left the queue is reported without a head; the record keeps the one it had.
+    record.details =
+      n.details.headSha || !record.details ? n.details : { ...n.details, headSha: record.details.headSha };
     record.skipTheLine = n.details.priorityValue === 0;
     record.isCurrentlySubmittedToQueue = !isTerminal(t.to);
     if (t.to === 'merged' && t.testRunId) record.verifiedByTestRun = t.testRunId;
@@ -63,7 +100,33 @@ export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Prom
   });
   setHandler(getPullRequestQuery, () => record);
 
+  const wanted = (p: Presentation | null): p is Presentation => p !== null && (p.comment || p.checkRun);
+  const present = async (): Promise<void> => {
+    for (;;) {
+      await condition(() => wanted(presentation) && applied > presented);
+      if (!isTerminal(record.state)) await sleep(PRESENT_COALESCE_MS);
+      const seq = applied;
+      try {
+        const shown = await presenter.presentPullRequest({
+          key: input.key,
+          record,
+          seq,
+          presentation: presentation!,
+          ids: { ...ids },
+        });
+        Object.assign(ids, shown);
+      } catch (err) {
+        log.warn('could not show the PR on its host', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+      presented = seq;
+    }
+  };
+  void present();
+
   await condition(() => isTerminal(record.state) && pending.size === 0);
+  await condition(() => !wanted(presentation) || presented === applied);
   await condition(allHandlersFinished);
   return record;
 }

@@ -9,7 +9,7 @@
  */
 import type { TransitionEvent } from '../../activities/events/types';
 import { parsePriority, priorityName, type NotifyPr } from '../engine';
-import type { PrTransitionNotice } from '../contract';
+import type { Presentation, PrTransitionNotice } from '../contract';
 import { notify } from './activity-proxies';
 import { detailsOf } from './carried';
 import type { QueueContext } from './context';
@@ -42,10 +42,23 @@ export class PrNotifier {
         priorityName(priority),
         entry?.noBatch ?? false,
       ),
+      presentation: this.presentationOf(cmd.pr),
     };
     const list = this.notices.get(cmd.pr) ?? [];
     list.push(notice);
     this.notices.set(cmd.pr, list);
+  }
+
+  /** The queue's presentation settings and the PR's place in the line, as of this transition. */
+  private presentationOf(pr: number): Presentation {
+    const { runner, engine } = this.ctx.carried;
+    const index = engine.entries.findIndex((e) => e.pr === pr);
+    return {
+      comment: runner.commentsEnabled,
+      checkRun: runner.statusCheckEnabled,
+      position: index < 0 ? null : index + 1,
+      queueLength: engine.entries.length,
+    };
   }
 
   flush(): void {
