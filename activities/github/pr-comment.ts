@@ -41,7 +41,7 @@ const REASONS: Record<string, string> = {
 
 export const reasonText = (reason: string): string => {
   const sentence = REASONS[reason];
-  return sentence ? `${sentence} (\`${reason}\`)` : `\`${reason}\``;
+  return sentence ? `${sentence.replace(/\.$/, '')} (\`${reason}\`).` : `\`${reason}\`.`;
 };
 
 export interface PresentedState {
