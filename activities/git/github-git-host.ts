@@ -17,6 +17,8 @@
  * - A repository no linked installation covers reads as `not_found` / is refused; nothing is written.
  * - Refusals GitHub gives for configuration (protected branch, merge not allowed) are `rejected` with
  *   a sentence saying what to configure; transport and 5xx failures throw, so the activity retries.
+ * - A token git is refused with (revoked, expired early) is dropped and git runs once more with a new
+ *   one, as the REST client does on a 401: a retry never resends a dead token.
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -59,7 +61,8 @@ export interface GitHubGitHostOptions {
   /** The linked installation that covers the repository, or null. */
   installationOf: (repo: RepositoryKey) => Promise<number | null>;
   clients: GitHubClients;
-  auth: Pick<GitHubAppAuth, 'installationToken'>;
+  /** Tokens for git; `forget` drops one git was refused with (revoked, or expired early). */
+  auth: Pick<GitHubAppAuth, 'installationToken' | 'forget'>;
   testBranchPrefix?: string;
   identity?: GitIdentity;
   gitTimeoutMs?: number;
@@ -82,10 +85,17 @@ interface PullWire {
 
 interface Target {
   repo: RepositoryKey;
+  installationId: number;
   client: GitHubRest;
   remote: Remote;
   params: { owner: string; repo: string };
 }
+
+/**
+ * git's words for a 401: with no credential helper and prompts off it cannot ask for another
+ * credential ("could not read Username"); with one it says "Authentication failed".
+ */
+const CREDENTIAL_REFUSED = /could not read Username|Authentication failed|requested URL returned error: 401/;
 
 /** GitHub's name for each merge method. */
 const API_METHOD: Record<MergeMethod, 'merge' | 'squash' | 'rebase'> = {
@@ -111,6 +121,7 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
     if (installationId === null) return null;
     return {
       repo,
+      installationId,
       client: await options.clients.forInstallation(installationId),
       remote: {
         url: `${gitUrl}/${repo.owner}/${repo.name}.git`,
@@ -136,7 +147,7 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
   async function fetch(t: Target, specs: string[]): Promise<RepoAccess> {
     const access = await mirrors.open(t.repo);
     if (specs.length === 0) return access;
-    const r = await mirrors.withRemote(t.repo, t.remote, [
+    const r = await withRemote(t, [
       'fetch',
       '--quiet',
       '--no-tags',
@@ -186,8 +197,21 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
     }
   }
 
+  /**
+   * git against the remote. A token GitHub refuses (revoked, or expired before its `expires_at`) is
+   * dropped and git runs once more with a new one; otherwise every retry of the activity would send
+   * the same dead token until the cached one is due for renewal. A refused credential is refused
+   * before any ref is read or written, so running the command again is safe.
+   */
+  async function withRemote(t: Target, args: string[]) {
+    const r = await mirrors.withRemote(t.repo, t.remote, args);
+    if (r.exitCode === 0 || !CREDENTIAL_REFUSED.test(r.stderr)) return r;
+    options.auth.forget(t.installationId);
+    return mirrors.withRemote(t.repo, t.remote, args);
+  }
+
   async function push(t: Target, args: string[]) {
-    return mirrors.withRemote(t.repo, t.remote, ['push', '--porcelain', ...args]);
+    return withRemote(t, ['push', '--porcelain', ...args]);
   }
 
   /** Where each PR stands on GitHub now, against the sha the queue tested. */
@@ -578,10 +602,21 @@ function readyOnGitHub(wire: PullWire): boolean {
   return ['clean', 'unstable', 'has_hooks', 'behind'].includes(wire.mergeable_state);
 }
 
+/**
+ * GitHub's own reason (`GH006: Protected branch update failed…`) rather than git's porcelain line for
+ * the ref (`! <sha>:<ref> [remote rejected] (pre-receive hook declined)`), which says only that a hook
+ * refused.
+ */
 function firstRefusal(said: string): string {
-  const line = said.split('\n').find((l) => /GH0\d\d|protected branch|declined/i.test(l)) ?? 'refused';
+  const lines = said.split('\n');
+  const line =
+    [/GH0\d\d/, /protected branch/i, /declined/i]
+      .map((pattern) => lines.find((l) => pattern.test(l)))
+      .find((l) => l !== undefined) ?? 'refused';
   return line
     .replace(/^remote:\s*/, '')
+    .replace(/^error:\s*/, '')
     .trim()
-    .slice(0, 200);
+    .slice(0, 200)
+    .replace(/[.\s]+$/, '');
 }
