@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { inspect } from 'node:util';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { Pool } from 'pg';
@@ -57,6 +58,12 @@ import type { FakeHub } from './fakehub';
 import { workClone, type WorkClone } from './fakehub/work-clone';
 
 let runtimeInstalled = false;
+/**
+ * The log of the harness running now: the Runtime's logger (installed once per process) writes every
+ * workflow and activity log line there (e.g. the queue's 'landing refused' with its detail).
+ */
+let runtimeLog: string[] | null = null;
+const SEVERITY = { TRACE: 0, DEBUG: 1, INFO: 2, WARN: 3, ERROR: 4 } as const;
 
 /** What the fake CI reports for a commit: a conclusion, or null to never report. */
 export type CiVerdict = 'success' | 'failure' | null;
@@ -82,8 +89,17 @@ export interface GitHubQueueHarness {
   installationId: number;
   /** A developer's clone of the repository on the fake. */
   clone: WorkClone;
-  /** Every process-side log line of the workers and the API, for the token scan. */
+  /**
+   * Every process-side log line of the workers (incl. workflow and activity logs at INFO and above) and
+   * the API (added at close), for the token scan.
+   */
   logs: string[];
+  /** The task queue the workers poll (a worker in another process can serve it too). */
+  taskQueue: string;
+  /** Data folders of the workers: `<dataRoot>/worker-<i>/{mirrors,checkouts,logs,local}`; removed at close. */
+  dataRoot: string;
+  /** git in the repository's bare repository on the fake (as an admin: reads, no protection). */
+  bareGit(...args: string[]): string;
   createQueue(config?: QueueConfigPatch, runner?: Partial<RunnerSettings>): Promise<void>;
   /** Commits `files` on a branch from main's tip on GitHub and opens a PR; returns its number and head. */
   openPr(files: Record<string, string>, title?: string): Promise<{ number: number; headSha: string }>;
@@ -114,7 +130,16 @@ export async function startGitHubQueueHarness(
   opts: GitHubHarnessOptions = {},
 ): Promise<GitHubQueueHarness> {
   if (!runtimeInstalled) {
-    Runtime.install({ logger: new DefaultLogger(opts.logLevel ?? 'WARN') });
+    const shown = SEVERITY[opts.logLevel ?? 'WARN'];
+    const printer = new DefaultLogger(opts.logLevel ?? 'WARN');
+    Runtime.install({
+      logger: new DefaultLogger('INFO', (entry) => {
+        runtimeLog?.push(
+          `${entry.level} ${entry.message} ${inspect(entry.meta ?? {}, { depth: 5, breakLength: Infinity })}`,
+        );
+        if (SEVERITY[entry.level] >= shown) printer.log(entry.level, entry.message, entry.meta);
+      }),
+    });
     runtimeInstalled = true;
   }
   const address = requireTestEnv('TEST_TEMPORAL_ADDRESS');
@@ -153,7 +178,7 @@ export async function startGitHubQueueHarness(
   await installations.syncRepositories(installation.id, [{ owner, name }]);
 
   const logs: string[] = [];
-  const nativeConnection = await NativeConnection.connect({ address });
+  runtimeLog = logs;
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
   const taskQueue = `gh-e2e-${randomUUID()}`;
@@ -181,7 +206,7 @@ export async function startGitHubQueueHarness(
   const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   hub.webhooks.setTarget(`${apiUrl}/v1/github/webhooks`);
 
-  const workers: ({ worker: Worker; running: Promise<void> } | null)[] = [];
+  const workers: ({ worker: Worker; running: Promise<void>; connection: NativeConnection } | null)[] = [];
   async function startWorker(): Promise<number> {
     const index = workers.length;
     const dir = path.join(dataRoot, `worker-${index}`);
@@ -204,8 +229,10 @@ export async function startGitHubQueueHarness(
       host: 'github.com',
       gitHost: gitHubHost,
     });
+    // A connection each: Temporal refuses two workers of one task queue on the same connection.
+    const connection = await NativeConnection.connect({ address });
     const worker = await Worker.create({
-      connection: nativeConnection,
+      connection,
       taskQueue,
       identity: `gh-e2e-${index}`,
       workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
@@ -224,7 +251,7 @@ export async function startGitHubQueueHarness(
         gitHubHost: 'github.com',
       }),
     });
-    workers.push({ worker, running: worker.run() });
+    workers.push({ worker, running: worker.run(), connection });
     return index;
   }
   for (let i = 0; i < (opts.workers ?? 1); i++) await startWorker();
@@ -266,6 +293,9 @@ export async function startGitHubQueueHarness(
     installationId: installation.id,
     clone,
     logs,
+    taskQueue,
+    dataRoot,
+    bareGit,
     async createQueue(config = {}, runnerSettings = {}) {
       // The search attributes the API sets (merge-queue-service.ts): webhook hints find queues by them.
       await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
@@ -354,6 +384,7 @@ export async function startGitHubQueueHarness(
       workers[i] = null;
       w.worker.shutdown();
       await w.running;
+      await w.connection.close();
     },
     startWorker,
     async close() {
@@ -364,8 +395,8 @@ export async function startGitHubQueueHarness(
       await receiver.idle();
       await app.close();
       logs.push(...apiLog.lines);
+      if (runtimeLog === logs) runtimeLog = null;
       await connection.close();
-      await nativeConnection.close();
       await pool.end();
       clone.cleanup();
       fs.rmSync(dataRoot, { recursive: true, force: true });

@@ -1,0 +1,116 @@
+/**
+ * Landing on GitHub (fakehub), the real stack: how a tested commit reaches the target.
+ *
+ * - Landing mode `api`: each PR is merged by GitHub itself (`PUT /pulls/{n}/merge`, merge commit or
+ *   squash), GitHub marks it merged, and after each merge main holds exactly the tree the queue tested.
+ * - Landing mode `push` on a branch whose protection restricts updates: GitHub refuses the push, the PR
+ *   fails with GITHUB_API_MERGE_PR_FAILED, nothing lands, and the queue's log says what to configure;
+ *   with the App on the bypass list the same PR then merges.
+ */
+import type { MergeMethod } from '../../../activities/git/git-host';
+import { getTestRunQuery, queueWorkflowId } from '../../../workflows/contract';
+import { useFakeHub } from '../../support/fakehub';
+import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+
+const hub = useFakeHub();
+let h: GitHubQueueHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/**
+ * The commit that passed PR `n`'s tests: the head of the trunk-merge/ branch of the run in its
+ * `tests_passed` step (stacked on the PRs ahead of it), which is what main must hold after its merge.
+ */
+async function testedCommit(g: GitHubQueueHarness, n: number): Promise<string> {
+  const passed = (await g.pr(n))!.timeline.filter((t) => t.to === 'tests_passed');
+  expect(passed).toHaveLength(1);
+  const run = await g.client.workflow
+    .getHandle(queueWorkflowId(g.key))
+    .query(getTestRunQuery, passed[0]!.testRunId!);
+  expect(run?.testBranchSha).toMatch(/^[0-9a-f]{40}$/);
+  return run!.testBranchSha!;
+}
+
+const treeOf = (g: GitHubQueueHarness, sha: string) => g.bareGit('rev-parse', `${sha}^{tree}`);
+
+describe.each<[MergeMethod, (n: number, title: string) => string]>([
+  ['merge_commit', (n, _title) => `Merge pull request #${n} from acme/feature-${n}`],
+  ['squash', (n, title) => `${title} (#${n})`],
+])('landing mode api, %s', (method, subject) => {
+  test('GitHub merges each PR through the API, marks it merged, and main holds the tested trees', async () => {
+    h = await startGitHubQueueHarness(hub());
+    await h.createQueue(
+      { concurrency: 1, mergeMethod: method },
+      { requiredStatuses: ['test'], landingMode: 'api' },
+    );
+    const one = await h.openPr({ 'one.txt': '1\n' }, 'first change');
+    const two = await h.openPr({ 'two.txt': '2\n', 'README.md': 'widgets, two\n' }, 'second change');
+    await h.submit(one.number);
+    await h.submit(two.number);
+    expect((await h.settled(one.number)).state).toBe('merged');
+    expect((await h.settled(two.number)).state).toBe('merged');
+
+    // GitHub wrote main's commits (its own titles), one API merge per PR, each answered 200.
+    expect(h.mainLog()).toEqual([subject(one.number, 'first change'), subject(two.number, 'second change')]);
+    const merges = hub().requests.filter(
+      (r) => r.operationId === 'pulls/merge' && r.path.startsWith(`/repos/acme/${h!.repo.name}/`),
+    );
+    expect(merges.map((r) => [r.path.replace(/.*\/pulls\//, ''), r.status])).toEqual([
+      [`${one.number}/merge`, 200],
+      [`${two.number}/merge`, 200],
+    ]);
+    for (const n of [one.number, two.number]) {
+      const pr = hub().pullRequest(h.repo.owner, h.repo.name, n);
+      expect([pr.state, pr.merged]).toEqual(['closed', true]);
+    }
+    // After each merge main's tree is the tree of the commit the PR's test run tested.
+    const tested = [await testedCommit(h, one.number), await testedCommit(h, two.number)];
+    expect(h.mainTrees()).toEqual(tested.map((sha) => treeOf(h!, sha)));
+    expect(h.logs.filter((l) => /landed a tree other than the tested one/.test(l))).toEqual([]);
+    await h.waitFor('test branches to be deleted', () =>
+      Promise.resolve(h!.branches('trunk-merge/').length === 0),
+    );
+  }, 120_000);
+});
+
+test('a push refused by protection fails the PR and says to add the App to the bypass list; with the bypass it merges', async () => {
+  h = await startGitHubQueueHarness(hub());
+  hub().setProtection(h.repo.owner, h.repo.name, 'main', { restrictUpdates: true });
+  await h.createQueue({ concurrency: 1, mergeMethod: 'merge_commit' }, { requiredStatuses: ['test'] });
+  const one = await h.openPr({ 'one.txt': '1\n' }, 'first change');
+  const tipBefore = h.mainTip();
+  await h.submit(one.number);
+  const failed = await h.settled(one.number);
+  expect([failed.state, failed.reason]).toEqual(['failed', 'GITHUB_API_MERGE_PR_FAILED']);
+  // Nothing landed, and the PR is still open on GitHub.
+  expect(h.mainTip()).toBe(tipBefore);
+  expect(h.mainLog()).toEqual([]);
+  const pr = hub().pullRequest(h.repo.owner, h.repo.name, one.number);
+  expect([pr.state, pr.merged]).toEqual(['open', false]);
+  // The queue's log (the worker's) carries the refusal and what to configure.
+  const refusal = await h.waitFor('the landing refusal in the log', () =>
+    Promise.resolve(h!.logs.find((l) => l.includes('landing refused'))),
+  );
+  expect(refusal).toMatch(
+    /GitHub refused the push to main \(GH006: Protected branch update failed for refs\/heads\/main\)/,
+  );
+  expect(refusal).toMatch(/App must be on the bypass list of the rules protecting main/);
+  expect(refusal).toMatch(/set the queue's landing mode to api/);
+
+  // The App bypasses the protection: the same PR, submitted again, lands by push.
+  hub().setProtection(h.repo.owner, h.repo.name, 'main', {
+    restrictUpdates: true,
+    bypassAppIds: [hub().app.id],
+  });
+  await h.submit(one.number);
+  const merged = await h.waitFor(`PR #${one.number} merged`, async () => {
+    const r = await h!.pr(one.number);
+    return r?.state === 'merged' ? r : undefined;
+  });
+  expect(merged.reason).not.toBe('GITHUB_API_MERGE_PR_FAILED');
+  expect(h.mainLog()).toHaveLength(1);
+  expect(h.mainTrees()).toEqual([treeOf(h, await testedCommit(h, one.number))]);
+  expect(hub().pullRequest(h.repo.owner, h.repo.name, one.number).merged).toBe(true);
+}, 120_000);
