@@ -7,7 +7,7 @@
  * describes the object as it was then, whatever changed before the delivery was built; the event is
  * emitted after the change is applied (a `closed` PR is closed in the copy).
  */
-import type { CheckRun, CommitStatus, PullRequest } from './state';
+import type { CheckRun, CommitStatus, IssueComment, PullRequest } from './state';
 
 /** Who did it: a person (login) or an App's bot user (`<slug>[bot]`). */
 export interface Actor {
@@ -46,6 +46,16 @@ export type HubEvent =
     }
   | { kind: 'check_run'; action: 'created' | 'completed'; repositoryId: number; run: CheckRun; sender: Actor }
   | { kind: 'status'; repositoryId: number; status: CommitStatus; sender: Actor }
+  | {
+      /** A comment on a PR's conversation (GitHub: an issue comment); `edited` carries the old body. */
+      kind: 'issue_comment';
+      action: 'created' | 'edited' | 'deleted';
+      repositoryId: number;
+      pr: PullRequest;
+      comment: IssueComment;
+      changes?: { body: { from: string } };
+      sender: Actor;
+    }
   | {
       kind: 'installation_repositories';
       action: 'added';

@@ -5,7 +5,17 @@
  *
  * URLs point at the fake itself (`base`), so any link a client follows stays offline.
  */
-import type { CheckRun, CommitStatus, Installation, IssueComment, PullRequest, Repository } from './state';
+import {
+  REACTION_CONTENTS,
+  type CheckRun,
+  type CommitStatus,
+  type Installation,
+  type IssueComment,
+  type PullRequest,
+  type Reaction,
+  type Repository,
+  type RepositoryRole,
+} from './state';
 
 type JsonObject = Record<string, unknown>;
 
@@ -262,8 +272,9 @@ export function installationJson(
       checks: 'write',
       statuses: 'write',
       metadata: 'read',
+      issues: 'read',
     },
-    events: ['pull_request', 'push', 'check_run', 'status'],
+    events: ['pull_request', 'push', 'check_run', 'status', 'issue_comment'],
     created_at: iso(installation.createdAt),
     updated_at: iso(installation.createdAt),
     single_file_name: null,
@@ -346,21 +357,101 @@ export function issueCommentJson(base: string, repo: Repository, comment: IssueC
     body: comment.body,
     user: userJson(base, comment.author.login, comment.author.type),
     created_at: iso(comment.createdAt),
-    updated_at: iso(comment.createdAt),
+    updated_at: iso(comment.updatedAt ?? comment.createdAt),
     issue_url: `${base}/repos/${full}/issues/${comment.number}`,
     author_association: comment.author.type === 'Bot' ? 'NONE' : 'MEMBER',
     performed_via_github_app: null,
-    reactions: {
-      url: `${url}/reactions`,
-      total_count: 0,
-      '+1': 0,
-      '-1': 0,
-      laugh: 0,
-      confused: 0,
-      heart: 0,
-      hooray: 0,
-      eyes: 0,
-      rocket: 0,
+    reactions: reactionRollup(`${url}/reactions`, comment.reactions),
+  };
+}
+
+/** GitHub's `reactions` rollup of a comment or an issue: a count per content and the total. */
+export function reactionRollup(url: string, reactions: readonly Reaction[]): JsonObject {
+  const counts = Object.fromEntries(
+    REACTION_CONTENTS.map((content) => [content, reactions.filter((r) => r.content === content).length]),
+  );
+  return { url, total_count: reactions.length, ...counts };
+}
+
+export function reactionJson(base: string, reaction: Reaction): JsonObject {
+  return {
+    id: reaction.id,
+    node_id: `REA_${reaction.id}`,
+    user: userJson(base, reaction.user.login, reaction.user.type),
+    content: reaction.content,
+    created_at: iso(reaction.createdAt),
+  };
+}
+
+/** A PR as the issue GitHub's `issue_comment` payloads carry (with its `pull_request` links). */
+export function issueOfPullRequestJson(
+  base: string,
+  repo: Repository,
+  pr: PullRequest,
+  comments: number,
+): JsonObject {
+  const full = `${repo.owner}/${repo.name}`;
+  const url = `${base}/repos/${full}/issues/${pr.number}`;
+  const html = `${base}/${full}/pull/${pr.number}`;
+  return {
+    url,
+    repository_url: `${base}/repos/${full}`,
+    labels_url: `${url}/labels{/name}`,
+    comments_url: `${url}/comments`,
+    events_url: `${url}/events`,
+    html_url: html,
+    timeline_url: `${url}/timeline`,
+    id: pr.id,
+    node_id: `PR_${pr.id}`,
+    number: pr.number,
+    title: pr.title,
+    user: userJson(base, pr.author),
+    labels: [],
+    state: pr.state,
+    state_reason: null,
+    locked: false,
+    assignee: null,
+    assignees: [],
+    milestone: null,
+    comments,
+    created_at: iso(pr.createdAt),
+    updated_at: iso(pr.updatedAt),
+    closed_at: iso(pr.closedAt),
+    author_association: 'MEMBER',
+    active_lock_reason: null,
+    draft: pr.draft,
+    body: pr.body,
+    performed_via_github_app: null,
+    reactions: reactionRollup(`${url}/reactions`, []),
+    pull_request: {
+      url: `${base}/repos/${full}/pulls/${pr.number}`,
+      html_url: html,
+      diff_url: `${html}.diff`,
+      patch_url: `${html}.patch`,
+      merged_at: iso(pr.mergedAt),
     },
+  };
+}
+
+/** The base permission GitHub reports for a role: maintain counts as write, triage as read. */
+export const permissionOfRole = (role: RepositoryRole): 'admin' | 'write' | 'read' | 'none' =>
+  role === 'maintain' ? 'write' : role === 'triage' ? 'read' : role;
+
+/** `GET /collaborators/{username}/permission`: the base permission, the role and the collaborator. */
+export function collaboratorPermissionJson(base: string, login: string, role: RepositoryRole): JsonObject {
+  const permission = permissionOfRole(role);
+  const at = (level: number) =>
+    ['none', 'read', 'triage', 'write', 'maintain', 'admin'].indexOf(role) >= level;
+  return {
+    permission,
+    role_name: role,
+    user:
+      role === 'none'
+        ? null
+        : {
+            ...userJson(base, login),
+            permissions: { pull: at(1), triage: at(2), push: at(3), maintain: at(4), admin: at(5) },
+            role_name: role,
+          },
   };
 }

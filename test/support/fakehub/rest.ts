@@ -17,6 +17,7 @@
  *   `Link: <…cursor=…>; rel="next"` header, as GitHub); `POST …/{id}/attempts` queues a redelivery.
  */
 import type { FakeApp } from './app-auth';
+import { discussionHandlers } from './rest-discussions';
 import type { Actor } from './events';
 import {
   checkRunJson,
@@ -229,6 +230,7 @@ function contentItem(ctx: RestContext, repo: Repository, ref: string, commit: st
 type Handler = (ctx: RestContext, req: RestRequest) => Promise<RestAnswer>;
 
 const handlers: Record<string, Handler> = {
+  ...discussionHandlers,
   'apps/create-installation-access-token': (ctx, req) => {
     const installation = ctx.state.installations.get(Number(req.params.installation_id));
     if (!installation) return Promise.resolve(notFound());

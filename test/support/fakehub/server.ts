@@ -38,6 +38,7 @@ import {
   type Pusher,
   type RefUpdate,
   type Repository,
+  type RepositoryRole,
 } from './state';
 import { createWebhookDispatcher, type FakeHubWebhooks } from './webhooks';
 
@@ -116,6 +117,20 @@ export interface FakeHub {
   }): Promise<Repository>;
   /** Comments on issue or PR `number` (`POST /issues/{n}/comments`), oldest first. */
   comments(owner: string, repo: string, number: number): IssueComment[];
+  /**
+   * A person comments on PR `number` (`issue_comment.created`, sent by them); a login ending in
+   * `[bot]` comments as a bot. Returns the comment (its `reactions` fill as railyard reacts).
+   */
+  comment(owner: string, repo: string, number: number, input: { author: string; body: string }): IssueComment;
+  /** The comment's author edits it (`issue_comment.edited`, the old body in `changes`). */
+  editComment(owner: string, repo: string, commentId: number, body: string): void;
+  /** The comment's author deletes it (`issue_comment.deleted`). */
+  deleteComment(owner: string, repo: string, commentId: number): void;
+  /**
+   * `login`'s role on the repository, as `GET /collaborators/{login}/permission` reports it (maintain
+   * as write, triage as read); null forgets it (the endpoint answers 404 then).
+   */
+  setPermission(owner: string, repo: string, login: string, role: RepositoryRole | null): void;
   /** Webhook deliveries: target, record, idle() and the delivery fault knobs. */
   readonly webhooks: FakeHubWebhooks;
   readonly knobs: FakeHubKnobs;
@@ -553,6 +568,26 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
     },
     comments(owner, repo, number) {
       return state.commentsOf(state.requireRepository(owner, repo), number);
+    },
+    comment(owner, repo, number, input) {
+      const { repository } = requirePull(owner, repo, number);
+      const author: Actor = { login: input.author, type: input.author.endsWith('[bot]') ? 'Bot' : 'User' };
+      return state.addComment(repository, number, input.body, author);
+    },
+    editComment(owner, repo, commentId, body) {
+      const repository = state.requireRepository(owner, repo);
+      const comment = state.comment(repository, commentId);
+      if (!comment) throw new Error(`fakehub: comment ${commentId} does not exist in ${owner}/${repo}`);
+      state.editCommentAs(repository, commentId, body, comment.author);
+    },
+    deleteComment(owner, repo, commentId) {
+      const repository = state.requireRepository(owner, repo);
+      const comment = state.comment(repository, commentId);
+      if (!comment) throw new Error(`fakehub: comment ${commentId} does not exist in ${owner}/${repo}`);
+      state.deleteComment(repository, commentId, comment.author);
+    },
+    setPermission(owner, repo, login, role) {
+      state.setRole(state.requireRepository(owner, repo), login, role);
     },
     webhooks: dispatcher.api,
     knobs: {

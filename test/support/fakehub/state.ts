@@ -14,6 +14,9 @@
  * - Every change GitHub announces with a webhook is reported to the listener (events.ts), after it is
  *   applied and in the order it happened: a push reports `push` first, then what it did to PRs
  *   (`synchronize`, `closed`).
+ * - Comments are PR conversation comments (GitHub's issue comments): created, edited and deleted ones
+ *   are announced (`issue_comment`), whoever wrote them, the App's bot included. A reaction is kept
+ *   once per user and content. A user's role on a repository is what a test set (setPermission).
  */
 import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
@@ -112,7 +115,32 @@ export interface IssueComment {
   body: string;
   author: Actor;
   createdAt: Date;
+  /** Set by the edits that announce themselves (editCommentAs); createdAt until then. */
+  updatedAt?: Date;
+  reactions: Reaction[];
 }
+
+export const REACTION_CONTENTS = [
+  '+1',
+  '-1',
+  'laugh',
+  'confused',
+  'heart',
+  'hooray',
+  'rocket',
+  'eyes',
+] as const;
+export type ReactionContent = (typeof REACTION_CONTENTS)[number];
+
+export interface Reaction {
+  id: number;
+  content: ReactionContent;
+  user: Actor;
+  createdAt: Date;
+}
+
+/** A user's role on a repository (GitHub's base roles); `permission` reports maintain as write. */
+export type RepositoryRole = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
 
 export interface TreeEntry {
   mode: string;
@@ -153,6 +181,8 @@ export class FakeHubState {
   readonly checkRuns: CheckRun[] = [];
   readonly statuses: CommitStatus[] = [];
   readonly comments: IssueComment[] = [];
+  /** Roles by `<repository id>:<lower-case login>` (setPermission). */
+  readonly roles = new Map<string, RepositoryRole>();
   private nextId = 1000;
   readonly git: Git = createGit({ identity: { name: 'GitHub', email: 'noreply@github.com' } });
 
@@ -425,13 +455,85 @@ export class FakeHubState {
       body,
       author,
       createdAt: new Date(),
+      reactions: [],
     };
     this.comments.push(comment);
+    const pr = this.pull(repository, number);
+    if (pr) this.announceComment('created', pr, comment, author);
     return comment;
   }
 
   commentsOf(repository: Repository, number: number): IssueComment[] {
     return this.comments.filter((c) => c.repositoryId === repository.id && c.number === number);
+  }
+
+  private announceComment(
+    action: 'created' | 'edited' | 'deleted',
+    pr: PullRequest,
+    comment: IssueComment,
+    sender: Actor,
+    changes?: { body: { from: string } },
+  ): void {
+    this.emit({
+      kind: 'issue_comment',
+      action,
+      repositoryId: pr.repositoryId,
+      pr: { ...pr },
+      comment: { ...comment, reactions: [...comment.reactions] },
+      ...(changes ? { changes } : {}),
+      sender,
+    });
+  }
+
+  comment(repository: Repository, id: number): IssueComment | undefined {
+    return this.comments.find((c) => c.repositoryId === repository.id && c.id === id);
+  }
+
+  /** Edits a comment's body as `sender` and announces it (`edited`, the old body in `changes`). */
+  editCommentAs(repository: Repository, id: number, body: string, sender: Actor): IssueComment | null {
+    const comment = this.comment(repository, id);
+    if (!comment) return null;
+    if (comment.body === body) return comment;
+    const from = comment.body;
+    comment.body = body;
+    comment.updatedAt = new Date();
+    const pr = this.pull(repository, comment.number);
+    if (pr) this.announceComment('edited', pr, comment, sender, { body: { from } });
+    return comment;
+  }
+
+  /** Deletes a comment (and its reactions) as `sender` and announces it (`deleted`). */
+  deleteComment(repository: Repository, id: number, sender: Actor): boolean {
+    const at = this.comments.findIndex((c) => c.repositoryId === repository.id && c.id === id);
+    if (at < 0) return false;
+    const [comment] = this.comments.splice(at, 1) as [IssueComment];
+    const pr = this.pull(repository, comment.number);
+    if (pr) this.announceComment('deleted', pr, comment, sender);
+    return true;
+  }
+
+  /** `user`'s reaction to a comment; GitHub keeps one per user and content (`created: false` then). */
+  react(
+    comment: IssueComment,
+    content: ReactionContent,
+    user: Actor,
+  ): { reaction: Reaction; created: boolean } {
+    const held = comment.reactions.find((r) => r.content === content && r.user.login === user.login);
+    if (held) return { reaction: held, created: false };
+    const reaction: Reaction = { id: this.id(), content, user, createdAt: new Date() };
+    comment.reactions.push(reaction);
+    return { reaction, created: true };
+  }
+
+  setRole(repository: Repository, login: string, role: RepositoryRole | null): void {
+    const key = `${repository.id}:${login.toLowerCase()}`;
+    if (role === null) this.roles.delete(key);
+    else this.roles.set(key, role);
+  }
+
+  /** The role a test gave `login` on the repository; undefined when none was given. */
+  roleOf(repository: Repository, login: string): RepositoryRole | undefined {
+    return this.roles.get(`${repository.id}:${login.toLowerCase()}`);
   }
 
   /** Announces repositories added to an installation after it was created. */

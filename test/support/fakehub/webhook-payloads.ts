@@ -7,12 +7,15 @@
  * Rules: PR payloads describe the PR as copied when the event happened, with `mergeable: null` (GitHub
  * computes it after announcing the change). Push payloads list the pushed commits (`before..after`, or,
  * for a new ref, the commits no other branch has), at most 20 as GitHub does, `head_commit` the tip
- * (null when deleted).
+ * (null when deleted). Comment payloads carry the PR as its issue (with `pull_request` links) and
+ * the comment as it was when the event happened.
  */
 import type { FakeApp } from './app-auth';
 import type { Actor, HubEvent } from './events';
 import {
   installationJson,
+  issueCommentJson,
+  issueOfPullRequestJson,
   pullRequestJson,
   repositoryJson,
   statusJson,
@@ -350,6 +353,23 @@ export async function buildPayload(ctx: WebhookPayloadContext, event: HubEvent):
           branches,
           created_at: status.created_at,
           updated_at: status.updated_at,
+          ...envelope(ctx, repository, event.sender),
+        },
+      };
+    }
+    case 'issue_comment': {
+      const repository = repositoryById(state, event.repositoryId);
+      const comments = state.commentsOf(repository, event.pr.number).length;
+      return {
+        event: 'issue_comment',
+        action: event.action,
+        installationId: repository.installationId,
+        repositoryId: repository.id,
+        payload: {
+          action: event.action,
+          ...(event.changes ? { changes: event.changes } : {}),
+          issue: issueOfPullRequestJson(base, repository, event.pr, comments),
+          comment: issueCommentJson(base, repository, event.comment),
           ...envelope(ctx, repository, event.sender),
         },
       };

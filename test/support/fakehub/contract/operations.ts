@@ -32,6 +32,17 @@ export const SERVED_OPERATIONS: readonly ServedOperation[] = [
   { method: 'get', path: '/repos/{owner}/{repo}/rules/branches/{branch}', credential: 'installation-token' },
   { method: 'get', path: '/app/hook/deliveries', credential: 'app-jwt' },
   { method: 'post', path: '/app/hook/deliveries/{delivery_id}/attempts', credential: 'app-jwt' },
+  // Commands in PR comments: who may command, and the acknowledgement.
+  {
+    method: 'get',
+    path: '/repos/{owner}/{repo}/collaborators/{username}/permission',
+    credential: 'installation-token',
+  },
+  {
+    method: 'post',
+    path: '/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions',
+    credential: 'installation-token',
+  },
   { method: 'patch', path: '/repos/{owner}/{repo}/pulls/{pull_number}', credential: 'installation-token' },
   {
     method: 'get',
