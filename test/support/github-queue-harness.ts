@@ -23,7 +23,8 @@ import { createGitHubAppAuth } from '../../activities/github/app-auth';
 import { createGitHubClients, type GitHubClientOptions } from '../../activities/github/rest-client';
 import { createGitHubOwnerLookup } from '../../activities/github/owner-lookup';
 import { createQueueHinter } from '../../activities/github/queue-hints';
-import { createWebhookReceiver } from '../../activities/github/webhook-receiver';
+import { createWebhookReceiver, type WebhookReceiver } from '../../activities/github/webhook-receiver';
+import { createPrCommandHandler } from '../../activities/github/pr-command-handler';
 import { createPool } from '../../activities/platform/db';
 import { createCommandRunner } from '../../activities/runners/command-runner';
 import {
@@ -89,6 +90,8 @@ export interface GitHubQueueHarness {
   installationId: number;
   /** A developer's clone of the repository on the fake. */
   clone: WorkClone;
+  /** The API's webhook receiver (acts on each delivery, commands in PR comments included). */
+  receiver: WebhookReceiver;
   /**
    * Every process-side log line of the workers (incl. workflow and activity logs at INFO and above) and
    * the API (added at close), for the token scan.
@@ -187,7 +190,13 @@ export async function startGitHubQueueHarness(
   const handle = () => client.workflow.getHandle(workflowId);
   const dataRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-gh-e2e-'));
 
-  // The API's webhook route, with the receiver the API server builds (api/server.ts).
+  // The API's webhook route, with the receiver the API server builds (api/server.ts): its own App
+  // authentication and REST clients, through which commands in PR comments react and reply.
+  const apiSettings = { appId: hub.app.id, privateKey: hub.app.privateKey, apiUrl: hub.url };
+  const apiClients = await createGitHubClients(apiSettings, await createGitHubAppAuth(apiSettings), {
+    maxLimitWaitSeconds: 5,
+    ...opts.clientOptions,
+  });
   const receiver = createWebhookReceiver({
     deliveries: createWebhookDeliveryStore(pool),
     installations,
@@ -195,6 +204,11 @@ export async function startGitHubQueueHarness(
     hinter: createQueueHinter({
       client,
       namespace: 'default',
+      onError: (err, message) => logs.push(`api: ${message}: ${String(err)}`),
+    }),
+    commands: createPrCommandHandler({
+      client,
+      clients: apiClients,
       onError: (err, message) => logs.push(`api: ${message}: ${String(err)}`),
     }),
     onError: (err, message) => logs.push(`api: ${message}: ${String(err)}`),
@@ -292,6 +306,7 @@ export async function startGitHubQueueHarness(
     client,
     installationId: installation.id,
     clone,
+    receiver,
     logs,
     taskQueue,
     dataRoot,
