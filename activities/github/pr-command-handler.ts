@@ -44,7 +44,7 @@ import {
   type RepositoryKey,
 } from '../../workflows/contract';
 import type { RoutedComment } from './hint-routing';
-import { ACCEPTED_COMMANDS, type PrCommand } from './pr-commands';
+import { ACCEPTED_COMMANDS, quoted, type PrCommand } from './pr-commands';
 import { GitHubApiError, type GitHubClients, type GitHubRest } from './rest-client';
 
 /** The repository a command concerns, as delivery-actions.ts resolved it. */
@@ -207,7 +207,7 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
       if (base === null) return 'failed: pull request not found';
       const noQueue = async () =>
         `no merge queue for ${base} ${await reply(
-          `railyard has no merge queue for \`${base}\` in ${owner}/${name}, so ${said} did nothing.`,
+          `railyard has no merge queue for \`${quoted(base)}\` in ${owner}/${name}, so ${said} did nothing.`,
         )}`;
       const queue = await queueOf(target, base);
       if (queue === null) return noQueue();
@@ -236,7 +236,7 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
           `could not apply ${command.kind} of comment ${comment.id} to ${queue.handle.workflowId}`,
         );
         return `failed: the queue did not answer ${await reply(
-          `railyard could not reach the merge queue of \`${base}\` just now, so ${said} was not applied; comment it again in a minute.`,
+          `railyard could not reach the merge queue of \`${quoted(base)}\` just now, so ${said} was not applied; comment it again in a minute.`,
         )}`;
       };
 

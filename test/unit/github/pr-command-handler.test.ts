@@ -289,6 +289,14 @@ describe('which queue', () => {
     }
   });
 
+  test('a branch name cannot break out of the reply’s code span', async () => {
+    const t = setup({ base: 'evil`@everyone', queues: {} });
+    await t.handler.run(target, routed('/trunk merge'));
+    expect(t.replies()).toEqual([
+      "railyard has no merge queue for `evil'@everyone` in Acme/Widgets, so `/trunk merge` did nothing.",
+    ]);
+  });
+
   test('commands off for the queue: silence (no permission read, reply or reaction)', async () => {
     const t = setup({ queues: { [idOf(GITHUB_SPELLING)]: { commandsEnabled: false } } });
     expect(await t.handler.run(target, routed('/trunk merge'))).toBe(
