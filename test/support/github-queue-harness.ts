@@ -20,6 +20,7 @@ import { createLocalGitHost } from '../../activities/git/local-git-host';
 import { createRoutingGitHost } from '../../activities/git/routing-git-host';
 import { createGitHubGitHost } from '../../activities/git/github-git-host';
 import { createGitHubAppAuth } from '../../activities/github/app-auth';
+import { createGitHubPresenter } from '../../activities/github/pr-presenter';
 import { createGitHubClients, type GitHubClientOptions } from '../../activities/github/rest-client';
 import { createGitHubOwnerLookup } from '../../activities/github/owner-lookup';
 import { createQueueHinter } from '../../activities/github/queue-hints';
@@ -263,6 +264,11 @@ export async function startGitHubQueueHarness(
         pool,
         allowPrivateWebhookUrls: true,
         gitHubHost: 'github.com',
+        presenter: createGitHubPresenter({
+          host: 'github.com',
+          clients,
+          installationOf: (r) => installationCovering(pool, r),
+        }),
       }),
     });
     workers.push({ worker, running: worker.run(), connection });

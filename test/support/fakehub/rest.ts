@@ -28,7 +28,7 @@ import {
   repositoryJson,
   statusJson,
 } from './payloads';
-import type { FakeHubState, MergeMethod, PullRequest, Repository } from './state';
+import type { CheckRun, FakeHubState, MergeMethod, PullRequest, Repository } from './state';
 import type { WebhookLog } from './webhooks';
 
 export interface RestRequest {
@@ -563,6 +563,58 @@ const handlers: Record<string, Handler> = {
     return Promise.resolve({ status: 201, body: json, headers: { location: String(json.url) } });
   },
 
+  'issues/list-comments': (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    const number = Number(req.params.issue_number);
+    if (!repo || !ctx.state.pull(repo, number)) return Promise.resolve(notFound());
+    const perPage = Math.min(Math.max(Number(req.query.get('per_page') ?? 30), 1), 100);
+    const page = Math.max(Number(req.query.get('page') ?? 1), 1);
+    const all = ctx.state.commentsOf(repo, number);
+    return Promise.resolve({
+      status: 200,
+      body: all.slice((page - 1) * perPage, page * perPage).map((c) => issueCommentJson(ctx.base, repo, c)),
+    });
+  },
+
+  'issues/update-comment': (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return Promise.resolve(notFound());
+    // GitHub announces an App's edit like anyone's (issue_comment.edited).
+    const comment = ctx.state.editCommentAs(
+      repo,
+      Number(req.params.comment_id),
+      (req.body as { body: string }).body,
+      botOf(ctx.app),
+    );
+    if (!comment) return Promise.resolve(notFound());
+    return Promise.resolve({ status: 200, body: issueCommentJson(ctx.base, repo, comment) });
+  },
+
+  'checks/create': async (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return notFound();
+    const body = req.body as CheckRunWrite & { head_sha: string };
+    const sha = await ctx.state.resolveCommit(repo, body.head_sha);
+    if (!sha) return validationFailed('CheckRun', `No commit found for SHA: ${body.head_sha}`);
+    const run = ctx.state.writeAppCheckRun(repo, { sha, ...checkRunInput(body) }, botOf(ctx.app))!;
+    return { status: 201, body: checkRunJson(ctx.base, repo, run, ctx.app.id, 'railyard') };
+  },
+
+  'checks/update': (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return Promise.resolve(notFound());
+    const id = Number(req.params.check_run_id);
+    const held = ctx.state.checkRuns.find((r) => r.id === id && r.byApp);
+    if (!held) return Promise.resolve(notFound());
+    const body = req.body as CheckRunWrite;
+    const run = ctx.state.writeAppCheckRun(
+      repo,
+      { id, sha: held.headSha, ...checkRunInput({ name: held.name, ...body }) },
+      botOf(ctx.app),
+    )!;
+    return Promise.resolve({ status: 200, body: checkRunJson(ctx.base, repo, run, ctx.app.id, 'railyard') });
+  },
+
   'apps/list-webhook-deliveries': (ctx, req) => {
     const perPage = Math.min(Math.max(Number(req.query.get('per_page') ?? 30), 1), 100);
     const cursor = req.query.get('cursor');
@@ -616,4 +668,30 @@ export async function handleRest(ctx: RestContext, req: RestRequest): Promise<Re
   const handler = handlers[req.operationId];
   if (!handler) return answer(404, `fakehub has no handler for ${req.operationId}`);
   return handler(ctx, req);
+}
+
+/** The fields of `POST /check-runs` and `PATCH /check-runs/{id}` the fake keeps. */
+interface CheckRunWrite {
+  name?: string;
+  status?: 'queued' | 'in_progress' | 'completed';
+  conclusion?: NonNullable<CheckRun['conclusion']>;
+  external_id?: string;
+  details_url?: string;
+  output?: { title?: string; summary?: string };
+}
+
+function checkRunInput(body: CheckRunWrite) {
+  // GitHub: a conclusion completes the run.
+  const status = body.conclusion ? 'completed' : (body.status ?? 'queued');
+  return {
+    name: body.name ?? '',
+    status,
+    conclusion: body.conclusion ?? null,
+    byApp: {
+      externalId: body.external_id ?? null,
+      title: body.output?.title ?? null,
+      summary: body.output?.summary ?? null,
+      detailsUrl: body.details_url ?? null,
+    },
+  } as const;
 }

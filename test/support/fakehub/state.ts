@@ -89,6 +89,13 @@ export interface CheckRun {
   id: number;
   name: string;
   headSha: string;
+  /** Set on runs an App created through the API (`POST /check-runs`). */
+  byApp?: {
+    externalId: string | null;
+    title: string | null;
+    summary: string | null;
+    detailsUrl: string | null;
+  };
   status: 'queued' | 'in_progress' | 'completed';
   conclusion:
     'success' | 'failure' | 'neutral' | 'cancelled' | 'skipped' | 'timed_out' | 'action_required' | null;
@@ -461,6 +468,58 @@ export class FakeHubState {
     const pr = this.pull(repository, number);
     if (pr) this.announceComment('created', pr, comment, author);
     return comment;
+  }
+
+  /** A check run an App creates or updates through the API; announced like a CI's. */
+  writeAppCheckRun(
+    repository: Repository,
+    input: {
+      id?: number;
+      sha: string;
+      name: string;
+      status: CheckRun['status'];
+      conclusion: CheckRun['conclusion'];
+      byApp: NonNullable<CheckRun['byApp']>;
+    },
+    sender: Actor,
+  ): CheckRun | null {
+    const existing = input.id === undefined ? undefined : this.checkRuns.find((r) => r.id === input.id);
+    if (input.id !== undefined && !existing) return null;
+    const completed = input.status === 'completed';
+    const run: CheckRun = existing ?? {
+      id: this.id(),
+      name: input.name,
+      headSha: input.sha,
+      status: input.status,
+      conclusion: null,
+      startedAt: new Date(),
+      completedAt: null,
+    };
+    const wasCompleted = existing?.status === 'completed';
+    run.name = input.name;
+    run.status = input.status;
+    run.conclusion = completed ? input.conclusion : null;
+    run.completedAt = completed ? new Date() : null;
+    run.byApp = input.byApp;
+    if (!existing) {
+      this.checkRuns.push(run);
+      this.emit({
+        kind: 'check_run',
+        action: 'created',
+        repositoryId: repository.id,
+        run: { ...run },
+        sender,
+      });
+    }
+    if (completed && !wasCompleted)
+      this.emit({
+        kind: 'check_run',
+        action: 'completed',
+        repositoryId: repository.id,
+        run: { ...run },
+        sender,
+      });
+    return run;
   }
 
   commentsOf(repository: Repository, number: number): IssueComment[] {

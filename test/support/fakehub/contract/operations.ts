@@ -55,6 +55,23 @@ export const SERVED_OPERATIONS: readonly ServedOperation[] = [
     path: '/repos/{owner}/{repo}/issues/{issue_number}/comments',
     credential: 'installation-token',
   },
+  // The PR presenter's (live comment, check run on the PR's head).
+  {
+    method: 'get',
+    path: '/repos/{owner}/{repo}/issues/{issue_number}/comments',
+    credential: 'installation-token',
+  },
+  {
+    method: 'patch',
+    path: '/repos/{owner}/{repo}/issues/comments/{comment_id}',
+    credential: 'installation-token',
+  },
+  { method: 'post', path: '/repos/{owner}/{repo}/check-runs', credential: 'installation-token' },
+  {
+    method: 'patch',
+    path: '/repos/{owner}/{repo}/check-runs/{check_run_id}',
+    credential: 'installation-token',
+  },
 ];
 
 /** The package and file the subset is extracted from. */
