@@ -9,6 +9,7 @@ import type { TestCaseEvents } from './flaky/events';
 import { createMergeQueueActivities, type MergeQueueActivityDeps } from './merge-queue';
 import type { GitHubAppAuth } from './github/app-auth';
 import type { GitHubAppSettings } from './github/config';
+import type { GitHubClients } from './github/rest-client';
 import { createGitHubReconciliationActivities } from './github/reconciliation';
 import { createPresentationActivities, type PullRequestPresenter } from './github/pr-presenter';
 import { createPingActivities } from './ping';
@@ -29,7 +30,7 @@ export interface ActivityDeps extends MergeQueueActivityDeps {
   /** repo.host a configured GitHub App serves: its repositories are owned through linked installations. */
   gitHubHost?: string;
   /** With a GitHub App: what the webhook reconciliation needs (activities/github/reconciliation.ts). */
-  gitHub?: { settings: GitHubAppSettings; auth: GitHubAppAuth; namespace: string };
+  gitHub?: { settings: GitHubAppSettings; auth: GitHubAppAuth; clients?: GitHubClients; namespace: string };
   /** Shows PRs' records on their host (GitHub's live comment and check run); none: nothing shown. */
   presenter?: PullRequestPresenter;
 }
@@ -45,6 +46,7 @@ export function createActivities(deps: ActivityDeps) {
           namespace: deps.gitHub.namespace,
           settings: deps.gitHub.settings,
           auth: deps.gitHub.auth,
+          ...(deps.gitHub.clients ? { clients: deps.gitHub.clients } : {}),
         })
       : {}),
     ...createMergeQueueActivities({

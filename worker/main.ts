@@ -131,7 +131,14 @@ async function main(): Promise<void> {
       ...(gitHub ? { gitHubHost: gitHub.host } : {}),
       ...(gitHubSide ? { presenter: gitHubSide.presenter } : {}),
       ...(gitHub && gitHubSide
-        ? { gitHub: { settings: gitHub, auth: gitHubSide.auth, namespace: config.TEMPORAL_NAMESPACE } }
+        ? {
+            gitHub: {
+              settings: gitHub,
+              auth: gitHubSide.auth,
+              clients: gitHubSide.clients,
+              namespace: config.TEMPORAL_NAMESPACE,
+            },
+          }
         : {}),
     }),
     shutdownGraceTime: `${config.RAILYARD_SHUTDOWN_GRACE_SECONDS} seconds`,

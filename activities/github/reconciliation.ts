@@ -23,6 +23,8 @@
  *
  * No token or JWT reaches a log, a result or an error (hook-deliveries-api.ts wraps every failure).
  */
+import { createPrCommandHandler } from './pr-command-handler';
+import type { GitHubClients } from './rest-client';
 import { log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
@@ -79,6 +81,8 @@ export interface GitHubReconciliationDeps {
   /** Tests: a delivery-log client or a hinter of their own. */
   deliveryLog?: HookDeliveriesApi;
   hinter?: QueueHinter;
+  /** The installations' REST clients: with them, PR commands left unhandled are acted on too. */
+  clients?: GitHubClients;
 }
 
 export interface RedeliverySummary {
@@ -124,6 +128,17 @@ export function createGitHubReconciliationActivities(deps: GitHubReconciliationD
     owners,
     hinter,
     onError,
+    // The activity has minutes, not the API's patience: wait less for an admission.
+    ...(deps.clients
+      ? {
+          commands: createPrCommandHandler({
+            client: deps.client,
+            clients: deps.clients,
+            admissionTimeoutMs: 5_000,
+            onError,
+          }),
+        }
+      : {}),
   });
   let deliveryLog: Promise<HookDeliveriesApi> | undefined;
   const logOf = () =>
