@@ -52,6 +52,8 @@ export interface PullRequestInfo {
   conflictFiles: string[];
   /** The target tip is an ancestor of the head: the PR is based on the current tip (direct merge). */
   basedOnTargetTip: boolean;
+  /** Why the host will not merge it yet, as a sentence; absent when it would or cannot say. */
+  blockedBy?: string;
 }
 
 export type PullRequestLookup =

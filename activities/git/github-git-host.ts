@@ -378,6 +378,34 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
     };
   }
 
+  /**
+   * Why GitHub will not merge an open PR yet, as a sentence for its record and comment. For `blocked`,
+   * the required checks of its base are compared with what its head reported, so a check that will
+   * never run is named; otherwise it is reviews or conversations (REST does not say which).
+   */
+  async function blockedBy(t: Target, wire: PullWire): Promise<string> {
+    if (wire.draft) return 'it is a draft: mark it ready for review';
+    if (wire.mergeable === null) return 'GitHub is still computing whether it can merge';
+    if (wire.mergeable_state === 'blocked') {
+      const repo = { owner: t.repo.owner, name: t.repo.name };
+      const required = await requiredFromProtection(t.client, repo, wire.base.ref);
+      if (required.kind === 'found') {
+        const reports = await readCommitChecks(t.client, repo, wire.head.sha);
+        const passed = new Set(reports.filter((r) => r.state === 'success').map((r) => r.context));
+        const missing = required.contexts.filter((c) => !passed.has(c));
+        const silent = missing.filter((c) => !reports.some((r) => r.context === c));
+        if (missing.length > 0)
+          return `it waits for the required check${missing.length > 1 ? 's' : ''} ${quoted(missing)} on its head commit${
+            silent.length > 0
+              ? ` (${quoted(silent)} ha${silent.length > 1 ? 've' : 's'} not reported at all)`
+              : ''
+          }`;
+      }
+      return 'GitHub blocks it until its required reviews (or resolved conversations) allow a merge';
+    }
+    return `GitHub does not allow it to merge yet (${wire.mergeable_state})`;
+  }
+
   /** Null when `landed` has the tested tree; otherwise a sentence for the PR's record. */
   async function treeMismatch(
     t: Target,
@@ -433,6 +461,9 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
           mergeability: conflicting ? 'conflicting' : readyOnGitHub(wire) ? 'mergeable' : 'unknown',
           conflictFiles: trial?.kind === 'conflict' ? trial.files : [],
           basedOnTargetTip: tip !== null && (await isAncestor(access, tip, wire.head.sha)),
+          ...(state === 'open' && !conflicting && !readyOnGitHub(wire)
+            ? { blockedBy: await blockedBy(t, wire) }
+            : {}),
         },
       };
     },
@@ -620,3 +651,5 @@ function firstRefusal(said: string): string {
     .slice(0, 200)
     .replace(/[.\s]+$/, '');
 }
+
+const quoted = (names: string[]) => names.map((n) => `\`${n}\``).join(', ');

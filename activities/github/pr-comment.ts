@@ -63,7 +63,11 @@ export function presentedState(
     case 'not_ready':
       return {
         headline: '⏸️ Submitted, not ready yet',
-        detail: `It enters the queue as soon as it is ready; now ${reasonText(record.reason)}`,
+        detail: `It enters the queue as soon as it is ready; now ${
+          record.details?.readiness.blockedBy
+            ? `${record.details.readiness.blockedBy}.`
+            : reasonText(record.reason)
+        }`,
         checkRun: inProgress,
         announce: false,
       };

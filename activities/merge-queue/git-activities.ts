@@ -72,6 +72,7 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
       return {
         found: p.state === 'open',
         state: p.state,
+        ...(p.blockedBy ? { blockedBy: p.blockedBy } : {}),
         headSha: p.headSha,
         title: p.title,
         author: p.author,

@@ -22,6 +22,8 @@ export interface PullRequestSnapshot {
   mergeable: 'mergeable' | 'conflicting' | 'unknown';
   targetTipSha: string | null;
   basedOnTargetTip: boolean;
+  /** Why the host will not merge it yet, when it says (GitHub); absent when it would, or cannot say. */
+  blockedBy?: string;
 }
 
 export interface BuildRunInput {

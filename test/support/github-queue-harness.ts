@@ -106,7 +106,11 @@ export interface GitHubQueueHarness {
   bareGit(...args: string[]): string;
   createQueue(config?: QueueConfigPatch, runner?: Partial<RunnerSettings>): Promise<void>;
   /** Commits `files` on a branch from main's tip on GitHub and opens a PR; returns its number and head. */
-  openPr(files: Record<string, string>, title?: string): Promise<{ number: number; headSha: string }>;
+  openPr(
+    files: Record<string, string>,
+    title?: string,
+    opts?: { draft?: boolean },
+  ): Promise<{ number: number; headSha: string }>;
   /** Pushes one more commit to PR `n`'s branch. */
   pushToPr(n: number, files: Record<string, string>): Promise<string>;
   submit(n: number, opts?: { priority?: number | null; noBatch?: boolean }): Promise<void>;
@@ -329,7 +333,7 @@ export async function startGitHubQueueHarness(
         ],
       });
     },
-    async openPr(files, title) {
+    async openPr(files, title, prOpts = {}) {
       const branch = `feature-${++branchCounter}`;
       await clone.git('fetch', '-q', 'origin');
       await clone.branch(branch, 'origin/main');
@@ -340,6 +344,7 @@ export async function startGitHubQueueHarness(
         repo: name,
         head: branch,
         title: title ?? `change ${branchCounter}`,
+        ...(prOpts.draft ? { draft: true } : {}),
       });
       return { number: pr.number, headSha: sha };
     },

@@ -13,6 +13,8 @@ export interface Readiness {
   requiresImpactedTargets: boolean;
   doesBaseBranchMatch: boolean;
   gitHubMergeability: 'unspecified' | 'in_progress' | 'mergeable' | 'not_mergeable';
+  /** Why the host will not merge it yet, as a sentence (GitHub: a draft, a check that has not passed). */
+  blockedBy?: string;
 }
 
 export interface PrDetails {

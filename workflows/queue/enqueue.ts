@@ -53,6 +53,7 @@ export function enqueueSubmission(
       requiresImpactedTargets: c.engine.config.mode === 'parallel',
       doesBaseBranchMatch: baseBranch === key.targetBranch,
       gitHubMergeability: mergeabilityOf(snapshot),
+      ...(snapshot.blockedBy ? { blockedBy: snapshot.blockedBy } : {}),
     },
     notified: 0,
     submittedAt: Date.now(),

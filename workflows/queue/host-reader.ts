@@ -10,7 +10,8 @@
  *   a merge of the queue is in flight (its compare-and-swap decides, and its own push must not read
  *   as an outside one), and checked again when the read returns.
  * - `checks`: the checks of that commit are read for each run in progress that tests it
- *   (`statuses` runner), replacing what the run held, then judged (status-verdict.ts).
+ *   (`statuses` runner), replacing what the run held, then judged (status-verdict.ts); a not-ready PR
+ *   whose head it is is read again (its own required checks may now let it merge).
  * - `reconcile`: all of the above for every queued PR (at most MAX_PR_READS), the target and every run
  *   in progress.
  * Invariants: reads are tracked work (continue-as-new waits for them); one read per subject is in
@@ -41,6 +42,9 @@ export class HostReader {
         return;
       case 'checks':
         for (const run of this.statusRuns()) if (run.headSha === h.sha) this.readChecks(run);
+        // A PR waiting for its own required checks may have become ready.
+        for (const entry of this.ctx.carried.engine.entries)
+          if (entry.state === 'not_ready' && entry.headSha === h.sha) this.readPr(entry.pr);
         return;
       case 'reconcile':
         for (const entry of this.ctx.carried.engine.entries.slice(0, MAX_PR_READS)) this.readPr(entry.pr);
@@ -97,6 +101,7 @@ export class HostReader {
       }
       if (meta) {
         meta.readiness.gitHubMergeability = mergeabilityOf(s);
+        meta.readiness.blockedBy = s.blockedBy;
         meta.readiness.doesBaseBranchMatch = true;
       }
       if (entry.state === 'not_ready' && s.mergeable === 'mergeable' && !entry.ready)

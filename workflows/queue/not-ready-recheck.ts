@@ -36,7 +36,10 @@ export class NotReadyRecheck {
         else if (s.headSha !== entry.headSha)
           this.ctx.push({ type: 'cancelled', pr: entry.pr, reason: 'PR_PUSHED_TO' });
         else {
-          if (meta) meta.readiness.gitHubMergeability = mergeabilityOf(s);
+          if (meta) {
+            meta.readiness.gitHubMergeability = mergeabilityOf(s);
+            meta.readiness.blockedBy = s.blockedBy;
+          }
           if (s.mergeable === 'mergeable' && !entry.ready)
             this.ctx.push({
               type: 'ready',

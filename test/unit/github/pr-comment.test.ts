@@ -67,6 +67,14 @@ test('an announcement mentions the author and carries its own marker', () => {
   );
 });
 
+test('a PR GitHub blocks says what it waits for', () => {
+  const r = record('not_ready', 'API_REQUESTED');
+  r.details!.readiness.blockedBy = 'it waits for the required check `lint` on its head commit';
+  expect(liveComment(r, shown, 'main')).toContain(
+    'It enters the queue as soon as it is ready; now it waits for the required check `lint` on its head commit.',
+  );
+});
+
 test('an unknown reason is shown by its name', () => {
   expect(liveComment(record('failed', 'SOMETHING_NEW'), shown, 'main')).toContain('`SOMETHING_NEW`');
 });

@@ -1,0 +1,67 @@
+/**
+ * Readiness from GitHub (issue 14): a PR GitHub would not merge yet waits in not_ready with a reason a
+ * person understands, naming a required check that has not reported, and is admitted as soon as the
+ * blocking condition clears (a webhook, no waiting for the periodic recheck).
+ */
+import { useFakeHub } from '../../support/fakehub';
+import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+
+const hub = useFakeHub();
+let h: GitHubQueueHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+test('a PR whose own required check has not reported waits not_ready, says which check, then merges', async () => {
+  // CI reports `test` on test branches only; the PR's own `lint` is required by protection.
+  h = await startGitHubQueueHarness(hub(), {
+    ci: (_sha, branch) => (branch.startsWith('trunk-merge/') ? 'success' : null),
+  });
+  hub().setProtection(h.repo.owner, h.repo.name, 'main', {
+    requiredStatusChecks: ['lint'],
+    restrictUpdates: true,
+    bypassAppIds: [hub().app.id],
+  });
+  await h.createQueue({ mergeMethod: 'merge_commit' }, { requiredStatuses: ['test'] });
+  const pr = await h.openPr({ 'c.txt': 'c\n' }, 'add c');
+  await h.submit(pr.number);
+  const waiting = await h.waitFor('the PR to say what it waits for', async () => {
+    const r = await h!.pr(pr.number);
+    return r?.state === 'not_ready' && r.details?.readiness.blockedBy ? r : undefined;
+  });
+  expect(waiting.details?.readiness.blockedBy).toBe(
+    'it waits for the required check `lint` on its head commit (`lint` has not reported at all)',
+  );
+  // The check arrives on the PR's head: its webhook alone admits the PR.
+  hub().setCheckRun(h.repo.owner, h.repo.name, pr.headSha, {
+    name: 'lint',
+    status: 'completed',
+    conclusion: 'success',
+  });
+  const merged = await h.settled(pr.number, 12_000);
+  expect(merged.state).toBe('merged');
+  expect(merged.timeline.map((t) => t.to)).toEqual([
+    'not_ready',
+    'pending',
+    'testing',
+    'tests_passed',
+    'merged',
+  ]);
+}, 120_000);
+
+test('a draft PR waits not_ready as a draft and is admitted once it is marked ready', async () => {
+  h = await startGitHubQueueHarness(hub());
+  await h.createQueue({ mergeMethod: 'merge_commit' }, { requiredStatuses: ['test'] });
+  const pr = await h.openPr({ 'd.txt': 'd\n' }, 'add d', { draft: true });
+  await h.submit(pr.number);
+  const waiting = await h.waitFor('the draft to wait', async () => {
+    const r = await h!.pr(pr.number);
+    return r?.state === 'not_ready' && r.details?.readiness.blockedBy ? r : undefined;
+  });
+  expect(waiting.details?.readiness.blockedBy).toBe('it is a draft: mark it ready for review');
+  // Marked ready without a webhook (fakehub does not send ready_for_review): the not-ready recheck
+  // (every 15 s) finds it.
+  hub().pullRequest(h.repo.owner, h.repo.name, pr.number).draft = false;
+  expect((await h.settled(pr.number, 45_000)).state).toBe('merged');
+}, 120_000);
