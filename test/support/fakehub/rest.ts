@@ -343,6 +343,51 @@ const handlers: Record<string, Handler> = {
     return { status: 200, body: { sha: landed, merged: true, message: 'Pull Request successfully merged' } };
   },
 
+  'pulls/create': async (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return notFound();
+    const body = req.body as { title?: string; head: string; base: string; body?: string; draft?: boolean };
+    // `owner:branch` names a head in the same network; forks are not simulated, so only this owner's.
+    const [headOwner, headBranch] = body.head.includes(':')
+      ? [body.head.slice(0, body.head.indexOf(':')), body.head.slice(body.head.indexOf(':') + 1)]
+      : [repo.owner, body.head];
+    if (!body.title) return validationFailed('Issue', "title wasn't supplied.");
+    const headSha =
+      headOwner.toLowerCase() === repo.owner.toLowerCase()
+        ? await ctx.state.resolveCommit(repo, `refs/heads/${headBranch}`)
+        : null;
+    const baseSha = await ctx.state.resolveCommit(repo, `refs/heads/${body.base}`);
+    if (!headSha || !baseSha)
+      return {
+        status: 422,
+        body: {
+          message: 'Validation Failed',
+          errors: [{ resource: 'PullRequest', field: headSha ? 'base' : 'head', code: 'invalid' }],
+          documentation_url: DOCS,
+        },
+      };
+    const open = ctx.state
+      .pullsOf(repo)
+      .find((pr) => pr.state === 'open' && pr.headBranch === headBranch && pr.base === body.base);
+    if (open)
+      return validationFailed(
+        'PullRequest',
+        `A pull request already exists for ${repo.owner}:${headBranch}.`,
+      );
+    if (await ctx.state.isAncestor(repo, headSha, baseSha))
+      return validationFailed('PullRequest', `No commits between ${body.base} and ${headBranch}`);
+    const pr = await ctx.state.openPullRequest(repo, {
+      head: headBranch,
+      base: body.base,
+      title: body.title,
+      author: botLogin(ctx.app),
+      draft: body.draft ?? false,
+      body: body.body ?? null,
+    });
+    const json = pullRequestJson(ctx.base, await pullView(ctx, repo, pr, false));
+    return { status: 201, body: json, headers: { location: String(json.url) } };
+  },
+
   'pulls/update': async (ctx, req) => {
     const repo = repoOf(ctx, req);
     const pr = repo ? ctx.state.pull(repo, Number(req.params.pull_number)) : undefined;

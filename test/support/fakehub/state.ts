@@ -179,7 +179,8 @@ export function actorOf(pusher: Pusher): Actor {
     : { login: pusher.login ?? 'admin', type: 'User' };
 }
 
-const user = (login: string): Actor => ({ login, type: 'User' });
+/** A login as GitHub shows it: an App's bot (`<slug>[bot]`, e.g. the author of a PR it opened) is a Bot. */
+const user = (login: string): Actor => ({ login, type: login.endsWith('[bot]') ? 'Bot' : 'User' });
 
 export class FakeHubState {
   readonly installations = new Map<number, Installation>();

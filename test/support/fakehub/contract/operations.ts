@@ -20,6 +20,8 @@ export const SERVED_OPERATIONS: readonly ServedOperation[] = [
   { method: 'get', path: '/repos/{owner}/{repo}', credential: 'installation-token' },
   { method: 'get', path: '/repos/{owner}/{repo}/pulls', credential: 'installation-token' },
   { method: 'get', path: '/repos/{owner}/{repo}/pulls/{pull_number}', credential: 'installation-token' },
+  // Draft-PR testing mode (createPrsForTestingBranches): a draft PR from each test branch.
+  { method: 'post', path: '/repos/{owner}/{repo}/pulls', credential: 'installation-token' },
   {
     method: 'put',
     path: '/repos/{owner}/{repo}/pulls/{pull_number}/merge',
