@@ -80,6 +80,11 @@ export interface BuildTestBranchInput {
   branchName: string;
   /** The queue's own test-branch prefix; absent = the host's. */
   branchPrefix?: string;
+  /**
+   * Draft-PR testing mode (createPrsForTestingBranches): also open a draft PR from the branch into
+   * the target, so `pull_request` CI runs on it. Hosts without PRs (local) ignore it.
+   */
+  testPullRequest?: { runId: string; prs: number[] };
 }
 
 /** The commit after each PR was applied: advancing the target to `steps[i].sha` lands PRs 0..i. */
@@ -101,7 +106,15 @@ export type PullRequestProblem =
   | { kind: 'pr_closed'; prNumber: number; reason: 'PR_CLOSED' };
 
 export type BuildTestBranchResult =
-  | { kind: 'built'; branchName: string; baseSha: string; headSha: string; steps: MergeStep[] }
+  | {
+      kind: 'built';
+      branchName: string;
+      baseSha: string;
+      headSha: string;
+      steps: MergeStep[];
+      /** The draft PR opened from the branch (testPullRequest), when the host opened one. */
+      pullRequest?: number;
+    }
   | PullRequestProblem;
 
 export interface AdvanceTargetInput {
@@ -161,6 +174,14 @@ export type DirectMergeResult =
 
 export type DeleteBranchResult = { kind: 'deleted' } | { kind: 'already_absent' };
 
+/** A draft PR railyard opened from one of its test branches (draft-PR testing mode). */
+export interface TestPullRequest {
+  number: number;
+  branchName: string;
+  /** The test run the branch is of (`<prefix>pr-<n>/<runId>`). */
+  runId: string;
+}
+
 export type FileLookup = { kind: 'found'; content: string } | { kind: 'not_found' };
 
 export interface CheckoutInput {
@@ -179,8 +200,20 @@ export interface GitHost {
   advanceTarget(input: AdvanceTargetInput): Promise<AdvanceTargetResult>;
   /** Merges one PR straight onto the target tip (directMergeMode = always), with compare-and-swap. */
   directMerge(input: DirectMergeInput): Promise<DirectMergeResult>;
-  /** Deletes a test branch (names under the host's prefix, or `prefix` when the queue has its own). */
+  /**
+   * Deletes a test branch (names under the host's prefix, or `prefix` when the queue has its own),
+   * closing the PRs opened from it first (draft-PR testing mode).
+   */
   deleteBranch(repo: RepositoryKey, branch: string, prefix?: string): Promise<DeleteBranchResult>;
+  /**
+   * railyard's open test PRs into `targetBranch` from branches under `prefix` (the host's when absent),
+   * for the reconciliation to close those of runs no longer in progress; [] on hosts without PRs.
+   */
+  listTestPullRequests(
+    repo: RepositoryKey,
+    targetBranch: string,
+    prefix?: string,
+  ): Promise<TestPullRequest[]>;
   /** One file of one commit, e.g. the repository's test configuration. */
   readFileAtCommit(repo: RepositoryKey, sha: string, path: string): Promise<FileLookup>;
   /** A working tree of one commit in a new directory, for the `command` test runner. */

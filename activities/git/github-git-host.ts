@@ -10,6 +10,8 @@
  *   dates, so a rebuild gives the same commits), then pushed under the host's prefix
  *   (`trunk-merge/` by default, so `on: push: branches: trunk-merge/**` workflows run unchanged).
  *   Only branches under that prefix are ever created, force-updated or deleted.
+ * - Draft-PR testing mode (github/test-pull-requests.ts): a build asked for it opens (or finds) a draft
+ *   PR from the pushed branch; deleting a test branch closes the PRs from it first.
  * - The target moves only by compare-and-swap on GitHub: `push` landing uses `--force-with-lease`
  *   from the expected tip (a stale lease is `moved`, never an overwrite); `api` landing checks the tip
  *   before the first merge and each PR's head sha rides in the merge request, and afterwards the
@@ -39,6 +41,11 @@ import { trialMerge } from './merge-methods';
 import { createMirrors, type Remote } from './mirror';
 import * as names from './names';
 import { readCommitChecks } from '../github/checks';
+import {
+  closeTestPullRequests,
+  listTestPullRequests,
+  openTestPullRequest,
+} from '../github/test-pull-requests';
 import {
   requiredFromProtection,
   requiredFromTrunkConfig,
@@ -507,12 +514,20 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
           `pushing ${input.branchName} to ${repositoryLabel(t.repo)} failed: ${r.stderr.trim().slice(0, 300)}`,
         );
       await expectSuccess(access.git, ['update-ref', ref, composed.headSha], { dir: access.dir });
+      const pullRequest = input.testPullRequest
+        ? await openTestPullRequest(t.client, t.params, {
+            branch: input.branchName,
+            targetBranch: input.targetBranch,
+            run: input.testPullRequest,
+          })
+        : null;
       return {
         kind: 'built',
         branchName: input.branchName,
         baseSha: input.baseSha,
         headSha: composed.headSha,
         steps: composed.steps,
+        ...(pullRequest !== null ? { pullRequest } : {}),
       };
     },
 
@@ -556,6 +571,8 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
       if (t === null) return { kind: 'already_absent' };
       const ref = names.branchRef(branch);
       if ((await tipOf(t, branch)) === null) return { kind: 'already_absent' };
+      // Closed by railyard rather than by the deletion, so the PR says who closed it and why.
+      await closeTestPullRequests(t.client, t.params, branch);
       const r = await push(t, ['--', t.remote.url, `:${ref}`]);
       if (r.exitCode !== 0 && (await tipOf(t, branch)) !== null)
         throw new Error(
@@ -564,6 +581,13 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
       const access = await mirrors.open(repo);
       await expectSuccess(access.git, ['update-ref', '-d', ref], { dir: access.dir });
       return { kind: 'deleted' };
+    },
+
+    async listTestPullRequests(repo, targetBranch, queuePrefix) {
+      names.assertValid('target branch', names.checkBranchName(targetBranch));
+      const t = await target(repo);
+      if (t === null) return [];
+      return listTestPullRequests(t.client, t.params, targetBranch, queuePrefix ?? prefix);
     },
 
     async readFileAtCommit(repo, sha, path) {

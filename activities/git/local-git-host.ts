@@ -152,6 +152,9 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
       return (await deleteRefIfPresent(access, ref)) ? { kind: 'deleted' } : { kind: 'already_absent' };
     },
 
+    // No PRs to open here: draft-PR testing mode has no effect on the local host.
+    listTestPullRequests: () => Promise.resolve([]),
+
     async readFileAtCommit(repo, sha, path) {
       names.assertValid('sha', names.checkSha(sha));
       names.assertValid('path', names.checkRepoFilePath(path));

@@ -92,6 +92,8 @@ export function createContractValidator(): ContractValidator {
   addFormats(ajv);
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  // GitHub's `owner/name` (POST /pulls `head_repo`).
+  ajv.addFormat('repo.nwo', { type: 'string', validate: (s: string) => /^[^/\s]+\/[^/\s]+$/.test(s) });
   const schemas = (doc.components as { schemas: JsonObject }).schemas;
   const definitions: JsonObject = {};
   for (const [name, schema] of Object.entries(schemas)) definitions[name] = toJsonSchema(schema);
