@@ -31,7 +31,9 @@ const UPLOADS = [
   { name: 'too-costly', codeowners: rules(5_000), files: ['a'.repeat(4_096)], status: 400 },
 ];
 const UPLOAD_BOUND_MS = 30_000;
-const PROBE_BOUND_MS = 100;
+// A stalled event loop answers after the whole match (about 110 s before the fix); a loaded 2-core CI
+// machine answers a healthy probe in tens of ms, occasionally past 100. One second tells them apart.
+const PROBE_BOUND_MS = 1_000;
 
 /**
  * Probes GET /healthz every 10 ms from a thread of its own: its event loop is not the API's, so an
@@ -102,7 +104,7 @@ describe.each([
   });
   afterAll(() => app?.close());
 
-  test('/healthz answers within 100 ms while pathological uploads run, and they answer in bounded time', async () => {
+  test('/healthz answers within a second while pathological uploads run, and they answer in bounded time', async () => {
     const variant = label.startsWith('on') ? 'pool' : 'slices';
     const prober = startProber(url);
     await prober.started;
