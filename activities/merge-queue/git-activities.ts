@@ -1,12 +1,13 @@
 /**
- * The merge queue's git activities over the GitHost port: read a PR, build a test branch, land tested
- * commits on the target branch, delete test branches. Each is idempotent (the port guarantees it) and
+ * The merge queue's git activities over the GitHost port: read a PR, build a test branch (with its
+ * draft PR in draft-PR testing mode), land tested commits on the target branch, delete test branches,
+ * list railyard's test PRs. Each is idempotent (the port guarantees it) and
  * turns outcomes the workflow acts on into result kinds; invalid names from requests become
  * non-retryable failures, since retrying cannot fix them.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { repositoryLabel, type RepositoryKey } from '../../workflows/contract';
-import type { GitHost } from '../git/git-host';
+import type { GitHost, TestPullRequest } from '../git/git-host';
 import type { RepositoryOwnership } from '../stores/repository-owners';
 import { assertValid, checkBranchName, InvalidGitNameError, testBranchName } from '../git/names';
 import type {
@@ -107,6 +108,9 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
         mergeMethod: input.mergeMethod,
         branchName,
         branchPrefix: prefix,
+        ...(input.testPullRequest
+          ? { testPullRequest: { runId: input.runId, prs: input.testPullRequest.prs } }
+          : {}),
       });
       switch (built.kind) {
         case 'built': {
@@ -272,5 +276,22 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
     await guard(() => gitHost.deleteBranch(input.repo, input.branchName, prefixOf(input)));
   }
 
-  return { readPullRequest, readTargetTip, buildTestRun, land, readChecks, deleteTestBranch };
+  /** railyard's open test PRs into the queue's target (draft-PR testing mode), with their runs. */
+  async function listTestPullRequests(input: {
+    repo: RepositoryKey;
+    targetBranch: string;
+    testBranchPrefix?: string | null;
+  }): Promise<TestPullRequest[]> {
+    return guard(() => gitHost.listTestPullRequests(input.repo, input.targetBranch, prefixOf(input)));
+  }
+
+  return {
+    readPullRequest,
+    readTargetTip,
+    buildTestRun,
+    land,
+    readChecks,
+    deleteTestBranch,
+    listTestPullRequests,
+  };
 }

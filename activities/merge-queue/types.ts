@@ -45,6 +45,11 @@ export interface BuildRunInput {
   queueNamesChecks?: boolean;
   /** The queue's test-branch prefix; null or absent = the host's (`trunk-merge/` on GitHub). */
   testBranchPrefix?: string | null;
+  /**
+   * Draft-PR testing mode (the queue's createPrsForTestingBranches): also open a draft PR from the
+   * branch, named after these PRs (the run's own). Hosts without PRs (local) open none.
+   */
+  testPullRequest?: { prs: number[] };
 }
 
 /** Which checks a run on a host with checks must pass (absent: the host has none, run the command). */

@@ -3,7 +3,8 @@
  * into engine events. Each command is started without blocking the main loop. PR notifications are
  * not commands it runs: the drain loop (runtime.ts) hands `notifyPr` to the PR notifier.
  *
- * - startTestRun: build the test branch (target tip, or a stacked run's head, plus the PRs), then test
+ * - startTestRun: build the test branch (target tip, or a stacked run's head, plus the PRs; with
+ *   createPrsForTestingBranches also a draft PR from it, closed when the branch is deleted), then test
  *   it: the `statuses` runner waits for CI's commit statuses (queue signal, status-verdict.ts), the
  *   `command` runner starts a test-run workflow as an abandoned child (so continue-as-new does not
  *   end it).
@@ -93,6 +94,8 @@ export class CommandExecutor {
           mergeMethod: c.engine.config.mergeMethod,
           queueNamesChecks: run.runner === 'statuses',
           testBranchPrefix: c.runner.testBranchPrefix ?? null,
+          // Draft-PR testing mode: `pull_request` CI runs on a draft PR from the branch.
+          ...(c.runner.createPrsForTestingBranches ? { testPullRequest: { prs: cmd.prs } } : {}),
         });
         switch (built.kind) {
           case 'built':

@@ -13,7 +13,10 @@
  *   (`statuses` runner), replacing what the run held, then judged (status-verdict.ts); a not-ready PR
  *   whose head it is is read again (its own required checks may now let it merge).
  * - `reconcile`: all of the above for every queued PR (at most MAX_PR_READS), the target and every run
- *   in progress.
+ *   in progress; and railyard's test PRs left by runs the queue no longer holds are closed
+ *   (leftover-test-prs.ts).
+ * A hint about a PR that is not queued reads nothing: railyard's own draft test PRs are never queued,
+ * so the webhooks they cause are no-ops here (their checks reach the run through its head sha).
  * Invariants: reads are tracked work (continue-as-new waits for them); one read per subject is in
  * flight at a time, and a hint arriving meanwhile makes it read once more afterwards, so the last
  * read always starts after the last hint.
@@ -23,6 +26,7 @@ import { git } from './activity-proxies';
 import { bounded, type RunMeta } from './carried';
 import type { QueueContext } from './context';
 import { mergeabilityOf } from './enqueue';
+import { closeLeftoverTestPrs } from './leftover-test-prs';
 import { judgeStatuses } from './status-verdict';
 
 const MAX_PR_READS = 100;
@@ -50,6 +54,7 @@ export class HostReader {
         for (const entry of this.ctx.carried.engine.entries.slice(0, MAX_PR_READS)) this.readPr(entry.pr);
         this.readTarget();
         for (const run of this.statusRuns()) this.readChecks(run);
+        this.once('test-prs', () => closeLeftoverTestPrs(this.ctx));
         return;
     }
   }

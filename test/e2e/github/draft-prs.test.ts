@@ -1,0 +1,224 @@
+/**
+ * Draft-PR testing mode on GitHub (fakehub), the real stack: with a queue's
+ * `createPrsForTestingBranches` on, each test branch gets a draft PR into the target, and the CI here
+ * runs only on pull requests (as a `pull_request`-triggered workflow does), so a run passes or fails only
+ * through its draft PR. Stories:
+ *
+ * - a PR merges; its run's draft PR was opened from the `trunk-merge/` branch (draft, by the App, named
+ *   after the run) and is closed after, its branch deleted; the draft PR never entered the queue and
+ *   railyard never commented on it (comments are on for the queue);
+ * - a failing run closes its draft PR (railyard's PATCH, not merged) and deletes its branch;
+ * - a worker stopped mid-run whose queue is then terminated (an operator giving up on it) and started
+ *   again leaves a draft PR of a run nobody holds: the reconciliation closes it and deletes its branch,
+ *   while the draft PR of the new queue's run in progress is kept and that PR merges.
+ */
+import { createGitHubAppAuth } from '../../../activities/github/app-auth';
+import { createGitHubReconciliationActivities } from '../../../activities/github/reconciliation';
+import { queueWorkflowId, type RunnerSettings } from '../../../workflows/contract';
+import type { QueueConfigPatch } from '../../../workflows/engine';
+import { useFakeHub } from '../../support/fakehub';
+import type { PullRequest } from '../../support/fakehub/state';
+import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+
+const hub = useFakeHub();
+let h: GitHubQueueHarness | undefined;
+let stopPrCi: (() => Promise<void>) | undefined;
+
+afterEach(async () => {
+  await stopPrCi?.();
+  stopPrCi = undefined;
+  await h?.close();
+  h = undefined;
+});
+
+const CONFIG: QueueConfigPatch = { concurrency: 1, mergeMethod: 'merge_commit' };
+const DRAFT_MODE: Partial<RunnerSettings> = { requiredStatuses: ['test'], createPrsForTestingBranches: true };
+
+/** Push-triggered CI stays silent on test branches; PR branches pass. */
+const noPushCiOnTestBranches = (_sha: string, branch: string) =>
+  branch.startsWith('trunk-merge/') ? null : ('success' as const);
+
+const pulls = (g: GitHubQueueHarness): PullRequest[] =>
+  hub().state.pullsOf(hub().state.repository(g.repo.owner, g.repo.name)!);
+
+/** railyard's draft PRs from PR `n`'s test branches. */
+const draftsOf = (g: GitHubQueueHarness, n: number) =>
+  pulls(g).filter((p) => p.headBranch.startsWith(`trunk-merge/pr-${n}/`));
+
+/**
+ * CI triggered by `pull_request`: reports the `test` check on the head of every open PR from a test
+ * branch (failure when the tree has a file BROKEN), once per head; `pause` holds it (nothing reported,
+ * nothing remembered) until `resume`.
+ */
+function pullRequestCi(g: GitHubQueueHarness) {
+  const reported = new Set<string>();
+  let running = true;
+  let enabled = true;
+  const loop = (async () => {
+    while (running) {
+      if (enabled)
+        for (const pr of pulls(g)) {
+          if (pr.state !== 'open' || !pr.headBranch.startsWith('trunk-merge/')) continue;
+          if (reported.has(`${pr.number}@${pr.headSha}`)) continue;
+          reported.add(`${pr.number}@${pr.headSha}`);
+          const files = g.bareGit('ls-tree', '--name-only', pr.headSha).split('\n');
+          hub().setCheckRun(g.repo.owner, g.repo.name, pr.headSha, {
+            name: 'test',
+            status: 'completed',
+            conclusion: files.includes('BROKEN') ? 'failure' : 'success',
+          });
+        }
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  })();
+  stopPrCi = async () => {
+    running = false;
+    await loop;
+  };
+  return {
+    pause: () => {
+      enabled = false;
+    },
+    resume: () => {
+      enabled = true;
+    },
+  };
+}
+
+const patchesOf = (g: GitHubQueueHarness, n: number) =>
+  hub().requests.filter(
+    (r) => r.operationId === 'pulls/update' && r.path === `/repos/${g.repo.owner}/${g.repo.name}/pulls/${n}`,
+  );
+
+test('a PR merges through its draft PR: opened from the trunk-merge branch, closed after, the branch deleted, never commented on', async () => {
+  h = await startGitHubQueueHarness(hub(), { ci: noPushCiOnTestBranches });
+  pullRequestCi(h);
+  await h.createQueue(CONFIG, { ...DRAFT_MODE, commentsEnabled: true });
+  const pr = await h.openPr({ 'one.txt': '1\n' }, 'first change');
+  await h.submit(pr.number);
+
+  const done = await h.settled(pr.number);
+  expect(done.state).toBe('merged');
+  const runId = done.timeline.find((t) => t.to === 'tests_passed')!.testRunId!;
+  const [draft, ...more] = draftsOf(h, pr.number);
+  expect(more).toEqual([]);
+  expect(draft).toMatchObject({
+    headBranch: `trunk-merge/pr-${pr.number}/${runId}`,
+    base: 'main',
+    draft: true,
+    author: `${hub().app.slug}[bot]`,
+    title: `railyard test run of #${pr.number} (${runId})`,
+  });
+  expect(draft!.body).toMatch(/closes it and deletes its branch when the run ends/);
+  // main holds exactly what its draft PR's CI tested.
+  expect(h.mainLog()).toHaveLength(1);
+  expect(h.mainTip()).toBe(draft!.headSha);
+
+  await h.waitFor('the test branch deleted and its draft PR closed', () =>
+    Promise.resolve(h!.branches('trunk-merge/').length === 0 && draft!.state === 'closed'),
+  );
+  // Pushing the tested commit to main put the draft PR's head on main, so GitHub itself marked it
+  // merged; railyard had nothing left to close.
+  expect(hub().pullRequest(h.repo.owner, h.repo.name, draft!.number)).toMatchObject({ state: 'closed' });
+  // The PR had its live comment; the draft PR was never queued, read as a queued PR or commented on.
+  await h.waitFor('the live comment on the PR saying it merged', () =>
+    Promise.resolve(
+      hub()
+        .comments(h!.repo.owner, h!.repo.name, pr.number)
+        .some((c) => c.body.includes('Merged')),
+    ),
+  );
+  expect(hub().comments(h.repo.owner, h.repo.name, draft!.number)).toEqual([]);
+  expect(await h.pr(draft!.number)).toBeNull();
+  expect((await h.queue()).inQueue).toBe(0);
+  await hub().webhooks.idle();
+  expect(
+    hub().webhooks.deliveries.some(
+      (d) =>
+        d.event === 'pull_request' &&
+        d.action === 'opened' &&
+        (d.payload.pull_request as { number: number }).number === draft!.number,
+    ),
+  ).toBe(true);
+}, 60_000);
+
+test('a failing run closes its draft PR and deletes its branch', async () => {
+  h = await startGitHubQueueHarness(hub(), { ci: noPushCiOnTestBranches });
+  pullRequestCi(h);
+  await h.createQueue(CONFIG, DRAFT_MODE);
+  const pr = await h.openPr({ BROKEN: 'x\n' }, 'broken change');
+  await h.submit(pr.number);
+
+  const done = await h.settled(pr.number);
+  expect(done.state).toBe('failed');
+  expect(h.mainLog()).toEqual([]);
+  await h.waitFor('the test branch deleted', () => Promise.resolve(h!.branches('trunk-merge/').length === 0));
+  const [draft, ...more] = draftsOf(h, pr.number);
+  expect(more).toEqual([]);
+  expect(draft).toMatchObject({ draft: true, state: 'closed', merged: false });
+  // railyard closed it (as the App), before deleting the branch.
+  expect(patchesOf(h, draft!.number).map((r) => r.status)).toEqual([200]);
+  expect(hub().pullRequest(h.repo.owner, h.repo.name, pr.number).state).toBe('open');
+}, 60_000);
+
+test('a draft PR left by a stopped worker’s terminated queue is closed by the reconciliation; a live run’s is kept', async () => {
+  h = await startGitHubQueueHarness(hub(), { ci: noPushCiOnTestBranches });
+  const ci = pullRequestCi(h);
+  ci.pause();
+  await h.createQueue(CONFIG, DRAFT_MODE);
+  const one = await h.openPr({ 'one.txt': '1\n' }, 'first change');
+  await h.submit(one.number);
+  const left = await h.waitFor('PR #1’s draft PR', () =>
+    Promise.resolve(draftsOf(h!, one.number).find((p) => p.state === 'open')),
+  );
+  expect((await h.pr(one.number))?.state).toBe('testing');
+
+  // The worker stops mid-run; its queue is given up on and started again: nobody holds that run now.
+  await h.stopWorker(0);
+  const queue = h.client.workflow.getHandle(queueWorkflowId(h.key));
+  await queue.terminate('the worker is gone; the queue is started again');
+  await h.startWorker();
+  await h.createQueue(CONFIG, DRAFT_MODE);
+  const two = await h.openPr({ 'two.txt': '2\n' }, 'second change');
+  await h.submit(two.number);
+  const live = await h.waitFor('PR #2’s draft PR', () =>
+    Promise.resolve(draftsOf(h!, two.number).find((p) => p.state === 'open')),
+  );
+  expect(left.state).toBe('open');
+  expect(h.branches('trunk-merge/')).toContain(left.headBranch);
+
+  const app = hub().app;
+  const reconciliation = createGitHubReconciliationActivities({
+    pool: h.pool,
+    client: h.client,
+    namespace: 'default',
+    settings: { appId: app.id, apiUrl: hub().url, host: 'github.com' },
+    auth: await createGitHubAppAuth({ appId: app.id, privateKey: app.privateKey, apiUrl: hub().url }),
+    onError: (err, message) => h!.logs.push(`reconciliation: ${message}: ${String(err)}`),
+  });
+  // Visibility may list the restarted queue a moment late: reconcile until it has acted.
+  await h.waitFor(
+    'the leftover draft PR closed and its branch deleted',
+    async () => {
+      if (left.state === 'open') await reconciliation.reconcileGitHubQueues();
+      await new Promise((r) => setTimeout(r, 1_000));
+      return left.state === 'closed' && !h!.branches('trunk-merge/').includes(left.headBranch);
+    },
+    30_000,
+  );
+  expect(left.merged).toBe(false);
+  expect(patchesOf(h, left.number).map((r) => r.status)).toEqual([200]);
+  expect(h.logs.some((l) => l.includes('closing a test PR left over by a run no longer in progress'))).toBe(
+    true,
+  );
+
+  // The new queue's run kept its draft PR; its CI now reports and PR #2 merges.
+  expect(live.state).toBe('open');
+  expect(patchesOf(h, live.number)).toEqual([]);
+  ci.resume();
+  expect((await h.settled(two.number)).state).toBe('merged');
+  expect(h.mainLog()).toHaveLength(1);
+  expect(h.mainTip()).toBe(live.headSha);
+  await h.waitFor('test branches deleted', () => Promise.resolve(h!.branches('trunk-merge/').length === 0));
+  expect(hub().pullRequest(h.repo.owner, h.repo.name, one.number).state).toBe('open');
+}, 60_000);
