@@ -1,0 +1,231 @@
+/**
+ * Crash safety of landing on GitHub (fakehub), with the real worker process (worker/main.ts, the
+ * `github` git host configured by RAILYARD_GITHUB_* and pointed at the fake) SIGKILLed while it lands:
+ * main has moved on GitHub but the worker never heard back. fakehub answers a push (landing mode
+ * `push`) or a `PUT /pulls/{n}/merge` (mode `api`) only after its post-receive step, which the test
+ * holds for main's updates (a test-side wrapper of the fake's state, no knob); the worker is killed
+ * there, then started again. Twice. After that every PR is merged exactly once (each merge commit once
+ * on main, one terminal state each) and main has only ever pointed at commits whose tree CI tested.
+ *
+ * The webhook route, the fake CI and the database link of the installation come from the harness
+ * (run with no worker of its own); queries of the records are answered by the child worker.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { isTerminal } from '../../../workflows/engine';
+import type { PullRequestRecord } from '../../../workflows/contract';
+import { requireTestEnv } from '../../support/env';
+import { useFakeHub } from '../../support/fakehub';
+import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const hub = useFakeHub();
+let h: GitHubQueueHarness | undefined;
+let worker: ChildProcess | undefined;
+
+afterEach(async () => {
+  if (worker) await kill(worker);
+  worker = undefined;
+  await h?.close();
+  h = undefined;
+});
+
+/** The real worker, in its own process group (SIGKILL reaches git and everything it started). */
+function startWorker(g: GitHubQueueHarness, workRoot: string, log: string): ChildProcess {
+  const out = fs.openSync(log, 'a');
+  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['worker/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: requireTestEnv('TEST_DATABASE_URL'),
+      TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
+      RAILYARD_TASK_QUEUE: g.taskQueue,
+      RAILYARD_GIT_ROOT: path.join(workRoot, 'git'),
+      RAILYARD_WORK_ROOT: workRoot,
+      RAILYARD_WORKER_METRICS_PORT: '0',
+      RAILYARD_LOG_LEVEL: 'warn',
+      // The secrets travel in the environment, never in argv.
+      RAILYARD_GITHUB_APP_ID: String(hub().app.id),
+      RAILYARD_GITHUB_PRIVATE_KEY: hub().app.privateKey,
+      RAILYARD_GITHUB_WEBHOOK_SECRET: hub().app.webhookSecret,
+      RAILYARD_GITHUB_API_URL: hub().url,
+      RAILYARD_GITHUB_GIT_URL: hub().url,
+    },
+    detached: true,
+    stdio: ['ignore', out, out],
+  });
+  fs.closeSync(out);
+  return child;
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    process.kill(-child.pid!, 'SIGKILL');
+  });
+}
+
+/**
+ * Holds fakehub's post-receive step of main's updates in `repository` (and so the answer to the push
+ * or the API merge that made them) while armed: `held()` resolves when one is waiting, `release()`
+ * lets it go.
+ */
+function holdMainUpdates(repository: string) {
+  const state = hub().state;
+  const original = state.afterPush.bind(state);
+  let armed = false;
+  let waiting: { release: () => void } | null = null;
+  let onHeld: (() => void) | null = null;
+  state.afterPush = async (repo, updates, pusher) => {
+    if (armed && repo.name === repository && updates.some((u) => u.ref === 'refs/heads/main')) {
+      armed = false;
+      await new Promise<void>((release) => {
+        waiting = { release };
+        onHeld?.();
+      });
+    }
+    return original(repo, updates, pusher);
+  };
+  return {
+    held(): Promise<void> {
+      armed = true;
+      return new Promise((resolve) => (onHeld = resolve));
+    },
+    release() {
+      const w = waiting;
+      waiting = null;
+      w?.release();
+    },
+    restore() {
+      armed = false;
+      this.release();
+      state.afterPush = original;
+    },
+  };
+}
+
+describe.each<['push' | 'api', (n: number) => string]>([
+  ['push', (n) => `Merge pull request #${n}`],
+  ['api', (n) => `Merge pull request #${n} from acme/feature-${n}`],
+])('landing mode %s', (landingMode, subject) => {
+  test('SIGKILL of the worker while main moves on GitHub merges nothing twice and main only holds tested trees', async () => {
+    // The commits CI passed on test branches. CI holds its verdicts until every run is built: a held
+    // landing keeps the worker's mirror locked, and a stacked build waiting behind it would run only
+    // after the PR below it merged, which the github host refuses to build (see the report).
+    const passed: string[] = [];
+    const waiting: string[] = [];
+    let ciOpen = false;
+    h = await startGitHubQueueHarness(hub(), {
+      workers: 0,
+      ci: (sha, branch) => {
+        if (!branch.startsWith('trunk-merge/')) return 'success';
+        passed.push(sha);
+        if (ciOpen) return 'success';
+        waiting.push(sha);
+        return null;
+      },
+    });
+    const g = h;
+    const treeOf = (sha: string) => g.bareGit('rev-parse', `${sha}^{tree}`);
+    const initial = g.mainTip();
+    const workRoot = path.join(g.dataRoot, 'child');
+    fs.mkdirSync(workRoot, { recursive: true });
+    const log = path.join(g.dataRoot, 'child-worker.log');
+    const hold = holdMainUpdates(g.repo.name);
+    const record = (n: number) => g.pr(n).catch(() => null); // fails while the worker is down
+    try {
+      worker = startWorker(g, workRoot, log);
+      await g.createQueue(
+        { concurrency: 4, mergeMethod: 'merge_commit' },
+        { requiredStatuses: ['test'], landingMode },
+      );
+      const prs = [1, 2, 3, 4];
+      for (const n of prs) await g.openPr({ [`f${n}.txt`]: `${n}\n` }, `change ${n}`);
+      for (const n of prs) await g.submit(n);
+      await g.waitFor('the four test branches', () => Promise.resolve(waiting.length === 4));
+
+      // Crash 1: the first landing moved main; the worker dies before GitHub answers it.
+      let held = hold.held();
+      ciOpen = true;
+      for (const sha of waiting)
+        hub().setCheckRun(g.repo.owner, g.repo.name, sha, {
+          name: 'test',
+          status: 'completed',
+          conclusion: 'success',
+        });
+      await held;
+      const firstMove = g.mainTip();
+      await kill(worker);
+      hold.release();
+      worker = startWorker(g, workRoot, log);
+
+      // Crash 2: the next landing, by the restarted worker.
+      held = hold.held();
+      await held;
+      expect(g.mainTip()).not.toBe(firstMove);
+      await kill(worker);
+      hold.release();
+      worker = startWorker(g, workRoot, log);
+      hold.restore();
+
+      const finals: PullRequestRecord[] = [];
+      for (const n of prs)
+        finals.push(
+          await g.waitFor(
+            `PR #${n} to finish`,
+            async () => {
+              const r = await record(n);
+              return r && isTerminal(r.state) ? r : undefined;
+            },
+            150_000,
+          ),
+        );
+      // Exactly one terminal state each, and every PR merged.
+      for (const r of finals) expect(r.timeline.filter((t) => isTerminal(t.to))).toHaveLength(1);
+      expect(finals.map((r) => r.state)).toEqual(['merged', 'merged', 'merged', 'merged']);
+      // Nothing merged twice: one merge commit per PR on main's first-parent line, nothing else.
+      expect([...g.mainLog()].sort()).toEqual(prs.map(subject));
+      for (const n of prs) expect(hub().pullRequest(g.repo.owner, g.repo.name, n).merged).toBe(true);
+      // main only ever held tested trees: every commit of its first-parent line, and every tip GitHub
+      // announced (each update of main is a push event), which lie on that line.
+      const testedTrees = new Set(passed.map(treeOf));
+      expect(g.mainTrees().filter((tree) => !testedTrees.has(tree))).toEqual([]);
+      await hub().webhooks.idle();
+      const tips = hub()
+        .webhooks.deliveries.filter(
+          (d) =>
+            d.event === 'push' &&
+            d.payload.ref === 'refs/heads/main' &&
+            (d.payload.repository as { name?: string }).name === g.repo.name &&
+            d.payload.after !== initial,
+        )
+        .map((d) => String(d.payload.after));
+      expect(tips.length).toBeGreaterThanOrEqual(2);
+      const line = new Set(g.bareGit('rev-list', '--first-parent', 'main').split('\n'));
+      expect(tips.filter((sha) => !line.has(sha))).toEqual([]);
+      expect(tips.filter((sha) => !testedTrees.has(treeOf(sha)))).toEqual([]);
+      // The event log holds one terminal transition per submission despite the kills.
+      const { rows } = await g.pool.query<{ n: string }>(
+        `SELECT count(*) FILTER (WHERE to_state IN ('merged', 'failed', 'cancelled')) AS n
+           FROM pr_transitions WHERE organisation_id = $1 GROUP BY submission_id`,
+        [g.key.organisationId],
+      );
+      expect(rows.map((r) => Number(r.n))).toEqual([1, 1, 1, 1]);
+    } catch (err) {
+      // The child's own account and where each PR stands, for whoever reads the failure.
+      const warnings = fs
+        .readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => /WARN|ERROR/.test(l));
+      const states = await Promise.all([1, 2, 3, 4].map(async (n) => `#${n} ${(await record(n))?.state}`));
+      process.stderr.write(
+        `child worker warnings:\n${warnings.join('\n').slice(-4000)}\nPRs: ${states.join(', ')}\n`,
+      );
+      throw err;
+    } finally {
+      hold.restore();
+    }
+  }, 300_000);
+});
