@@ -225,6 +225,7 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
   async function checkHeads(
     t: Target,
     prs: readonly { number: number; headSha: string }[],
+    opts: { closedMayBuild?: boolean } = {},
   ): Promise<
     | { kind: 'ok'; merged: number[] }
     | { kind: 'pr_closed'; prNumber: number }
@@ -234,11 +235,11 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
     for (const pr of prs) {
       const wire = await readPull(t, pr.number);
       if (wire === null) return { kind: 'pr_closed', prNumber: pr.number };
-      if (wire.merged) {
+      if (wire.merged && !opts.closedMayBuild) {
         merged.push(pr.number);
         continue;
       }
-      if (wire.state !== 'open') return { kind: 'pr_closed', prNumber: pr.number };
+      if (wire.state !== 'open' && !opts.closedMayBuild) return { kind: 'pr_closed', prNumber: pr.number };
       if (wire.head.sha !== pr.headSha)
         return { kind: 'pr_moved', prNumber: pr.number, expectedSha: pr.headSha, actualSha: wire.head.sha };
     }
@@ -485,12 +486,14 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
     async buildTestBranch(input) {
       checkBuildInput(input, input.branchPrefix ?? prefix);
       const t = await mustTarget(input.repo);
-      const heads = await checkHeads(t, input.prs);
+      // Closed and merged PRs are built too, as the local host does: a PR the queue landed while this
+      // run was waiting to be built (merged, or closed by railyard after a pushed squash) is still part
+      // of the tree the engine keeps the run for, and refs/pull/<n>/head stays on GitHub. A PR closed by
+      // hand leaves the queue through its webhook, and landing refuses it (checkHeads below).
+      const heads = await checkHeads(t, input.prs, { closedMayBuild: true });
       if (heads.kind === 'pr_closed')
         return { kind: 'pr_closed', prNumber: heads.prNumber, reason: 'PR_CLOSED' };
       if (heads.kind === 'pr_moved') return { ...heads, reason: 'PR_PUSHED_TO' };
-      if (heads.merged.length > 0)
-        return { kind: 'pr_closed', prNumber: heads.merged[0]!, reason: 'PR_CLOSED' };
       const access = await fetch(t, [
         `+${names.branchRef(input.targetBranch)}:${names.branchRef(input.targetBranch)}`,
         ...input.prs.map((pr) => `+${names.pullRequestRef(pr.number)}:${names.pullRequestRef(pr.number)}`),
