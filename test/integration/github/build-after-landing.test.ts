@@ -5,43 +5,45 @@
  * building until its testing timeout (found by the GitHub crash story). Landing still refuses a
  * closed PR.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { createGitHubGitHost } from '../../../activities/git/github-git-host';
 import type { GitHost } from '../../../activities/git/git-host';
-import { createGitHubAppAuth } from '../../../activities/github/app-auth';
-import { createGitHubClients } from '../../../activities/github/rest-client';
 import type { RepositoryKey } from '../../../workflows/contract';
-import { useFakeHub, workClone, type WorkClone } from '../../support/fakehub';
+import { useFakeHub, type WorkClone } from '../../support/fakehub';
+import { useGitHubHostFixture } from '../../support/github-host-fixture';
 
 const hub = useFakeHub();
-const repo: RepositoryKey = { host: 'github.com', owner: 'acme', name: 'stacked' };
+const fixture = useGitHubHostFixture(hub, 'stacked');
+let repo: RepositoryKey;
 let clone: WorkClone;
 let host: GitHost;
-let mirrorRoot: string;
 
 beforeAll(async () => {
-  const installationId = hub().createInstallation({ account: 'acme' }).id;
-  await hub().createRepository({ installationId, owner: 'acme', name: 'stacked' });
-  clone = await workClone(hub().gitUrl('acme', 'stacked'), () => hub().installationToken(installationId));
+  ({ repo, clone, host } = fixture());
   await clone.push(await clone.commit({ 'README.md': 'stacked\n' }), 'main');
-  const settings = { appId: hub().app.id, privateKey: hub().app.privateKey, apiUrl: hub().url };
-  const auth = await createGitHubAppAuth(settings);
-  mirrorRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-build-after-landing-'));
-  host = createGitHubGitHost({
-    mirrorRoot,
-    gitUrl: hub().url,
-    installationOf: () => Promise.resolve(installationId),
-    clients: await createGitHubClients(settings, auth),
-    auth,
-  });
 });
 
-afterAll(() => {
-  clone?.cleanup();
-  if (mirrorRoot) fs.rmSync(mirrorRoot, { recursive: true, force: true });
-});
+type Pr = { number: number; headSha: string };
+
+/** Builds `prs` on `baseSha` as run `runId`, then tries to land the result; answers both outcomes. */
+async function buildAndLand(baseSha: string, prs: Pr[], method: 'merge_commit' | 'squash', runId: string) {
+  const built = await host.buildTestBranch({
+    repo,
+    targetBranch: 'main',
+    baseSha,
+    prs,
+    mergeMethod: method,
+    branchName: `trunk-merge/pr-${prs[0]!.number}/${runId}`,
+  });
+  if (built.kind !== 'built') throw new Error(`not built: ${JSON.stringify(built)}`);
+  const landed = await host.advanceTarget({
+    repo,
+    targetBranch: 'main',
+    expectedSha: baseSha,
+    newSha: built.headSha,
+    prs,
+    mergeMethod: method,
+  });
+  return { built, landed };
+}
 
 async function openPr(branch: string, files: Record<string, string>) {
   await clone.git('fetch', '-q', 'origin');
@@ -57,23 +59,7 @@ test('a run whose tree holds a PR that landed meanwhile (merged, or closed after
   const one = await openPr('one', { 'one.txt': '1\n' });
   const two = await openPr('two', { 'two.txt': '2\n' });
   // PR 1's run lands it by push (a merge commit: GitHub marks it merged).
-  const first = await host.buildTestBranch({
-    repo,
-    targetBranch: 'main',
-    baseSha: base.sha,
-    prs: [one],
-    mergeMethod: 'merge_commit',
-    branchName: 'trunk-merge/pr-1/run-a',
-  });
-  expect(first.kind).toBe('built');
-  const landed = await host.advanceTarget({
-    repo,
-    targetBranch: 'main',
-    expectedSha: base.sha,
-    newSha: (first as { headSha: string }).headSha,
-    prs: [one],
-    mergeMethod: 'merge_commit',
-  });
+  const { built: first, landed } = await buildAndLand(base.sha, [one], 'merge_commit', 'run-a');
   expect(landed.kind).toBe('advanced');
   expect(hub().pullRequest('acme', 'stacked', one.number).merged).toBe(true);
   // The stacked run of PR 2 (tree: base + PR 1 + PR 2) is built only now.
@@ -90,31 +76,13 @@ test('a run whose tree holds a PR that landed meanwhile (merged, or closed after
     steps: [{ prNumber: one.number }, { prNumber: two.number }],
   });
   // Its first step is the commit that landed: the run tests exactly main + PR 2.
-  expect((stacked as { steps: { sha: string }[] }).steps[0]!.sha).toBe(
-    (first as { headSha: string }).headSha,
-  );
+  expect((stacked as { steps: { sha: string }[] }).steps[0]!.sha).toBe(first.headSha);
 
   // A PR closed by hand is still built (it leaves the queue by its webhook), but never landed.
   const three = await openPr('three', { 'three.txt': '3\n' });
   hub().closePullRequest('acme', 'stacked', three.number);
   const tip = (await host.readBranchTip(repo, 'main')) as { kind: 'found'; sha: string };
-  const closed = await host.buildTestBranch({
-    repo,
-    targetBranch: 'main',
-    baseSha: tip.sha,
-    prs: [three],
-    mergeMethod: 'squash',
-    branchName: 'trunk-merge/pr-3/run-c',
-  });
-  expect(closed.kind).toBe('built');
-  const refused = await host.advanceTarget({
-    repo,
-    targetBranch: 'main',
-    expectedSha: tip.sha,
-    newSha: (closed as { headSha: string }).headSha,
-    prs: [three],
-    mergeMethod: 'squash',
-  });
+  const { landed: refused } = await buildAndLand(tip.sha, [three], 'squash', 'run-c');
   expect(refused).toEqual({ kind: 'pr_closed', prNumber: three.number, reason: 'PR_CLOSED' });
 });
 

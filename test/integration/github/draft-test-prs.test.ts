@@ -6,28 +6,21 @@
  * merged), then deletes it. A build without the request opens nothing.
  */
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { createGitHubGitHost } from '../../../activities/git/github-git-host';
 import type { BuildTestBranchInput, GitHost } from '../../../activities/git/git-host';
-import { createGitHubAppAuth } from '../../../activities/github/app-auth';
-import { createGitHubClients } from '../../../activities/github/rest-client';
 import type { RepositoryKey } from '../../../workflows/contract';
-import { useFakeHub, workClone, type WorkClone } from '../../support/fakehub';
+import { useFakeHub, type WorkClone } from '../../support/fakehub';
+import { useGitHubHostFixture } from '../../support/github-host-fixture';
 
 const hub = useFakeHub();
-const repo: RepositoryKey = { host: 'github.com', owner: 'acme', name: 'drafts' };
+const fixture = useGitHubHostFixture(hub, 'drafts');
+let repo: RepositoryKey;
 let clone: WorkClone;
 let host: GitHost;
-let mirrorRoot: string;
 let base: string;
 let pr: { number: number; headSha: string };
 
 beforeAll(async () => {
-  const installationId = hub().createInstallation({ account: 'acme' }).id;
-  await hub().createRepository({ installationId, owner: 'acme', name: 'drafts' });
-  clone = await workClone(hub().gitUrl('acme', 'drafts'), () => hub().installationToken(installationId));
+  ({ repo, clone, host } = fixture());
   base = await clone.commit({ 'README.md': 'drafts\n' });
   await clone.push(base, 'main');
   const head = await clone.commit({ 'one.txt': '1\n' }, 'one');
@@ -36,21 +29,6 @@ beforeAll(async () => {
     number: (await hub().openPullRequest({ owner: 'acme', repo: 'drafts', head: 'feature-1' })).number,
     headSha: head,
   };
-  const settings = { appId: hub().app.id, privateKey: hub().app.privateKey, apiUrl: hub().url };
-  const auth = await createGitHubAppAuth(settings);
-  mirrorRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-draft-prs-'));
-  host = createGitHubGitHost({
-    mirrorRoot,
-    gitUrl: hub().url,
-    installationOf: () => Promise.resolve(installationId),
-    clients: await createGitHubClients(settings, auth),
-    auth,
-  });
-});
-
-afterAll(() => {
-  clone?.cleanup();
-  if (mirrorRoot) fs.rmSync(mirrorRoot, { recursive: true, force: true });
 });
 
 const build = (runId: string, withPr: boolean): BuildTestBranchInput => ({

@@ -5,44 +5,22 @@
  * token, not fail on the dead one again and again on every retry of the activity. (Pushes always come
  * after a REST read of the same installation, which already replaced the token.)
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { createGitHubGitHost } from '../../../activities/git/github-git-host';
 import type { GitHost } from '../../../activities/git/git-host';
-import { createGitHubAppAuth } from '../../../activities/github/app-auth';
-import { createGitHubClients } from '../../../activities/github/rest-client';
 import type { RepositoryKey } from '../../../workflows/contract';
-import { useFakeHub, workClone, type WorkClone } from '../../support/fakehub';
+import { useFakeHub, type WorkClone } from '../../support/fakehub';
+import { useGitHubHostFixture } from '../../support/github-host-fixture';
 
 const hub = useFakeHub();
-const repo: RepositoryKey = { host: 'github.com', owner: 'acme', name: 'tokens' };
+const fixture = useGitHubHostFixture(hub, 'tokens');
+let repo: RepositoryKey;
 let clone: WorkClone;
 let host: GitHost;
-let mirrorRoot: string;
 
 beforeAll(async () => {
-  const installationId = hub().createInstallation({ account: 'acme' }).id;
-  await hub().createRepository({ installationId, owner: 'acme', name: 'tokens' });
-  clone = await workClone(hub().gitUrl('acme', 'tokens'), () => hub().installationToken(installationId));
+  ({ repo, clone, host } = fixture());
   await clone.push(await clone.commit({ 'README.md': 'tokens\n' }), 'main');
-  const settings = { appId: hub().app.id, privateKey: hub().app.privateKey, apiUrl: hub().url };
-  const auth = await createGitHubAppAuth(settings);
-  mirrorRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-token-expiry-'));
-  host = createGitHubGitHost({
-    mirrorRoot,
-    gitUrl: hub().url,
-    installationOf: () => Promise.resolve(installationId),
-    clients: await createGitHubClients(settings, auth),
-    auth,
-  });
   // The host holds a token now (and the mirror has main).
   expect((await host.readBranchTip(repo, 'main')).kind).toBe('found');
-});
-
-afterAll(() => {
-  clone?.cleanup();
-  if (mirrorRoot) fs.rmSync(mirrorRoot, { recursive: true, force: true });
 });
 
 /** Calls `fn` like an activity with retries: at most `attempts` times, returning the first success. */
