@@ -1,7 +1,8 @@
 /**
  * The `github` git host: repositories on GitHub (or GitHub Enterprise Server) reached as a GitHub App
  * installation, REST for what GitHub knows (PRs, checks, protection, API merges) and real git for the
- * rest, in a mirror per repository (mirror.ts) under the worker's data folder.
+ * rest, in a mirror per repository (mirror.ts) under the worker's data folder. Its parts: reaching a
+ * repository (github-remote.ts), landing (github-landing.ts), readiness (github-readiness.ts).
  *
  * Invariants:
  * - The mirror is a cache: each call fetches what it needs first (the target, `refs/pull/<n>/head`, a
@@ -24,21 +25,16 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { RepoAccess } from './commits';
-import { commitExists, isAncestor, readRef } from './commits';
+import { isAncestor, readRef } from './commits';
 import { composePullRequests } from './compose';
 import { expectSuccess, type GitIdentity } from './git-cli';
-import type {
-  AdvanceTargetInput,
-  AdvanceTargetResult,
-  GitHost,
-  MergeMethod,
-  PullRequestInfo,
-  RequiredChecks,
-} from './git-host';
+import type { GitHost, PullRequestInfo, RequiredChecks } from './git-host';
+import { createGitHubLanding } from './github-landing';
+import { directMergeResultOf } from './landing';
+import { blockedBy, readyOnGitHub } from './github-readiness';
+import { createGitHubRemote } from './github-remote';
 import { checkAdvanceInput, checkBuildInput, checkDirectMergeInput, checkTestBranch } from './input-checks';
 import { trialMerge } from './merge-methods';
-import { createMirrors, type Remote } from './mirror';
 import * as names from './names';
 import { readCommitChecks } from '../github/checks';
 import {
@@ -51,7 +47,7 @@ import {
   requiredFromTrunkConfig,
   TRUNK_CONFIG_PATH,
 } from '../github/required-checks';
-import { GitHubApiError, type GitHubClients, type GitHubRest } from '../github/rest-client';
+import type { GitHubClients } from '../github/rest-client';
 import type { GitHubAppAuth } from '../github/app-auth';
 import { repositoryLabel, type RepositoryKey } from '../../workflows/contract';
 
@@ -76,364 +72,13 @@ export interface GitHubGitHostOptions {
   maxFileBytes?: number;
 }
 
-interface PullWire {
-  number: number;
-  state: string;
-  merged?: boolean;
-  draft?: boolean;
-  title: string;
-  user: { login: string } | null;
-  head: { sha: string };
-  base: { ref: string };
-  mergeable: boolean | null;
-  mergeable_state: string;
-  merge_commit_sha?: string | null;
-}
-
-interface Target {
-  repo: RepositoryKey;
-  installationId: number;
-  client: GitHubRest;
-  remote: Remote;
-  params: { owner: string; repo: string };
-}
-
-/**
- * git's words for a 401: with no credential helper and prompts off it cannot ask for another
- * credential ("could not read Username"); with one it says "Authentication failed".
- */
-const CREDENTIAL_REFUSED = /could not read Username|Authentication failed|requested URL returned error: 401/;
-
-/** GitHub's name for each merge method. */
-const API_METHOD: Record<MergeMethod, 'merge' | 'squash' | 'rebase'> = {
-  merge_commit: 'merge',
-  squash: 'squash',
-  rebase: 'rebase',
-};
-
 export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
   const prefix = options.testBranchPrefix ?? DEFAULT_GITHUB_TEST_BRANCH_PREFIX;
   names.assertValid('test branch prefix', names.checkBranchName(`${prefix}x`));
-  const mirrors = createMirrors({
-    root: options.mirrorRoot,
-    identity: options.identity ?? GITHUB_IDENTITY,
-    gitTimeoutMs: options.gitTimeoutMs,
-  });
+  const remote = createGitHubRemote({ ...options, identity: options.identity ?? GITHUB_IDENTITY });
+  const { mirrors, target, mustTarget, fetch, ensureCommit, readPull, tipOf, push, checkHeads } = remote;
+  const landing = createGitHubLanding(remote);
   const maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
-  const gitUrl = options.gitUrl.replace(/\/+$/, '');
-
-  async function target(repo: RepositoryKey): Promise<Target | null> {
-    names.assertValid('repository', names.checkRepositoryKey(repo));
-    const installationId = await options.installationOf(repo);
-    if (installationId === null) return null;
-    return {
-      repo,
-      installationId,
-      client: await options.clients.forInstallation(installationId),
-      remote: {
-        url: `${gitUrl}/${repo.owner}/${repo.name}.git`,
-        authorization: async () => {
-          const token = await options.auth.installationToken(installationId);
-          return `Basic ${Buffer.from(`x-access-token:${token.value()}`).toString('base64')}`;
-        },
-      },
-      params: { owner: repo.owner, repo: repo.name },
-    };
-  }
-
-  async function mustTarget(repo: RepositoryKey): Promise<Target> {
-    const t = await target(repo);
-    if (t === null)
-      throw new Error(
-        `No linked GitHub App installation covers ${repositoryLabel(repo)}; link one (docs/github.md).`,
-      );
-    return t;
-  }
-
-  /** Fetches refspecs (or bare commit ids) into the mirror; throws when git fails. */
-  async function fetch(t: Target, specs: string[]): Promise<RepoAccess> {
-    const access = await mirrors.open(t.repo);
-    if (specs.length === 0) return access;
-    const r = await withRemote(t, [
-      'fetch',
-      '--quiet',
-      '--no-tags',
-      '--no-write-fetch-head',
-      '--',
-      t.remote.url,
-      ...specs,
-    ]);
-    if (r.exitCode !== 0)
-      throw new Error(`git fetch from ${repositoryLabel(t.repo)} failed: ${r.stderr.trim().slice(0, 300)}`);
-    return access;
-  }
-
-  /** Makes sure `sha` is in the mirror, fetching it by id when it is not. */
-  async function ensureCommit(t: Target, sha: string): Promise<RepoAccess> {
-    const access = await mirrors.open(t.repo);
-    if (await commitExists(access, sha)) return access;
-    return fetch(t, [sha]);
-  }
-
-  async function readPull(t: Target, n: number): Promise<PullWire | null> {
-    try {
-      const r = await t.client.request<PullWire>('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
-        ...t.params,
-        pull_number: n,
-      });
-      return r.data;
-    } catch (err) {
-      if (err instanceof GitHubApiError && err.status === 404) return null;
-      throw err;
-    }
-  }
-
-  async function tipOf(t: Target, branch: string): Promise<string | null> {
-    try {
-      const r = await t.client.request<{ object: { sha: string } }>(
-        'GET /repos/{owner}/{repo}/git/ref/{ref}',
-        {
-          ...t.params,
-          ref: `heads/${names.assertValid('branch', names.checkBranchName(branch))}`,
-        },
-      );
-      return r.data.object.sha;
-    } catch (err) {
-      if (err instanceof GitHubApiError && err.status === 404) return null;
-      throw err;
-    }
-  }
-
-  /**
-   * git against the remote. A token GitHub refuses (revoked, or expired before its `expires_at`) is
-   * dropped and git runs once more with a new one; otherwise every retry of the activity would send
-   * the same dead token until the cached one is due for renewal. A refused credential is refused
-   * before any ref is read or written, so running the command again is safe.
-   */
-  async function withRemote(t: Target, args: string[]) {
-    const r = await mirrors.withRemote(t.repo, t.remote, args);
-    if (r.exitCode === 0 || !CREDENTIAL_REFUSED.test(r.stderr)) return r;
-    options.auth.forget(t.installationId);
-    return mirrors.withRemote(t.repo, t.remote, args);
-  }
-
-  async function push(t: Target, args: string[]) {
-    return withRemote(t, ['push', '--porcelain', ...args]);
-  }
-
-  /** Where each PR stands on GitHub now, against the sha the queue tested. */
-  async function checkHeads(
-    t: Target,
-    prs: readonly { number: number; headSha: string }[],
-    opts: { closedMayBuild?: boolean } = {},
-  ): Promise<
-    | { kind: 'ok'; merged: number[] }
-    | { kind: 'pr_closed'; prNumber: number }
-    | { kind: 'pr_moved'; prNumber: number; expectedSha: string; actualSha: string }
-  > {
-    const merged: number[] = [];
-    for (const pr of prs) {
-      const wire = await readPull(t, pr.number);
-      if (wire === null) return { kind: 'pr_closed', prNumber: pr.number };
-      if (wire.merged && !opts.closedMayBuild) {
-        merged.push(pr.number);
-        continue;
-      }
-      if (wire.state !== 'open' && !opts.closedMayBuild) return { kind: 'pr_closed', prNumber: pr.number };
-      if (wire.head.sha !== pr.headSha)
-        return { kind: 'pr_moved', prNumber: pr.number, expectedSha: pr.headSha, actualSha: wire.head.sha };
-    }
-    return { kind: 'ok', merged };
-  }
-
-  async function landByPush(t: Target, input: AdvanceTargetInput): Promise<AdvanceTargetResult> {
-    const { expectedSha, newSha, targetBranch } = input;
-    const current = await tipOf(t, targetBranch);
-    if (current === newSha) return { kind: 'advanced', sha: newSha, alreadyAdvanced: true };
-    if (current !== expectedSha) {
-      if (current !== null) {
-        const access = await fetch(t, [`+${names.branchRef(targetBranch)}:${names.branchRef(targetBranch)}`]);
-        if ((await commitExists(access, newSha)) && (await isAncestor(access, newSha, current)))
-          return { kind: 'advanced', sha: newSha, alreadyAdvanced: true };
-      }
-      return { kind: 'moved', expectedSha, actualSha: current };
-    }
-    const heads = await checkHeads(t, input.prs ?? []);
-    if (heads.kind === 'pr_closed')
-      return { kind: 'pr_closed', prNumber: heads.prNumber, reason: 'PR_CLOSED' };
-    if (heads.kind === 'pr_moved') return { ...heads, reason: 'PR_UPDATED_AT_MERGE_TIME' };
-    const access = await ensureCommit(t, newSha);
-    await ensureCommit(t, expectedSha);
-    if (!(await isAncestor(access, expectedSha, newSha)))
-      return {
-        kind: 'rejected',
-        reason: 'GITHUB_API_MERGE_PR_FAILED',
-        detail: `${newSha} does not descend from ${expectedSha}`,
-      };
-    const ref = names.branchRef(targetBranch);
-    const r = await push(t, [
-      `--force-with-lease=${ref}:${expectedSha}`,
-      '--',
-      t.remote.url,
-      `${newSha}:${ref}`,
-    ]);
-    if (r.exitCode === 0) {
-      await closeLandedPrs(t, input, newSha);
-      return { kind: 'advanced', sha: newSha, alreadyAdvanced: false };
-    }
-    const said = `${r.stdout}\n${r.stderr}`;
-    if (/stale info|fetch first|non-fast-forward/.test(said)) {
-      const now = await tipOf(t, targetBranch);
-      if (now === newSha) return { kind: 'advanced', sha: newSha, alreadyAdvanced: true };
-      return { kind: 'moved', expectedSha, actualSha: now };
-    }
-    if (/GH006|GH013|protected branch|declined/i.test(said))
-      return {
-        kind: 'rejected',
-        reason: 'GITHUB_API_MERGE_PR_FAILED',
-        detail:
-          `GitHub refused the push to ${targetBranch} (${firstRefusal(said)}). With landing mode push the railyard ` +
-          `App must be on the bypass list of the rules protecting ${targetBranch}; or set the queue's landing mode to api.`,
-      };
-    throw new Error(`git push to ${repositoryLabel(t.repo)} failed: ${r.stderr.trim().slice(0, 300)}`);
-  }
-
-  /**
-   * A pushed squash or rebase leaves GitHub with PRs whose heads it cannot see merged: close them and
-   * say where they landed. Best effort: the target already moved, which is what matters.
-   */
-  async function closeLandedPrs(t: Target, input: AdvanceTargetInput, sha: string): Promise<void> {
-    if ((input.mergeMethod ?? 'merge_commit') === 'merge_commit') return;
-    for (const pr of input.prs ?? []) {
-      try {
-        await t.client.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-          ...t.params,
-          issue_number: pr.number,
-          body: `Merged by railyard into \`${input.targetBranch}\` as ${sha} (the commit its test run tested).`,
-        });
-        await t.client.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', {
-          ...t.params,
-          pull_number: pr.number,
-          state: 'closed',
-        });
-      } catch {
-        // The PR stays open on GitHub; the queue records it merged either way.
-      }
-    }
-  }
-
-  async function landByApi(t: Target, input: AdvanceTargetInput): Promise<AdvanceTargetResult> {
-    const { expectedSha, newSha, targetBranch } = input;
-    const prs = input.prs ?? [];
-    const method = API_METHOD[input.mergeMethod ?? 'merge_commit'];
-    const heads = await checkHeads(t, prs);
-    if (heads.kind === 'pr_closed')
-      return { kind: 'pr_closed', prNumber: heads.prNumber, reason: 'PR_CLOSED' };
-    if (heads.kind === 'pr_moved') return { ...heads, reason: 'PR_UPDATED_AT_MERGE_TIME' };
-    const merged = [...heads.merged];
-    // Nothing of this landing merged yet: the target must still be where the run was built.
-    if (merged.length === 0) {
-      const current = await tipOf(t, targetBranch);
-      if (current !== expectedSha) return { kind: 'moved', expectedSha, actualSha: current };
-    }
-    let tip: string | null = null;
-    for (const pr of prs) {
-      if (merged.includes(pr.number)) continue;
-      try {
-        const r = await t.client.request<{ sha: string; merged: boolean }>(
-          'PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge',
-          { ...t.params, pull_number: pr.number, sha: pr.headSha, merge_method: method },
-        );
-        tip = r.data.sha;
-        merged.push(pr.number);
-      } catch (err) {
-        if (!(err instanceof GitHubApiError) || ![405, 409, 422, 403].includes(err.status)) throw err;
-        if (err.status === 409)
-          return {
-            kind: 'pr_moved',
-            prNumber: pr.number,
-            expectedSha: pr.headSha,
-            actualSha: (await readPull(t, pr.number))?.head.sha ?? pr.headSha,
-            reason: 'PR_UPDATED_AT_MERGE_TIME',
-          };
-        const now = merged.length > 0 ? await tipOf(t, targetBranch) : null;
-        return {
-          kind: 'rejected',
-          reason: 'GITHUB_API_MERGE_PR_FAILED',
-          detail:
-            `GitHub refused to merge #${pr.number} (${err.status}${err.reason ? `: ${err.reason}` : ''}). With landing ` +
-            `mode api the PR itself must satisfy ${targetBranch}'s protection (reviews, its own required checks) and ` +
-            `the repository must allow the ${method} method.`,
-          ...(merged.length > 0 && now !== null
-            ? {
-                merged: {
-                  prs: prs.filter((p) => merged.includes(p.number)).map((p) => p.number),
-                  tipSha: now,
-                },
-              }
-            : {}),
-        };
-      }
-    }
-    const finalTip = tip ?? (await tipOf(t, targetBranch));
-    if (finalTip === null) return { kind: 'moved', expectedSha, actualSha: null };
-    const warning = await treeMismatch(t, finalTip, newSha, targetBranch);
-    return {
-      kind: 'advanced',
-      sha: finalTip,
-      alreadyAdvanced: tip === null,
-      ...(warning ? { warning } : {}),
-    };
-  }
-
-  /**
-   * Why GitHub will not merge an open PR yet, as a sentence for its record and comment. For `blocked`,
-   * the required checks of its base are compared with what its head reported, so a check that will
-   * never run is named; otherwise it is reviews or conversations (REST does not say which).
-   */
-  async function blockedBy(t: Target, wire: PullWire): Promise<string> {
-    if (wire.draft) return 'it is a draft: mark it ready for review';
-    if (wire.mergeable === null) return 'GitHub is still computing whether it can merge';
-    if (wire.mergeable_state === 'blocked') {
-      const repo = { owner: t.repo.owner, name: t.repo.name };
-      const required = await requiredFromProtection(t.client, repo, wire.base.ref);
-      if (required.kind === 'found') {
-        const reports = await readCommitChecks(t.client, repo, wire.head.sha);
-        const passed = new Set(reports.filter((r) => r.state === 'success').map((r) => r.context));
-        const missing = required.contexts.filter((c) => !passed.has(c));
-        const silent = missing.filter((c) => !reports.some((r) => r.context === c));
-        if (missing.length > 0)
-          return `it waits for the required check${missing.length > 1 ? 's' : ''} ${quoted(missing)} on its head commit${
-            silent.length > 0
-              ? ` (${quoted(silent)} ha${silent.length > 1 ? 've' : 's'} not reported at all)`
-              : ''
-          }`;
-      }
-      return 'GitHub blocks it until its required reviews (or resolved conversations) allow a merge';
-    }
-    return `GitHub does not allow it to merge yet (${wire.mergeable_state})`;
-  }
-
-  /** Null when `landed` has the tested tree; otherwise a sentence for the PR's record. */
-  async function treeMismatch(
-    t: Target,
-    landed: string,
-    tested: string,
-    branch: string,
-  ): Promise<string | null> {
-    const access = await fetch(t, [`+${names.branchRef(branch)}:${names.branchRef(branch)}`]);
-    await ensureCommit(t, tested);
-    const tree = async (sha: string) =>
-      (
-        await expectSuccess(access.git, ['rev-parse', '--verify', '--end-of-options', `${sha}^{tree}`], {
-          dir: access.dir,
-        })
-      ).trim();
-    const [a, b] = await Promise.all([tree(landed), tree(tested)]);
-    return a === b
-      ? null
-      : `GitHub's merge wrote ${landed} to ${branch}, whose tree differs from the tested commit ${tested}: the target holds an untested tree.`;
-  }
 
   const host: GitHost = {
     testBranchPrefix: () => prefix,
@@ -537,7 +182,7 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
     async advanceTarget(input) {
       checkAdvanceInput(input);
       const t = await mustTarget(input.repo);
-      return (input.landing ?? 'push') === 'api' ? landByApi(t, input) : landByPush(t, input);
+      return landing.advance(t, input);
     },
 
     async directMerge(input) {
@@ -553,19 +198,7 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
         if (composed.kind !== 'composed') return composed;
         newSha = composed.headSha;
       }
-      const landed = await host.advanceTarget({ ...input, expectedSha, newSha, prs: [pr] });
-      switch (landed.kind) {
-        case 'advanced':
-          return { kind: 'merged', sha: landed.sha, alreadyMerged: landed.alreadyAdvanced };
-        case 'moved':
-          return landed;
-        case 'pr_moved':
-          return { ...landed, reason: 'PR_PUSHED_TO' };
-        case 'pr_closed':
-          return landed;
-        case 'rejected':
-          return { kind: 'rejected', reason: 'GITHUB_API_DIRECT_MERGE_PR_FAILED', detail: landed.detail };
-      }
+      return directMergeResultOf(await host.advanceTarget({ ...input, expectedSha, newSha, prs: [pr] }));
     },
 
     async deleteBranch(repo, branch, queuePrefix) {
@@ -652,31 +285,3 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
   };
   return host;
 }
-
-/** GitHub would let the PR merge now (its reviews, its own required checks, no draft). */
-function readyOnGitHub(wire: PullWire): boolean {
-  if (wire.draft) return false;
-  if (wire.mergeable !== true) return false;
-  return ['clean', 'unstable', 'has_hooks', 'behind'].includes(wire.mergeable_state);
-}
-
-/**
- * GitHub's own reason (`GH006: Protected branch update failed…`) rather than git's porcelain line for
- * the ref (`! <sha>:<ref> [remote rejected] (pre-receive hook declined)`), which says only that a hook
- * refused.
- */
-function firstRefusal(said: string): string {
-  const lines = said.split('\n');
-  const line =
-    [/GH0\d\d/, /protected branch/i, /declined/i]
-      .map((pattern) => lines.find((l) => pattern.test(l)))
-      .find((l) => l !== undefined) ?? 'refused';
-  return line
-    .replace(/^remote:\s*/, '')
-    .replace(/^error:\s*/, '')
-    .trim()
-    .slice(0, 200)
-    .replace(/[.\s]+$/, '');
-}
-
-const quoted = (names: string[]) => names.map((n) => `\`${n}\``).join(', ');

@@ -82,6 +82,11 @@ export async function directMerge(access: RepoAccess, input: DirectMergeInput): 
   const composed = await composePullRequests(access, expectedSha, [pr], input.mergeMethod);
   if (composed.kind !== 'composed') return composed;
   const landed = await advanceTarget(access, { ...input, expectedSha, newSha: composed.headSha, prs: [pr] });
+  return directMergeResultOf(landed);
+}
+
+/** A direct merge's outcome from the landing it made (both hosts land a direct merge this way). */
+export function directMergeResultOf(landed: AdvanceTargetResult): DirectMergeResult {
   switch (landed.kind) {
     case 'advanced':
       return { kind: 'merged', sha: landed.sha, alreadyMerged: landed.alreadyAdvanced };
@@ -92,7 +97,7 @@ export async function directMerge(access: RepoAccess, input: DirectMergeInput): 
     case 'pr_closed':
       return landed;
     case 'rejected':
-      return { ...landed, reason: 'GITHUB_API_DIRECT_MERGE_PR_FAILED' };
+      return { kind: 'rejected', reason: 'GITHUB_API_DIRECT_MERGE_PR_FAILED', detail: landed.detail };
     default: {
       const never: never = landed;
       throw new Error(`unexpected landing ${JSON.stringify(never)}`);
