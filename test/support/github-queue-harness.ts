@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { Pool } from 'pg';
 import { createActivities } from '../../activities';
@@ -33,13 +33,11 @@ import {
   installationCovering,
 } from '../../activities/stores/github-installations';
 import { createWebhookDeliveryStore } from '../../activities/stores/github-webhook-deliveries';
-import { isTerminal, type QueueConfigPatch } from '../../workflows/engine';
+import type { QueueConfigPatch } from '../../workflows/engine';
 import {
   getAdmissionsQuery,
-  getPullRequestQuery,
   getQueueQuery,
   hostHintSignal,
-  prWorkflowId,
   QUEUE_WORKFLOW_TYPE,
   queueWorkflowId,
   REPOSITORY,
@@ -55,6 +53,7 @@ import {
   type RunnerSettings,
 } from '../../workflows/contract';
 import { buildTestApp } from './app';
+import { prRecord, settledRecord, waitFor } from './pr-waiting';
 import { requireTestEnv } from './env';
 import type { FakeHub } from './fakehub';
 import { workClone, type WorkClone } from './fakehub/work-clone';
@@ -368,33 +367,9 @@ export async function startGitHubQueueHarness(
     },
     hint: (hintValue) => handle().signal(hostHintSignal, hintValue),
     queue: () => handle().query(getQueueQuery),
-    async pr(n) {
-      try {
-        return await client.workflow.getHandle(prWorkflowId(key, n)).query(getPullRequestQuery);
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return null;
-        throw err;
-      }
-    },
-    async waitFor(what, fn, timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await fn();
-        if (value !== undefined && value !== false) return value;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    },
-    settled(n, timeoutMs) {
-      return h.waitFor(
-        `PR #${n} to finish`,
-        async () => {
-          const r = await h.pr(n);
-          return r && isTerminal(r.state) ? r : undefined;
-        },
-        timeoutMs,
-      );
-    },
+    pr: (n) => prRecord(client, key, n),
+    waitFor,
+    settled: (n, timeoutMs) => settledRecord(client, key, n, timeoutMs),
     mainLog: () =>
       bareGit('log', '--first-parent', '--reverse', '--format=%s', 'main').split('\n').slice(initialCommits),
     mainTip: () => bareGit('rev-parse', 'main'),

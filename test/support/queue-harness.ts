@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
@@ -15,12 +15,10 @@ import { createPool } from '../../activities/platform/db';
 import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
 import { createCommandRunner } from '../../activities/runners/command-runner';
 import type { DeliveryRetryPolicy } from '../../activities/webhooks/types';
-import { isTerminal, type QueueConfigPatch } from '../../workflows/engine';
+import type { QueueConfigPatch } from '../../workflows/engine';
 import {
   getAdmissionsQuery,
-  getPullRequestQuery,
   getQueueQuery,
-  prWorkflowId,
   QUEUE_WORKFLOW_TYPE,
   queueWorkflowId,
   submitUpdate,
@@ -30,6 +28,7 @@ import {
   type QueueWorkflowInput,
   type RunnerSettings,
 } from '../../workflows/contract';
+import { prRecord, settledRecord, waitFor } from './pr-waiting';
 import { requireTestEnv } from './env';
 import { createRepoWithMain, type GitFixture } from './git-fixture';
 
@@ -185,33 +184,9 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
       if (outcome.state === 'rejected') throw new Error(outcome.message);
     },
     queue: () => handle().query(getQueueQuery),
-    async pr(n) {
-      try {
-        return await client.workflow.getHandle(prWorkflowId(key, n)).query(getPullRequestQuery);
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return null;
-        throw err;
-      }
-    },
-    async waitFor(what, fn, timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await fn();
-        if (value !== undefined && value !== false) return value;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    },
-    settled(n, timeoutMs) {
-      return h.waitFor(
-        `PR #${n} to finish`,
-        async () => {
-          const r = await h.pr(n);
-          return r && isTerminal(r.state) ? r : undefined;
-        },
-        timeoutMs,
-      );
-    },
+    pr: (n) => prRecord(client, key, n),
+    waitFor,
+    settled: (n, timeoutMs) => settledRecord(client, key, n, timeoutMs),
     mainLog() {
       const subjects = fx.bareGit('log', '--reverse', '--format=%s', 'main').split('\n');
       return subjects.slice(initialCommits);
