@@ -36,9 +36,17 @@ export interface ActivityDeps extends MergeQueueActivityDeps {
 }
 
 export function createActivities(deps: ActivityDeps) {
+  const ownership = rememberingOwnership(
+    deps.gitHubHost === undefined
+      ? createRepositoryOwnerStore(deps.pool)
+      : installationOwnership(deps.pool, deps.gitHubHost, createRepositoryOwnerStore(deps.pool)),
+  );
   return {
     ...createPingActivities(deps),
-    ...createPresentationActivities(deps),
+    ...createPresentationActivities({
+      ...(deps.presenter ? { presenter: deps.presenter } : {}),
+      owns: (organisationId, repo) => ownership.owns(organisationId, repo),
+    }),
     ...(deps.gitHub
       ? createGitHubReconciliationActivities({
           pool: deps.pool,
@@ -51,11 +59,7 @@ export function createActivities(deps: ActivityDeps) {
       : {}),
     ...createMergeQueueActivities({
       ...deps,
-      ownership: rememberingOwnership(
-        deps.gitHubHost === undefined
-          ? createRepositoryOwnerStore(deps.pool)
-          : installationOwnership(deps.pool, deps.gitHubHost, createRepositoryOwnerStore(deps.pool)),
-      ),
+      ownership,
     }),
     ...createFlakyActivities({
       pool: deps.pool,

@@ -169,10 +169,19 @@ export function routingPresenter(
   };
 }
 
-/** The PR workflow's presentPullRequest activity (no presenter: nothing is shown anywhere). */
-export function createPresentationActivities(deps: { presenter?: PullRequestPresenter }) {
+/**
+ * The PR workflow's presentPullRequest activity (no presenter: nothing is shown anywhere). Like the
+ * queue's git activities, it writes only to a repository the queue's organisation owns (ADR 0006).
+ */
+export function createPresentationActivities(deps: {
+  presenter?: PullRequestPresenter;
+  owns: (organisationId: string, repo: RepositoryKey) => Promise<boolean>;
+}) {
   const presenter = deps.presenter ?? NO_PRESENTER;
   return {
-    presentPullRequest: (input: PresentPullRequestInput): Promise<PresentedIds> => presenter.present(input),
+    async presentPullRequest(input: PresentPullRequestInput): Promise<PresentedIds> {
+      if (!(await deps.owns(input.key.organisationId, input.key.repo))) return input.ids;
+      return presenter.present(input);
+    },
   };
 }
