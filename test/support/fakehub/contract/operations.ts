@@ -74,6 +74,14 @@ export const SERVED_OPERATIONS: readonly ServedOperation[] = [
     path: '/repos/{owner}/{repo}/check-runs/{check_run_id}',
     credential: 'installation-token',
   },
+  // Readiness: which reviews a PR has, to say which review GitHub waits for.
+  {
+    method: 'get',
+    path: '/repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+    credential: 'installation-token',
+  },
+  // Fork PRs' setImpactedTargets (x-forked-workflow-run-id): the run must be the fork's.
+  { method: 'get', path: '/repos/{owner}/{repo}/actions/runs/{run_id}', credential: 'installation-token' },
 ];
 
 /** The package and file the subset is extracted from. */
