@@ -1,12 +1,13 @@
 /**
  * Whether GitHub would merge an open PR now, and if not, why, as a sentence for its record and live
  * comment (`blockedBy`). For `blocked`, the required checks of its base are compared with what its head
- * reported, so a check that will never run is named; otherwise it is reviews or conversations (GitHub's
- * REST does not say which). Reads are bounded by the checks and protection readers.
+ * reported, so a check that will never run is named; then the reviews the branch rules want are
+ * compared with the PR's (review-readiness.ts). Reads are bounded by those readers.
  */
 import type { PullWire, Target } from './github-remote';
 import { readCommitChecks } from '../github/checks';
 import { requiredFromProtection } from '../github/required-checks';
+import { reviewBlockedBy } from '../github/review-readiness';
 
 /** GitHub would let the PR merge now (its reviews, its own required checks, no draft). */
 export function readyOnGitHub(wire: PullWire): boolean {
@@ -34,7 +35,10 @@ export async function blockedBy(t: Target, wire: PullWire): Promise<string> {
             : ''
         }`;
     }
-    return 'GitHub blocks it until its required reviews (or resolved conversations) allow a merge';
+    const reviews = await reviewBlockedBy(t.client, repo, wire.number, wire.base.ref);
+    return (
+      reviews ?? 'GitHub blocks it: the branch rules (reviews by code owners, conversations) are not met yet'
+    );
   }
   return `GitHub does not allow it to merge yet (${wire.mergeable_state})`;
 }

@@ -4,17 +4,20 @@
  * PR workflows are not children of the queue workflow (continue-as-new would close them); the notice
  * carries a per-submission sequence number, so a retried delivery is recorded once, and a delivery for a
  * submission whose record has already closed is dropped instead of starting a new run.
+ * refreshPullRequestDetails signals details between transitions to a running record only.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   PR_NUMBER,
   PR_STATE,
+  prDetailsSignal,
   prTransitionSignal,
   prWorkflowId,
   PULL_REQUEST_WORKFLOW_TYPE,
   REPOSITORY,
   repositoryLabel,
   TARGET_BRANCH,
+  type PrDetailsRefresh,
   type PrTransitionNotice,
   type PullRequestWorkflow,
   type PullRequestWorkflowInput,
@@ -59,6 +62,20 @@ export function createNotifyActivity(deps: { client: Client; taskQueue: string }
             staticSummary: `PR #${workflow.prNumber} → ${workflow.key.targetBranch} of ${repositoryLabel(workflow.key.repo)}`,
           },
         );
+      }
+    },
+
+    /** New details between transitions: only a running record takes them (no start, no new run). */
+    async refreshPullRequestDetails(input: {
+      workflow: PullRequestWorkflowInput;
+      refresh: PrDetailsRefresh;
+    }) {
+      const workflowId = prWorkflowId(input.workflow.key, input.workflow.prNumber);
+      try {
+        await deps.client.workflow.getHandle(workflowId).signal(prDetailsSignal, input.refresh);
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return;
+        throw err;
       }
     },
   };

@@ -103,4 +103,17 @@ export interface PullRequestRecord {
 export type PullRequestWorkflow = (input: PullRequestWorkflowInput) => Promise<PullRequestRecord>;
 
 export const prTransitionSignal = defineSignal<[PrTransitionNotice]>('prTransition');
+
+/**
+ * New details of a submission between transitions (today: why a not-ready PR waits, when that changed).
+ * Applied only when the record has exactly `afterSeq` transitions, so a refresh never overtakes a
+ * transition or outlives the state it describes.
+ */
+export interface PrDetailsRefresh {
+  submissionId: string;
+  afterSeq: number;
+  details: PrDetails;
+}
+
+export const prDetailsSignal = defineSignal<[PrDetailsRefresh]>('prDetails');
 export const getPullRequestQuery = defineQuery<PullRequestRecord>('getPullRequest');

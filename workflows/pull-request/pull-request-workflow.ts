@@ -9,6 +9,9 @@
  * burst of moves costs one update, and the terminal state is shown before the workflow ends. A failed
  * presentation is logged and never holds up the record.
  *
+ * Between transitions the queue may refresh the details (prDetailsSignal: why a not-ready PR waits);
+ * a refresh is applied only on top of the transition it was made after, and is shown like one.
+ *
  * Invariants: transitions are applied in `seq` order exactly once (duplicates and stale notices are
  * ignored); the workflow completes only after a terminal transition, after it was presented (when
  * presentation was asked for) and after all handlers finished.
@@ -27,6 +30,7 @@ import { isTerminal } from '../engine';
 import {
   getPullRequestQuery,
   PR_STATE,
+  prDetailsSignal,
   prTransitionSignal,
   type Presentation,
   type PresentedIds,
@@ -69,6 +73,9 @@ export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Prom
   const pending = new Map<number, PrTransitionNotice>();
   let presentation: Presentation | null = null;
   let presented = 0;
+  /** Details refreshes applied (prDetailsSignal), and how many of them were shown. */
+  let refreshed = 0;
+  let presentedRefreshes = 0;
   const ids: PresentedIds = { commentId: null, checkRunId: null, announcedSeq: 0 };
 
   const apply = (n: PrTransitionNotice) => {
@@ -98,14 +105,24 @@ export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Prom
       apply(next);
     }
   });
+  setHandler(prDetailsSignal, (refresh) => {
+    if (refresh.submissionId !== input.submissionId || refresh.afterSeq !== applied) return;
+    if (isTerminal(record.state)) return;
+    record.details = {
+      ...refresh.details,
+      headSha: refresh.details.headSha || record.details?.headSha || '',
+    };
+    refreshed += 1;
+  });
   setHandler(getPullRequestQuery, () => record);
 
   const wanted = (p: Presentation | null): p is Presentation => p !== null && (p.comment || p.checkRun);
   const present = async (): Promise<void> => {
     for (;;) {
-      await condition(() => wanted(presentation) && applied > presented);
+      await condition(() => wanted(presentation) && (applied > presented || refreshed > presentedRefreshes));
       if (!isTerminal(record.state)) await sleep(PRESENT_COALESCE_MS);
       const seq = applied;
+      const refreshes = refreshed;
       try {
         const shown = await presenter.presentPullRequest({
           key: input.key,
@@ -121,6 +138,7 @@ export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Prom
         });
       }
       presented = seq;
+      presentedRefreshes = refreshes;
     }
   };
   void present();

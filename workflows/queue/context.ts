@@ -23,4 +23,9 @@ export interface QueueContext {
    * exhausted its retries) goes to `onError` and is logged; it never fails the workflow task.
    */
   track(fn: () => Promise<void>, onError?: (err: unknown) => void): void;
+  /**
+   * Tells the PR's record that its details changed between transitions (pr-notifier.ts `refresh`):
+   * called by whoever changed a waiting PR's readiness.
+   */
+  refreshDetails(pr: number): void;
 }

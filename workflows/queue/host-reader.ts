@@ -106,8 +106,11 @@ export class HostReader {
       }
       if (meta) {
         meta.readiness.gitHubMergeability = mergeabilityOf(s);
+        const before = meta.readiness.blockedBy;
         meta.readiness.blockedBy = s.blockedBy;
         meta.readiness.doesBaseBranchMatch = true;
+        // A waiting PR's record (and its live comment) says the new reason at once.
+        if (before !== s.blockedBy && s.mergeable !== 'mergeable') this.ctx.refreshDetails(pr);
       }
       if (entry.state === 'not_ready' && s.mergeable === 'mergeable' && !entry.ready)
         this.ctx.push({

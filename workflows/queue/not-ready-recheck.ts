@@ -38,7 +38,10 @@ export class NotReadyRecheck {
         else {
           if (meta) {
             meta.readiness.gitHubMergeability = mergeabilityOf(s);
+            const before = meta.readiness.blockedBy;
             meta.readiness.blockedBy = s.blockedBy;
+            // A waiting PR's record (and its live comment) says the new reason at once.
+            if (before !== s.blockedBy && s.mergeable !== 'mergeable') this.ctx.refreshDetails(entry.pr);
           }
           if (s.mergeable === 'mergeable' && !entry.ready)
             this.ctx.push({

@@ -7,6 +7,7 @@
  * only after its terminal notice is queued; the transitions go to the event log through the outbox
  * (event-log-outbox.ts), which keeps them until they are stored.
  */
+import { patched } from '@temporalio/workflow';
 import type { TransitionEvent } from '../../activities/events/types';
 import { parsePriority, priorityName, type NotifyPr } from '../engine';
 import type { Presentation, PrTransitionNotice } from '../contract';
@@ -14,6 +15,8 @@ import { notify } from './activity-proxies';
 import { detailsOf } from './carried';
 import type { QueueContext } from './context';
 import type { EventLogOutbox } from './event-log-outbox';
+
+const DETAILS_REFRESH_PATCH = 'pr-details-refresh';
 
 export class PrNotifier {
   private notices = new Map<number, PrTransitionNotice[]>();
@@ -47,6 +50,30 @@ export class PrNotifier {
     const list = this.notices.get(cmd.pr) ?? [];
     list.push(notice);
     this.notices.set(cmd.pr, list);
+  }
+
+  /**
+   * Sends a submission's current details to its record between transitions (why it waits changed).
+   * Nothing when a transition of it is about to be sent anyway (it carries the details), or before
+   * its record exists. Behind a patch: queues recorded before refreshes replay without them.
+   */
+  refresh(pr: number): void {
+    const meta = this.ctx.carried.prs[String(pr)];
+    if (!meta || meta.notified === 0 || this.notices.has(pr)) return;
+    if (!patched(DETAILS_REFRESH_PATCH)) return;
+    const entry = this.ctx.carried.engine.entries.find((e) => e.pr === pr);
+    if (!entry) return;
+    const details = detailsOf(
+      meta,
+      entry.headSha,
+      entry.priority,
+      priorityName(entry.priority),
+      entry.noBatch,
+    );
+    const { key } = this.ctx;
+    const workflow = { key, prNumber: pr, submissionId: meta.submissionId, submittedAt: meta.submittedAt };
+    const refresh = { submissionId: meta.submissionId, afterSeq: meta.notified, details };
+    this.ctx.track(() => notify.refreshPullRequestDetails({ workflow, refresh }));
   }
 
   /** The queue's presentation settings and the PR's place in the line, as of this transition. */

@@ -76,6 +76,10 @@ export class QueueRuntime implements QueueContext {
       });
   }
 
+  refreshDetails(pr: number): void {
+    this.notifier.refresh(pr);
+  }
+
   drain(): void {
     const c = this.carried;
     while (c.inbox.length > 0) {

@@ -60,8 +60,40 @@ test('a draft PR waits not_ready as a draft and is admitted once it is marked re
     return r?.state === 'not_ready' && r.details?.readiness.blockedBy ? r : undefined;
   });
   expect(waiting.details?.readiness.blockedBy).toBe('it is a draft: mark it ready for review');
-  // Marked ready without a webhook (fakehub does not send ready_for_review): the not-ready recheck
-  // (every 15 s) finds it.
-  hub().pullRequest(h.repo.owner, h.repo.name, pr.number).draft = false;
-  expect((await h.settled(pr.number, 45_000)).state).toBe('merged');
+  // `ready_for_review` admits it; the not-ready recheck (every 15 s) is only the fallback.
+  hub().setDraft(h.repo.owner, h.repo.name, pr.number, false);
+  expect((await h.settled(pr.number, 12_000)).state).toBe('merged');
+}, 120_000);
+
+test('a PR missing an approval waits not_ready saying which review it needs, and is admitted when the review arrives', async () => {
+  h = await startGitHubQueueHarness(hub());
+  hub().setProtection(h.repo.owner, h.repo.name, 'main', {
+    requiredApprovingReviewCount: 1,
+    restrictUpdates: true,
+    bypassAppIds: [hub().app.id],
+  });
+  await h.createQueue({ mergeMethod: 'merge_commit' }, { requiredStatuses: ['test'] });
+  const pr = await h.openPr({ 'e.txt': 'e\n' }, 'add e');
+  await h.submit(pr.number);
+  const blockedBy = async (sentence: string) =>
+    h!.waitFor(`the PR to wait for: ${sentence}`, async () => {
+      const r = await h!.pr(pr.number);
+      return r?.state === 'not_ready' && r.details?.readiness.blockedBy === sentence ? r : undefined;
+    });
+  await blockedBy('it needs 1 approving review (it has none)');
+  // A review asking for changes is named (its webhook re-reads the PR at once).
+  hub().review(h.repo.owner, h.repo.name, pr.number, 'bob', 'CHANGES_REQUESTED');
+  await blockedBy('@bob requested changes: it is admitted once they approve or the review is dismissed');
+  // A comment-only review changes nothing; bob's approval admits it.
+  hub().review(h.repo.owner, h.repo.name, pr.number, 'carol', 'COMMENTED');
+  hub().review(h.repo.owner, h.repo.name, pr.number, 'bob', 'APPROVED');
+  const merged = await h.settled(pr.number, 12_000);
+  expect(merged.state).toBe('merged');
+  expect(merged.timeline.map((t) => t.to)).toEqual([
+    'not_ready',
+    'pending',
+    'testing',
+    'tests_passed',
+    'merged',
+  ]);
 }, 120_000);

@@ -7,7 +7,7 @@
  * describes the object as it was then, whatever changed before the delivery was built; the event is
  * emitted after the change is applied (a `closed` PR is closed in the copy).
  */
-import type { CheckRun, CommitStatus, IssueComment, PullRequest } from './state';
+import type { CheckRun, CommitStatus, IssueComment, PullRequest, Review } from './state';
 
 /** Who did it: a person (login) or an App's bot user (`<slug>[bot]`). */
 export interface Actor {
@@ -30,7 +30,9 @@ interface PullRequestEventBase {
 }
 
 export type HubEvent =
-  | (PullRequestEventBase & { action: 'opened' | 'closed' | 'reopened' })
+  | (PullRequestEventBase & {
+      action: 'opened' | 'closed' | 'reopened' | 'ready_for_review' | 'converted_to_draft';
+    })
   | (PullRequestEventBase & { action: 'synchronize'; before: string; after: string })
   | (PullRequestEventBase & { action: 'edited'; changes: PullRequestChanges })
   | {
@@ -54,6 +56,15 @@ export type HubEvent =
       pr: PullRequest;
       comment: IssueComment;
       changes?: { body: { from: string } };
+      sender: Actor;
+    }
+  | {
+      /** A review submitted on a PR, or one dismissed (the copy then says `dismissed`). */
+      kind: 'pull_request_review';
+      action: 'submitted' | 'dismissed';
+      repositoryId: number;
+      pr: PullRequest;
+      review: Review;
       sender: Actor;
     }
   | {

@@ -17,7 +17,7 @@ export { workClone, type WorkClone } from './work-clone';
 export { signAppJwt } from './app-auth';
 export type { FakeHubWebhooks, WebhookDelivery, DeliveryOutcome } from './webhooks';
 export type { Actor, HubEvent } from './events';
-export type { IssueComment, Reaction, RepositoryRole } from './state';
+export type { IssueComment, Reaction, RepositoryRole, Review } from './state';
 
 /** Registers the fake's lifecycle hooks and returns an accessor for it. */
 export function useFakeHub(options: FakeHubOptions = {}): () => FakeHub {

@@ -18,6 +18,7 @@
  */
 import type { FakeApp } from './app-auth';
 import { discussionHandlers } from './rest-discussions';
+import { reviewBlock, reviewHandlers } from './rest-reviews';
 import type { Actor } from './events';
 import {
   checkRunJson,
@@ -106,7 +107,7 @@ async function pullView(ctx: RestContext, repo: Repository, pr: PullRequest, cou
       ? 'dirty'
       : pr.draft
         ? 'draft'
-        : unmetChecks(ctx, repo, pr).length > 0
+        : unmetChecks(ctx, repo, pr).length > 0 || reviewBlock(ctx.state, repo, pr) !== null
           ? 'blocked'
           : (await ctx.state.isAncestor(repo, baseSha, pr.headSha))
             ? 'clean'
@@ -231,6 +232,7 @@ type Handler = (ctx: RestContext, req: RestRequest) => Promise<RestAnswer>;
 
 const handlers: Record<string, Handler> = {
   ...discussionHandlers,
+  ...reviewHandlers,
   'apps/create-installation-access-token': (ctx, req) => {
     const installation = ctx.state.installations.get(Number(req.params.installation_id));
     if (!installation) return Promise.resolve(notFound());

@@ -39,6 +39,7 @@ import {
   type RefUpdate,
   type Repository,
   type RepositoryRole,
+  type Review,
 } from './state';
 import { createWebhookDispatcher, type FakeHubWebhooks } from './webhooks';
 
@@ -131,6 +132,10 @@ export interface FakeHub {
    * as write, triage as read); null forgets it (the endpoint answers 404 then).
    */
   setPermission(owner: string, repo: string, login: string, role: RepositoryRole | null): void;
+  /** `login` reviews the PR at its head (`pull_request_review.submitted`). */
+  review(owner: string, repo: string, number: number, login: string, state: Review['state']): Review;
+  /** The author marks a draft ready for review (`ready_for_review`) or converts it back (`converted_to_draft`). */
+  setDraft(owner: string, repo: string, number: number, draft: boolean): void;
   /** Webhook deliveries: target, record, idle() and the delivery fault knobs. */
   readonly webhooks: FakeHubWebhooks;
   readonly knobs: FakeHubKnobs;
@@ -588,6 +593,11 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
     },
     setPermission(owner, repo, login, role) {
       state.setRole(state.requireRepository(owner, repo), login, role);
+    },
+    review: (owner, repo, number, login, reviewState) =>
+      state.submitReview(requirePull(owner, repo, number).pr, login, reviewState),
+    setDraft(owner, repo, number, draft) {
+      state.setDraft(requirePull(owner, repo, number).pr, draft);
     },
     webhooks: dispatcher.api,
     knobs: {

@@ -127,6 +127,18 @@ export interface IssueComment {
   reactions: Reaction[];
 }
 
+/** A PR review (GitHub keeps every review; the latest non-comment review of each person counts). */
+export interface Review {
+  id: number;
+  repositoryId: number;
+  number: number;
+  user: string;
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED';
+  body: string;
+  commitId: string;
+  submittedAt: Date;
+}
+
 export const REACTION_CONTENTS = [
   '+1',
   '-1',
@@ -189,6 +201,7 @@ export class FakeHubState {
   readonly checkRuns: CheckRun[] = [];
   readonly statuses: CommitStatus[] = [];
   readonly comments: IssueComment[] = [];
+  readonly reviews: Review[] = [];
   /** Roles by `<repository id>:<lower-case login>` (setPermission). */
   readonly roles = new Map<string, RepositoryRole>();
   private nextId = 1000;
@@ -453,6 +466,45 @@ export class FakeHubState {
     this.statuses.push(status);
     this.emit({ kind: 'status', repositoryId: repository.id, status: { ...status }, sender });
     return status;
+  }
+
+  /** A person reviews an open PR at its current head (announced as `pull_request_review.submitted`). */
+  submitReview(pr: PullRequest, login: string, state: Review['state'], body = ''): Review {
+    const review: Review = {
+      id: this.id(),
+      repositoryId: pr.repositoryId,
+      number: pr.number,
+      user: login,
+      state,
+      body,
+      commitId: pr.headSha,
+      submittedAt: new Date(),
+    };
+    this.reviews.push(review);
+    this.emit({
+      kind: 'pull_request_review',
+      action: 'submitted',
+      repositoryId: pr.repositoryId,
+      pr: { ...pr },
+      review: { ...review },
+      sender: user(login),
+    });
+    return review;
+  }
+
+  reviewsOf(pr: PullRequest): Review[] {
+    return this.reviews.filter((r) => r.repositoryId === pr.repositoryId && r.number === pr.number);
+  }
+
+  /** Marks a draft ready for review, or an open PR a draft again, as its author does. */
+  setDraft(pr: PullRequest, draft: boolean): void {
+    if (pr.draft === draft || pr.state !== 'open') return;
+    pr.draft = draft;
+    pr.updatedAt = new Date();
+    this.emit({
+      ...this.pullEvent(pr, user(pr.author)),
+      action: draft ? 'converted_to_draft' : 'ready_for_review',
+    });
   }
 
   addComment(repository: Repository, number: number, body: string, author: Actor): IssueComment {

@@ -17,11 +17,13 @@ import {
   issueCommentJson,
   issueOfPullRequestJson,
   pullRequestJson,
+  pullRequestSimpleJson,
   repositoryJson,
   statusJson,
   checkRunJson,
   userJson,
 } from './payloads';
+import { reviewJson } from './rest-reviews';
 import { ZERO_SHA, type FakeHubState, type Repository } from './state';
 
 type JsonObject = Record<string, unknown>;
@@ -370,6 +372,32 @@ export async function buildPayload(ctx: WebhookPayloadContext, event: HubEvent):
           ...(event.changes ? { changes: event.changes } : {}),
           issue: issueOfPullRequestJson(base, repository, event.pr, comments),
           comment: issueCommentJson(base, repository, event.comment),
+          ...envelope(ctx, repository, event.sender),
+        },
+      };
+    }
+    case 'pull_request_review': {
+      const repository = repositoryById(state, event.repositoryId);
+      const baseSha =
+        (await state.resolveCommit(repository, `refs/heads/${event.pr.base}`)) ?? event.pr.headSha;
+      const review =
+        event.action === 'dismissed' ? { ...event.review, state: 'DISMISSED' as const } : event.review;
+      return {
+        event: 'pull_request_review',
+        action: event.action,
+        installationId: repository.installationId,
+        repositoryId: repository.id,
+        payload: {
+          action: event.action,
+          review: reviewJson(base, repository, review, 'webhook'),
+          pull_request: pullRequestSimpleJson(base, {
+            pr: event.pr,
+            repo: repository,
+            ownerType: ownerTypeOf(state, repository),
+            baseSha,
+            mergeable: null,
+            mergeableState: 'unknown',
+          }),
           ...envelope(ctx, repository, event.sender),
         },
       };
