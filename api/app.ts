@@ -12,6 +12,7 @@ import type { IdempotencyKeyStore } from '../activities/stores/idempotency-keys'
 import type { RepositoryOwnerStore } from '../activities/stores/repository-owners';
 import { registerAuth } from './plugins/auth';
 import { createAuthFailureLimiter } from './plugins/auth-failures';
+import { registerForkAuth, type ForkAuthDeps } from './plugins/fork-auth';
 import { frameworkErrorHandler, registerErrorHandler } from './plugins/error-handler';
 import { registerInFlightCaps, type InFlightCaps } from './plugins/in-flight';
 import { registerOpenApi } from './plugins/openapi';
@@ -46,6 +47,11 @@ export interface AppDeps {
   repositories: { owners: RepositoryOwnerStore; access: RepositoryAccess };
   probes: ReadinessProbes;
   mergeQueue: MergeQueueService;
+  /**
+   * Fork PRs' credentials instead of an API key (x-trunk-public-repo-id, x-forked-workflow-run-id) on
+   * the routes that opt in (plugins/fork-auth.ts); refused everywhere when absent.
+   */
+  forkAuth?: ForkAuthDeps;
   /** Idempotency-Key answers of the merge queue's change endpoints (routes/merge-queue/idempotency.ts). */
   idempotencyKeys: IdempotencyKeyStore;
   /** Base URL this service is reached at, for the OpenAPI `servers` entry and html_url links. */
@@ -129,7 +135,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerErrorHandler(app);
   // Wrong keys are counted per address under the same limit: they have no organisation to count against.
-  registerAuth(app, deps.keys, deps.rateLimit ? createAuthFailureLimiter(deps.rateLimit) : undefined);
+  const authFailures = deps.rateLimit ? createAuthFailureLimiter(deps.rateLimit) : undefined;
+  // Its preHandler must run before the ownership check below (hooks run in registration order).
+  const forks = deps.forkAuth ? registerForkAuth(app, deps.forkAuth, authFailures) : undefined;
+  registerAuth(app, deps.keys, authFailures, forks);
   // After auth (they key on its organisation), before every route (they hook each route as it is added).
   if (deps.rateLimit) await registerRateLimit(app, deps.rateLimit);
   if (deps.inFlight) registerInFlightCaps(app, deps.inFlight);

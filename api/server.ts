@@ -23,6 +23,8 @@ import { createGitHubOwnerLookup } from '../activities/github/owner-lookup';
 import { createQueueHinter } from '../activities/github/queue-hints';
 import { createPrCommandHandler } from '../activities/github/pr-command-handler';
 import { createGitHubClients } from '../activities/github/rest-client';
+import { createForkedRunVerifier } from '../activities/github/forked-runs';
+import { createRepositoryPublicIds } from '../activities/stores/repository-public-ids';
 import { repositoryAccessWithGitHub } from './plugins/github-repository-access';
 import { createSubscriptionStore } from '../activities/webhooks';
 import { buildApp } from './app';
@@ -126,6 +128,13 @@ async function main(): Promise<void> {
         }
       : {}),
     mergeQueue: createMergeQueueService(temporal),
+    // Fork PRs: uploads with the repository's public id, setImpactedTargets with a run GitHub vouches for.
+    forkAuth: {
+      publicIds: createRepositoryPublicIds(pool),
+      ...(gitHub && gitHubClients
+        ? { forkedRuns: { host: gitHub.host, verifier: createForkedRunVerifier(gitHubClients) } }
+        : {}),
+    },
     idempotencyKeys: createIdempotencyKeyStore(pool, {
       ttlMs: config.RAILYARD_IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000,
     }),

@@ -3,7 +3,7 @@
  *   npm run repos -- add --org <slug> <host>/<owner>/<name>     claims an unclaimed repository
  *   npm run repos -- transfer --org <slug> <host>/<owner>/<name> gives a claimed repository to <slug>
  *   npm run repos -- remove <host>/<owner>/<name>               removes the claim
- *   npm run repos -- list [--org <slug>]
+ *   npm run repos -- list [--org <slug>]                         also prints each public id (fork PRs)
  * The owner may contain `/` (GitLab subgroups): the host is the first segment, the name the last.
  * An organisation named by --org is created when it does not exist yet, as `npm run keys` does.
  * Uses DATABASE_URL, or the database `npm start` runs (.data/database-url).
@@ -92,6 +92,7 @@ async function run(pool: Pool, command: string | undefined, arg: string | undefi
             o.organisationSlug,
             repositoryLabel(o),
             `claimed ${o.claimedAt.toISOString()} (${o.claimedBy})`,
+            `public id ${o.publicId}`,
           ].join('  '),
         );
       if (listed.length === 0) console.log('No repositories are claimed.');

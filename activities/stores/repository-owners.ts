@@ -27,6 +27,8 @@ export interface OwnedRepository extends RepositoryKey {
   organisationSlug: string;
   claimedBy: string;
   claimedAt: Date;
+  /** The id fork PRs' uploads authenticate with (migration 0015); a new one after a change of owner. */
+  publicId: string;
 }
 
 /** The read the request path needs, as a narrow port (tests and the worker pass the real store). */
@@ -55,6 +57,7 @@ interface OwnerRow {
   slug: string;
   claimed_by: string;
   claimed_at: Date;
+  public_id: string;
 }
 
 export function createRepositoryOwnerStore(
@@ -106,7 +109,7 @@ export function createRepositoryOwnerStore(
 
     async list(organisationId) {
       const r = await pool.query<OwnerRow>(
-        `SELECT r.host, r.owner, r.name, r.organisation_id, o.slug, r.claimed_by, r.claimed_at
+        `SELECT r.host, r.owner, r.name, r.organisation_id, o.slug, r.claimed_by, r.claimed_at, r.public_id
          FROM repository_owners r JOIN organisations o ON o.id = r.organisation_id
          WHERE $1::uuid IS NULL OR r.organisation_id = $1
          ORDER BY o.slug, lower(r.host), lower(r.owner), lower(r.name)`,
@@ -120,6 +123,7 @@ export function createRepositoryOwnerStore(
         organisationSlug: row.slug,
         claimedBy: row.claimed_by,
         claimedAt: row.claimed_at,
+        publicId: row.public_id,
       }));
     },
 

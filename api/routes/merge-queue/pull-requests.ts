@@ -91,7 +91,8 @@ export function pullRequestRoutes(service: MergeQueueService) {
           headers: IdempotencyHeaders,
           response: { 200: Empty },
         },
-        config: { change: 'setImpactedTargets' },
+        // merge-action on a fork's PR sends the run id instead of a key (plugins/fork-auth.ts).
+        config: { change: 'setImpactedTargets', forkAuth: 'forked-run' },
       },
       async (request) => {
         await service.setImpactedTargets(changeOf(request, 'setImpactedTargets'), request.body);

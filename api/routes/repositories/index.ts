@@ -1,6 +1,7 @@
 /**
  * Repository claims (docs/adr/0006-repository-ownership.md): `POST /v1/repositories/claim` makes an
- * unclaimed repository the caller's, `GET /v1/repositories` lists the caller's repositories.
+ * unclaimed repository the caller's, `GET /v1/repositories` lists the caller's repositories with their
+ * public ids (the fork PRs' upload credential, plugins/fork-auth.ts).
  *
  * Rules: a claim of a repository the caller owns already is a 200 with `claimed: false`; of one another
  * organisation owns, a 409 (the claim cannot succeed, so saying so tells nothing a 404 would hide from
@@ -27,7 +28,16 @@ const ClaimResponse = z.object({
 });
 
 const RepositoryList = z.object({
-  repositories: z.array(Repository.extend({ claimed_at: z.string().describe('ISO 8601 time.') })),
+  repositories: z.array(
+    Repository.extend({
+      claimed_at: z.string().describe('ISO 8601 time.'),
+      public_id: z
+        .string()
+        .describe(
+          "The repository's public id: CI of pull requests from forks sends it as x-trunk-public-repo-id (TRUNK_PUBLIC_REPO_ID) to upload test results without an API key. It authorises nothing else.",
+        ),
+    }),
+  ),
 });
 
 export function repositoryRoutes(owners: RepositoryOwnerStore) {
@@ -81,6 +91,7 @@ export function repositoryRoutes(owners: RepositoryOwnerStore) {
             owner: o.owner,
             name: o.name,
             claimed_at: o.claimedAt.toISOString(),
+            public_id: o.publicId,
           })),
         };
       },

@@ -36,7 +36,7 @@ test('an operator claims, lists, transfers and removes a repository', async () =
     out: 'local/ACME/app belongs to organisation "acme"; use `npm run repos -- transfer --org globex local/ACME/app` to move it.',
   });
   expect((await repos('list', '--org', 'acme')).out).toMatch(
-    /^acme {2}local\/acme\/app {2}claimed \S+ \(operator\)$/,
+    /^acme {2}local\/acme\/app {2}claimed \S+ \(operator\) {2}public id [0-9a-f-]{36}$/,
   );
   expect((await repos('transfer', '--org', 'globex', 'local/acme/app')).code).toBe(0);
   expect((await repos('list')).out).toMatch(/^globex {2}local\/acme\/app/);

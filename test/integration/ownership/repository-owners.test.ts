@@ -106,7 +106,13 @@ describe('the claim endpoints', () => {
       headers: { 'x-api-token': acme },
     });
     expect(listed.json()).toEqual({
-      repositories: [{ ...r, claimed_at: expect.stringMatching(/^\d{4}-/) }],
+      repositories: [
+        {
+          ...r,
+          claimed_at: expect.stringMatching(/^\d{4}-/),
+          public_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        },
+      ],
     });
     await app.close();
   });

@@ -17,6 +17,7 @@
  *   `Link: <…cursor=…>; rel="next"` header, as GitHub); `POST …/{id}/attempts` queues a redelivery.
  */
 import type { FakeApp } from './app-auth';
+import { actionsHandlers } from './rest-actions';
 import { discussionHandlers } from './rest-discussions';
 import { reviewBlock, reviewHandlers } from './rest-reviews';
 import type { Actor } from './events';
@@ -231,6 +232,7 @@ function contentItem(ctx: RestContext, repo: Repository, ref: string, commit: st
 type Handler = (ctx: RestContext, req: RestRequest) => Promise<RestAnswer>;
 
 const handlers: Record<string, Handler> = {
+  ...actionsHandlers,
   ...discussionHandlers,
   ...reviewHandlers,
   'apps/create-installation-access-token': (ctx, req) => {

@@ -1,0 +1,162 @@
+/**
+ * Fork authentication (README "Fork pull requests"). CI runs of PRs from forks have no secrets, so
+ * Trunk's clients send, with an empty `x-api-token`, either the repository's public id
+ * (`x-trunk-public-repo-id`: analytics-cli's upload calls) or the GitHub Actions run id
+ * (`x-forked-workflow-run-id`: merge-action's setImpactedTargets). A route accepts one of them only if
+ * it says so: `config: { forkAuth: 'public-repo-id' | 'forked-run' }`.
+ *
+ * Rules:
+ * - An API key always wins; the fork headers are read only when it is absent or empty, and only on a
+ *   route that opted in. On any other route the request is the usual 401 "Missing API key": a public id
+ *   authorises nothing else (no merge-queue change, no flaky-test read, no listing).
+ * - The principal a fork header yields is one organisation and ONE repository. The repository the
+ *   validated request names must be that repository, else 403 (the caller knows its id; the answer is
+ *   the same whether or not the other repository exists or is the same organisation's). The usual
+ *   ownership check (repository-access.ts) then runs as for a key of that organisation.
+ * - `forked-run`: the repository must be on the GitHub App's host and owned through a linked
+ *   installation; the run is checked with GitHub (activities/github/forked-runs.ts) against the
+ *   body's `pr.number` and `pr.sha`. Without the App, 403 saying fork submissions need it.
+ * - An unknown public id, a malformed run id and a run GitHub does not vouch for are counted as failed
+ *   authentications of the address (auth-failures.ts): past the limit, 429 before any lookup.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ForkedRunVerifier } from '../../activities/github/forked-runs';
+import { isGitHubRepository } from '../../activities/stores/github-installations';
+import type { RepositoryPublicIds } from '../../activities/stores/repository-public-ids';
+import { repositoryLabel, type RepositoryKey } from '../../workflows/contract';
+import { forbidden, unauthorized, unavailable } from '../errors';
+import type { AuthFailureLimiter } from './auth-failures';
+import { namedRepository } from './repository-access';
+
+export type ForkAuthMode = 'public-repo-id' | 'forked-run';
+
+export type ForkPrincipal =
+  { kind: 'public-repo-id'; repository: RepositoryKey } | { kind: 'forked-run'; runId: number };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when the request authenticated with a fork header instead of an API key. */
+    fork: ForkPrincipal | null;
+  }
+  interface FastifyContextConfig {
+    /** The fork header this route accepts instead of an API key. */
+    forkAuth?: ForkAuthMode;
+  }
+}
+
+export interface ForkAuthDeps {
+  publicIds: RepositoryPublicIds;
+  /** The GitHub App's host and run checks; absent without an App (forked runs are then refused). */
+  forkedRuns?: { host: string; verifier: ForkedRunVerifier };
+}
+
+export interface ForkAuthenticator {
+  /** For a request without an API key: true when a fork header authenticated it. */
+  authenticate(request: FastifyRequest): Promise<boolean>;
+}
+
+const RUN_ID = /^[1-9][0-9]{0,15}$/;
+
+function header(request: FastifyRequest, name: string): string {
+  const value = request.headers[name];
+  return ((Array.isArray(value) ? value[0] : value) ?? '').trim();
+}
+
+const same = (a: RepositoryKey, b: RepositoryKey) =>
+  a.host.toLowerCase() === b.host.toLowerCase() &&
+  a.owner.toLowerCase() === b.owner.toLowerCase() &&
+  a.name.toLowerCase() === b.name.toLowerCase();
+
+export function registerForkAuth(
+  app: FastifyInstance,
+  deps: ForkAuthDeps,
+  failures?: AuthFailureLimiter,
+): ForkAuthenticator {
+  app.decorateRequest('fork', null);
+  const refuse = (request: FastifyRequest, message: string) => {
+    failures?.record(request.ip);
+    return unauthorized(message);
+  };
+  const throttle = (request: FastifyRequest) => {
+    const refused = failures?.check(request.ip);
+    if (refused) throw refused;
+  };
+
+  // After validation, before the ownership check (registered earlier, so it runs first).
+  app.addHook('preHandler', async (request) => {
+    const fork = request.fork;
+    if (fork === null) return;
+    const named = namedRepository(request);
+    switch (fork.kind) {
+      case 'public-repo-id':
+        if (named === null || !same(named, fork.repository))
+          throw forbidden(
+            `The public repository id in x-trunk-public-repo-id authorises uploads for its own repository only, not for ${named ? repositoryLabel(named) : 'this request'}.`,
+          );
+        return;
+      case 'forked-run': {
+        const pr = (request.body as { pr?: { number?: unknown; sha?: unknown } } | undefined)?.pr;
+        if (named === null || typeof pr?.number !== 'number' || typeof pr.sha !== 'string')
+          throw forbidden('x-forked-workflow-run-id needs a request naming repo, pr.number and pr.sha.');
+        const gitHub = deps.forkedRuns;
+        const holding =
+          gitHub && isGitHubRepository(named, gitHub.host) ? await deps.publicIds.ownerOf(named) : null;
+        if (!gitHub || holding === null || holding.installationId === null)
+          throw forbidden(
+            `Fork submissions with x-forked-workflow-run-id need railyard's GitHub App installed on ${repositoryLabel(named)} and linked (docs/github.md); otherwise send an API key.`,
+          );
+        const verdict = await gitHub.verifier.verify({
+          installationId: holding.installationId,
+          repo: holding.repository,
+          runId: fork.runId,
+          pr: { number: pr.number, sha: pr.sha },
+        });
+        switch (verdict.kind) {
+          case 'accepted':
+            request.organisation = holding.organisation;
+            return;
+          case 'refused':
+            throw refuse(request, `x-forked-workflow-run-id was not accepted: ${verdict.reason}`);
+          case 'unavailable':
+            throw unavailable(
+              `x-forked-workflow-run-id could not be checked with GitHub (${verdict.reason}); retry shortly.`,
+            );
+        }
+      }
+    }
+  });
+
+  return {
+    async authenticate(request) {
+      const mode = request.routeOptions.config.forkAuth;
+      switch (mode) {
+        case undefined:
+          return false;
+        case 'public-repo-id': {
+          const id = header(request, 'x-trunk-public-repo-id');
+          if (id === '') return false;
+          throttle(request);
+          const holding = await deps.publicIds.find(id);
+          if (!holding)
+            throw refuse(request, 'The public repository id in x-trunk-public-repo-id is not valid.');
+          request.organisation = holding.organisation;
+          request.fork = { kind: 'public-repo-id', repository: holding.repository };
+          return true;
+        }
+        case 'forked-run': {
+          const raw = header(request, 'x-forked-workflow-run-id');
+          if (raw === '') return false;
+          throttle(request);
+          if (!RUN_ID.test(raw))
+            throw refuse(
+              request,
+              'x-forked-workflow-run-id must be a GitHub Actions run id (a whole number).',
+            );
+          // The organisation is known once the body names the repository (preHandler above).
+          request.fork = { kind: 'forked-run', runId: Number(raw) };
+          return true;
+        }
+      }
+    },
+  };
+}
