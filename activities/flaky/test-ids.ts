@@ -1,12 +1,13 @@
 /**
  * Test ids of the tests an upload names, remembered between uploads: CI sends the same tests on every
- * run, and an id costs a JSON encoding and a SHA-1 (identity.ts) — a few microseconds per result,
- * several percent of the API's CPU at full ingestion rate.
+ * run, and an id costs a string join and one or two SHA-1s (identity.ts) — a few microseconds per
+ * result, several percent of the API's CPU at full ingestion rate.
  *
- * Rule: an id is a pure function of (repository, variant, file, classname, parent, name), so the
- * cache is keyed by exactly those values (absent file/classname/parent as "", as testCaseId encodes
- * them) in nested maps: a hit builds no key string and hashes nothing, and a remembered id is always
- * the id testCaseId would compute.
+ * Rule: an id is a pure function of (organisation slug, repository, variant, file, classname,
+ * parent, name), so the cache is keyed by exactly those values (the first four as the scope; absent
+ * file as "", as testCaseId encodes it) in nested maps: a hit builds no key string and hashes
+ * nothing, and a remembered id is always the id testCaseId would compute. A test that carries its
+ * own id (`id`) is computed every time: its id depends on that too, and such tests are rare.
  *
  * Bound: at most `maxEntries` ids, kept in two generations: ids go into the young one; when it holds
  * half the bound it becomes the old one and the previous old one is dropped; an id found in the old
@@ -22,16 +23,26 @@ export interface TestIdentity {
   readonly classname: string;
   readonly parent: string;
   readonly name: string;
+  /** The id the report gave the test itself (identity.ts: a `trunk:` id or a UUIDv5), if any. */
+  readonly id?: string;
+}
+
+/** Whose tests: the organisation's url slug is part of every id (identity.ts). */
+export interface UploadScope {
+  readonly organisationSlug: string;
+  readonly repository: RepositoryKey;
+  /** Environment split of every test of the upload ('' when none). */
+  readonly variant: string;
 }
 
 export interface TestIds {
-  /** The id function for one upload's tests (one repository, one variant). */
-  forUpload(repository: RepositoryKey, variant: string): (test: TestIdentity) => string;
+  /** The id function for one upload's tests (one organisation, repository and variant). */
+  forUpload(scope: UploadScope): (test: TestIdentity) => string;
 }
 
 /** No memory: every id computed. */
 export const computedTestIds: TestIds = {
-  forUpload: (repository, variant) => (test) => idOf(repository, variant, test),
+  forUpload: (scope) => (test) => idOf(scope, test),
 };
 
 export const DEFAULT_TEST_ID_CACHE_ENTRIES = 100_000;
@@ -97,12 +108,20 @@ export function createTestIdCache(maxEntries = DEFAULT_TEST_ID_CACHE_ENTRIES): T
     young.set(scope, test, id);
   };
   return {
-    forUpload(repository, variant) {
-      const scope = JSON.stringify([repository.host, repository.owner, repository.name, variant]);
+    forUpload(upload) {
+      const { organisationSlug, repository, variant } = upload;
+      const scope = JSON.stringify([
+        organisationSlug,
+        repository.host,
+        repository.owner,
+        repository.name,
+        variant,
+      ]);
       return (test) => {
+        if (test.id !== undefined && test.id !== '') return idOf(upload, test);
         const known = young.get(scope, test);
         if (known !== undefined) return known;
-        const id = old.get(scope, test) ?? idOf(repository, variant, test);
+        const id = old.get(scope, test) ?? idOf(upload, test);
         remember(scope, test, id);
         return id;
       };
@@ -110,14 +129,16 @@ export function createTestIdCache(maxEntries = DEFAULT_TEST_ID_CACHE_ENTRIES): T
   };
 }
 
-function idOf(repository: RepositoryKey, variant: string, test: TestIdentity): string {
+function idOf(scope: UploadScope, test: TestIdentity): string {
   return testCaseId({
-    repository,
+    organisationSlug: scope.organisationSlug,
+    repository: scope.repository,
     ...(test.file === undefined ? {} : { file: test.file }),
     classname: test.classname,
     parent: test.parent,
     name: test.name,
-    variant,
+    variant: scope.variant,
+    ...(test.id === undefined ? {} : { existingId: test.id }),
   });
 }
 

@@ -61,6 +61,7 @@ export async function judgeJunitFiles(
   }
   const upload = {
     organisationId: input.organisationId,
+    organisationSlug: await organisationSlugOf(pool, input.organisationId),
     repository: input.repo,
     metadata: {
       uploadId: input.runId,
@@ -114,4 +115,14 @@ function statusOf(test: PreparedTest): TestVerdict['status'] {
 function displayName(test: PreparedTest): string {
   const parts = [test.parent, test.classname, test.name].filter((part) => part !== '');
   return parts.filter((part, i) => part !== parts[i - 1]).join(' › ');
+}
+
+/** The slug is part of every test id (identity.ts); a queue knows its organisation only by id. */
+async function organisationSlugOf(pool: Pool, organisationId: string): Promise<string> {
+  const { rows } = await pool.query<{ slug: string }>('SELECT slug FROM organisations WHERE id = $1', [
+    organisationId,
+  ]);
+  const slug = rows[0]?.slug;
+  if (slug === undefined) throw new Error(`organisation ${organisationId} does not exist`);
+  return slug;
 }

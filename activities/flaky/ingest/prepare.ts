@@ -49,7 +49,11 @@ export interface PreparedUpload {
 export function prepareUpload(input: UploadInput, ids: TestIds = computedTestIds): PreparedUpload {
   const { repository, metadata } = input;
   const owners = ownersOf(input);
-  const idOf = ids.forUpload(repository, metadata.variant);
+  const idOf = ids.forUpload({
+    organisationSlug: input.organisationSlug,
+    repository,
+    variant: metadata.variant,
+  });
   const byId = new Map<string, PreparedTest>();
   // One file's tests are already one per identity (the parser joins repeats); only several files
   // need joining across files.

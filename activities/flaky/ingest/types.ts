@@ -23,6 +23,8 @@ export interface UploadMetadata {
 
 export interface UploadInput {
   readonly organisationId: string;
+  /** The organisation's url slug: part of every test id (identity.ts). */
+  readonly organisationSlug: string;
   readonly repository: RepositoryKey;
   readonly metadata: UploadMetadata;
   readonly files: readonly ParsedJunitFile[];

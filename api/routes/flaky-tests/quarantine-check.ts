@@ -10,7 +10,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { testCaseId } from '../../../activities/flaky/identity';
 import { CheckQuarantineRequest, CheckQuarantineResponse } from './admin-schemas';
 import { type FlakyRouteDeps, tags } from './deps';
-import { repositoryFor } from './scope';
+import { organisationFor, repositoryFor } from './scope';
 
 export function quarantineCheckRoutes({ store }: FlakyRouteDeps) {
   return (app: FastifyInstance): void => {
@@ -27,10 +27,12 @@ export function quarantineCheckRoutes({ store }: FlakyRouteDeps) {
       async (request) => {
         const body = request.body;
         const repository = await repositoryFor(store, request, body);
+        const organisation = organisationFor(request, body.org_url_slug);
         const failed = body.failed_tests.map((t) => ({
           id:
             t.test_id ??
             testCaseId({
+              organisationSlug: organisation.slug,
               repository: repository.key,
               name: t.name ?? '',
               ...(t.classname === undefined ? {} : { classname: t.classname }),

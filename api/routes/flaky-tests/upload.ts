@@ -54,6 +54,7 @@ export function uploadRoutes({ store, parser }: FlakyRouteDeps) {
         try {
           const outcome = await store.ingest({
             organisationId: organisation.id,
+            organisationSlug: organisation.slug,
             repository: metadata.repo,
             metadata: {
               uploadId: metadata.upload_id,

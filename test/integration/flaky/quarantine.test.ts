@@ -11,7 +11,8 @@ import { createHarness, type Harness, junit, REPO } from './harness';
 let h: Harness;
 const ids: Record<'healthy' | 'flaky' | 'broken', string> = { healthy: '', flaky: '', broken: '' };
 const scoped = { repo: REPO, org_url_slug: 'acme' };
-const idOf = (name: string) => testCaseId({ repository: REPO, classname: 'shop.Q', parent: 'shop.Q', name });
+const idOf = (name: string) =>
+  testCaseId({ organisationSlug: 'acme', repository: REPO, classname: 'shop.Q', parent: 'shop.Q', name });
 
 beforeAll(async () => {
   h = await createHarness('flaky_quarantine');

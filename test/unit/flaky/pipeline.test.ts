@@ -22,7 +22,7 @@ test('a gotestsum upload with a rerun makes the rerun-passing test flaky', async
   const rows = tests.flatMap((test) =>
     test.attempts.map((attempt) => ({
       uploadId: 'upload-1',
-      testId: testCaseId({ repository, ...test, variant: 'linux' }),
+      testId: testCaseId({ organisationSlug: 'acme', repository, ...test, variant: 'linux' }),
       attempt: attempt.index,
       outcome: outcomeOfStatus(attempt.status),
       commitSha: '9fceb02',
@@ -36,8 +36,14 @@ test('a gotestsum upload with a rerun makes the rerun-passing test flaky', async
   );
   const verdicts = classifyAll(rows, [summary], params, new Date(at.getTime() + 1));
   const statusOf = (name: string) =>
-    verdicts.get(testCaseId({ repository, ...tests.find((t) => t.name === name)!, variant: 'linux' }))
-      ?.status;
+    verdicts.get(
+      testCaseId({
+        organisationSlug: 'acme',
+        repository,
+        ...tests.find((t) => t.name === name)!,
+        variant: 'linux',
+      }),
+    )?.status;
   expect(statusOf('TestFlakyInventory')).toBe('flaky');
   expect(statusOf('TestTotal')).toBe('healthy');
   expect(statusOf('TestWarehouse')).toBe('healthy');

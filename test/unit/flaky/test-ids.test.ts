@@ -1,44 +1,68 @@
 /**
  * The test id cache answers exactly what testCaseId computes, whatever was asked before: fields that
- * differ anywhere (repository, variant, file, classname, parent, name) never share an id, an absent
- * file is the empty one (as testCaseId encodes it), and ids evicted by the bound come back the same.
+ * differ anywhere (organisation, repository, variant, file, classname, parent, name, own id) never
+ * share an id unless testCaseId says so, an absent file is the empty one (as testCaseId encodes it),
+ * and ids evicted by the bound come back the same.
  */
 import fc from 'fast-check';
 import { testCaseId } from '../../../activities/flaky/identity';
-import { computedTestIds, createTestIdCache, type TestIdentity } from '../../../activities/flaky/test-ids';
+import {
+  computedTestIds,
+  createTestIdCache,
+  type TestIdentity,
+  type UploadScope,
+} from '../../../activities/flaky/test-ids';
 
 const repository = { host: 'github.com', owner: 'acme', name: 'shop' };
+const scope = (variant: string, organisationSlug = 'acme', repo = repository): UploadScope => ({
+  organisationSlug,
+  repository: repo,
+  variant,
+});
 
-const expected = (repo: typeof repository, variant: string, test: TestIdentity) =>
-  testCaseId({ repository: repo, ...test, variant });
+const expected = (s: UploadScope, test: TestIdentity) => {
+  const { id, ...fields } = test;
+  return testCaseId({ ...s, ...fields, ...(id === undefined ? {} : { existingId: id }) });
+};
 
 test('a remembered id is the computed id', () => {
   const ids = createTestIdCache(100);
   const test1 = { file: 'a.ts', classname: 'c', parent: 'p', name: 'n' };
-  const idOf = ids.forUpload(repository, 'linux');
-  expect(idOf(test1)).toBe(expected(repository, 'linux', test1));
-  expect(idOf({ ...test1 })).toBe(expected(repository, 'linux', test1));
-  expect(computedTestIds.forUpload(repository, 'linux')(test1)).toBe(expected(repository, 'linux', test1));
+  const idOf = ids.forUpload(scope('linux'));
+  expect(idOf(test1)).toBe(expected(scope('linux'), test1));
+  expect(idOf({ ...test1 })).toBe(expected(scope('linux'), test1));
+  expect(computedTestIds.forUpload(scope('linux'))(test1)).toBe(expected(scope('linux'), test1));
+});
+
+test('the cache is kept per organisation: the same test of another organisation has its own id', () => {
+  const ids = createTestIdCache(100);
+  const test1 = { classname: 'c', parent: 'p', name: 'n' };
+  const acme = ids.forUpload(scope('', 'acme'))(test1);
+  const globex = ids.forUpload(scope('', 'globex'))(test1);
+  expect(globex).not.toBe(acme);
+  expect(globex).toBe(expected(scope('', 'globex'), test1));
 });
 
 test('an absent file and an empty one are the same test, as in testCaseId', () => {
-  const idOf = createTestIdCache(100).forUpload(repository, '');
+  const idOf = createTestIdCache(100).forUpload(scope(''));
   const withFile = idOf({ file: '', classname: 'c', parent: 'p', name: 'n' });
   expect(idOf({ classname: 'c', parent: 'p', name: 'n' })).toBe(withFile);
-  expect(withFile).toBe(testCaseId({ repository, classname: 'c', parent: 'p', name: 'n' }));
+  expect(withFile).toBe(testCaseId({ ...scope(''), classname: 'c', parent: 'p', name: 'n' }));
 });
 
 test('any field that differs gives the id testCaseId gives (property)', () => {
-  const part = fc.constantFrom('', 'a', 'b', 'a|b', '"', 'x/y.ts');
+  const part = fc.constantFrom('', 'a', 'b', 'a|b', '"', 'x/y.ts', 'a#b');
+  const ownId = fc.constantFrom('trunk:1', 'a6e84936-3ee9-57d5-b041-ae124896f654', 'x');
   const identity = fc.record(
-    { file: part, classname: part, parent: part, name: part },
+    { file: part, classname: part, parent: part, name: part, id: ownId },
     { requiredKeys: ['classname', 'parent', 'name'] },
   );
   const repo = fc.record({ host: fc.constantFrom('github.com', 'gitlab.com'), owner: part, name: part });
+  const slug = fc.constantFrom('acme', 'globex');
   const ids = createTestIdCache(8);
   fc.assert(
-    fc.property(repo, part, identity, (r, variant, test) => {
-      expect(ids.forUpload(r, variant)(test)).toBe(expected(r, variant, test));
+    fc.property(slug, repo, part, identity, (s, r, variant, test) => {
+      expect(ids.forUpload(scope(variant, s, r))(test)).toBe(expected(scope(variant, s, r), test));
     }),
     { numRuns: 2000 },
   );
@@ -46,12 +70,12 @@ test('any field that differs gives the id testCaseId gives (property)', () => {
 
 test('ids evicted by the bound are computed again, the same', () => {
   const ids = createTestIdCache(10);
-  const idOf = ids.forUpload(repository, '');
+  const idOf = ids.forUpload(scope(''));
   const tests = Array.from({ length: 50 }, (_, i) => ({ classname: 'c', parent: 'p', name: `t${i}` }));
   const first = tests.map(idOf);
   const again = [...tests].reverse().map(idOf).reverse();
   expect(again).toEqual(first);
-  expect(first).toEqual(tests.map((t) => expected(repository, '', t)));
+  expect(first).toEqual(tests.map((t) => expected(scope(''), t)));
 });
 
 test('the bound must leave room', () => {

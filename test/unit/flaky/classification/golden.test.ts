@@ -104,7 +104,14 @@ describe('golden scenarios (flaky-detection.md §5)', () => {
 
   test('11: variants are separate tests (linux F,P is flaky, mac P is healthy)', () => {
     const repository = { host: 'github.com', owner: 'acme', name: 'shop' };
-    const key = { repository, file: 'cart.test.ts', classname: 'cart', parent: 'cart', name: 'adds an item' };
+    const key = {
+      organisationSlug: 'acme',
+      repository,
+      file: 'cart.test.ts',
+      classname: 'cart',
+      parent: 'cart',
+      name: 'adds an item',
+    };
     const linux = testCaseId({ ...key, variant: 'linux' });
     const mac = testCaseId({ ...key, variant: 'mac' });
     const history = join(

@@ -21,6 +21,7 @@ async function prepared(
   });
   return prepareUpload({
     organisationId: 'org',
+    organisationSlug: 'org',
     repository,
     metadata: { ...metadata, ...extra },
     files: [file],
@@ -57,8 +58,20 @@ test('the same test in two files of one upload is one test with joined attempts'
     await parseJunitText(xml, { fileName: 'one.xml' }),
     await parseJunitText(xml, { fileName: 'two.xml' }),
   ];
-  const upload = prepareUpload({ organisationId: 'org', repository, metadata, files });
-  const single = prepareUpload({ organisationId: 'org', repository, metadata, files: [files[0]!] });
+  const upload = prepareUpload({
+    organisationId: 'org',
+    organisationSlug: 'org',
+    repository,
+    metadata,
+    files,
+  });
+  const single = prepareUpload({
+    organisationId: 'org',
+    organisationSlug: 'org',
+    repository,
+    metadata,
+    files: [files[0]!],
+  });
   expect(upload.tests).toHaveLength(single.tests.length);
   expect(upload.tests[0]!.attempts).toHaveLength(2 * single.tests[0]!.attempts.length);
 });
