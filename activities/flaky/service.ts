@@ -26,7 +26,7 @@ import {
   listQuarantinedTests,
   listUnhealthyTests,
 } from './store/lists';
-import { checkQuarantine, type QuarantineCheck } from './store/quarantine-check';
+import { checkQuarantine, type QuarantineCheck, quarantinedTestIds } from './store/quarantine-check';
 import { type ReevaluationOptions, type ReevaluationSummary, reevaluateAll } from './store/reevaluate';
 import {
   findRepository,
@@ -118,6 +118,8 @@ export interface FlakyStore {
   linkTicket(repository: RepositoryRecord, id: string, ticket: string): Promise<boolean>;
   testsForTicket(organisationId: string, ticket: string): Promise<TicketLink[]>;
   checkQuarantine(repository: RepositoryRecord, failedTestIds: readonly string[]): Promise<QuarantineCheck>;
+  /** The ids of every test of the repository quarantined now. */
+  quarantinedTestIds(repository: RepositoryRecord): Promise<string[]>;
   reevaluate(options?: ReevaluationOptions): Promise<ReevaluationSummary>;
 }
 
@@ -149,6 +151,7 @@ export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): F
     linkTicket: (repository, id, ticket) => linkTicket(pool, repository.pk, id, ticket, now()),
     testsForTicket: (organisationId, ticket) => testsForTicket(pool, organisationId, ticket),
     checkQuarantine: (repository, failedTestIds) => checkQuarantine(pool, repository, failedTestIds),
+    quarantinedTestIds: (repository) => quarantinedTestIds(pool, repository),
     reevaluate: (reevaluation) =>
       reevaluateAll(pool, now(), sink === undefined ? reevaluation : { onEvents: sink, ...reevaluation }),
   };

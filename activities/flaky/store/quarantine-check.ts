@@ -8,6 +8,7 @@ import { type TestStatus } from '../classification';
 import { type QuarantineOverride, quarantineOf, type QuarantineVerdict } from '../quarantine';
 import { type Queryable } from './db';
 import { type RepositoryRecord } from './repositories';
+import { quarantinedSql } from './test-case-json';
 
 export interface QuarantineAnswer {
   readonly testId: string;
@@ -50,4 +51,23 @@ export async function checkQuarantine(
     };
   });
   return { tests, runPasses: tests.length > 0 && tests.every((t) => t.verdict.quarantined) };
+}
+
+/**
+ * Every test of the repository quarantined now (Trunk's getQuarantineConfig with no tests named,
+ * which the language plugins send): the rule of quarantine.ts, as list-quarantined-tests applies it.
+ */
+export async function quarantinedTestIds(db: Queryable, repository: RepositoryRecord): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT t.id FROM test_cases t
+     WHERE t.organisation_id = $1 AND t.repository_pk = $2 AND ${quarantinedSql('$3::boolean', '$4::boolean')}
+     ORDER BY t.id`,
+    [
+      repository.organisationId,
+      repository.pk,
+      repository.quarantine.enabled,
+      repository.quarantine.autoQuarantine,
+    ],
+  );
+  return rows.map((r) => r.id);
 }

@@ -1,8 +1,9 @@
 /**
  * The flaky-test area under /v1/flaky-tests: the spec's reads (reads.ts), Trunk's extra lists and
  * ticket link (trunk-lists.ts), uploads (upload.ts), settings and overrides (settings.ts) and the CI
- * quarantine check (quarantine-check.ts). Routes are thin: zod schemas, the caller's organisation,
- * one FlakyStore call.
+ * quarantine check (quarantine-check.ts); for Trunk's CLI, its quarantine lookup at
+ * /v1/metrics/getQuarantineConfig (quarantine-config.ts) and its telemetry, dropped (telemetry.ts).
+ * Routes are thin: zod schemas, the caller's organisation, one FlakyStore call.
  */
 import type { FastifyInstance } from 'fastify';
 import { inThreadJunitParser, type JunitParser } from '../../../activities/flaky/junit';
@@ -10,8 +11,10 @@ import type { FlakyStore } from '../../../activities/flaky/service';
 import type { FlakyRouteDeps } from './deps';
 import { createPageTokens } from './page-token';
 import { quarantineCheckRoutes } from './quarantine-check';
+import { quarantineConfigRoutes } from './quarantine-config';
 import { readRoutes } from './reads';
 import { settingsRoutes } from './settings';
+import { telemetryRoutes } from './telemetry';
 import { trunkListRoutes } from './trunk-lists';
 import { uploadRoutes } from './upload';
 import { createLinks } from './wire';
@@ -39,6 +42,8 @@ export function flakyTestRoutes(deps: FlakyDeps, publicUrl: string) {
     await app.register(trunkListRoutes(routeDeps));
     await app.register(settingsRoutes(routeDeps));
     await app.register(quarantineCheckRoutes(routeDeps));
+    await app.register(quarantineConfigRoutes(routeDeps));
+    await app.register(telemetryRoutes());
     await app.register(uploadRoutes(routeDeps));
   };
 }

@@ -71,6 +71,8 @@ const NOT_ORG_SCOPED: Record<string, string> = {
   'GET /healthz': 'liveness, no key',
   'GET /readyz': 'readiness, no key',
   'GET /v1/webhooks/event-types': 'the fixed list of event types',
+  'POST /v1/flakytests-cli/upload-metrics': "Trunk's CLI telemetry, accepted and dropped",
+  'POST /v1/flakytests-uploader/upload-metrics': "Trunk's uploader telemetry, accepted and dropped",
 };
 
 let range: { start_time: string; end_time: string };
@@ -185,6 +187,16 @@ function table(ids: Ids): Record<string, Probe> {
     },
     'POST /v1/flaky-tests/check-quarantine': {
       body: { ...flaky, failed_tests: [{ test_id: ids.testId }] },
+      status: 404,
+      answer: NO_REPO,
+    },
+    'POST /v1/metrics/getQuarantineConfig': {
+      body: {
+        repo: REPO,
+        orgUrlSlug: 'globex',
+        remoteUrls: [],
+        testIdentifiers: [{ name: 'alpha', parentName: '', id: ids.testId }],
+      },
       status: 404,
       answer: NO_REPO,
     },
