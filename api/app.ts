@@ -31,6 +31,7 @@ import {
 } from './plugins/process-metrics';
 import { listingCreatedQueues, queueMetricsRoutes, type QueueMetricsDeps } from './routes/metrics';
 import { limitingQueueCount } from './routes/merge-queue/queue-quota';
+import { testingResultsRoutes } from './routes/merge-queue/testing-results';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
 import { gitHubInstallationRoutes, type GitHubInstallationApiDeps } from './routes/github/installations';
 import { gitHubWebhookRoutes, type GitHubWebhookApiDeps } from './routes/github/webhooks';
@@ -160,6 +161,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(repositoryRoutes(deps.repositories.owners), { prefix: '/v1' });
   if (deps.flaky) await app.register(flakyTestRoutes(deps.flaky, deps.publicUrl), { prefix: '/v1' });
   if (deps.queueMetrics) await app.register(queueMetricsRoutes(deps.queueMetrics), { prefix: '/v1' });
+  // listMergeQueueTestingResults reads the same event log.
+  if (deps.queueMetrics)
+    await app.register(testingResultsRoutes(deps.queueMetrics.pool, deps.queueMetrics.now), {
+      prefix: '/v1',
+    });
   if (deps.webhooks) await app.register(webhookRoutes(deps.webhooks), { prefix: '/v1' });
   if (deps.gitHubInstallations)
     await app.register(gitHubInstallationRoutes(deps.gitHubInstallations), { prefix: '/v1' });

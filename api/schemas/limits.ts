@@ -25,3 +25,10 @@ export const MAX_SHA_LENGTH = 255;
 export const MAX_QUEUE_COUNT_SETTING = 100;
 /** testingTimeoutMinutes and batchingMaxWaitTimeMinutes: a week. */
 export const MAX_QUEUE_MINUTES_SETTING = 10_080;
+
+/**
+ * Reads that fan out into one Temporal query each (getMergeQueueTestingDetails without a testRunId,
+ * getSubmittedPullRequests): at most this many per request, read 10 at a time.
+ */
+export const MAX_RUNS_IN_PROGRESS_LISTED = 50;
+export const MAX_PRS_PER_BATCH_READ = 50;

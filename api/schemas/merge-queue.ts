@@ -10,7 +10,12 @@
 import { z } from 'zod';
 import { MAX_PRIORITY, parsePriority, PRIORITY_VALUES } from '../../workflows/engine';
 import { looseEnum, PrNumber, QueueRequest } from './common';
-import { MAX_IMPACTED_TARGETS, MAX_SHA_LENGTH, MAX_TARGET_LENGTH } from './limits';
+import {
+  MAX_IMPACTED_TARGETS,
+  MAX_RUNS_IN_PROGRESS_LISTED,
+  MAX_SHA_LENGTH,
+  MAX_TARGET_LENGTH,
+} from './limits';
 import { EnqueuedPullRequest, PR_STATES } from './queue';
 
 const PRIORITY_MESSAGE = `must be an integer from 0 to ${MAX_PRIORITY} or one of: ${Object.keys(PRIORITY_VALUES).join(', ')}`;
@@ -127,7 +132,13 @@ export const PullRequestPage = z.object({
 export type PullRequestPage = z.infer<typeof PullRequestPage>;
 
 export const TestingDetailsRequest = QueueRequest.extend({
-  testRunId: z.string().trim().min(1).max(255),
+  testRunId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe('The run to describe; absent: every run in progress, as { testRuns: [...] }.'),
 });
 export type TestingDetailsRequest = z.infer<typeof TestingDetailsRequest>;
 
@@ -165,6 +176,14 @@ export const TestingDetails = z.object({
   dependentPrs: z.array(z.number()).optional(),
 });
 export type TestingDetails = z.infer<typeof TestingDetails>;
+
+/** The answer without `testRunId` (the seed's "common fields" form): every run in progress. */
+export const TestRunsInProgress = z.object({
+  testRuns: z
+    .array(TestingDetails.extend({ testRunId: z.string() }))
+    .describe(`The runs in progress, in queue order (at most ${MAX_RUNS_IN_PROGRESS_LISTED}).`),
+});
+export type TestRunsInProgress = z.infer<typeof TestRunsInProgress>;
 
 export const COMMIT_STATUS_STATES = ['pending', 'success', 'failure', 'error'] as const;
 

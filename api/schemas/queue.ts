@@ -79,7 +79,19 @@ export const QueueSettings = z.object({
   notReadyTimeoutHours: z.number(),
   testBranchConstructionMode: z.string(),
   bisectionConcurrency: z.number(),
-  requiredStatuses: z.array(z.string()).nullable(),
+  requiredStatuses: z
+    .array(z.string())
+    .describe(
+      'Status contexts a test run needs when set through updateQueue; [] when none are set (the checks then come from .trunk/trunk.yaml or branch protection).',
+    ),
+  allowedBotSubmitters: z
+    .array(z.string())
+    .describe("Trunk's live field: bots allowed to submit PRs. Always [] (railyard has no such setting)."),
+  batchingRules: z
+    .array(z.record(z.string(), z.unknown()))
+    .describe(
+      "Trunk's live field: per-PR batching rules. Always [] (railyard batches by the queue's settings).",
+    ),
   directMergeMode: z.enum(DIRECT_MERGE_MODES),
   optimizationMode: z.enum(OPTIMIZATION_MODES),
   mergeMethod: z.enum(MERGE_METHODS),

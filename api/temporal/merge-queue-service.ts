@@ -45,6 +45,7 @@ import {
   updateQueueUpdate,
   type PullRequestRecord,
   type QueueRejection,
+  type TestRunDetails,
   type QueueWorkflow,
 } from '../../workflows/contract';
 import { badRequest, notFound, unavailable, type AppError } from '../errors';
@@ -58,6 +59,7 @@ import {
 } from '../routes/merge-queue/service';
 import * as wire from './wire';
 import type { ListPullRequestsRequest, PullRequestPage } from '../schemas/merge-queue';
+import { MAX_RUNS_IN_PROGRESS_LISTED } from '../schemas/limits';
 import { createAdmissionWatcher } from './admission-watcher';
 import type { TemporalGateway } from './client';
 
@@ -248,6 +250,29 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
       }));
       if (!found) throw queueNotFound(request);
       return found.run ? wire.testingDetails(found.run, request) : null;
+    },
+
+    async getTestRunsInProgress(org, key) {
+      const found = await readQueue('getMergeQueueTestingDetails', org, key, async (h) => {
+        const ids = ((await h.query(getQueueQuery)).testRunsInProgress ?? []).slice(
+          0,
+          MAX_RUNS_IN_PROGRESS_LISTED,
+        );
+        const runs: (TestRunDetails | null)[] = [];
+        // Bounded fan-out, as listSubmissions: one query per run, QUERY_BATCH at a time.
+        for (let i = 0; i < ids.length; i += QUERY_BATCH)
+          runs.push(
+            ...(await Promise.all(ids.slice(i, i + QUERY_BATCH).map((id) => h.query(getTestRunQuery, id)))),
+          );
+        return runs;
+      });
+      if (!found) throw queueNotFound(key);
+      return {
+        // A run that ended between the two reads is left out: it is no longer in progress.
+        testRuns: found
+          .filter((run): run is TestRunDetails => run !== null && run.status === 'in_progress')
+          .map((run) => ({ testRunId: run.testRunId, ...wire.testingDetails(run, key) })),
+      };
     },
 
     async reportTestStatus(org, request) {

@@ -73,7 +73,10 @@ export function queueSettings(s: QueueSettingsSnapshot): QueueSettings {
     notReadyTimeoutHours: s.notReadyTimeoutHours,
     testBranchConstructionMode: s.testBranchConstructionMode,
     bisectionConcurrency: s.bisectionConcurrency,
-    requiredStatuses: s.requiredStatuses,
+    // [] rather than null when none are set: Trunk's schema types it as a list (docs/api-compat.md).
+    requiredStatuses: s.requiredStatuses ?? [],
+    allowedBotSubmitters: [],
+    batchingRules: [],
     directMergeMode: s.directMergeMode,
     optimizationMode: s.optimizationMode,
     mergeMethod: s.mergeMethod,

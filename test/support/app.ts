@@ -39,6 +39,7 @@ export const noQueues: MergeQueueService = {
   getSubmittedPullRequest: () => Promise.resolve(null),
   listPullRequests: (_o, key) => Promise.reject(queueNotFound(key)),
   getTestingDetails: (_o, key) => Promise.reject(queueNotFound(key)),
+  getTestRunsInProgress: (_o, key) => Promise.reject(queueNotFound(key)),
   reportTestStatus: (_o, key) => Promise.reject(queueNotFound(key)),
 };
 

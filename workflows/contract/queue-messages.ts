@@ -116,6 +116,8 @@ export interface QueueSnapshot {
   enqueued: QueuedPullRequest[];
   /** Every PR still in the queue, including not-ready ones. */
   inQueue: number;
+  /** Ids of the test runs in progress, in queue order; absent from workers older than this field. */
+  testRunsInProgress?: string[];
 }
 
 export interface QueueSettingsSnapshot extends RunnerSettings {

@@ -2,7 +2,7 @@
  * Read projections for the queue workflow's queries: the queue as getQueue answers it and one test run
  * as getMergeQueueTestingDetails answers it. Pure functions of the carried state.
  */
-import { enqueuedPullRequests, type QueueState } from '../engine';
+import { enqueuedPullRequests, testRuns, type QueueState } from '../engine';
 import type { Carried, RunMeta } from './carried';
 import type { QueueSettingsSnapshot, QueueSnapshot, TestRunDetails } from '../contract';
 
@@ -31,6 +31,10 @@ export function snapshotOf(c: Carried, branch: string): QueueSnapshot {
   return {
     settings: settingsOf(c, branch),
     inQueue: c.engine.entries.length,
+    // The engine's view decides which runs are live (as getTestRun does); a query writes no history.
+    testRunsInProgress: testRuns(c.engine)
+      .filter((r) => r.status === 'in_progress' && c.runs.some((m) => m.runId === r.testRunId))
+      .map((r) => r.testRunId),
     enqueued: enqueuedPullRequests(c.engine).map((v) => {
       const meta = c.prs[String(v.pr)];
       return {

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { IdempotencyKeyStore } from '../../../activities/stores/idempotency-keys';
+import { batchReadRoutes } from './batch-reads';
 import { registerIdempotency } from './idempotency';
 import { pullRequestRoutes } from './pull-requests';
 import { queueRoutes } from './queues';
@@ -19,5 +20,6 @@ export function mergeQueueRoutes(service: MergeQueueService, idempotencyKeys: Id
     await app.register(queueRoutes(service));
     await app.register(pullRequestRoutes(service));
     await app.register(testingRoutes(service));
+    await app.register(batchReadRoutes(service));
   };
 }

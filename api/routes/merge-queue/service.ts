@@ -25,6 +25,7 @@ import type {
   SubmittedPullRequest,
   TestingDetails,
   TestingDetailsRequest,
+  TestRunsInProgress,
 } from '../../schemas/merge-queue';
 import type { CreateQueueRequest, QueueSettings, QueueView, UpdateQueueRequest } from '../../schemas/queue';
 
@@ -56,7 +57,9 @@ export interface MergeQueueService {
   getSubmittedPullRequest(org: Organisation, request: PrRequest): Promise<SubmittedPullRequest | null>;
   listPullRequests(org: Organisation, request: ListPullRequestsRequest): Promise<PullRequestPage>;
 
-  getTestingDetails(org: Organisation, request: TestingDetailsRequest): Promise<TestingDetails | null>;
+  getTestingDetails(org: Organisation, request: TestRunRequest): Promise<TestingDetails | null>;
+  /** Every test run in progress (at most MAX_RUNS_IN_PROGRESS_LISTED), in queue order. */
+  getTestRunsInProgress(org: Organisation, key: QueueAddress): Promise<TestRunsInProgress>;
   /** A commit status from external CI, for the `statuses` test runner. */
   reportTestStatus(org: Organisation, request: ReportTestStatusRequest): Promise<void>;
 }
@@ -69,7 +72,10 @@ export const queueNotFound = (key: QueueAddress) => notFound(`No merge queue exi
 export const pullRequestNotFound = (key: PrRequest) =>
   notFound(`Pull request #${key.pr.number} was never submitted to the merge queue for ${where(key)}.`);
 
-export const testRunNotFound = (key: TestingDetailsRequest) =>
+/** getMergeQueueTestingDetails naming one run. */
+export type TestRunRequest = TestingDetailsRequest & { testRunId: string };
+
+export const testRunNotFound = (key: TestRunRequest) =>
   notFound(`No test run "${key.testRunId}" exists in the merge queue for ${where(key)}.`);
 
 /** Trunk's own wording (trunk-compat §0), so scripts matching on it keep working. */

@@ -1,13 +1,20 @@
 /**
- * Test runs: getMergeQueueTestingDetails (Trunk's shape, trunk-compat §1.7) and reportTestStatus,
+ * Test runs: getMergeQueueTestingDetails (Trunk's shape, trunk-compat §1.7; without `testRunId`, the
+ * seed's "common fields" form, every run in progress as `{testRuns: [...]}`) and reportTestStatus,
  * railyard's own endpoint through which external CI drives the `statuses` test runner (a change: it
  * honours an Idempotency-Key, idempotency.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { organisationOf } from '../../plugins/auth';
 import { Empty } from '../../schemas/common';
-import { ReportTestStatusRequest, TestingDetails, TestingDetailsRequest } from '../../schemas/merge-queue';
+import {
+  ReportTestStatusRequest,
+  TestingDetails,
+  TestingDetailsRequest,
+  TestRunsInProgress,
+} from '../../schemas/merge-queue';
 import { IdempotencyHeaders } from './idempotency';
 import { testRunNotFound, type MergeQueueService } from './service';
 
@@ -33,12 +40,15 @@ export function testingRoutes(service: MergeQueueService) {
           tags,
           summary: 'What a test run tests, on which branch and commit, and the statuses it has.',
           body: TestingDetailsRequest,
-          response: { 200: TestingDetails },
+          response: { 200: z.union([TestingDetails, TestRunsInProgress]) },
         },
       },
       async (request) => {
-        const details = await service.getTestingDetails(organisationOf(request), request.body);
-        if (!details) throw testRunNotFound(request.body);
+        const org = organisationOf(request);
+        const { testRunId, ...key } = request.body;
+        if (testRunId === undefined) return service.getTestRunsInProgress(org, key);
+        const details = await service.getTestingDetails(org, { ...key, testRunId });
+        if (!details) throw testRunNotFound({ ...key, testRunId });
         return details;
       },
     );

@@ -94,7 +94,9 @@ export function createFakeMergeQueue(clock: () => number = Date.now) {
           commandsEnabled: true,
           statusCheckEnabled: true,
           bisectionConcurrency: concurrency,
-          requiredStatuses: null,
+          requiredStatuses: [],
+          allowedBotSubmitters: [],
+          batchingRules: [],
           directMergeMode: 'off',
           optimizationMode: 'off',
           mergeMethod: 'squash',
@@ -145,7 +147,7 @@ export function createFakeMergeQueue(clock: () => number = Date.now) {
         if (v !== undefined && k in queue.settings) (queue.settings as Record<string, unknown>)[k] = v;
       }
       if (requiredStatuses && requiredStatuses.length > 0) queue.settings.requiredStatuses = requiredStatuses;
-      if (deleteRequiredStatuses) queue.settings.requiredStatuses = null;
+      if (deleteRequiredStatuses) queue.settings.requiredStatuses = [];
       return { ...queue.settings };
     },
 
@@ -257,6 +259,16 @@ export function createFakeMergeQueue(clock: () => number = Date.now) {
     async getTestingDetails(who, request) {
       const org = record('getTestingDetails', who, request);
       return queueOf(org, request).runs.get(request.testRunId) ?? null;
+    },
+
+    async getTestRunsInProgress(who, key) {
+      const org = record('getTestRunsInProgress', who, key);
+      const runs = [...queueOf(org, key).runs.entries()];
+      return {
+        testRuns: runs
+          .filter(([, run]) => run.status === 'in_progress')
+          .map(([testRunId, run]) => ({ testRunId, ...run })),
+      };
     },
 
     async reportTestStatus(who, request) {
