@@ -81,7 +81,7 @@ export function presentedState(
     case 'testing':
       return {
         headline: '🧪 Testing',
-        detail: `Its test branch is being checked by CI (see the checks of this PR's test run${runOf(record)}).`,
+        detail: `CI is checking ${testedOnText(record)}${runOf(record)}.`,
         checkRun: inProgress,
         announce: false,
       };
@@ -102,7 +102,10 @@ export function presentedState(
     case 'merged':
       return {
         headline: `🎉 Merged into \`${branch}\``,
-        detail: `Merged ${record.reason === 'MANUAL_MERGE' ? 'outside the queue' : 'by the merge queue, as tested'}.`,
+        detail:
+          record.reason === 'MANUAL_MERGE'
+            ? 'Merged outside the queue.'
+            : `Merged by the merge queue, as tested${record.mergedAs ? `: \`${branch}\` is now at ${record.mergedAs}` : ''}.`,
         checkRun: { status: 'completed', conclusion: 'success' },
         announce: false,
       };
@@ -125,7 +128,17 @@ export function presentedState(
 
 function runOf(record: PullRequestRecord): string {
   const last = record.timeline.at(-1);
-  return last?.testRunId ? `, \`${last.testRunId}\`` : '';
+  return last?.testRunId ? ` (test run \`${last.testRunId}\`)` : '';
+}
+
+/**
+ * The test branch and its commit. A full sha stays outside backticks so GitHub links it to the commit,
+ * whose page shows the checks CI reports on it.
+ */
+function testedOnText(record: PullRequestRecord): string {
+  const on = record.testedOn;
+  if (!on) return "this PR's test branch";
+  return `its test branch \`${on.branch}\`${on.sha ? ` at ${on.sha}` : ''}`;
 }
 
 /** The live comment's body. */

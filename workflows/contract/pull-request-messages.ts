@@ -59,6 +59,15 @@ export interface PrTransitionNotice {
   transition: TimelineEntry;
   details: PrDetails;
   presentation?: Presentation;
+  /** The test branch (and its commit, once built) of the run this transition came from. */
+  testedOn?: TestedOn;
+  /** For `merged` by the queue: the target branch's tip right after the landing. */
+  mergedAs?: string;
+}
+
+export interface TestedOn {
+  branch: string;
+  sha: string | null;
 }
 
 /** What presenting a record on the host left there, so the next update edits instead of adding. */
@@ -97,6 +106,10 @@ export interface PullRequestRecord {
   isCurrentlySubmittedToQueue: boolean;
   verifiedByTestRun: string | null;
   timeline: TimelineEntry[];
+  /** The latest test branch the PR was tested on (absent from records made before it was kept). */
+  testedOn?: TestedOn | null;
+  /** Merged by the queue: the target's tip right after its landing, which contains the PR. */
+  mergedAs?: string | null;
 }
 
 /** Ends with the submission, answering its final record. */
@@ -105,7 +118,8 @@ export type PullRequestWorkflow = (input: PullRequestWorkflowInput) => Promise<P
 export const prTransitionSignal = defineSignal<[PrTransitionNotice]>('prTransition');
 
 /**
- * New details of a submission between transitions (today: why a not-ready PR waits, when that changed).
+ * New details of a submission between transitions: why a not-ready PR waits, when that changed, and the
+ * commit its test run built.
  * Applied only when the record has exactly `afterSeq` transitions, so a refresh never overtakes a
  * transition or outlives the state it describes.
  */
@@ -113,6 +127,8 @@ export interface PrDetailsRefresh {
   submissionId: string;
   afterSeq: number;
   details: PrDetails;
+  /** The run's test branch, once built (the transition to testing comes before the build). */
+  testedOn?: TestedOn;
 }
 
 export const prDetailsSignal = defineSignal<[PrDetailsRefresh]>('prDetails');

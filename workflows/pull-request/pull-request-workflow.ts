@@ -34,6 +34,7 @@ import {
   prTransitionSignal,
   type Presentation,
   type PresentedIds,
+  type PrDetailsRefresh,
   type PrTransitionNotice,
   type PullRequestRecord,
   type PullRequestWorkflowInput,
@@ -90,9 +91,20 @@ export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Prom
     record.skipTheLine = n.details.priorityValue === 0;
     record.isCurrentlySubmittedToQueue = !isTerminal(t.to);
     if (t.to === 'merged' && t.testRunId) record.verifiedByTestRun = t.testRunId;
+    if (n.testedOn) record.testedOn = n.testedOn;
+    if (n.mergedAs) record.mergedAs = n.mergedAs;
     record.timeline.push(t);
     if (record.timeline.length > MAX_TIMELINE) record.timeline.splice(1, 1);
     upsertSearchAttributes([{ key: PR_STATE, value: t.to }]);
+  };
+
+  /** A refresh made after a transition that has not arrived yet waits for it (only the newest). */
+  let early: PrDetailsRefresh | null = null;
+  const refresh = (r: PrDetailsRefresh) => {
+    if (isTerminal(record.state)) return;
+    record.details = { ...r.details, headSha: r.details.headSha || record.details?.headSha || '' };
+    if (r.testedOn) record.testedOn = r.testedOn;
+    refreshed += 1;
   };
 
   setHandler(prTransitionSignal, (notice) => {
@@ -104,15 +116,15 @@ export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Prom
       applied += 1;
       apply(next);
     }
+    if (early && early.afterSeq <= applied) {
+      if (early.afterSeq === applied) refresh(early);
+      early = null;
+    }
   });
-  setHandler(prDetailsSignal, (refresh) => {
-    if (refresh.submissionId !== input.submissionId || refresh.afterSeq !== applied) return;
-    if (isTerminal(record.state)) return;
-    record.details = {
-      ...refresh.details,
-      headSha: refresh.details.headSha || record.details?.headSha || '',
-    };
-    refreshed += 1;
+  setHandler(prDetailsSignal, (r) => {
+    if (r.submissionId !== input.submissionId || r.afterSeq < applied) return;
+    if (r.afterSeq === applied) refresh(r);
+    else if (!early || r.afterSeq >= early.afterSeq) early = r;
   });
   setHandler(getPullRequestQuery, () => record);
 

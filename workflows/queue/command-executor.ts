@@ -128,6 +128,9 @@ export class CommandExecutor {
             }
             run.status = 'in_progress';
             this.ctx.push({ type: 'testRunStarted', runId: run.runId, baseSha: built.baseSha });
+            // Its PRs' records (and live comments) name the commit CI now checks.
+            for (const pr of cmd.prs)
+              this.ctx.refreshDetails(pr, { branch: built.branchName, sha: built.headSha });
             if (run.runner === 'statuses') {
               judgeStatuses(this.ctx, run);
               // CI may have reported before the run knew its commit: read what the host holds.

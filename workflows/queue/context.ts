@@ -9,7 +9,7 @@
  * what the engine decides comes back to them only through commands the drain loop routes.
  */
 import type { EngineEvent } from '../engine';
-import type { QueueKey } from '../contract';
+import type { QueueKey, TestedOn } from '../contract';
 import type { Carried } from './carried';
 
 export interface QueueContext {
@@ -27,5 +27,5 @@ export interface QueueContext {
    * Tells the PR's record that its details changed between transitions (pr-notifier.ts `refresh`):
    * called by whoever changed a waiting PR's readiness.
    */
-  refreshDetails(pr: number): void;
+  refreshDetails(pr: number, testedOn?: TestedOn): void;
 }

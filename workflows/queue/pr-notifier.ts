@@ -10,7 +10,7 @@
 import { patched } from '@temporalio/workflow';
 import type { TransitionEvent } from '../../activities/events/types';
 import { parsePriority, priorityName, type NotifyPr } from '../engine';
-import type { Presentation, PrTransitionNotice } from '../contract';
+import type { Presentation, PrTransitionNotice, TestedOn } from '../contract';
 import { notify } from './activity-proxies';
 import { detailsOf } from './carried';
 import type { QueueContext } from './context';
@@ -46,6 +46,7 @@ export class PrNotifier {
         entry?.noBatch ?? false,
       ),
       presentation: this.presentationOf(cmd.pr),
+      ...this.runOf(cmd),
     };
     const list = this.notices.get(cmd.pr) ?? [];
     list.push(notice);
@@ -53,11 +54,12 @@ export class PrNotifier {
   }
 
   /**
-   * Sends a submission's current details to its record between transitions (why it waits changed).
+   * Sends a submission's current details to its record between transitions (why it waits changed, or
+   * the commit its test run built: `testedOn`).
    * Nothing when a transition of it is about to be sent anyway (it carries the details), or before
    * its record exists. Behind a patch: queues recorded before refreshes replay without them.
    */
-  refresh(pr: number): void {
+  refresh(pr: number, testedOn?: TestedOn): void {
     const meta = this.ctx.carried.prs[String(pr)];
     if (!meta || meta.notified === 0 || this.notices.has(pr)) return;
     if (!patched(DETAILS_REFRESH_PATCH)) return;
@@ -72,8 +74,24 @@ export class PrNotifier {
     );
     const { key } = this.ctx;
     const workflow = { key, prNumber: pr, submissionId: meta.submissionId, submittedAt: meta.submittedAt };
-    const refresh = { submissionId: meta.submissionId, afterSeq: meta.notified, details };
+    const refresh = {
+      submissionId: meta.submissionId,
+      afterSeq: meta.notified,
+      details,
+      ...(testedOn ? { testedOn } : {}),
+    };
     this.ctx.track(() => notify.refreshPullRequestDetails({ workflow, refresh }));
+  }
+
+  /** Where the transition's run tested the PR, and for a landing what the target became. */
+  private runOf(cmd: NotifyPr): Pick<PrTransitionNotice, 'testedOn' | 'mergedAs'> {
+    const run = cmd.runId ? this.ctx.carried.runs.find((r) => r.runId === cmd.runId) : undefined;
+    const tip = this.ctx.carried.engine.tipSha;
+    return {
+      ...(run?.branchName ? { testedOn: { branch: run.branchName, sha: run.headSha } } : {}),
+      // The engine has moved its tip past the landing by the time it reports the PR merged.
+      ...(cmd.to === 'merged' && cmd.reason !== 'MANUAL_MERGE' && tip ? { mergedAs: tip } : {}),
+    };
   }
 
   /** The queue's presentation settings and the PR's place in the line, as of this transition. */

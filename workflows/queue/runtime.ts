@@ -12,7 +12,7 @@
  */
 import { log, uuid4 } from '@temporalio/workflow';
 import { decide, type EngineCommand, type EngineEvent } from '../engine';
-import type { QueueKey } from '../contract';
+import type { QueueKey, TestedOn } from '../contract';
 import { bounded, type Carried, MAX_FINISHED_RUNS } from './carried';
 import { CommandExecutor } from './command-executor';
 import type { QueueContext } from './context';
@@ -76,8 +76,8 @@ export class QueueRuntime implements QueueContext {
       });
   }
 
-  refreshDetails(pr: number): void {
-    this.notifier.refresh(pr);
+  refreshDetails(pr: number, testedOn?: TestedOn): void {
+    this.notifier.refresh(pr, testedOn);
   }
 
   drain(): void {

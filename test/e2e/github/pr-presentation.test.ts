@@ -49,6 +49,90 @@ test('a merged PR shows one live comment that ends "Merged" and a successful che
   expect(final.runs).toEqual([{ status: 'completed', conclusion: 'success', title: 'Merged into `main`' }]);
 }, 120_000);
 
+/** The live comment's headlines in the order GitHub announced them (created, then every edit). */
+function liveHeadlines(n: number): string[] {
+  return hub()
+    .webhooks.deliveries.filter((d) => d.event === 'issue_comment' && d.action !== 'deleted')
+    .map((d) => d.payload as { issue: { number: number }; comment: { body: string } })
+    .filter((p) => p.issue.number === n && p.comment.body.includes(LIVE))
+    .map((p) => /\*\*([^*\n]+)\*\*\n\n/.exec(p.comment.body.split(LIVE)[1]!)?.[1] ?? '?');
+}
+
+/** The titles the PR's check run was written with, in order, and how it ended. */
+function checkRunStory(n: number): string[] {
+  const head = hub().pullRequest(h!.repo.owner, h!.repo.name, n).headSha;
+  const ids = new Set(
+    hub()
+      .state.checkRuns.filter((r) => r.headSha === head && r.name === 'railyard merge queue')
+      .map((r) => r.id),
+  );
+  return hub()
+    .state.checkRunWrites.filter((w) => ids.has(w.runId))
+    .map((w) => `${w.status}${w.conclusion ? `/${w.conclusion}` : ''}: ${w.title ?? ''}`);
+}
+
+const dedupe = (items: string[]) => items.filter((item, i) => item !== items[i - 1]);
+
+test('a write collaborator comments /trunk merge: the live comment and the check run go queued → testing → merged', async () => {
+  // CI reports on test branches only when the test says so, so each state lasts long enough to show.
+  h = await startGitHubQueueHarness(hub(), {
+    ci: (_sha, branch) => (branch.startsWith('trunk-merge/') ? null : 'success'),
+  });
+  await h.createQueue(
+    { concurrency: 1, mergeMethod: 'merge_commit' },
+    { requiredStatuses: ['test'], commandsEnabled: true, ...SHOWN },
+  );
+  hub().setPermission(h.repo.owner, h.repo.name, 'alice', 'write');
+  const first = await h.openPr({ 'f1.txt': '1\n' }, 'first');
+  const second = await h.openPr({ 'f2.txt': '2\n' }, 'second');
+  hub().comment(h.repo.owner, h.repo.name, first.number, { author: 'alice', body: '/trunk merge' });
+  await h.waitFor('the first PR testing', async () => (await h!.pr(first.number))?.state === 'testing');
+  hub().comment(h.repo.owner, h.repo.name, second.number, { author: 'alice', body: '/trunk merge' });
+  // The second waits behind the first (concurrency 1): its comment says where it stands.
+  await h.waitFor('the second PR queued on GitHub', () =>
+    Promise.resolve(liveHeadlines(second.number).at(-1)?.startsWith('⏳ Queued: position 2 of 2')),
+  );
+  const passTestBranch = async (n: number) => {
+    const record = await h!.waitFor(`PR #${n}'s test commit`, async () => {
+      const r = await h!.pr(n);
+      return r?.state === 'testing' && r.testedOn?.sha ? r : undefined;
+    });
+    await h!.waitFor(`PR #${n}'s comment saying it is testing`, () =>
+      Promise.resolve(
+        liveHeadlines(n).at(-1) === '🧪 Testing' &&
+          shown(n).live[0]?.includes(`\`${record.testedOn!.branch}\` at ${record.testedOn!.sha}`),
+      ),
+    );
+    hub().setCheckRun(h!.repo.owner, h!.repo.name, record.testedOn!.sha!, {
+      name: 'test',
+      conclusion: 'success',
+    });
+  };
+  await passTestBranch(first.number);
+  expect((await h.settled(first.number)).state).toBe('merged');
+  await passTestBranch(second.number);
+  const merged = await h.settled(second.number);
+  expect(merged.state).toBe('merged');
+  expect(merged.mergedAs).toBe(h.mainTip());
+  await h.waitFor('the merged state on the second PR', () =>
+    Promise.resolve(
+      liveHeadlines(second.number).at(-1)?.startsWith('🎉 Merged') &&
+        checkRunStory(second.number).at(-1)?.startsWith('completed'),
+    ),
+  );
+  expect(dedupe(liveHeadlines(second.number))).toEqual([
+    '⏳ Queued: position 2 of 2',
+    '🧪 Testing',
+    '🎉 Merged into `main`',
+  ]);
+  expect(shown(second.number).live[0]).toContain(`\`main\` is now at ${h.mainTip()}`);
+  expect(dedupe(checkRunStory(second.number))).toEqual([
+    'in_progress: Queued: position 2 of 2',
+    'in_progress: Testing',
+    'completed/success: Merged into `main`',
+  ]);
+}, 120_000);
+
 test('a failed PR says why in its live comment, mentions its author once, and fails its check run', async () => {
   h = await startGitHubQueueHarness(hub());
   await h.createQueue({ mergeMethod: 'squash' }, { requiredStatuses: ['test'], ...SHOWN });

@@ -202,6 +202,13 @@ export class FakeHubState {
   readonly statuses: CommitStatus[] = [];
   readonly comments: IssueComment[] = [];
   readonly reviews: Review[] = [];
+  /** Every write of an App's check run, in order: what a person watching the PR saw it go through. */
+  readonly checkRunWrites: {
+    runId: number;
+    status: CheckRun['status'];
+    conclusion: CheckRun['conclusion'];
+    title: string | null;
+  }[] = [];
   /** Roles by `<repository id>:<lower-case login>` (setPermission). */
   readonly roles = new Map<string, RepositoryRole>();
   private nextId = 1000;
@@ -554,6 +561,12 @@ export class FakeHubState {
     run.conclusion = completed ? input.conclusion : null;
     run.completedAt = completed ? new Date() : null;
     run.byApp = input.byApp;
+    this.checkRunWrites.push({
+      runId: run.id,
+      status: run.status,
+      conclusion: run.conclusion,
+      title: input.byApp.title,
+    });
     if (!existing) {
       this.checkRuns.push(run);
       this.emit({
