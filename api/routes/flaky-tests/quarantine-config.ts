@@ -74,6 +74,8 @@ export function quarantineConfigRoutes({ store }: FlakyRouteDeps) {
           body: GetQuarantineConfigRequest,
           response: { 200: GetQuarantineConfigResponse },
         },
+        // The CLI on a fork's PR sends the repository's public id instead of a key (plugins/fork-auth.ts).
+        config: { forkAuth: 'public-repo-id' },
       },
       async (request) => {
         const body = request.body;

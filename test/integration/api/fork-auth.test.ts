@@ -135,6 +135,21 @@ describe('x-trunk-public-repo-id', () => {
     expect(uploads.at(-1)).toEqual({ org: 'acme', repo: 'app' });
   });
 
+  it('lets the CLI read the quarantine config of that repository (getQuarantineConfig opts in)', async () => {
+    const id = await publicIdOf(acmeKey, 'app');
+    const ask = (repo: object) =>
+      app.local.inject({
+        method: 'POST',
+        url: '/v1/metrics/getQuarantineConfig',
+        headers: { 'x-api-token': '', 'x-trunk-public-repo-id': id },
+        payload: { repo, orgUrlSlug: 'acme', remoteUrls: [], testIdentifiers: [] },
+      });
+    const own = await ask(local('app'));
+    expect([own.statusCode, own.json()]).toEqual([200, { isDisabled: true, testIds: [] }]);
+    const other = await ask(local('other'));
+    expect(other.statusCode).toBe(403);
+  });
+
   it('refuses the public id for any other repository, the same organisation’s or another’s (403)', async () => {
     const id = await publicIdOf(acmeKey, 'app');
     for (const repo of [local('other'), { host: 'local', owner: 'globex', name: 'rival' }, local('nobody')]) {

@@ -114,6 +114,16 @@ function table(ids: Ids): Record<string, Probe> {
       status: 404,
       answer: NO_QUEUE,
     },
+    'POST /v1/getSubmittedPullRequests': {
+      body: { ...QUEUE, prs: [{ number: ids.mergedPr }] },
+      status: 404,
+      answer: NO_QUEUE,
+    },
+    'POST /v1/listMergeQueueTestingResults': {
+      body: { ...QUEUE, since: new Date(Date.now() - 86_400_000).toISOString() },
+      status: 404,
+      answer: NO_QUEUE,
+    },
     'POST /v1/reportTestStatus': {
       body: { ...QUEUE, sha: 'a'.repeat(40), context: 'ci', state: 'failure' },
       status: 404,
