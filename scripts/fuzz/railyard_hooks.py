@@ -8,7 +8,8 @@ run seeded (scripts/fuzz/seed.ts, passed as JSON in FUZZ_SEED):
   `org_url_slug` when they carry one), and two thirds of those also a seeded PR number, test id
   (check-quarantine: seeded tests by id or by name), or, half the time, a valid page token with the
   query it was issued for (list-failing-tests, list-unhealthy-tests, list-quarantined-tests;
-  otherwise the first page); the case-insensitive enums of those flaky-test requests (`status`,
+  otherwise the first page); Trunk's `orgUrlSlug` the seeded organisation and getQuarantineConfig's
+  tests seeded test ids; the case-insensitive enums of those flaky-test requests (`status`,
   `override`), which the document can only give as strings, get a valid value;
 - path parameters: half get a seeded test id, ticket, subscription id (DELETE: one of the disabled
   subscriptions kept for it) or delivery id; a deliveries listing also a delivery id as cursor;
@@ -121,6 +122,8 @@ def _map_body(path: str, method: str, body, roll: int):
         body["targetBranch"] = SEED["branch"]
     if "org_url_slug" in body:
         body["org_url_slug"] = SEED["org"]
+    if "orgUrlSlug" in body:
+        body["orgUrlSlug"] = SEED["org"]
     if roll % 4 == 2:
         return body
     pr = body.get("pr")
@@ -128,6 +131,11 @@ def _map_body(path: str, method: str, body, roll: int):
         body["pr"] = dict(pr, number=1 + (roll // 4) % SEED["prs"])
     if path.startswith("/v1/flaky-tests/"):
         _deep_flaky(path, body, roll // 4)
+    if path.endswith("/getQuarantineConfig") and isinstance(body.get("testIdentifiers"), list):
+        body["testIdentifiers"] = [
+            dict(item, id=_pick(SEED["flaky"]["tests"], roll + i)["id"]) if isinstance(item, dict) else item
+            for i, item in enumerate(body["testIdentifiers"])
+        ]
     return body
 
 

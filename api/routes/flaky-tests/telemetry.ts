@@ -10,6 +10,8 @@
  * nothing railyard acts on (per-address rate limits apply as to any request without a key).
  */
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { tags } from './deps';
 
 export const TELEMETRY_BODY_LIMIT_BYTES = 64 * 1024;
@@ -26,14 +28,18 @@ export function telemetryRoutes() {
       (_request, _body, done) => done(null, undefined),
     );
     for (const path of PATHS)
-      app.post(
+      app.withTypeProvider<ZodTypeProvider>().post(
         path,
         {
           bodyLimit: TELEMETRY_BODY_LIMIT_BYTES,
           config: { public: true },
-          schema: { tags, summary: 'Trunk client telemetry: accepted and dropped (railyard keeps none).' },
+          schema: {
+            tags,
+            summary: 'Trunk client telemetry: accepted and dropped (railyard keeps none).',
+            response: { 204: z.null().describe('Dropped; no body.') },
+          },
         },
-        async (_request, reply) => reply.code(204).send(),
+        async (_request, reply) => reply.code(204).send(null),
       );
   };
 }
