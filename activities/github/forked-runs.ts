@@ -13,8 +13,8 @@
  *    this PR's current head.
  *
  * Invariants: at most two REST calls per request, both within `deadlineMs`; a refusal is one sentence
- * naming what did not match (no token, no GitHub body); GitHub being unreachable is `unavailable`,
- * never an acceptance.
+ * naming what did not match (no token, no GitHub body); GitHub refusing the App (403: no Actions: read)
+ * is `not_permitted` and GitHub being unreachable `unavailable`, never an acceptance.
  */
 import type { RepositoryKey } from '../../workflows/contract';
 import { GitHubApiError, type GitHubClients } from './rest-client';
@@ -27,7 +27,11 @@ export interface ForkedRunClaim {
 }
 
 export type ForkedRunVerdict =
-  { kind: 'accepted' } | { kind: 'refused'; reason: string } | { kind: 'unavailable'; reason: string };
+  | { kind: 'accepted' }
+  | { kind: 'refused'; reason: string }
+  /** GitHub refused the App itself (403: the installation lacks Actions: read). */
+  | { kind: 'not_permitted' }
+  | { kind: 'unavailable'; reason: string };
 
 export interface ForkedRunVerifier {
   verify(claim: ForkedRunClaim): Promise<ForkedRunVerdict>;
@@ -101,11 +105,16 @@ export function createForkedRunVerifier(
       });
       try {
         return await Promise.race([
-          check(claim).catch((err: unknown): ForkedRunVerdict => ({
-            kind: 'unavailable',
-            reason:
-              err instanceof GitHubApiError ? `GitHub answered ${err.status}` : 'GitHub could not be reached',
-          })),
+          check(claim).catch((err: unknown): ForkedRunVerdict => {
+            if (err instanceof GitHubApiError && err.status === 403) return { kind: 'not_permitted' };
+            return {
+              kind: 'unavailable',
+              reason:
+                err instanceof GitHubApiError
+                  ? `GitHub answered ${err.status}`
+                  : 'GitHub could not be reached',
+            };
+          }),
           late,
         ]);
       } finally {

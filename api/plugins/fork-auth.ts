@@ -117,6 +117,10 @@ export function registerForkAuth(
             return;
           case 'refused':
             throw refuse(request, `x-forked-workflow-run-id was not accepted: ${verdict.reason}`);
+          case 'not_permitted':
+            throw forbidden(
+              `railyard's GitHub App may not read the workflow runs of ${repositoryLabel(named)}: it needs the Actions: read permission (docs/github.md).`,
+            );
           case 'unavailable':
             throw unavailable(
               `x-forked-workflow-run-id could not be checked with GitHub (${verdict.reason}); retry shortly.`,
