@@ -19,6 +19,11 @@ import { ConfigError, envInt } from '../platform/env';
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 export const DEFAULT_GITHUB_HOST = 'github.com';
 export const DEFAULT_GITHUB_RECONCILE_MINUTES = 5;
+/**
+ * Writes per minute per installation left to showing PRs (comments, check runs): half of GitHub's 80
+ * content-creating requests a minute, so the queue's own writes (landings, draft PRs) keep the rest.
+ */
+export const DEFAULT_GITHUB_PRESENTATION_WRITES_PER_MINUTE = 40;
 
 const hostName = z
   .string()
@@ -55,6 +60,10 @@ export const gitHubConfigShape = {
     .default('trunk-merge/'),
   /** Period of the reconciliation Schedule (worker): redelivery, unhandled deliveries, queue hints. */
   RAILYARD_GITHUB_RECONCILE_MINUTES: envInt(1, 1440).default(DEFAULT_GITHUB_RECONCILE_MINUTES),
+  /** Pace of the PR presenter's writes, per worker and installation (GitHub's secondary limits). */
+  RAILYARD_GITHUB_PRESENTATION_WRITES_PER_MINUTE: envInt(1, 600).default(
+    DEFAULT_GITHUB_PRESENTATION_WRITES_PER_MINUTE,
+  ),
 };
 
 type GitHubConfig = z.infer<z.ZodObject<typeof gitHubConfigShape>>;
@@ -74,6 +83,8 @@ export interface GitHubAppSettings {
   testBranchPrefix: string;
   /** Minutes between two runs of the GitHub reconciliation (worker/github-reconciliation-schedule.ts). */
   reconcileMinutes: number;
+  /** Writes per minute per installation the PR presenter may make (its own lane, rest-client.ts). */
+  presentationWritesPerMinute: number;
 }
 
 /**
@@ -143,6 +154,7 @@ export function gitHubAppSettingsOf(
     ).replace(/\/+$/, ''),
     testBranchPrefix: config.RAILYARD_GITHUB_TEST_BRANCH_PREFIX,
     reconcileMinutes: config.RAILYARD_GITHUB_RECONCILE_MINUTES,
+    presentationWritesPerMinute: config.RAILYARD_GITHUB_PRESENTATION_WRITES_PER_MINUTE,
   };
 }
 

@@ -14,7 +14,10 @@
  * - A limit is waited out at most `maxLimitRetries` times per request; after that the call fails and
  *   the activity's own retry policy takes over, so a long limit never pins a worker slot.
  * - Clients are created lazily and kept per installation id (bounded).
+ * - Writes are paced per lane and installation (plugin-throttling's write and notification groups,
+ *   owned by this factory): a lane's burst never delays another lane or another installation.
  */
+import Bottleneck from 'bottleneck';
 import type { GitHubAppAuth } from './app-auth';
 import { wrap } from './app-auth';
 
@@ -58,6 +61,15 @@ export interface GitHubClientOptions {
   /** Retries of 5xx answers (plugin-retry; default 3). */
   retries?: number;
   onLimit?: (what: 'primary' | 'secondary', retryAfterSeconds: number, route: string) => void;
+  /**
+   * Name of these clients' write lane. Writes are paced per lane and installation: clients of another
+   * lane (the PR presenter's) never delay these, and one installation's writes never delay another's.
+   */
+  lane?: string;
+  /** Least time between two writes of one installation in this lane (default 1,000 ms, Octokit's). */
+  writeIntervalMs?: number;
+  /** Least time between two writes that notify people (comments; default 3,000 ms, Octokit's). */
+  notificationIntervalMs?: number;
 }
 
 interface Cached {
@@ -81,6 +93,13 @@ export async function createGitHubClients(
   const maxWait = opts.maxLimitWaitSeconds ?? 60;
   const maxCached = opts.maxCachedReads ?? 2_000;
   const clients = new Map<number, GitHubRest>();
+  const lane = opts.lane ?? 'core';
+  // This factory's own pacing groups (Octokit's would be shared with every client in the process).
+  const writeGroup = new Bottleneck.Group({ maxConcurrent: 1, minTime: opts.writeIntervalMs ?? 1_000 });
+  const notificationGroup = new Bottleneck.Group({
+    maxConcurrent: 1,
+    minTime: opts.notificationIntervalMs ?? 3_000,
+  });
 
   function build(installationId: number): GitHubRest {
     const onLimit =
@@ -92,7 +111,15 @@ export async function createGitHubClients(
     const octokit = new Client({
       baseUrl: settings.apiUrl,
       userAgent: 'railyard',
-      throttle: { onRateLimit: onLimit('primary'), onSecondaryRateLimit: onLimit('secondary') },
+      throttle: {
+        onRateLimit: onLimit('primary'),
+        onSecondaryRateLimit: onLimit('secondary'),
+        // Octokit keeps its pacing groups per process and keys them by this id ("no-id" otherwise):
+        // without it every installation would share one write lane.
+        id: `${lane}:${installationId}`,
+        write: writeGroup,
+        notifications: notificationGroup,
+      },
       retry: {
         retries: opts.retries ?? 3,
         doNotRetry: [304, 400, 401, 403, 404, 405, 409, 410, 422, 429, 451],

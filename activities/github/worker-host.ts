@@ -1,7 +1,8 @@
 /**
  * The worker's GitHub side, composed once from the App settings: one App authentication (tokens cached
  * per installation), one REST client per installation, and the `github` git host with its mirrors
- * under the worker's data folder. The worker (and the end-to-end harness) route repositories of the
+ * under the worker's data folder. The PR presenter has clients of its own, in a write lane paced at
+ * `presentationWritesPerMinute`, so showing PRs never delays the queue's own writes. The worker (and the end-to-end harness) route repositories of the
  * App's host to it (routing-git-host.ts).
  */
 import type { Pool } from 'pg';
@@ -33,6 +34,12 @@ export async function createGitHubWorkerHost(deps: {
   const { settings, pool } = deps;
   const auth = await createGitHubAppAuth(settings);
   const clients = await createGitHubClients(settings, auth, deps.clientOptions);
+  const presentationClients = await createPresentationClients(
+    settings,
+    auth,
+    settings.presentationWritesPerMinute,
+    deps.clientOptions,
+  );
   const gitHost = createGitHubGitHost({
     mirrorRoot: deps.mirrorRoot,
     gitUrl: settings.gitUrl,
@@ -45,7 +52,7 @@ export async function createGitHubWorkerHost(deps: {
   const enc = encodeURIComponent;
   const presenter = createGitHubPresenter({
     host: settings.host,
-    clients,
+    clients: presentationClients,
     installationOf: (repo) => installationCovering(pool, repo),
     ...(base
       ? {
@@ -55,4 +62,23 @@ export async function createGitHubWorkerHost(deps: {
       : {}),
   });
   return { auth, clients, gitHost, presenter };
+}
+
+/**
+ * The PR presenter's clients: a write lane of their own paced at `writesPerMinute` per installation, so
+ * a burst of comment edits never delays a landing (and stays inside GitHub's secondary limits).
+ */
+export function createPresentationClients(
+  settings: { apiUrl: string },
+  auth: Pick<GitHubAppAuth, 'installationToken' | 'forget'>,
+  writesPerMinute: number,
+  clientOptions: GitHubClientOptions = {},
+): Promise<GitHubClients> {
+  const interval = Math.ceil(60_000 / writesPerMinute);
+  return createGitHubClients(settings, auth, {
+    ...clientOptions,
+    lane: 'presentation',
+    writeIntervalMs: interval,
+    notificationIntervalMs: Math.max(interval, clientOptions.notificationIntervalMs ?? 3_000),
+  });
 }

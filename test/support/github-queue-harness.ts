@@ -21,6 +21,8 @@ import { createRoutingGitHost } from '../../activities/git/routing-git-host';
 import { createGitHubGitHost } from '../../activities/git/github-git-host';
 import { createGitHubAppAuth } from '../../activities/github/app-auth';
 import { createGitHubPresenter } from '../../activities/github/pr-presenter';
+import { DEFAULT_GITHUB_PRESENTATION_WRITES_PER_MINUTE } from '../../activities/github/config';
+import { createPresentationClients } from '../../activities/github/worker-host';
 import { createGitHubClients, type GitHubClientOptions } from '../../activities/github/rest-client';
 import { createGitHubOwnerLookup } from '../../activities/github/owner-lookup';
 import { createQueueHinter } from '../../activities/github/queue-hints';
@@ -78,6 +80,9 @@ export interface GitHubHarnessOptions {
   ci?: (sha: string, branch: string, files: string[]) => CiVerdict;
   /** Rate-limit handling of the GitHub clients (tests shorten the waits). */
   clientOptions?: GitHubClientOptions;
+  /** The PR presenter's write pace per installation (default the worker's). */
+  presentationWritesPerMinute?: number;
+  presentationClientOptions?: GitHubClientOptions;
   logLevel?: 'WARN' | 'ERROR';
 }
 
@@ -236,6 +241,13 @@ export async function startGitHubQueueHarness(
       onLimit: (what, seconds, route) =>
         logs.push(`worker ${index}: ${what} limit, waiting ${seconds}s (${route})`),
     });
+    // As the worker does (worker-host.ts): showing PRs in a write lane of its own.
+    const presentationClients = await createPresentationClients(
+      settings,
+      auth,
+      opts.presentationWritesPerMinute ?? DEFAULT_GITHUB_PRESENTATION_WRITES_PER_MINUTE,
+      { maxLimitWaitSeconds: 5, ...opts.clientOptions, ...opts.presentationClientOptions },
+    );
     const gitHubHost = createGitHubGitHost({
       mirrorRoot: path.join(dir, 'mirrors'),
       gitUrl: hub.url,
@@ -269,7 +281,7 @@ export async function startGitHubQueueHarness(
         gitHubHost: 'github.com',
         presenter: createGitHubPresenter({
           host: 'github.com',
-          clients,
+          clients: presentationClients,
           installationOf: (r) => installationCovering(pool, r),
         }),
       }),

@@ -24,6 +24,7 @@ import { createFakeApp, createTokenStore, credentialOf, verifyAppJwt, type FakeA
 import { SERVED_OPERATIONS } from './contract/operations';
 import { createContractValidator, type MatchedOperation } from './contract/validator';
 import type { Actor } from './events';
+import { createWriteRateLimiter, type WriteRateLimit } from './secondary-limits';
 import { findHttpBackend, installHooks, runHttpBackend } from './git-http';
 import { botLogin, handleRest, type RestContext } from './rest';
 import {
@@ -150,6 +151,12 @@ export interface FakeHub {
 export interface FakeHubKnobs {
   /** The next `requests` REST requests get GitHub's secondary rate limit answer with `retry-after`. */
   secondaryRateLimit(requests: number, options?: { status?: 403 | 429; retryAfterSeconds?: number }): void;
+  /**
+   * GitHub's limit on content-creating requests: at most `writes` per installation in any `windowMs`
+   * (null: off). `secondaryLimitStats` says how many were refused and the most accepted in a window.
+   */
+  secondaryLimitRate(limit: WriteRateLimit | null): void;
+  secondaryLimitStats(): { refused: number; peak: number; accepted: number };
   /** The next `reads` of `GET /pulls/{n}` answer `mergeable: null` ("unknown"), as GitHub computes it. */
   mergeableUnknown(owner: string, repo: string, number: number, reads: number): void;
   /** Every installation token issued so far expires now. */
@@ -204,6 +211,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
   const buckets = new Map<string, RateBucket>();
   const mergeableUnknown = new Map<string, number>();
   let secondary = { remaining: 0, status: 403 as 403 | 429, retryAfter: 60 };
+  const writeRate = createWriteRateLimiter();
   let corrupt: ((body: unknown) => unknown) | null = null;
 
   const fastify = Fastify({ logger: false });
@@ -371,6 +379,15 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
         info.bucket = `installation:${installationId}`;
       }
 
+      const waitSeconds = writeRate.admit(info.bucket, request.method);
+      if (waitSeconds !== null)
+        return reply
+          .code(403)
+          .header('retry-after', String(waitSeconds))
+          .send({
+            message: `You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID ${request.id}.`,
+            documentation_url: SECONDARY_DOCS,
+          });
       if (secondary.remaining > 0) {
         secondary.remaining -= 1;
         return reply
@@ -608,6 +625,8 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
           retryAfter: knob.retryAfterSeconds ?? 60,
         };
       },
+      secondaryLimitRate: (limit) => writeRate.set(limit),
+      secondaryLimitStats: () => writeRate.stats(),
       mergeableUnknown(owner, repo, number, reads) {
         const { repository } = requirePull(owner, repo, number);
         mergeableUnknown.set(`${repository.id}#${number}`, reads);

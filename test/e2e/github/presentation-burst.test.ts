@@ -1,0 +1,71 @@
+/**
+ * A burst of 30 PRs on a queue that shows each PR on GitHub (live comment and check run): every PR
+ * merges, ends showing "Merged" in both, and the presenter's writes never trip fakehub's rate-based
+ * secondary limit. Time is scaled by ten: GitHub's 80 content-creating requests a minute become 80 in
+ * six seconds, and the presenter's 40 writes a minute (its default pace) 400 a minute.
+ */
+import { queueWorkflowId, updateQueueUpdate } from '../../../workflows/contract';
+import { useFakeHub } from '../../support/fakehub';
+import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+
+const hub = useFakeHub();
+let h: GitHubQueueHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const SCALE = 10;
+const LIMIT = { writes: 80, windowMs: 60_000 / SCALE };
+const PRS = 30;
+const LIVE = '<!-- railyard:live-comment -->';
+
+test(`the comments and check runs of a ${PRS}-PR burst stay under the secondary limit`, async () => {
+  hub().knobs.secondaryLimitRate(LIMIT);
+  h = await startGitHubQueueHarness(hub(), {
+    presentationWritesPerMinute: 40 * SCALE,
+    presentationClientOptions: { notificationIntervalMs: 3_000 / SCALE },
+  });
+  await h.createQueue(
+    {
+      batch: true,
+      batchingMinSize: 10,
+      batchingMaxWaitTimeMinutes: 0.05,
+      concurrency: 2,
+      mergeMethod: 'squash',
+    },
+    { requiredStatuses: ['test'], commentsEnabled: true, statusCheckEnabled: true },
+  );
+  const queue = h.client.workflow.getHandle(queueWorkflowId(h.key));
+  await queue.executeUpdate(updateQueueUpdate, { args: [{ config: {}, state: 'paused' }] });
+  const prs: number[] = [];
+  for (let i = 0; i < PRS; i++) prs.push((await h.openPr({ [`f${i}.txt`]: `${i}\n` }, `change ${i}`)).number);
+  for (const n of prs) await h.submit(n);
+  const started = Date.now();
+  await queue.executeUpdate(updateQueueUpdate, { args: [{ config: {}, state: 'running' }] });
+
+  for (const n of prs) expect((await h.settled(n, 120_000)).state).toBe('merged');
+  const mergedAfter = Date.now() - started;
+  const { owner, name } = h.repo;
+  const merged = (n: number) => {
+    const head = hub().pullRequest(owner, name, n).headSha;
+    const run = hub().state.checkRuns.find((r) => r.headSha === head && r.name === 'railyard merge queue');
+    const live = hub()
+      .comments(owner, name, n)
+      .filter((c) => c.body.includes(LIVE));
+    return run?.conclusion === 'success' && live.length === 1 && live[0]!.body.includes('Merged into `main`');
+  };
+  await h.waitFor('every PR showing "Merged"', () => Promise.resolve(prs.every(merged)), 120_000);
+  const shownAfter = Date.now() - started;
+
+  const stats = hub().knobs.secondaryLimitStats();
+  console.log(
+    `${PRS}-PR burst: merged in ${(mergedAfter / 1000).toFixed(1)} s, shown in ${(shownAfter / 1000).toFixed(1)} s; ` +
+      `${stats.accepted} REST writes, at most ${stats.peak} in any ${LIMIT.windowMs / 1000} s ` +
+      `(limit ${LIMIT.writes}), ${stats.refused} refused`,
+  );
+  expect(stats.refused).toBe(0);
+  expect(stats.peak).toBeLessThanOrEqual(LIMIT.writes);
+  expect(h.logs.filter((l) => l.includes('secondary limit'))).toEqual([]);
+  expect(h.mainLog()).toHaveLength(PRS);
+}, 360_000);
