@@ -1,0 +1,196 @@
+/**
+ * A protobuf test report (`internal.bin`, `internal/N`) as the ParsedJunitFile the JUnit parser
+ * would give for the same results, so ingestion cannot tell the two apart. Like Trunk's reader, the
+ * bytes are decoded as a `TestReport`, and when that fails as a single `TestResult`.
+ *
+ * Mapping of one TestCaseRun: name, classname, file and parent_name are the identity (parent_name is
+ * also the suite); SUCCESS → passed, FAILURE → failed, SKIPPED → skipped, and UNSPECIFIED → skipped
+ * (it is neither a pass nor a failure); the duration is finished_at − started_at; test_output (or the
+ * deprecated status_output_message) gives the failure message and body and the captured output.
+ * Runs of one test are its attempts, ordered by attempt_index when every run has one (rspec), else in
+ * report order; the JUnit parser's merge does that, with its limits.
+ *
+ * Invariants: the same bounds as a JUnit file (test cases, attempts per test, text lengths, shortened
+ * identity fields); the input is decoded only from a buffer the caller has already bounded.
+ */
+import protobuf from 'protobufjs';
+import { DEFAULT_JUNIT_LIMITS, type JunitLimits, type ParsedJunitFile, type ParsedTestCase } from '../junit';
+import { BoundedTextBuilder, cutText } from '../junit/limits';
+import { type CaseOccurrence, mergeOccurrences } from '../junit/merge';
+import type { AttemptStatus, FailureDetail, ParsedAttempt } from '../junit/types';
+import { refuse } from './errors';
+import { TEST_REPORT_PROTO } from './test-report-proto';
+
+interface Timestamp {
+  seconds?: number;
+  nanos?: number;
+}
+interface TestCaseRun {
+  name?: string;
+  classname?: string;
+  file?: string;
+  parent_name?: string;
+  line?: number;
+  status?: number;
+  started_at?: Timestamp;
+  finished_at?: Timestamp;
+  status_output_message?: string;
+  attempt_index?: { number?: number };
+  line_number?: { number?: number };
+  test_output?: { text?: string; message?: string; system_out?: string; system_err?: string };
+}
+interface TestResult {
+  test_case_runs?: TestCaseRun[];
+}
+interface TestReport {
+  test_results?: TestResult[];
+}
+
+interface ReportTypes {
+  readonly report: protobuf.Type;
+  readonly result: protobuf.Type;
+}
+
+let types: ReportTypes | null = null;
+/** The message types, parsed from the schema once, on first use. */
+function reportTypes(): ReportTypes {
+  if (types === null) {
+    const { root } = protobuf.parse(TEST_REPORT_PROTO, { keepCase: true });
+    types = {
+      report: root.lookupType('test_context.test_run.TestReport'),
+      result: root.lookupType('test_context.test_run.TestResult'),
+    };
+  }
+  return types;
+}
+
+const TO_OBJECT: protobuf.IConversionOptions = {
+  longs: Number,
+  enums: Number,
+  defaults: false,
+  arrays: true,
+};
+
+/** Decodes a report; refuses the entry (protobuf_malformed) when it is neither form. */
+export function decodeTestReport(bytes: Uint8Array, entryName: string): TestReport {
+  const { report, result } = reportTypes();
+  try {
+    return report.toObject(report.decode(bytes), TO_OBJECT);
+  } catch {
+    try {
+      return { test_results: [result.toObject(result.decode(bytes), TO_OBJECT)] };
+    } catch (err) {
+      const detail =
+        err instanceof Error ? err.message.replace(/\.+$/, '').slice(0, 200) : 'it cannot be decoded';
+      return refuse({ kind: 'protobuf_malformed', name: entryName, detail });
+    }
+  }
+}
+
+function statusOf(status: number | undefined): AttemptStatus {
+  switch (status) {
+    case 1:
+      return 'passed';
+    case 2:
+      return 'failed';
+    default:
+      return 'skipped';
+  }
+}
+
+const millis = (t: Timestamp | undefined) =>
+  t === undefined ? undefined : (t.seconds ?? 0) * 1_000 + Math.floor((t.nanos ?? 0) / 1_000_000);
+
+function bounded(text: string | undefined, maxChars: number) {
+  if (!text) return undefined;
+  const builder = new BoundedTextBuilder(maxChars);
+  builder.append(text);
+  return builder.build();
+}
+
+function attemptOf(run: TestCaseRun, limits: JunitLimits): ParsedAttempt {
+  const status = statusOf(run.status);
+  const output = run.test_output;
+  const message = cutText(output?.message || run.status_output_message || undefined, limits.maxMessageChars);
+  const body = bounded(output?.text, limits.maxBodyChars);
+  const detail: FailureDetail | undefined =
+    message === undefined && body === undefined
+      ? undefined
+      : { ...(message === undefined ? {} : { message }), ...(body === undefined ? {} : { body }) };
+  const started = millis(run.started_at);
+  const finished = millis(run.finished_at);
+  const durationMs =
+    started !== undefined && finished !== undefined && finished >= started ? finished - started : undefined;
+  const systemOut = bounded(output?.system_out, limits.maxOutputChars);
+  const systemErr = bounded(output?.system_err, limits.maxOutputChars);
+  return {
+    index: 0,
+    status,
+    origin: 'testcase',
+    ...(durationMs === undefined ? {} : { durationMs }),
+    ...(detail === undefined
+      ? {}
+      : status === 'failed'
+        ? { failure: detail }
+        : status === 'skipped'
+          ? { skip: detail }
+          : {}),
+    ...(systemOut === undefined ? {} : { systemOut }),
+    ...(systemErr === undefined ? {} : { systemErr }),
+  };
+}
+
+function occurrenceOf(run: TestCaseRun, limits: JunitLimits): CaseOccurrence {
+  const cut = (value: string | undefined) => cutText(value ?? '', limits.maxNameChars * 4) ?? '';
+  const parent = cut(run.parent_name);
+  const line = run.line_number?.number ?? (run.line ? run.line : undefined);
+  const identity = {
+    suite: parent,
+    classname: cut(run.classname),
+    name: cut(run.name),
+    parent,
+    ...(run.file ? { file: cut(run.file) } : {}),
+    ...(line !== undefined && line > 0 ? { line } : {}),
+  };
+  // A present attempt_index of 0 decodes as an empty message (proto3 leaves zeros off the wire).
+  const attemptNumber = run.attempt_index === undefined ? undefined : (run.attempt_index.number ?? 0);
+  return {
+    identity,
+    attempts: [attemptOf(run, limits)],
+    ...(attemptNumber === undefined ? {} : { attemptNumber }),
+  };
+}
+
+/** The report's runs as one parsed file named `fileName`. */
+export function testReportToParsedFile(
+  report: TestReport,
+  fileName: string,
+  limits: JunitLimits = DEFAULT_JUNIT_LIMITS,
+): ParsedJunitFile {
+  const occurrences: CaseOccurrence[] = [];
+  for (const result of report.test_results ?? []) {
+    for (const run of result.test_case_runs ?? []) {
+      if (occurrences.length >= limits.maxTestCases)
+        refuse({
+          kind: 'protobuf_malformed',
+          name: fileName,
+          detail: `it has more than ${limits.maxTestCases} test case runs, the limit for one file`,
+        });
+      occurrences.push(occurrenceOf(run, limits));
+    }
+  }
+  const testCases = mergeOccurrences(occurrences, { fileName, limits, emptyRepeatsAreFailedReruns: false });
+  return { fileName, dialect: 'generic', testCases, summary: summarise(testCases) };
+}
+
+function summarise(testCases: readonly ParsedTestCase[]): ParsedJunitFile['summary'] {
+  const final = { passed: 0, failed: 0, error: 0, skipped: 0 };
+  let attempts = 0;
+  let retried = 0;
+  for (const test of testCases) {
+    final[test.status] += 1;
+    attempts += test.attempts.length;
+    if (test.attempts.length > 1) retried += 1;
+  }
+  return { tests: testCases.length, attempts, ...final, retried };
+}

@@ -1,0 +1,108 @@
+/**
+ * Reads a Trunk bundle (`bundle.tar.zstd`) as it streams in: zstd → tar → entries. What is kept:
+ * - `meta.json`, which must be the first entry (the CLI writes it first; Trunk's reader requires it);
+ * - the results: `junit/N` files streamed into the JUnit parser when the meta's file sets list JUnit
+ *   files, else the protobuf reports (`internal.bin`, `internal/N`) decoded here. A CLI that writes
+ *   both writes the same results twice (internal.bin is made from the JUnit files), so one source is
+ *   read and the other skipped;
+ * - `CODEOWNERS`, as text.
+ * Other entries (`bazel_bep.json`, anything newer) are skipped unread.
+ *
+ * Bounds: the compressed size is the route's; here the unpacked bytes, the zstd window, the entry
+ * count, the result files, and the bytes of each entry held whole (meta.json, a report, CODEOWNERS).
+ * JUnit files are bounded by the parser's own limits. Any problem throws a BundleRefusal (or the
+ * parser's JunitParseError) and nothing is returned.
+ */
+import { type JunitLimits, type JunitParser, type ParsedJunitFile, resolveJunitLimits } from '../junit';
+import { refuse } from './errors';
+import { type BundleMeta, parseBundleMeta } from './meta';
+import { decodeTestReport, testReportToParsedFile } from './protobuf';
+import { readEntry, readTarEntries } from './tar';
+import { decompressZstd } from './zstd';
+
+export interface BundleLimits {
+  /** Bytes the bundle may unpack to (RAILYARD_BUNDLE_MAX_UNPACKED_BYTES). */
+  readonly maxUnpackedBytes: number;
+  /** Largest zstd window accepted; the CLI's level 15 uses 4 MiB. */
+  readonly maxWindowBytes: number;
+  readonly maxEntries: number;
+  readonly maxResultFiles: number;
+  readonly maxMetaBytes: number;
+  readonly maxReportBytes: number;
+  readonly maxCodeownersBytes: number;
+  /** Limits of each results file, JUnit or protobuf. */
+  readonly junit?: Partial<JunitLimits>;
+}
+
+export const DEFAULT_MAX_UNPACKED_BYTES = 256 * 1024 * 1024;
+
+export const DEFAULT_BUNDLE_LIMITS: BundleLimits = {
+  maxUnpackedBytes: DEFAULT_MAX_UNPACKED_BYTES,
+  maxWindowBytes: 8 * 1024 * 1024,
+  maxEntries: 10_000,
+  maxResultFiles: 5_000,
+  maxMetaBytes: 16 * 1024 * 1024,
+  maxReportBytes: 20 * 1024 * 1024,
+  maxCodeownersBytes: 1024 * 1024,
+};
+
+export interface ReadBundle {
+  readonly meta: BundleMeta;
+  /** At least one. */
+  readonly files: readonly ParsedJunitFile[];
+  readonly codeowners?: string;
+}
+
+type EntryKind = 'junit' | 'report' | 'codeowners' | 'other';
+
+function kindOf(name: string): EntryKind {
+  if (/^junit\/\d{1,9}$/.test(name)) return 'junit';
+  if (name === 'internal.bin' || /^internal\/\d{1,9}$/.test(name)) return 'report';
+  if (name === 'CODEOWNERS') return 'codeowners';
+  return 'other';
+}
+
+export async function readBundle(
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  deps: { readonly parser: JunitParser; readonly limits?: BundleLimits },
+): Promise<ReadBundle> {
+  const limits = deps.limits ?? DEFAULT_BUNDLE_LIMITS;
+  const junitLimits = { ...(limits.junit ?? {}) };
+  let meta: BundleMeta | null = null;
+  let codeowners: string | undefined;
+  const files: ParsedJunitFile[] = [];
+  const unpacked = decompressZstd(source, limits);
+  for await (const entry of readTarEntries(unpacked, { maxEntries: limits.maxEntries })) {
+    if (meta === null) {
+      if (entry.name !== 'meta.json') refuse({ kind: 'meta_missing' });
+      meta = parseBundleMeta(await readEntry(entry, limits.maxMetaBytes));
+      continue;
+    }
+    const kind = kindOf(entry.name);
+    const fileName = meta.originalPaths.get(entry.name) ?? entry.name;
+    switch (kind) {
+      case 'junit':
+        if (meta.resultSource !== 'junit') break;
+        if (files.length >= limits.maxResultFiles)
+          refuse({ kind: 'too_many_entries', limit: limits.maxResultFiles });
+        files.push(await deps.parser.parse(entry.body, { fileName, limits: junitLimits }));
+        break;
+      case 'report': {
+        if (meta.resultSource !== 'internal') break;
+        if (files.length >= limits.maxResultFiles)
+          refuse({ kind: 'too_many_entries', limit: limits.maxResultFiles });
+        const report = decodeTestReport(await readEntry(entry, limits.maxReportBytes), entry.name);
+        files.push(testReportToParsedFile(report, fileName, resolveJunitLimits(junitLimits)));
+        break;
+      }
+      case 'codeowners':
+        codeowners = (await readEntry(entry, limits.maxCodeownersBytes)).toString('utf8');
+        break;
+      case 'other':
+        break;
+    }
+  }
+  if (meta === null) return refuse({ kind: 'meta_missing' });
+  if (files.length === 0) return refuse({ kind: 'no_results' });
+  return { meta, files, ...(codeowners === undefined ? {} : { codeowners }) };
+}
