@@ -23,6 +23,7 @@ import { repositoryRoutes } from './routes/repositories';
 import { DEFAULT_WORKER_PROBE_CACHE_MS, healthRoutes, type ReadinessProbes } from './routes/health';
 import { mergeQueueRoutes, type MergeQueueService } from './routes/merge-queue';
 import { flakyTestRoutes, type FlakyDeps } from './routes/flaky-tests';
+import { bundleUploadRoutes, type BundleUploadSettings } from './routes/bundle-uploads';
 import {
   createProcessMetrics,
   registerProcessMetrics,
@@ -62,6 +63,11 @@ export interface AppDeps {
   workerProbeCacheMs?: number;
   /** The flaky-test area (/v1/flaky-tests/*); left out when absent. */
   flaky?: FlakyDeps;
+  /**
+   * Trunk's bundle uploads (POST /v1/metrics/createBundleUpload and the signed PUT it answers); served
+   * only with `flaky`, whose store and parser they use. Left out when absent.
+   */
+  bundleUploads?: BundleUploadSettings;
   /** Epoch milliseconds; tests pass a fixed clock. */
   now?: () => number;
   /**
@@ -160,6 +166,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(mergeQueueRoutes(mergeQueue, deps.idempotencyKeys), { prefix: '/v1' });
   await app.register(repositoryRoutes(deps.repositories.owners), { prefix: '/v1' });
   if (deps.flaky) await app.register(flakyTestRoutes(deps.flaky, deps.publicUrl), { prefix: '/v1' });
+  if (deps.flaky && deps.bundleUploads)
+    await app.register(bundleUploadRoutes(deps.flaky, deps.bundleUploads, deps.publicUrl), { prefix: '/v1' });
   if (deps.queueMetrics) await app.register(queueMetricsRoutes(deps.queueMetrics), { prefix: '/v1' });
   // listMergeQueueTestingResults reads the same event log.
   if (deps.queueMetrics)

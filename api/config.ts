@@ -10,6 +10,8 @@ import { CLAIM_POLICIES } from './plugins/repository-access';
 import { DEFAULT_IN_FLIGHT_CAPS } from './plugins/in-flight';
 import { DEFAULT_REQUESTS_PER_SECOND } from './plugins/rate-limit';
 import { DEFAULT_SERVER_TIMEOUTS } from './plugins/server-timeouts';
+import { DEFAULT_MAX_UNPACKED_BYTES } from '../activities/flaky/bundle/read-bundle';
+import { DEFAULT_MAX_BUNDLE_BYTES, DEFAULT_URL_TTL_SECONDS } from './routes/bundle-uploads/deps';
 
 const ApiConfig = z.object({
   ...sharedConfigShape,
@@ -17,6 +19,13 @@ const ApiConfig = z.object({
   RAILYARD_API_PORT: envInt(0, 65535).default(DEFAULT_API_PORT),
   /** Signs flaky-test page tokens; the same on every API process, or tokens fail across them. */
   RAILYARD_PAGE_TOKEN_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  // Trunk bundle uploads (api/routes/bundle-uploads): the compressed size (413 past it), what a bundle
+  // may unpack to, and how long an upload URL works. URLs are signed with a key derived from the secret above.
+  RAILYARD_BUNDLE_MAX_BYTES: envInt(1024, 1024 * 1024 * 1024).default(DEFAULT_MAX_BUNDLE_BYTES),
+  RAILYARD_BUNDLE_MAX_UNPACKED_BYTES: envInt(1024, 4 * 1024 * 1024 * 1024).default(
+    DEFAULT_MAX_UNPACKED_BYTES,
+  ),
+  RAILYARD_BUNDLE_URL_TTL_SECONDS: envInt(60, 86_400).default(DEFAULT_URL_TTL_SECONDS),
   /** Worker threads that parse uploaded JUnit files; 0 parses on the event loop. Default: cores - 1, 1..4. */
   RAILYARD_PARSER_THREADS: envInt(0, 64).optional(),
   // Tenant limits, per organisation and per API process (plugins/rate-limit.ts, plugins/in-flight.ts).

@@ -9,6 +9,7 @@ import { createQueueQuota } from '../activities/events/queue-quota';
 import { createTestCaseEvents } from '../activities/flaky/events';
 import { createJunitParser, defaultParserThreads } from '../activities/flaky/junit/pool';
 import { createFlakyStore } from '../activities/flaky/service';
+import { DEFAULT_BUNDLE_LIMITS } from '../activities/flaky/bundle';
 import { ConfigError } from '../activities/platform/env';
 import { publicUrlOf } from '../activities/platform/public-url';
 import { createApiKeyStore } from '../activities/stores/api-keys';
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
   const pageTokenSecret = config.RAILYARD_PAGE_TOKEN_SECRET ?? randomBytes(32).toString('base64url');
   if (!config.RAILYARD_PAGE_TOKEN_SECRET) {
     logger.warn(
-      'RAILYARD_PAGE_TOKEN_SECRET is not set: page tokens are signed with a per-process key and fail after a restart or on another API process.',
+      'RAILYARD_PAGE_TOKEN_SECRET is not set: page tokens and bundle upload URLs are signed with a per-process key and fail after a restart or on another API process.',
     );
   }
   const processMetrics = createProcessMetrics();
@@ -139,6 +140,13 @@ async function main(): Promise<void> {
       ttlMs: config.RAILYARD_IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000,
     }),
     flaky: { store: createFlakyStore(pool, { events: testCaseEvents }), pageTokenSecret, parser },
+    bundleUploads: {
+      pool,
+      secret: pageTokenSecret,
+      maxBundleBytes: config.RAILYARD_BUNDLE_MAX_BYTES,
+      limits: { ...DEFAULT_BUNDLE_LIMITS, maxUnpackedBytes: config.RAILYARD_BUNDLE_MAX_UNPACKED_BYTES },
+      urlTtlSeconds: config.RAILYARD_BUNDLE_URL_TTL_SECONDS,
+    },
     processMetrics,
     rateLimit:
       config.RAILYARD_ORG_REQUESTS_PER_SECOND > 0

@@ -31,6 +31,8 @@ export const DEFAULT_IN_FLIGHT_CAPS: InFlightCaps = { uploads: 4, lists: 8 };
 /** `METHOD url` of every route that counts, with what it counts as. */
 export const GUARDED_ROUTES: ReadonlyMap<string, InFlightKind> = new Map([
   ['POST /v1/flaky-tests/upload', 'upload'],
+  // Public (a signed URL), but its preHandler sets the upload's organisation before the handler runs.
+  ['PUT /v1/metrics/bundles/:uploadId', 'upload'],
   ['POST /v1/flaky-tests/list-failing-tests', 'list'],
   ['POST /v1/flaky-tests/get-test-details', 'list'],
   ['GET /v1/flaky-tests/tests/:test_id', 'list'],

@@ -63,6 +63,8 @@ export async function buildTestApp(pool: Pool, overrides: TestAppDeps = {}) {
     queueMetrics: { pool },
     // Tests receive webhooks on loopback servers, which only an operator's opt-in allows.
     webhooks: { pool, subscriptions: createSubscriptionStore(pool), allowPrivateUrls: true },
+    // Trunk's bundle uploads, on as in api/server.ts (they need `flaky`).
+    bundleUploads: { pool, secret: TEST_PAGE_TOKEN_SECRET },
     ...rest,
     mergeQueue: { ...noQueues, ...mergeQueue },
   });

@@ -221,6 +221,19 @@ function table(ids: Ids): Record<string, Probe> {
       status: 404,
       answer: NOT_OWNED,
     },
+    // Trunk's bundle upload: an upload URL for the first organisation's repository is refused, and
+    // a URL not signed by createBundleUpload stores nothing (test/integration/flaky/bundle-upload*).
+    'POST /v1/metrics/createBundleUpload': {
+      body: { repo: REPO, orgUrlSlug: 'globex' },
+      status: 404,
+      answer: NOT_OWNED,
+    },
+    'PUT /v1/metrics/bundles/{uploadId}': {
+      url: `/v1/metrics/bundles/00000000-0000-4000-8000-000000000000?expires=99999999999&signature=${'A'.repeat(43)}`,
+      body: {},
+      status: 403,
+      answer: "The upload URL's signature is not valid; use the URL createBundleUpload answered.",
+    },
 
     // -- webhooks
     'GET /v1/webhooks/subscriptions': { status: 200, answer: { subscriptions: [] } },
