@@ -10,16 +10,15 @@
  * The webhook route, the fake CI and the database link of the installation come from the harness
  * (run with no worker of its own); queries of the records are answered by the child worker.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isTerminal } from '../../../workflows/engine';
 import type { PullRequestRecord } from '../../../workflows/contract';
-import { requireTestEnv } from '../../support/env';
 import { useFakeHub } from '../../support/fakehub';
 import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+import { killWorkerProcess as kill, startWorkerProcess } from '../../support/worker-process';
 
-const ROOT = path.resolve(__dirname, '..', '..', '..');
 const hub = useFakeHub();
 let h: GitHubQueueHarness | undefined;
 let worker: ChildProcess | undefined;
@@ -30,42 +29,6 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-/** The real worker, in its own process group (SIGKILL reaches git and everything it started). */
-function startWorker(g: GitHubQueueHarness, workRoot: string, log: string): ChildProcess {
-  const out = fs.openSync(log, 'a');
-  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['worker/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: requireTestEnv('TEST_DATABASE_URL'),
-      TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
-      RAILYARD_TASK_QUEUE: g.taskQueue,
-      RAILYARD_GIT_ROOT: path.join(workRoot, 'git'),
-      RAILYARD_WORK_ROOT: workRoot,
-      RAILYARD_WORKER_METRICS_PORT: '0',
-      RAILYARD_LOG_LEVEL: 'warn',
-      // The secrets travel in the environment, never in argv.
-      RAILYARD_GITHUB_APP_ID: String(hub().app.id),
-      RAILYARD_GITHUB_PRIVATE_KEY: hub().app.privateKey,
-      RAILYARD_GITHUB_WEBHOOK_SECRET: hub().app.webhookSecret,
-      RAILYARD_GITHUB_API_URL: hub().url,
-      RAILYARD_GITHUB_GIT_URL: hub().url,
-    },
-    detached: true,
-    stdio: ['ignore', out, out],
-  });
-  fs.closeSync(out);
-  return child;
-}
-
-function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    process.kill(-child.pid!, 'SIGKILL');
-  });
-}
 
 /**
  * Holds fakehub's post-receive step of main's updates in `repository` (and so the answer to the push
@@ -136,7 +99,7 @@ describe.each<['push' | 'api', (n: number) => string]>([
     const hold = holdMainUpdates(g.repo.name);
     const record = (n: number) => g.pr(n).catch(() => null); // fails while the worker is down
     try {
-      worker = startWorker(g, workRoot, log);
+      worker = startWorkerProcess(hub(), g, workRoot, log);
       await g.createQueue(
         { concurrency: 4, mergeMethod: 'merge_commit' },
         { requiredStatuses: ['test'], landingMode },
@@ -159,7 +122,7 @@ describe.each<['push' | 'api', (n: number) => string]>([
       const firstMove = g.mainTip();
       await kill(worker);
       hold.release();
-      worker = startWorker(g, workRoot, log);
+      worker = startWorkerProcess(hub(), g, workRoot, log);
 
       // Crash 2: the next landing, by the restarted worker.
       held = hold.held();
@@ -167,7 +130,7 @@ describe.each<['push' | 'api', (n: number) => string]>([
       expect(g.mainTip()).not.toBe(firstMove);
       await kill(worker);
       hold.release();
-      worker = startWorker(g, workRoot, log);
+      worker = startWorkerProcess(hub(), g, workRoot, log);
       hold.restore();
 
       const finals: PullRequestRecord[] = [];

@@ -17,7 +17,7 @@ import { createGitHubReconciliationActivities } from '../../../activities/github
 import { queueWorkflowId, type RunnerSettings } from '../../../workflows/contract';
 import type { QueueConfigPatch } from '../../../workflows/engine';
 import { useFakeHub } from '../../support/fakehub';
-import type { PullRequest } from '../../support/fakehub/state';
+import { draftsOf as draftsOfPr, startDraftPrCi } from '../../support/draft-pr-ci';
 import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 
 const hub = useFakeHub();
@@ -38,51 +38,13 @@ const DRAFT_MODE: Partial<RunnerSettings> = { requiredStatuses: ['test'], create
 const noPushCiOnTestBranches = (_sha: string, branch: string) =>
   branch.startsWith('trunk-merge/') ? null : ('success' as const);
 
-const pulls = (g: GitHubQueueHarness): PullRequest[] =>
-  hub().state.pullsOf(hub().state.repository(g.repo.owner, g.repo.name)!);
+const draftsOf = (g: GitHubQueueHarness, n: number) => draftsOfPr(hub(), g, n);
 
-/** railyard's draft PRs from PR `n`'s test branches. */
-const draftsOf = (g: GitHubQueueHarness, n: number) =>
-  pulls(g).filter((p) => p.headBranch.startsWith(`trunk-merge/pr-${n}/`));
-
-/**
- * CI triggered by `pull_request`: reports the `test` check on the head of every open PR from a test
- * branch (failure when the tree has a file BROKEN), once per head; `pause` holds it (nothing reported,
- * nothing remembered) until `resume`.
- */
+/** Reports on test branches' draft PRs only (see draft-pr-ci.ts); stopped after each test. */
 function pullRequestCi(g: GitHubQueueHarness) {
-  const reported = new Set<string>();
-  let running = true;
-  let enabled = true;
-  const loop = (async () => {
-    while (running) {
-      if (enabled)
-        for (const pr of pulls(g)) {
-          if (pr.state !== 'open' || !pr.headBranch.startsWith('trunk-merge/')) continue;
-          if (reported.has(`${pr.number}@${pr.headSha}`)) continue;
-          reported.add(`${pr.number}@${pr.headSha}`);
-          const files = g.bareGit('ls-tree', '--name-only', pr.headSha).split('\n');
-          hub().setCheckRun(g.repo.owner, g.repo.name, pr.headSha, {
-            name: 'test',
-            status: 'completed',
-            conclusion: files.includes('BROKEN') ? 'failure' : 'success',
-          });
-        }
-      await new Promise((r) => setTimeout(r, 150));
-    }
-  })();
-  stopPrCi = async () => {
-    running = false;
-    await loop;
-  };
-  return {
-    pause: () => {
-      enabled = false;
-    },
-    resume: () => {
-      enabled = true;
-    },
-  };
+  const ci = startDraftPrCi(hub(), g);
+  stopPrCi = ci.stop;
+  return ci;
 }
 
 const patchesOf = (g: GitHubQueueHarness, n: number) =>
