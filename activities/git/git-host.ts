@@ -54,6 +54,8 @@ export interface PullRequestInfo {
   basedOnTargetTip: boolean;
   /** Why the host will not merge it yet, as a sentence; absent when it would or cannot say. */
   blockedBy?: string;
+  /** Set when the PR's head is one of railyard's own test branches (this one): never queued. */
+  testBranch?: string;
 }
 
 export type PullRequestLookup =

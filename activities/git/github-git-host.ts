@@ -32,7 +32,7 @@ import type { GitHost, PullRequestInfo, RequiredChecks } from './git-host';
 import { createGitHubLanding } from './github-landing';
 import { directMergeResultOf } from './landing';
 import { blockedBy, readyOnGitHub } from './github-readiness';
-import { createGitHubRemote } from './github-remote';
+import { createGitHubRemote, type PullWire, type Target } from './github-remote';
 import { checkAdvanceInput, checkBuildInput, checkDirectMergeInput, checkTestBranch } from './input-checks';
 import { trialMerge } from './merge-methods';
 import * as names from './names';
@@ -117,6 +117,7 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
           ...(state === 'open' && !conflicting && !readyOnGitHub(wire)
             ? { blockedBy: await blockedBy(t, wire) }
             : {}),
+          ...(isTestBranchHead(t, wire, prefix) ? { testBranch: wire.head.ref! } : {}),
         },
       };
     },
@@ -284,4 +285,18 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
     },
   };
   return host;
+}
+
+/**
+ * Whether a PR's head is one of railyard's test branches in the repository itself (a draft test PR,
+ * or any PR someone opened from such a branch): under the host's prefix or either default prefix.
+ */
+function isTestBranchHead(t: Target, wire: PullWire, prefix: string): boolean {
+  const ref = wire.head.ref;
+  if (
+    ref === undefined ||
+    wire.head.repo?.full_name.toLowerCase() !== `${t.repo.owner}/${t.repo.name}`.toLowerCase()
+  )
+    return false;
+  return [prefix, names.TEST_BRANCH_PREFIX, DEFAULT_GITHUB_TEST_BRANCH_PREFIX].some((p) => ref.startsWith(p));
 }

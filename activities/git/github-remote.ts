@@ -24,7 +24,7 @@ export interface PullWire {
   draft?: boolean;
   title: string;
   user: { login: string } | null;
-  head: { sha: string };
+  head: { sha: string; ref?: string; repo?: { full_name: string } | null };
   base: { ref: string };
   mergeable: boolean | null;
   mergeable_state: string;

@@ -74,6 +74,7 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
         found: p.state === 'open',
         state: p.state,
         ...(p.blockedBy ? { blockedBy: p.blockedBy } : {}),
+        ...(p.testBranch ? { testBranch: p.testBranch } : {}),
         headSha: p.headSha,
         title: p.title,
         author: p.author,

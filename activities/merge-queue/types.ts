@@ -24,6 +24,8 @@ export interface PullRequestSnapshot {
   basedOnTargetTip: boolean;
   /** Why the host will not merge it yet, when it says (GitHub); absent when it would, or cannot say. */
   blockedBy?: string;
+  /** The PR's head is one of railyard's own test branches (a draft test PR): it is never queued. */
+  testBranch?: string;
 }
 
 export interface BuildRunInput {

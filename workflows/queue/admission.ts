@@ -123,6 +123,12 @@ export class Admissions {
       );
     if (!snapshot.found)
       return this.reject(request, 'not_found', `Pull request #${request.pr} was not found in ${label}.`);
+    if (snapshot.testBranch)
+      return this.reject(
+        request,
+        'invalid',
+        `Pull request #${request.pr} is one of railyard's test PRs (from ${snapshot.testBranch}); submit the PRs it tests instead.`,
+      );
     this.pending.delete(request.pr);
     this.admitted.add(request.submissionId);
     enqueueSubmission(this.ctx, request, snapshot);

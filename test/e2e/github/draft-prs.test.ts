@@ -104,12 +104,21 @@ test('a PR merges through its draft PR: opened from the trunk-merge branch, clos
   ).toBe(true);
 }, 60_000);
 
-test('a failing run closes its draft PR and deletes its branch', async () => {
+test('a failing run closes its draft PR and deletes its branch; the draft PR itself cannot be submitted', async () => {
   h = await startGitHubQueueHarness(hub(), { ci: noPushCiOnTestBranches });
-  pullRequestCi(h);
+  const ci = pullRequestCi(h);
+  ci.pause();
   await h.createQueue(CONFIG, DRAFT_MODE);
   const pr = await h.openPr({ BROKEN: 'x\n' }, 'broken change');
   await h.submit(pr.number);
+  const open = await h.waitFor('the draft PR', () =>
+    Promise.resolve(draftsOf(h!, pr.number).find((p) => p.state === 'open')),
+  );
+  // railyard's own test PR is never queued (the API and /trunk merge submit the same way).
+  await expect(h.submit(open.number)).rejects.toThrow(
+    `Pull request #${open.number} is one of railyard's test PRs (from ${open.headBranch}); submit the PRs it tests instead.`,
+  );
+  ci.resume();
 
   const done = await h.settled(pr.number);
   expect(done.state).toBe('failed');
