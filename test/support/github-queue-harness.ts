@@ -21,6 +21,9 @@ import { createRoutingGitHost } from '../../activities/git/routing-git-host';
 import { createGitHubGitHost } from '../../activities/git/github-git-host';
 import { createGitHubAppAuth } from '../../activities/github/app-auth';
 import { createGitHubPresenter } from '../../activities/github/pr-presenter';
+import { createApiKeyStore } from '../../activities/stores/api-keys';
+import { createTemporalGateway } from '../../api/temporal/client';
+import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
 import { DEFAULT_GITHUB_PRESENTATION_WRITES_PER_MINUTE } from '../../activities/github/config';
 import { createPresentationClients } from '../../activities/github/worker-host';
 import { createGitHubClients, type GitHubClientOptions } from '../../activities/github/rest-client';
@@ -119,6 +122,8 @@ export interface GitHubQueueHarness {
   pushToPr(n: number, files: Record<string, string>): Promise<string>;
   submit(n: number, opts?: { priority?: number | null; noBatch?: boolean }): Promise<void>;
   hint(h: HostHint): Promise<void>;
+  /** A merge-queue call over HTTP with the organisation's API key (`path` after `/v1/`). */
+  api(path: string, body: object): Promise<{ status: number; body: unknown }>;
   queue(): Promise<QueueSnapshot>;
   pr(n: number): Promise<PullRequestRecord | null>;
   waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs?: number): Promise<T>;
@@ -222,8 +227,16 @@ export async function startGitHubQueueHarness(
     }),
     onError: (err, message) => logs.push(`api: ${message}: ${String(err)}`),
   });
+  // The merge-queue routes reach the real queue workflows, as a CI client's HTTP calls do.
+  const temporal = createTemporalGateway({ address, namespace: 'default', taskQueue, callTimeoutMs: 30_000 });
+  const { rows: slugRows } = await pool.query<{ slug: string }>(
+    'SELECT slug FROM organisations WHERE id = $1',
+    [organisationId],
+  );
+  const apiKey = (await createApiKeyStore(pool).create(slugRows[0]!.slug)).key;
   const { app, log: apiLog } = await buildTestApp(pool, {
     gitHubWebhooks: { secret: hub.app.webhookSecret, receiver },
+    mergeQueue: createMergeQueueService(temporal),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -378,6 +391,15 @@ export async function startGitHubQueueHarness(
       if (outcome.state === 'rejected') throw new Error(outcome.message);
     },
     hint: (hintValue) => handle().signal(hostHintSignal, hintValue),
+    async api(apiPath, body) {
+      const res = await app.inject({
+        method: 'POST',
+        url: `/v1/${apiPath}`,
+        headers: { 'x-api-token': apiKey },
+        payload: body,
+      });
+      return { status: res.statusCode, body: res.json<unknown>() };
+    },
     queue: () => handle().query(getQueueQuery),
     pr: (n) => prRecord(client, key, n),
     waitFor,
@@ -407,6 +429,7 @@ export async function startGitHubQueueHarness(
       for (let i = 0; i < workers.length; i++) await h.stopWorker(i);
       await receiver.idle();
       await app.close();
+      await temporal.close();
       logs.push(...apiLog.lines);
       if (runtimeLog === logs) runtimeLog = null;
       await connection.close();

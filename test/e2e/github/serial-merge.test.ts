@@ -67,3 +67,25 @@ test("a queue's own test-branch prefix names its test branches on GitHub, and th
     Promise.resolve(h!.branches('mq-tests/').length === 0),
   );
 }, 120_000);
+
+test('submitPullRequest over HTTP with the PR number alone (no sha), as Trunk clients send it, merges the GitHub PR', async () => {
+  h = await startGitHubQueueHarness(hub());
+  await h.createQueue({ mergeMethod: 'merge_commit' }, { requiredStatuses: ['test'] });
+  const pr = await h.openPr({ 'http.txt': 'h\n' }, 'submitted over HTTP');
+  const repo = { host: 'github.com', owner: h.repo.owner, name: h.repo.name };
+  const submitted = await h.api('submitPullRequest', {
+    repo,
+    pr: { number: pr.number },
+    targetBranch: 'main',
+    priority: 'medium',
+  });
+  expect(submitted.status).toBe(200);
+  expect((await h.settled(pr.number)).state).toBe('merged');
+  const read = await h.api('getSubmittedPullRequest', {
+    repo,
+    pr: { number: pr.number },
+    targetBranch: 'main',
+  });
+  expect(read).toMatchObject({ status: 200, body: { state: 'merged', prSha: pr.headSha } });
+  expect(h.mainLog()).toHaveLength(1);
+}, 120_000);
