@@ -42,7 +42,8 @@ export const missingFields: BadInputRow[] = [
   { name: 'no pr', route: '/v1/submitPullRequest', body: QUEUE, status: 400, message: "Field 'pr' is required." },
   { name: 'no pr.number', route: '/v1/cancelPullRequest', body: withQueue({ pr: {} }), status: 400, message: "Field 'pr.number' must be a number or a numeric string." },
   { name: 'no impactedTargets', route: '/v1/setImpactedTargets', body: withQueue({ pr: { number: 1, sha: 'abc' } }), status: 400, message: "Field 'impactedTargets' is required." },
-  { name: 'no testRunId', route: '/v1/getMergeQueueTestingDetails', body: QUEUE, status: 400, message: "Field 'testRunId' is required." },
+  // Without testRunId the read lists every run in progress (trunk-read-shapes.test.ts); an empty one is refused.
+  { name: 'empty testRunId', route: '/v1/getMergeQueueTestingDetails', body: withQueue({ testRunId: ' ' }), status: 400, message: "Field 'testRunId' must be at least 1 characters long." },
 ];
 
 // prettier-ignore
