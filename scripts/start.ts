@@ -2,23 +2,44 @@
  * `npm start`: runs railyard on its embedded defaults. Starts the Temporal dev server (SQLite under
  * .data/, Web UI on 8233) and a private PostgreSQL under .data/ unless TEMPORAL_ADDRESS / DATABASE_URL
  * point elsewhere, migrates, makes sure a development API key exists, then runs the worker and the API
- * until Ctrl-C, which stops every process it started.
+ * until it is stopped.
+ *
+ * Stopping (docs/operations.md "Starting and stopping"):
+ * - SIGINT (Ctrl-C: a terminal sends it to npm, sh and this process at once), SIGTERM (`npm run stop`)
+ *   and SIGHUP all start the same stop. Repeats never cut it short or start it again: within a second
+ *   they are the same keypress and ignored; later ones say what the stop is waiting for.
+ * - The worker and the API stop first, with the worker's own RAILYARD_SHUTDOWN_GRACE_SECONDS plus 10 s,
+ *   then PostgreSQL and Temporal; past a grace the process tree is SIGKILLed (lib/supervisor.ts).
+ * - This process exits only once every child is gone; <data dir>/instance.json says what runs meanwhile.
+ * This file runs under `node --import tsx` (scripts/start.sh), not the tsx CLI, whose signal relay
+ * SIGKILLs a child that is slow to acknowledge a signal.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createPool } from '../activities/platform/db';
+import { ConfigError } from '../activities/platform/env';
 import { runMigrations } from '../activities/platform/migrate';
-import { apiUrl, DEFAULT_API_PORT } from '../activities/platform/public-url';
+import { apiUrl } from '../activities/platform/public-url';
 import { createApiKeyStore } from '../activities/stores/api-keys';
+import { banner } from './lib/banner';
 import { dataDir, PROJECT_ROOT, readState, writeState } from './lib/data-dir';
+import * as instance from './lib/instance';
+import { placeCluster } from './lib/pg-placement';
 import { freePort, isPortOpen, waitForPort } from './lib/ports';
 import { SetupError, startCluster } from './lib/postgres';
+import {
+  appGraceMs,
+  INFRA_GRACE_MS,
+  loadStartConfig,
+  stopWithinMs,
+  type StartConfig,
+} from './lib/start-config';
 import { Supervisor } from './lib/supervisor';
 import { startDevServer } from './lib/temporal';
+import { tsNode } from './lib/ts-node';
 
-const TEMPORAL_PORT = 7233;
-const TEMPORAL_UI_PORT = 8233;
 const say = (msg: string) => console.error(`railyard: ${msg}`);
+const startedAt = new Date().toISOString();
 
 async function ensureDevKey(databaseUrl: string): Promise<string> {
   const pool = createPool(databaseUrl, { max: 2 });
@@ -34,63 +55,101 @@ async function ensureDevKey(databaseUrl: string): Promise<string> {
   }
 }
 
-async function main(sup: Supervisor): Promise<void> {
-  const stop = async (code: number) => {
-    say('stopping...');
-    await sup.stopAll();
-    process.exit(code);
-  };
-  process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
+type InstanceRecord = instance.InstanceRecord;
 
+async function refuseOrCleanPrevious(): Promise<void> {
+  const previous = instance.readInstance();
+  if (!previous) return;
+  if (instance.supervisorAlive(previous)) {
+    throw new SetupError(
+      `railyard is already running from ${dataDir()} (pid ${previous.pid}, API ${previous.urls.api}); stop it with \`npm run stop\` (or Ctrl-C where it runs), or see \`npm run status\`.`,
+    );
+  }
+  if (instance.liveChildren(previous).length > 0) {
+    say('a previous npm start was killed before it could stop its processes; stopping them first.');
+    await instance.stopInstance(previous, say);
+  }
+}
+
+async function main(sup: Supervisor, cfg: StartConfig, record: InstanceRecord): Promise<void> {
   const data = dataDir();
+  const save = (state: InstanceRecord['state']) => {
+    record.state = state;
+    record.children = sup.managed
+      .filter((m) => m.child.pid !== undefined)
+      .map((m) => instance.identify(m.name, m.child.pid!, m.stopSignal === 'SIGINT' ? 'SIGINT' : 'SIGTERM'));
+    instance.writeInstance(record);
+  };
+  await refuseOrCleanPrevious();
   const env: NodeJS.ProcessEnv = { ...process.env };
-  const apiPort = Number(process.env.RAILYARD_API_PORT ?? DEFAULT_API_PORT);
+  const apiPort = cfg.RAILYARD_API_PORT;
   if (await isPortOpen(apiPort))
     throw new SetupError(`Port ${apiPort} is already in use; stop what uses it or set RAILYARD_API_PORT.`);
+  save('starting');
 
   if (!env.TEMPORAL_ADDRESS) {
-    if (await isPortOpen(TEMPORAL_PORT))
-      throw new SetupError(
-        `Port ${TEMPORAL_PORT} is already in use (another Temporal?); stop it or set TEMPORAL_ADDRESS to use it.`,
-      );
+    const [port, uiPort] = [cfg.RAILYARD_DEV_TEMPORAL_PORT, cfg.RAILYARD_DEV_TEMPORAL_UI_PORT];
+    for (const p of [port, uiPort])
+      if (await isPortOpen(p))
+        throw new SetupError(
+          `Port ${p} is already in use: another railyard (\`npm run status\` in its folder tells) or Temporal runs; stop it, or set RAILYARD_DEV_TEMPORAL_PORT / RAILYARD_DEV_TEMPORAL_UI_PORT, or TEMPORAL_ADDRESS to use a running Temporal.`,
+        );
     say('starting the Temporal dev server...');
-    await startDevServer(sup, {
-      port: TEMPORAL_PORT,
-      uiPort: TEMPORAL_UI_PORT,
+    const started = startDevServer(sup, {
+      port,
+      uiPort,
       namespace: env.TEMPORAL_NAMESPACE ?? 'default',
       dbFile: path.join(data, 'temporal.db'),
       logFile: path.join(data, 'temporal.log'),
     });
-    env.TEMPORAL_ADDRESS = `127.0.0.1:${TEMPORAL_PORT}`;
+    save('starting');
+    await started;
+    env.TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
+    record.ports = { ...record.ports, temporal: port, temporalUi: uiPort };
+    record.urls.temporalUi = `http://127.0.0.1:${uiPort}`;
   }
   if (!env.DATABASE_URL) {
+    const placement = placeCluster(path.join(data, 'pg'));
+    if (placement.movedBecause) say(`${placement.movedBecause}; its data directory is ${placement.dataDir}.`);
     say('starting PostgreSQL...');
     const saved = Number(readState('pg-port'));
     const port = saved && !(await isPortOpen(saved)) ? saved : await freePort();
     writeState('pg-port', String(port));
-    const { url } = await startCluster(
+    const started = startCluster(
       sup,
-      { dataDir: path.join(data, 'pg'), port, logFile: path.join(data, 'postgres.log') },
+      { dataDir: placement.dataDir, port, logFile: path.join(data, 'postgres.log') },
       'railyard',
     );
+    save('starting');
+    const { url } = await started;
     env.DATABASE_URL = url;
     writeState('database-url', url);
+    record.ports = { ...record.ports, postgres: port };
+    record.postgresDataDir = placement.dataDir;
+    writeState('pg-data-dir', placement.dataDir);
   }
 
-  for (const name of await runMigrations(env.DATABASE_URL, say)) say(`migrated ${name}`);
+  const applied = await runMigrations(env.DATABASE_URL, say);
+  if (applied.length === 0) say('database schema is up to date.');
   const key = await ensureDevKey(env.DATABASE_URL);
   if (!env.RAILYARD_PAGE_TOKEN_SECRET) {
     env.RAILYARD_PAGE_TOKEN_SECRET = readState('page-token-secret') ?? randomBytes(32).toString('base64url');
     writeState('page-token-secret', env.RAILYARD_PAGE_TOKEN_SECRET);
   }
 
-  const tsx = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
-  const worker = sup.start('worker', tsx, ['worker/main.ts'], { cwd: PROJECT_ROOT, env });
-  const api = sup.start('api', tsx, ['api/server.ts'], {
-    cwd: PROJECT_ROOT,
-    env: { ...env, RAILYARD_API_PORT: String(apiPort) },
+  // The worker and the API stop before PostgreSQL and Temporal, which they need while they drain.
+  const app = { cwd: PROJECT_ROOT, tier: 1_000, graceMs: appGraceMs(cfg) };
+  const worker = sup.start('worker', ...tsNode('worker/main.ts'), {
+    ...app,
+    env,
+    stopReason: `running activities get RAILYARD_SHUTDOWN_GRACE_SECONDS=${cfg.RAILYARD_SHUTDOWN_GRACE_SECONDS} s to finish`,
   });
+  const api = sup.start('api', ...tsNode('api/server.ts'), {
+    ...app,
+    env: { ...env, RAILYARD_API_PORT: String(apiPort) },
+    stopReason: 'requests in flight finish',
+  });
+  save('starting');
   await waitForPort(
     apiPort,
     60_000,
@@ -98,34 +157,82 @@ async function main(sup: Supervisor): Promise<void> {
     () => api.child.exitCode === null && worker.child.exitCode === null,
   );
 
-  const base = apiUrl({ port: apiPort });
+  save('running');
   console.log(
-    [
-      '',
-      'railyard is running.',
-      `  API base URL      ${base}/v1`,
-      `  API key (dev)     ${key}`,
-      `  API docs          ${base}/v1/docs   (OpenAPI: ${base}/v1/openapi.json)`,
-      `  Temporal Web UI   ${env.TEMPORAL_ADDRESS === `127.0.0.1:${TEMPORAL_PORT}` && !process.env.TEMPORAL_ADDRESS ? `http://127.0.0.1:${TEMPORAL_UI_PORT}` : `(external Temporal at ${env.TEMPORAL_ADDRESS})`}`,
-      `  Try               curl -s ${base}/v1/getQueue -H 'x-api-token: ${key}' -H 'content-type: application/json' -d '{"repo":{"host":"local","owner":"demo","name":"app"},"targetBranch":"main"}'`,
-      'Press Ctrl-C to stop everything.',
-      '',
-    ].join('\n'),
+    banner({
+      apiPort,
+      key,
+      keyFile: path.join(data, 'dev-api-key'),
+      temporalAddress: env.TEMPORAL_ADDRESS,
+      ...(record.urls.temporalUi ? { temporalUi: record.urls.temporalUi } : {}),
+      interactive: process.stdout.isTTY === true,
+    }),
   );
   const died = await sup.firstUnexpectedExit();
   if (!sup.isStopping) {
     say(`${died.name} exited unexpectedly (code ${String(died.code)}); stopping the rest.`);
-    await stop(1);
+    await shutdown(1);
   }
 }
 
 const supervisor = new Supervisor(say);
-main(supervisor).catch(async (err: unknown) => {
-  say(
-    err instanceof SetupError
-      ? err.message
-      : `start failed: ${err instanceof Error ? err.message : String(err)}`,
-  );
-  await supervisor.stopAll();
-  process.exit(1);
+let record: InstanceRecord | undefined;
+let exiting: Promise<void> | null = null;
+let firstSignalAt = 0;
+
+function shutdown(code: number): Promise<void> {
+  exiting ??= (async () => {
+    if (record && instance.readInstance()?.pid === process.pid) {
+      record.state = 'stopping';
+      instance.writeInstance(record);
+    }
+    await supervisor.stopAll(INFRA_GRACE_MS);
+    instance.removeInstance(process.pid);
+    say(code === 0 ? 'stopped; nothing is left running.' : 'stopped.');
+    process.exit(code);
+  })();
+  return exiting;
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  if (!exiting) {
+    firstSignalAt = Date.now();
+    say(`${signal}: stopping everything...`);
+    void shutdown(0);
+  } else if (Date.now() - firstSignalAt > 1_000) {
+    say(`still stopping (${supervisor.waitingFor()}); nothing is left behind once this exits.`);
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => onSignal(signal));
+
+async function run(): Promise<void> {
+  const cfg = loadStartConfig();
+  const processInfo = instance.identify('supervisor', process.pid);
+  record = {
+    pid: process.pid,
+    ...(processInfo.startTime !== undefined ? { startTime: processInfo.startTime } : {}),
+    startedAt,
+    state: 'starting',
+    stopWithinMs: stopWithinMs(cfg),
+    ports: { api: cfg.RAILYARD_API_PORT },
+    urls: {
+      api: `${apiUrl({ port: cfg.RAILYARD_API_PORT })}/v1`,
+      docs: `${apiUrl({ port: cfg.RAILYARD_API_PORT })}/v1/docs`,
+    },
+    dataDir: dataDir(),
+    children: [],
+  };
+  await main(supervisor, cfg, record);
+}
+
+run().catch(async (err: unknown) => {
+  // A failure caused by the stop itself (a child killed while starting) is no news.
+  if (!exiting) {
+    say(
+      err instanceof SetupError || err instanceof ConfigError
+        ? err.message
+        : `start failed: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  await shutdown(1);
 });

@@ -33,13 +33,13 @@ export function findPgBinDir(): string {
   }
 }
 
-interface RunAs {
+export interface RunAs {
   uid: number;
   gid: number;
 }
 
-/** The user the cluster runs as: ourselves, or `railyard-pg` when we are root. */
-function runAsUser(): RunAs | null {
+/** The user the cluster runs as: ourselves (null), or `railyard-pg` when we are root. */
+export function runAsUser(): RunAs | null {
   if (process.getuid?.() !== 0) return null;
   const lookup = () => {
     const uid = Number(execFileSync('id', ['-u', PG_USER], { encoding: 'utf8' }).trim());
@@ -109,7 +109,7 @@ export function initCluster(opts: ClusterOptions): void {
   } catch (err) {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim() ?? '';
     throw new SetupError(
-      `initdb failed for ${opts.dataDir}${runAs ? ` (running as ${PG_USER}; every parent directory must be searchable by it)` : ''}: ${stderr.split('\n')[0]}`,
+      `initdb failed for ${opts.dataDir}${runAs ? ` (running as ${PG_USER}; every parent directory must be searchable by it, see scripts/lib/pg-placement.ts)` : ''}: ${stderr.split('\n')[0]}`,
     );
   }
   // Loopback only; nothing else may connect.
