@@ -15,6 +15,7 @@ import { createPresentationActivities, type PullRequestPresenter } from './githu
 import { createPingActivities } from './ping';
 import { installationOwnership } from './stores/github-installations';
 import { createRepositoryOwnerStore, rememberingOwnership } from './stores/repository-owners';
+import { createRunLogStore } from './runners/run-logs';
 
 export interface ActivityDeps extends MergeQueueActivityDeps {
   workerIdentity: string;
@@ -59,6 +60,7 @@ export function createActivities(deps: ActivityDeps) {
       : {}),
     ...createMergeQueueActivities({
       ...deps,
+      runLogs: deps.runLogs ?? createRunLogStore(deps.pool),
       ownership,
     }),
     ...createFlakyActivities({

@@ -33,6 +33,8 @@ import { createProcessMetrics, instrumentTemporalGateway } from './plugins/proce
 import { loadApiConfig } from './config';
 import { createApiPools } from './pools';
 import { createMergeQueueService } from './temporal/merge-queue-service';
+import { createTestDurations } from '../activities/events/test-durations';
+import { createRunLogStore } from '../activities/runners/run-logs';
 import { createTemporalGateway } from './temporal/client';
 
 async function main(): Promise<void> {
@@ -128,7 +130,12 @@ async function main(): Promise<void> {
           gitHubWebhooks: { secret: gitHub.webhookSecret, receiver: gitHubWebhooks },
         }
       : {}),
-    mergeQueue: createMergeQueueService(temporal),
+    // Records link their runs' logs and estimate time to merge from the event log (ADR 0011).
+    mergeQueue: createMergeQueueService(temporal, {
+      publicUrl,
+      testDurations: createTestDurations(pool),
+      runLogs: createRunLogStore(pool),
+    }),
     // Fork PRs: uploads with the repository's public id, setImpactedTargets with a run GitHub vouches for.
     forkAuth: {
       publicIds: createRepositoryPublicIds(pool),

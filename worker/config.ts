@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { sharedConfigShape } from '../activities/platform/config';
 import { envInt, parseEnv } from '../activities/platform/env';
+import { DEFAULT_RUN_LOG_MAX_BYTES, DEFAULT_RUN_LOG_RETENTION_DAYS } from '../activities/runners/run-logs';
 
 const WorkerConfig = z.object({
   ...sharedConfigShape,
@@ -9,6 +10,9 @@ const WorkerConfig = z.object({
   RAILYARD_WORKER_METRICS_PORT: envInt(0, 65535).default(9464),
   RAILYARD_SHUTDOWN_GRACE_SECONDS: envInt(0, 3600).default(30),
   RAILYARD_WORK_ROOT: z.string().min(1).default('.data/work'),
+  // Test-run logs kept in PostgreSQL for the API (activities/runners/run-logs.ts, ADR 0011).
+  RAILYARD_RUN_LOG_MAX_BYTES: envInt(4096, 64 * 1024 * 1024).default(DEFAULT_RUN_LOG_MAX_BYTES),
+  RAILYARD_RUN_LOG_RETENTION_DAYS: envInt(1, 3650).default(DEFAULT_RUN_LOG_RETENTION_DAYS),
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 

@@ -14,6 +14,7 @@ import {
   makeTelemetryFilterString,
 } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
+import { createRunLogStore } from '../activities/runners/run-logs';
 import { createActivities } from '../activities';
 import { createLocalGitHost } from '../activities/git/local-git-host';
 import { createRoutingGitHost } from '../activities/git/routing-git-host';
@@ -114,6 +115,10 @@ async function main(): Promise<void> {
       client,
       taskQueue: config.RAILYARD_TASK_QUEUE,
       pool,
+      runLogs: createRunLogStore(pool, {
+        maxBytes: config.RAILYARD_RUN_LOG_MAX_BYTES,
+        retentionDays: config.RAILYARD_RUN_LOG_RETENTION_DAYS,
+      }),
       judgeTests: async ({ organisationId, repo, runId, headSha, branchName, junitFiles }) => {
         const { verdicts } = await flaky.judgeJunitFiles({
           organisationId,

@@ -29,6 +29,8 @@ export interface AppendResult {
 export interface AppendDeps extends WebhookDispatchDeps {
   /** `http_details_url` of a PR event. */
   detailsUrl: PullRequestEventContext['detailsUrl'];
+  /** The API's link to a run's log, in PR events. */
+  testRunLogUrl?: PullRequestEventContext['testRunLogUrl'];
 }
 
 /** Trunk's PR page shape (`…/merge/<branch>/<pr>`) under this server's public URL. */
@@ -45,7 +47,12 @@ export function createAppendActivity(deps: AppendDeps) {
     async appendTransitions(input: AppendTransitionsInput): Promise<AppendResult> {
       const events = input.events;
       if (events.length === 0) return { appended: 0, deliveries: 0 };
-      const outgoing = webhooksOn ? pullRequestEventsOf(events, { detailsUrl: deps.detailsUrl }) : [];
+      const outgoing = webhooksOn
+        ? pullRequestEventsOf(events, {
+            detailsUrl: deps.detailsUrl,
+            ...(deps.testRunLogUrl ? { testRunLogUrl: deps.testRunLogUrl } : {}),
+          })
+        : [];
       const { appended, deliveryIds } = await inTransaction(deps.pool, async (db) => ({
         appended: await appendToLog(db, events),
         deliveryIds: await recordDeliveries(db, outgoing),

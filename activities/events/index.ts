@@ -34,6 +34,8 @@ export function createEventActivities(deps: EventActivityDeps) {
       taskQueue: deps.taskQueue,
       retry: deps.webhookRetry,
       detailsUrl: deps.detailsUrl ?? defaultDetailsUrl(publicUrlOf(deps.publicUrl)),
+      testRunLogUrl: (id) =>
+        `${publicUrlOf(deps.publicUrl).replace(/\/+$/, '')}/v1/testRuns/${encodeURIComponent(id)}/log`,
     }),
     ...createDeliveryActivities({ pool: deps.pool, allowPrivateWebhookUrls: deps.allowPrivateWebhookUrls }),
   };

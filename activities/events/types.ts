@@ -4,7 +4,7 @@
  * append-only and idempotent: (submissionId, seq) identifies an event, so an activity retried after a
  * crash inserts nothing twice. Metrics, webhooks and PR history read from it.
  */
-import type { RepositoryKey } from '../../workflows/contract';
+import type { ReasonDetail, RepositoryKey } from '../../workflows/contract';
 import type { PrState } from '../../workflows/engine';
 
 export interface TransitionEvent {
@@ -29,6 +29,10 @@ export interface TransitionEvent {
   title: string;
   author: string;
   headSha: string;
+  /** What made the reason concrete (workflows/contract/pr-reasons.ts); absent in older events. */
+  detail?: ReasonDetail;
+  /** Who judged `testRunId`: the queue's test command (its log is kept) or CI's statuses. */
+  runner?: 'command' | 'statuses';
 }
 
 export interface AppendTransitionsInput {

@@ -8,41 +8,27 @@
  * announcement ANNOUNCE_MARKER + its submission and transition, so a retried activity finds what it
  * already wrote instead of writing it twice.
  */
-import type { Presentation, PullRequestRecord } from '../../workflows/contract';
+import {
+  detailedClause,
+  type Presentation,
+  type PullRequestRecord,
+  type ReasonDetail,
+} from '../../workflows/contract';
 
 export const LIVE_MARKER = '<!-- railyard:live-comment -->';
 export const announceMarker = (submissionId: string, seq: number) =>
   `<!-- railyard:announce ${submissionId}/${seq} -->`;
 export const CHECK_RUN_NAME = 'railyard merge queue';
 
-/** Sentences for the reasons a person may need to act on; others show their name only. */
-const REASONS: Record<string, string> = {
-  AWAITING_MERGEABILITY:
-    'GitHub does not allow this PR to merge yet: it needs its reviews, its own required checks, or to be marked ready for review.',
-  BASE_BRANCH_MISMATCH: "this PR's base branch is not the queue's branch.",
-  IMPACTED_TARGETS_MISSING:
-    "the queue runs in parallel mode and waits for this PR's impacted targets to be uploaded.",
-  PR_HEAD_CHANGED: 'a new commit was pushed; the new head is checked again.',
-  TEST_RUN_REQUIRED_STATUS_FAILED: 'a required check failed on the test branch.',
-  TEST_RUN_TIMEOUT: 'a required check did not report before the testing timeout.',
-  START_TEST_RUN_MERGE_CONFLICT: 'it conflicts with the target branch or a PR ahead of it.',
-  MERGE_CONFLICT_AT_MERGE_TIME: 'it conflicted with the target branch when it was merged.',
-  START_TEST_RUN_NO_REQUIRED_STATUSES:
-    'no required checks are configured: set requiredStatuses, .trunk/trunk.yaml merge.required_statuses, or required status checks on the branch.',
-  START_TEST_RUN_CONFIG_BAD_REQUIRED_STATUSES: '.trunk/trunk.yaml has an invalid merge.required_statuses.',
-  GITHUB_API_MERGE_PR_FAILED: 'GitHub refused the merge (branch protection or repository settings).',
-  PR_PUSHED_TO: 'a new commit was pushed to it while it was queued.',
-  PR_UPDATED_AT_MERGE_TIME: 'a new commit was pushed to it while it was being merged.',
-  PR_CLOSED: 'it was closed.',
-  USER_REQUESTED: 'someone asked for it.',
-  API_REQUESTED: 'a client of the API asked for it.',
-  MANUAL_MERGE: 'it was merged outside the queue.',
-};
+/**
+ * A reason as the comment shows it: the sentence of workflows/contract/pr-reasons.ts (one module for
+ * the API, the webhooks and this comment), made concrete by the transition's detail when it has one,
+ * with Trunk's reason name in backticks.
+ */
+export const reasonText = (reason: string, detail?: ReasonDetail, branch?: string): string =>
+  `${detailedClause(reason, detail, branch).replace(/\.$/, '')} (\`${reason}\`).`;
 
-export const reasonText = (reason: string): string => {
-  const sentence = REASONS[reason];
-  return sentence ? `${sentence.replace(/\.$/, '')} (\`${reason}\`).` : `\`${reason}\`.`;
-};
+const latestDetail = (record: PullRequestRecord) => record.timeline.at(-1)?.detail;
 
 export interface PresentedState {
   headline: string;
@@ -112,14 +98,14 @@ export function presentedState(
     case 'failed':
       return {
         headline: '❌ Failed',
-        detail: `It left the queue because ${reasonText(record.reason)} Fix it and comment \`/trunk merge\` (or submit it again) to retry.`,
+        detail: `It left the queue because ${reasonText(record.reason, latestDetail(record), branch)} Fix it and comment \`/trunk merge\` (or submit it again) to retry.`,
         checkRun: { status: 'completed', conclusion: 'failure' },
         announce: true,
       };
     case 'cancelled':
       return {
         headline: '🚫 Cancelled',
-        detail: `It left the queue because ${reasonText(record.reason)} Submit it again to re-queue it.`,
+        detail: `It left the queue because ${reasonText(record.reason, latestDetail(record), branch)} Submit it again to re-queue it.`,
         checkRun: { status: 'completed', conclusion: 'cancelled' },
         announce: true,
       };

@@ -126,7 +126,7 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
           };
         }
         case 'conflict':
-          return { kind: 'conflict', prNumber: built.prNumber, detail: built.detail };
+          return { kind: 'conflict', prNumber: built.prNumber, detail: built.detail, files: built.files };
         case 'pr_moved':
           return { kind: 'pr_moved', prNumber: built.prNumber, actualSha: built.actualSha };
         case 'pr_closed':

@@ -2,6 +2,7 @@
 import type { Client } from '@temporalio/client';
 import type { GitHost } from '../git/git-host';
 import type { RepositoryOwnership } from '../stores/repository-owners';
+import type { RunLogStore } from '../runners/run-logs';
 import type { TestRunner } from '../runners/test-runner';
 import { createGitActivities } from './git-activities';
 import { createNotifyActivity } from './notify';
@@ -13,6 +14,8 @@ export interface MergeQueueActivityDeps {
   client: Client;
   taskQueue: string;
   judgeTests?: JudgeTests;
+  /** Keeps command runs' logs for the API (runners/run-logs.ts). */
+  runLogs?: RunLogStore;
 }
 
 export function createMergeQueueActivities(

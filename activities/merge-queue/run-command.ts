@@ -8,6 +8,7 @@
 import { Context } from '@temporalio/activity';
 import type { GitHost } from '../git/git-host';
 import { readRepoTestConfig } from '../runners/repo-test-config';
+import type { RunLogStore } from '../runners/run-logs';
 import type { JunitFile, TestRunner } from '../runners/test-runner';
 import type { RepositoryKey, RunCommandResult, TestCaseVerdict } from '../../workflows/contract';
 import type { RunCommandInput } from './types';
@@ -25,6 +26,8 @@ export function createRunCommandActivity(deps: {
   gitHost: GitHost;
   runner: TestRunner;
   judgeTests?: JudgeTests;
+  /** Where the run's log is kept for the API (ADR 0011); none: it stays on the worker's disk only. */
+  runLogs?: RunLogStore;
 }) {
   return {
     async runTestCommand(input: RunCommandInput): Promise<RunCommandResult> {
@@ -55,6 +58,13 @@ export function createRunCommandActivity(deps: {
         heartbeat: () => ctx.heartbeat(),
       });
       if (result.outcome === 'cancelled') return { kind: 'cancelled' };
+      // Before the verdict goes back: a record that names the run can link its log at once.
+      await deps.runLogs?.store({
+        organisationId: input.organisationId,
+        repo: input.repo,
+        runId: input.runId,
+        logPath: result.logPath,
+      });
       const tests = deps.judgeTests
         ? await deps.judgeTests({
             organisationId: input.organisationId,
@@ -65,7 +75,13 @@ export function createRunCommandActivity(deps: {
             junitFiles: result.junitFiles,
           })
         : [];
-      return { kind: 'finished', outcome: result.outcome, tests, logPath: result.logPath };
+      return {
+        kind: 'finished',
+        outcome: result.outcome,
+        tests,
+        logPath: result.logPath,
+        exitCode: result.exitCode,
+      };
     },
   };
 }

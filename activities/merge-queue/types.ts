@@ -67,7 +67,8 @@ export type RunChecks =
 
 export type BuildRunResult =
   | { kind: 'built'; branchName: string; baseSha: string; headSha: string; checks?: RunChecks }
-  | { kind: 'conflict'; prNumber: number; detail: string }
+  /** `files`: where it conflicted (absent from results recorded before they were kept). */
+  | { kind: 'conflict'; prNumber: number; detail: string; files?: string[] }
   | { kind: 'pr_moved'; prNumber: number; actualSha: string }
   | { kind: 'pr_closed'; prNumber: number }
   | { kind: 'no_target'; detail: string };

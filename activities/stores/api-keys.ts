@@ -19,6 +19,8 @@ const TOUCH_INTERVAL_MS = 60_000;
 export interface Organisation {
   id: string;
   slug: string;
+  /** The name of the API key that authenticated the request (shown as who cancelled a PR); absent otherwise. */
+  keyName?: string;
 }
 
 export interface ApiKeySummary {
@@ -101,7 +103,7 @@ export function createApiKeyStore(
             [match.id],
           )
           .catch((err: unknown) => opts.onTouchError?.(err));
-      return { id: match.organisation_id, slug: match.slug };
+      return { id: match.organisation_id, slug: match.slug, keyName: match.name };
     },
 
     async create(organisationSlug, name = '') {

@@ -15,12 +15,35 @@
  *   PRs of the same run the same way maps to the same batch key, so the first append wins and the
  *   receiver hears about a batch action once.
  */
+import { explainState } from '../../workflows/contract';
 import type { TransitionEvent } from '../events/types';
 import { isBatchAction, type BatchAction, type OutgoingEvent, type PullRequestAction } from './event-types';
 
 export interface PullRequestEventContext {
   /** Where a person reads about one PR of one queue (`http_details_url`). */
   detailsUrl(event: TransitionEvent): string;
+  /** Where the API serves a run's log; runs judged by CI's statuses have none there. */
+  testRunLogUrl?: (testRunId: string) => string;
+}
+
+/**
+ * railyard's additions to Trunk's PR payload (docs/webhooks.md): the PR's head, the run behind the
+ * transition with its log, and the reason as a sentence with its detail (workflows/contract/pr-reasons.ts).
+ */
+function explanation(e: TransitionEvent, ctx: PullRequestEventContext): Record<string, unknown> {
+  const logged = e.testRunId !== null && e.runner === 'command' && ctx.testRunLogUrl;
+  return {
+    pr_sha: e.headSha,
+    test_run_id: e.testRunId,
+    ...(logged ? { test_run_log_url: ctx.testRunLogUrl!(e.testRunId!) } : {}),
+    reason_text: explainState({
+      state: e.to,
+      reason: e.reason,
+      ...(e.detail ? { detail: e.detail } : {}),
+      targetBranch: e.targetBranch,
+    }),
+    ...(e.detail ? { reason_detail: e.detail } : {}),
+  };
 }
 
 const SUBMIT_REASONS = new Set(['USER_REQUESTED', 'API_REQUESTED', 'TRUNK_ADMIN_REQUESTED']);
@@ -98,6 +121,7 @@ function pullRequestEvent(
       timestamp: new Date(e.at).toISOString(),
       ...runFields(action, e),
       ...reasonField(action, e),
+      ...explanation(e, ctx),
     },
   };
 }

@@ -17,6 +17,7 @@ import {
   MAX_TARGET_LENGTH,
 } from './limits';
 import { EnqueuedPullRequest, PR_STATES } from './queue';
+import { EstimatedTimeToMerge, RecordExplanation, TimelineItem } from './pr-record';
 
 const PRIORITY_MESSAGE = `must be an integer from 0 to ${MAX_PRIORITY} or one of: ${Object.keys(PRIORITY_VALUES).join(', ')}`;
 
@@ -37,6 +38,15 @@ export const Priority = z
 
 export const PrRequest = QueueRequest.extend({ pr: z.object({ number: PrNumber }) });
 export type PrRequest = z.infer<typeof PrRequest>;
+
+export const GetSubmittedPullRequestRequest = PrRequest.extend({
+  includeTimeline: z.boolean().optional().describe("Add the PR's transitions, newest first."),
+  includeEstimatedTimeToMerge: z
+    .boolean()
+    .optional()
+    .describe('Add an estimate of when it merges (position, mode, measured test durations).'),
+});
+export type GetSubmittedPullRequestRequest = z.infer<typeof GetSubmittedPullRequestRequest>;
 
 export const SubmitPullRequestRequest = PrRequest.extend({
   priority: Priority,
@@ -99,6 +109,7 @@ export const Readiness = z.object({
 /** One submission of a PR as listPullRequests answers it. */
 export const PullRequestEntry = EnqueuedPullRequest.extend({
   verifiedByTestRun: z.string().nullable().describe('The test run that verified a merged PR.'),
+  ...RecordExplanation,
 });
 export type PullRequestEntry = z.infer<typeof PullRequestEntry>;
 
@@ -106,6 +117,8 @@ export const SubmittedPullRequest = PullRequestEntry.extend({
   readiness: Readiness,
   forceEnqueued: z.boolean(),
   isCurrentlySubmittedToQueue: z.boolean(),
+  timeline: z.array(TimelineItem).optional().describe('With includeTimeline: its transitions, newest first.'),
+  estimatedTimeToMerge: EstimatedTimeToMerge.optional(),
 });
 export type SubmittedPullRequest = z.infer<typeof SubmittedPullRequest>;
 
@@ -170,7 +183,13 @@ export const TestingDetails = z.object({
       state: z.enum(['ERROR', 'FAILURE', 'PENDING', 'SUCCESS']),
     }),
   ),
-  testedPullRequests: z.array(z.object({ prNumber: z.number(), prUrl: z.string(), title: z.string() })),
+  testedPullRequests: z.array(
+    z.object({
+      prNumber: z.number(),
+      prUrl: z.string().optional().describe('The PR on its web host; absent on the local git host.'),
+      title: z.string(),
+    }),
+  ),
   impactedTargets: z.array(z.string()).optional(),
   impactedTargetsForTestedPrs: z.array(z.string()).optional(),
   dependentPrs: z.array(z.number()).optional(),

@@ -49,7 +49,7 @@ import {
   type QueueWorkflow,
 } from '../../workflows/contract';
 import { badRequest, notFound, unavailable, type AppError } from '../errors';
-import { decodeCursor, encodeCursor, matchesFilter, submissionsQuery } from './listing';
+import { listSubmissions, QUERY_BATCH } from './submission-listing';
 import {
   queueExists,
   queueNotFound,
@@ -58,9 +58,12 @@ import {
   type QueueAddress,
 } from '../routes/merge-queue/service';
 import * as wire from './wire';
-import type { ListPullRequestsRequest, PullRequestPage } from '../schemas/merge-queue';
 import { MAX_RUNS_IN_PROGRESS_LISTED } from '../schemas/limits';
 import { createAdmissionWatcher } from './admission-watcher';
+import { estimateTimeToMerge } from './estimate';
+import { timelineOf, type RecordLinks } from './record-wire';
+import type { TestDurations } from '../../activities/events/test-durations';
+import type { RunLogStore } from '../../activities/runners/run-logs';
 import type { TemporalGateway } from './client';
 
 const REJECTION_STATUS: Record<QueueRejection, (message: string) => AppError> = {
@@ -93,8 +96,25 @@ const queueKeyOf = (org: Organisation, key: QueueAddress) => ({
 
 const isRunning = async (handle: WorkflowHandle) => (await handle.describe()).status.name === 'RUNNING';
 
-export function createMergeQueueService(temporal: TemporalGateway): MergeQueueService {
+export interface MergeQueueServiceOptions {
+  /** Base of the links records carry (a run's log); relative links without it. */
+  publicUrl?: string;
+  /** This queue's recent test durations, for includeEstimatedTimeToMerge (the default duration without). */
+  testDurations?: TestDurations;
+  /** Command runs' logs as the worker stored them (ADR 0011); without it no log is served. */
+  runLogs?: RunLogStore;
+  now?: () => number;
+}
+
+export function createMergeQueueService(
+  temporal: TemporalGateway,
+  options: MergeQueueServiceOptions = {},
+): MergeQueueService {
   const { client } = temporal;
+  const links: RecordLinks = {
+    testRunLogUrl: (id) => `${options.publicUrl ?? ''}/v1/testRuns/${encodeURIComponent(id)}/log`,
+  };
+  const now = options.now ?? Date.now;
   const admissions = createAdmissionWatcher(temporal);
   const queueHandle = (org: Organisation, key: QueueAddress) =>
     client.workflow.getHandle(queueWorkflowId(queueKeyOf(org, key)));
@@ -215,8 +235,13 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
     },
 
     async cancelPullRequest(change, request) {
+      // Who asked is shown in the PR's record: the key's name and organisation, never the key.
+      const { keyName, slug } = change.org;
+      const actor = keyName
+        ? `API key "${keyName}" of organisation ${slug}`
+        : `an API key of organisation ${slug}`;
       await update('cancelPullRequest', change, request, (h, o) =>
-        h.executeUpdate(cancelUpdate, { ...o, args: [{ pr: request.pr.number }] }),
+        h.executeUpdate(cancelUpdate, { ...o, args: [{ pr: request.pr.number, actor }] }),
       );
     },
 
@@ -235,13 +260,32 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
 
     async getSubmittedPullRequest(org, request) {
       const record = await queryPullRequest(prWorkflowId(queueKeyOf(org, request), request.pr.number));
-      return record ? wire.submittedPullRequest(record) : null;
+      if (!record) return null;
+      const answer = wire.submittedPullRequest(record, links, request.targetBranch);
+      if (request.includeTimeline) answer.timeline = timelineOf(record, links, request.targetBranch);
+      if (request.includeEstimatedTimeToMerge) {
+        const queue = record.isCurrentlySubmittedToQueue
+          ? await readQueue('getQueue', org, request, async (h) =>
+              wire.queueView(await h.query(getQueueQuery)),
+            )
+          : null;
+        const durations =
+          queue && options.testDurations
+            ? await options.testDurations({
+                organisationId: org.id,
+                ...request.repo,
+                targetBranch: request.targetBranch,
+              })
+            : [];
+        answer.estimatedTimeToMerge = estimateTimeToMerge({ record, queue, durations, now: now() });
+      }
+      return answer;
     },
 
     async listPullRequests(org, request) {
       const exists = await readQueue('listPullRequests', org, request, () => Promise.resolve(true));
       if (!exists) throw queueNotFound(request);
-      return listSubmissions(temporal, org, request, queryPullRequest);
+      return listSubmissions(temporal, org, request, queryPullRequest, links);
     },
 
     async getTestingDetails(org, request) {
@@ -275,6 +319,12 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
       };
     },
 
+    async readTestRunLog(org, testRunId) {
+      const store = options.runLogs;
+      const info = store ? await store.info(org.id, testRunId) : null;
+      return store && info ? { info, chunk: (offset) => store.read(org.id, testRunId, offset) } : null;
+    },
+
     async reportTestStatus(org, request) {
       try {
         await temporal.call('reportTestStatus', () =>
@@ -284,43 +334,5 @@ export function createMergeQueueService(temporal: TemporalGateway): MergeQueueSe
         throw asQueueError(err, request);
       }
     },
-  };
-}
-
-const QUERY_BATCH = 10;
-
-/** One page of submissions: a visibility page, then each run's record read by query. */
-async function listSubmissions(
-  temporal: TemporalGateway,
-  org: Organisation,
-  request: ListPullRequestsRequest,
-  queryPullRequest: (workflowId: string, runId?: string) => Promise<PullRequestRecord | null>,
-): Promise<PullRequestPage> {
-  const { client } = temporal;
-  const query = submissionsQuery(org, request, request.state);
-  const nextPageToken = request.cursor !== undefined ? decodeCursor(query, request.cursor) : undefined;
-  const page = await temporal.call('listPullRequests', () =>
-    client.workflowService.listWorkflowExecutions({
-      namespace: client.options.namespace,
-      query,
-      pageSize: request.take,
-      nextPageToken,
-    }),
-  );
-  const runs = page.executions.flatMap(({ execution: e }) =>
-    e?.workflowId ? [{ workflowId: e.workflowId, runId: e.runId ?? undefined }] : [],
-  );
-  const records: (PullRequestRecord | null)[] = [];
-  // Bounded fan-out: each query of a finished run replays it on a worker.
-  for (let i = 0; i < runs.length; i += QUERY_BATCH) {
-    const batch = runs.slice(i, i + QUERY_BATCH);
-    records.push(...(await Promise.all(batch.map((r) => queryPullRequest(r.workflowId, r.runId)))));
-  }
-  const token = page.nextPageToken;
-  return {
-    pullRequests: records
-      .filter((r): r is PullRequestRecord => r !== null && matchesFilter(r, request))
-      .map(wire.pullRequestEntry),
-    ...(token && token.length > 0 ? { nextCursor: encodeCursor(query, token) } : {}),
   };
 }

@@ -41,6 +41,8 @@ import type {
   UpdateQueueRequest,
 } from '../schemas/queue';
 
+import { explanationOf, type RecordLinks } from './record-wire';
+
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
 export function queueWorkflowInput(org: Organisation, request: CreateQueueRequest): QueueWorkflowInput {
@@ -178,7 +180,7 @@ const UNKNOWN_READINESS: Readiness = {
   gitHubMergeability: 'unspecified',
 };
 
-export function pullRequestEntry(r: PullRequestRecord): PullRequestEntry {
+export function pullRequestEntry(r: PullRequestRecord, links: RecordLinks, branch: string): PullRequestEntry {
   const d = r.details;
   const defaultName = priorityName(DEFAULT_PRIORITY);
   return {
@@ -196,12 +198,17 @@ export function pullRequestEntry(r: PullRequestRecord): PullRequestEntry {
     prBaseBranch: d?.baseBranch ?? '',
     prAuthor: d?.author ?? '',
     verifiedByTestRun: r.verifiedByTestRun,
+    ...explanationOf(r, links, branch),
   };
 }
 
-export function submittedPullRequest(r: PullRequestRecord): SubmittedPullRequest {
+export function submittedPullRequest(
+  r: PullRequestRecord,
+  links: RecordLinks,
+  branch: string,
+): SubmittedPullRequest {
   return {
-    ...pullRequestEntry(r),
+    ...pullRequestEntry(r, links, branch),
     readiness: r.details?.readiness ?? UNKNOWN_READINESS,
     // railyard has no admin force-enqueue; every PR is admitted by its readiness.
     forceEnqueued: false,
@@ -211,8 +218,15 @@ export function submittedPullRequest(r: PullRequestRecord): SubmittedPullRequest
 
 const targetList = (t: string[] | 'ALL' | null) => (t === null ? undefined : t === 'ALL' ? ['ALL'] : t);
 
+/**
+ * A PR's page on its host. Only a host name with a dot is a web host: the local git host's names
+ * (`local` in the demo) have no page, so the field is left out rather than answered as a dead link.
+ */
+export function pullRequestUrl(repo: { host: string; owner: string; name: string }, pr: number) {
+  return repo.host.includes('.') ? `https://${repo.host}/${repo.owner}/${repo.name}/pull/${pr}` : undefined;
+}
+
 export function testingDetails(run: TestRunDetails, key: TestingDetailsRequest): TestingDetails {
-  const repoUrl = `https://${key.repo.host}/${key.repo.owner}/${key.repo.name}`;
   const impactedTargets = targetList(run.impactedTargets);
   const forTested = targetList(run.impactedTargetsForTestedPrs);
   return {
@@ -229,11 +243,10 @@ export function testingDetails(run: TestRunDetails, key: TestingDetailsRequest):
       ...(s.url !== null ? { url: s.url } : {}),
       state: upperState(s.state),
     })),
-    testedPullRequests: run.prs.map((p) => ({
-      prNumber: p.pr,
-      prUrl: `${repoUrl}/pull/${p.pr}`,
-      title: p.title,
-    })),
+    testedPullRequests: run.prs.map((p) => {
+      const prUrl = pullRequestUrl(key.repo, p.pr);
+      return { prNumber: p.pr, ...(prUrl ? { prUrl } : {}), title: p.title };
+    }),
     ...(impactedTargets ? { impactedTargets } : {}),
     ...(forTested ? { impactedTargetsForTestedPrs: forTested } : {}),
     dependentPrs: run.dependentPrs,

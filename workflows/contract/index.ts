@@ -14,3 +14,4 @@ export * from './repository-key';
 export * from './search-attributes';
 export * from './test-run-messages';
 export * from './workflow-types';
+export * from './pr-reasons';

@@ -7,6 +7,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { PrState } from '../engine';
 import type { QueueKey } from './ids';
+import type { ReasonDetail } from './pr-reasons';
 
 export interface Readiness {
   hasImpactedTargets: boolean;
@@ -35,6 +36,10 @@ export interface TimelineEntry {
   to: PrState;
   reason: string;
   testRunId: string | null;
+  /** What made the reason concrete (pr-reasons.ts); absent when the name says it all, and in older records. */
+  detail?: ReasonDetail;
+  /** Who judged `testRunId`: the queue's test command (its log is kept) or CI's statuses. */
+  runner?: 'command' | 'statuses';
 }
 
 /**

@@ -162,7 +162,13 @@ export interface TestRunDetails {
 }
 
 export const submitUpdate = defineUpdate<SubmitResult, [SubmitInput]>('submitPullRequest');
-export const cancelUpdate = defineUpdate<void, [{ pr: number }]>('cancelPullRequest');
+/** `actor`: who asked (an API key's name and organisation), shown in the PR's record. */
+export interface CancelInput {
+  pr: number;
+  actor?: string;
+}
+
+export const cancelUpdate = defineUpdate<void, [CancelInput]>('cancelPullRequest');
 export const restartUpdate = defineUpdate<void, [{ pr: number }]>('restartTestsOnPullRequest');
 export const setImpactedTargetsUpdate = defineUpdate<void, [ImpactedTargetsInput]>('setImpactedTargets');
 export const updateQueueUpdate = defineUpdate<QueueSettingsSnapshot, [UpdateQueueInput]>('updateQueue');

@@ -26,7 +26,14 @@ export interface TestCaseVerdict {
 }
 
 export type RunCommandResult =
-  | { kind: 'finished'; outcome: 'passed' | 'failed' | 'timeout'; tests: TestCaseVerdict[]; logPath: string }
+  | {
+      kind: 'finished';
+      outcome: 'passed' | 'failed' | 'timeout';
+      tests: TestCaseVerdict[];
+      logPath: string;
+      /** The command's exit code, null when a signal ended it; absent from older results. */
+      exitCode?: number | null;
+    }
   | {
       kind: 'config_problem';
       reason:

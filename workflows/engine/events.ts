@@ -30,6 +30,9 @@ export interface TestCaseResult {
 
 export type TestRunOutcome = 'passed' | 'failed' | 'timeout';
 
+/** `command`: the `command` runner's exit decided; `statuses`: CI's required statuses did. */
+export type RunJudge = 'command' | 'statuses';
+
 export type EngineEvent =
   | {
       type: 'submitted';
@@ -52,7 +55,14 @@ export type EngineEvent =
   /** The test branch was built on `baseSha` and CI was started. */
   | { type: 'testRunStarted'; runId: string; baseSha: string }
   | { type: 'testRunFailedToStart'; runId: string; reason: StartFailureReason; culpritPr: number | null }
-  | { type: 'testRunFinished'; runId: string; outcome: TestRunOutcome; tests?: TestCaseResult[] }
+  | {
+      type: 'testRunFinished';
+      runId: string;
+      outcome: TestRunOutcome;
+      tests?: TestCaseResult[];
+      /** Who judged the run: the queue's test command, or CI's required statuses (the default). */
+      judge?: RunJudge;
+    }
   | { type: 'mergeDone'; mergeId: string; newTipSha: string }
   | {
       type: 'mergeFailed';

@@ -38,7 +38,13 @@ export {
   type QueueConfigPatch,
   type QueueMode,
 } from './config';
-export { type EngineEvent, type EngineEventType, type TestCaseResult, type TestRunOutcome } from './events';
+export {
+  type EngineEvent,
+  type EngineEventType,
+  type RunJudge,
+  type TestCaseResult,
+  type TestRunOutcome,
+} from './events';
 export { type CancelRunReason, type EngineCommand, type EngineCommandType, type NotifyPr } from './commands';
 export type {
   CancelReason,

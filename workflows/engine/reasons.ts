@@ -72,6 +72,11 @@ export type MergeFailureReason =
 /** Trunk `failure_reason`; a `pending_failure` carries the failure that put it there. */
 export type FailureReason =
   | 'TEST_RUN_REQUIRED_STATUS_FAILED'
+  /**
+   * railyard: the queue's own test command (the `command` runner, `.railyard/merge-queue.json`) failed.
+   * Trunk only knows required statuses; a failed command is not one, so it has a name of its own.
+   */
+  | 'TEST_RUN_COMMAND_FAILED'
   | 'TEST_RUN_TIMEOUT'
   | 'TEST_RUN_FAILED_BY_OPTIMIZATION'
   | StartFailureReason

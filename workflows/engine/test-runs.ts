@@ -34,7 +34,7 @@ export function onTestRunStarted(d: Draft, event: RunEvent<'testRunStarted'>): v
 export function onTestRunFinished(d: Draft, event: RunEvent<'testRunFinished'>): void {
   const group = liveRun(d, event);
   if (!group) return;
-  const verdict = verdictOf(event.outcome, event.tests);
+  const verdict = verdictOf(event.outcome, event.tests, event.judge);
   if (event.outcome !== 'timeout') recordResult(d, group, verdict.passed);
   if (verdict.passed) passGroup(d, group, verdict.reason);
   else failGroup(d, group, { reason: verdict.reason, culpritPr: null });

@@ -6,16 +6,24 @@
  * ingested), so the verdict is a pure function of the event.
  * Invariants: a failure with no per-test detail, or with no failed test listed (an infrastructure
  * failure, a crashed job), stays a failure: quarantine can only forgive tests it can name. A timeout
- * is never forgiven.
+ * is never forgiven. A failure judged by the queue's own test command is `TEST_RUN_COMMAND_FAILED`,
+ * one judged by CI's required statuses Trunk's `TEST_RUN_REQUIRED_STATUS_FAILED`.
  */
 import { assertNever } from './assert-never';
-import { type TestCaseResult, type TestRunOutcome } from './events';
+import { type RunJudge, type TestCaseResult, type TestRunOutcome } from './events';
 
 export type Verdict =
   | { passed: true; reason: 'TEST_RUN_PASSED' | 'QUARANTINED_FAILURES_IGNORED' }
-  | { passed: false; reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' | 'TEST_RUN_TIMEOUT' };
+  | {
+      passed: false;
+      reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' | 'TEST_RUN_COMMAND_FAILED' | 'TEST_RUN_TIMEOUT';
+    };
 
-export function verdictOf(outcome: TestRunOutcome, tests: readonly TestCaseResult[] = []): Verdict {
+export function verdictOf(
+  outcome: TestRunOutcome,
+  tests: readonly TestCaseResult[] = [],
+  judge: RunJudge = 'statuses',
+): Verdict {
   switch (outcome) {
     case 'passed':
       return { passed: true, reason: 'TEST_RUN_PASSED' };
@@ -26,7 +34,10 @@ export function verdictOf(outcome: TestRunOutcome, tests: readonly TestCaseResul
       if (failed.length > 0 && failed.every((t) => t.quarantined)) {
         return { passed: true, reason: 'QUARANTINED_FAILURES_IGNORED' };
       }
-      return { passed: false, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' };
+      return {
+        passed: false,
+        reason: judge === 'command' ? 'TEST_RUN_COMMAND_FAILED' : 'TEST_RUN_REQUIRED_STATUS_FAILED',
+      };
     }
     default:
       return assertNever(outcome);

@@ -16,6 +16,7 @@ import type {
   CommitStatusReport,
   PrDetails,
   Readiness,
+  ReasonDetail,
   RunnerSettings,
   SubmitResult,
 } from '../contract';
@@ -36,6 +37,8 @@ export interface PrMeta {
   /** Sequence number of the last transition sent to the PR's workflow. */
   notified: number;
   submittedAt: number;
+  /** Who asked to cancel it (an API key's name), for its record; absent: nobody named. */
+  cancelledBy?: string;
 }
 
 export type RunStatus = 'building' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
@@ -64,6 +67,8 @@ export interface RunMeta {
   titles: Record<string, string>;
   /** Whether its test branch was deleted after it ended. */
   cleaned: boolean;
+  /** Why it failed, for its PRs' records (reason-details.ts): the command, a conflict, a config problem. */
+  detail?: ReasonDetail;
 }
 
 export interface Carried {

@@ -15,6 +15,7 @@
 import { ParentClosePolicy, getExternalWorkflowHandle, log, startChild } from '@temporalio/workflow';
 import type { EngineCommand, NotifyPr } from '../engine';
 import {
+  boundedNames,
   queueWorkflowId,
   TEST_RUN_WORKFLOW_TYPE,
   testRunWorkflowId,
@@ -137,7 +138,16 @@ export class CommandExecutor {
               if (built.checks) this.hosts.readChecks(run);
             } else await this.startCommandRun(run);
             return;
-          case 'conflict':
+          case 'conflict': {
+            // Its PRs' records name the PR that did not apply, the files, and what it was applied on.
+            const order = [...cmd.ahead, ...cmd.prs];
+            const at = order.indexOf(built.prNumber);
+            run.detail = {
+              kind: 'conflict',
+              pr: built.prNumber,
+              files: boundedNames(built.files ?? []).names,
+              onTopOf: at > 0 ? order.slice(0, at) : [],
+            };
             this.ctx.push({
               type: 'testRunFailedToStart',
               runId: run.runId,
@@ -145,6 +155,7 @@ export class CommandExecutor {
               culpritPr: built.prNumber,
             });
             return;
+          }
           case 'pr_moved':
             this.ctx.push({ type: 'cancelled', pr: built.prNumber, reason: 'PR_PUSHED_TO' });
             return;

@@ -26,6 +26,7 @@ import {
   submitUpdate,
   testRunFinishedSignal,
   updateQueueUpdate,
+  MAX_DETAIL_TEXT,
   type QueueRejection,
   type SubmitResult,
 } from '../contract';
@@ -36,6 +37,7 @@ import { settingsOf, snapshotOf, testRunDetailsOf } from './projections';
 import { judgeStatuses } from './status-verdict';
 import type { HostReader } from './host-reader';
 import { withinTargetsBudget } from './targets-budget';
+import { commandFailure } from './reason-details';
 
 const reject = (type: QueueRejection, message: string) =>
   ApplicationFailure.create({ type, message, nonRetryable: true });
@@ -89,12 +91,15 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
 
   setHandler(
     cancelUpdate,
-    async ({ pr }) => {
+    async ({ pr, actor }) => {
       if (remembered()) return;
+      // Who asked is shown in the PR's record (pr-notifier.ts); the reason stays Trunk's.
+      const meta = c.prs[String(pr)];
+      if (meta && actor) meta.cancelledBy = actor.slice(0, MAX_DETAIL_TEXT);
       await settle(queue.push({ type: 'cancelled', pr, reason: 'USER_REQUESTED' }));
       remember(null);
     },
-    { validator: ({ pr }: { pr: number }) => inQueue(pr) },
+    { validator: ({ pr }: { pr: number; actor?: string }) => inQueue(pr) },
   );
 
   setHandler(
@@ -172,13 +177,22 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
     switch (result.kind) {
       case 'finished':
         run.status = result.outcome === 'passed' ? 'succeeded' : 'failed';
-        queue.push({ type: 'testRunFinished', runId, outcome: result.outcome, tests: result.tests });
+        if (result.outcome === 'failed') run.detail = commandFailure(result);
+        queue.push({
+          type: 'testRunFinished',
+          runId,
+          outcome: result.outcome,
+          tests: result.tests,
+          judge: 'command',
+        });
         return;
       case 'config_problem':
         run.status = 'failed';
+        run.detail = { kind: 'problem', text: result.detail.slice(0, MAX_DETAIL_TEXT) };
         queue.push({ type: 'testRunFailedToStart', runId, reason: result.reason, culpritPr: null });
         return;
       case 'error':
+        // The activity's error stays in the worker's log: it may name internals the record must not show.
         run.status = 'failed';
         queue.push({
           type: 'testRunFailedToStart',

@@ -15,6 +15,7 @@ import { notify } from './activity-proxies';
 import { detailsOf } from './carried';
 import type { QueueContext } from './context';
 import type { EventLogOutbox } from './event-log-outbox';
+import { conflicted, transitionDetail } from './reason-details';
 
 const DETAILS_REFRESH_PATCH = 'pr-details-refresh';
 
@@ -34,17 +35,30 @@ export class PrNotifier {
     const entry = this.ctx.carried.engine.entries.find((e) => e.pr === cmd.pr);
     const priority = entry?.priority ?? parsePriority('medium')!;
     meta.notified += 1;
+    const detail = transitionDetail(this.ctx, cmd);
+    const runner = cmd.runId ? this.ctx.carried.runs.find((r) => r.runId === cmd.runId)?.runner : undefined;
+    const details = detailsOf(
+      meta,
+      entry?.headSha ?? '',
+      priority,
+      priorityName(priority),
+      entry?.noBatch ?? false,
+    );
+    // A PR that failed on a conflict does not merge, whatever the host said when it was admitted.
+    if (conflicted(cmd)) details.readiness = { ...details.readiness, gitHubMergeability: 'not_mergeable' };
     const notice: PrTransitionNotice = {
       submissionId: meta.submissionId,
       seq: meta.notified,
-      transition: { at: cmd.at, from: cmd.from, to: cmd.to, reason: cmd.reason, testRunId: cmd.runId },
-      details: detailsOf(
-        meta,
-        entry?.headSha ?? '',
-        priority,
-        priorityName(priority),
-        entry?.noBatch ?? false,
-      ),
+      transition: {
+        at: cmd.at,
+        from: cmd.from,
+        to: cmd.to,
+        reason: cmd.reason,
+        testRunId: cmd.runId,
+        ...(detail ? { detail } : {}),
+        ...(runner ? { runner } : {}),
+      },
+      details,
       presentation: this.presentationOf(cmd.pr),
       ...this.runOf(cmd),
     };
@@ -150,6 +164,8 @@ export class PrNotifier {
       title: n.details.title,
       author: n.details.author,
       headSha: n.details.headSha,
+      ...(n.transition.detail ? { detail: n.transition.detail } : {}),
+      ...(n.transition.runner ? { runner: n.transition.runner } : {}),
     };
   }
 }

@@ -11,6 +11,7 @@ import { pullRequestRoutes } from './pull-requests';
 import { queueRoutes } from './queues';
 import type { MergeQueueService } from './service';
 import { testingRoutes } from './testing';
+import { testRunLogRoutes } from './test-run-logs';
 
 export type { Change, MergeQueueService, QueueAddress } from './service';
 
@@ -21,5 +22,6 @@ export function mergeQueueRoutes(service: MergeQueueService, idempotencyKeys: Id
     await app.register(pullRequestRoutes(service));
     await app.register(testingRoutes(service));
     await app.register(batchReadRoutes(service));
+    await app.register(testRunLogRoutes(service));
   };
 }

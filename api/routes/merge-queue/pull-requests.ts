@@ -10,6 +10,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { organisationOf } from '../../plugins/auth';
 import { Empty } from '../../schemas/common';
 import {
+  GetSubmittedPullRequestRequest,
   ListPullRequestsRequest,
   PrRequest,
   PullRequestPage,
@@ -106,7 +107,7 @@ export function pullRequestRoutes(service: MergeQueueService) {
         schema: {
           tags,
           summary: "A pull request's latest submission, also after it left the queue.",
-          body: PrRequest,
+          body: GetSubmittedPullRequestRequest,
           response: { 200: SubmittedPullRequest },
         },
         // Another organisation's repository answers as a PR never submitted (plugins/repository-access.ts).

@@ -13,9 +13,11 @@
  *   (update-id.ts), so Temporal never merges two requests and applies a keyed retry once.
  */
 import type { Organisation } from '../../../activities/stores/api-keys';
+import type { StoredLogInfo } from '../../../activities/runners/run-logs';
 import { conflict, notFound } from '../../errors';
 import type { RepositoryKey } from '../../../workflows/contract';
 import type {
+  GetSubmittedPullRequestRequest,
   ListPullRequestsRequest,
   PrRequest,
   PullRequestPage,
@@ -54,7 +56,11 @@ export interface MergeQueueService {
   cancelPullRequest(change: Change, request: PrRequest): Promise<void>;
   restartTestsOnPullRequest(change: Change, request: PrRequest): Promise<void>;
   setImpactedTargets(change: Change, request: SetImpactedTargetsRequest): Promise<void>;
-  getSubmittedPullRequest(org: Organisation, request: PrRequest): Promise<SubmittedPullRequest | null>;
+  getSubmittedPullRequest(
+    org: Organisation,
+    request: PrRequest &
+      Partial<Pick<GetSubmittedPullRequestRequest, 'includeTimeline' | 'includeEstimatedTimeToMerge'>>,
+  ): Promise<SubmittedPullRequest | null>;
   listPullRequests(org: Organisation, request: ListPullRequestsRequest): Promise<PullRequestPage>;
 
   getTestingDetails(org: Organisation, request: TestRunRequest): Promise<TestingDetails | null>;
@@ -62,6 +68,13 @@ export interface MergeQueueService {
   getTestRunsInProgress(org: Organisation, key: QueueAddress): Promise<TestRunsInProgress>;
   /** A commit status from external CI, for the `statuses` test runner. */
   reportTestStatus(org: Organisation, request: ReportTestStatusRequest): Promise<void>;
+  /** A command run's stored log (routes/merge-queue/test-run-logs.ts); null: none for this organisation. */
+  readTestRunLog?(org: Organisation, testRunId: string): Promise<TestRunLog | null>;
+}
+
+export interface TestRunLog {
+  info: StoredLogInfo;
+  chunk: (offset: number) => Promise<Buffer>;
 }
 
 const where = (key: QueueAddress) =>

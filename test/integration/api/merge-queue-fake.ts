@@ -193,6 +193,10 @@ export function createFakeMergeQueue(clock: () => number = Date.now) {
         prBaseBranch: request.targetBranch,
         prAuthor: 'octocat',
         verifiedByTestRun: null,
+        reason: 'MERGE_ITEM_NOW_READY',
+        reasonText: 'Queued: it is ready and waits for a test slot.',
+        testRuns: [],
+        decidedByTestRun: null,
         readiness: {
           hasImpactedTargets: false,
           requiresImpactedTargets: queue.settings.mode === 'parallel',

@@ -96,7 +96,10 @@ test('the update goes to the organisation-scoped queue id with the route update 
     {
       workflowId: 'queue/org-1/github.com/acme/app/main',
       name: 'cancelPullRequest',
-      options: { updateId: 'cancelPullRequest/abc', args: [{ pr: 5 }] },
+      options: {
+        updateId: 'cancelPullRequest/abc',
+        args: [{ pr: 5, actor: 'an API key of organisation acme' }],
+      },
     },
   ]);
 });

@@ -56,8 +56,10 @@ const RECORD: PullRequestRecord = {
   timeline: [],
 };
 
+const LINKS = { testRunLogUrl: (id: string) => `http://api.test/v1/testRuns/${id}/log` };
+
 test('a record without details answers defaults in the compat shape', () => {
-  const pr = SubmittedPullRequest.strict().parse(wire.submittedPullRequest(RECORD));
+  const pr = SubmittedPullRequest.strict().parse(wire.submittedPullRequest(RECORD, LINKS, 'main'));
   expect(pr).toMatchObject({
     prNumber: 7,
     stateChangedAt: '2026-03-01T00:00:00.000Z',
@@ -99,6 +101,9 @@ test('testing details: upper-case status states, PR urls, "ALL" as a one-item li
     impactedTargets: ['ALL'],
     dependentPrs: [5],
   });
+  // The local git host's repositories have no web page: no `https://local/…` link.
+  const local = wire.testingDetails(run, { ...Q, repo: { ...Q.repo, host: 'local' }, testRunId: 'r1' });
+  expect(local.testedPullRequests).toEqual([{ prNumber: 7, title: 'Seven' }]);
 });
 
 describe('update ids and request hashes', () => {

@@ -56,7 +56,7 @@ test.each([
 test('a failure says why, with the reason name, and what to do', () => {
   const body = liveComment(record('failed', 'TEST_RUN_TIMEOUT'), shown, 'main');
   expect(body.startsWith(LIVE_MARKER)).toBe(true);
-  expect(body).toContain('did not report before the testing timeout (`TEST_RUN_TIMEOUT`)');
+  expect(body).toContain('did not finish before the testing timeout (`TEST_RUN_TIMEOUT`)');
   expect(body).toContain('/trunk merge');
 });
 

@@ -4,6 +4,7 @@
  * same event.
  */
 import { pullRequestEventsOf } from '../../../activities/webhooks/pull-request-events';
+import type { TransitionEvent } from '../../../activities/events/types';
 import { MINUTE, submission } from '../events/fixtures';
 
 const T = Date.parse('2026-03-01T12:00:00Z');
@@ -36,6 +37,9 @@ test('a PR through the queue: submitted, queued, testing, merged; no tests_passe
     target_branch: 'main',
     timestamp: '2026-03-01T12:00:00.000Z',
     submitted_reason: 'USER_REQUESTED',
+    pr_sha: 'b'.repeat(40),
+    test_run_id: null,
+    reason_text: 'Not ready yet: it was submitted and is being checked for readiness.',
   });
   expect(out[1]!.payload).toMatchObject({ queued_reason: 'MERGE_ITEM_NOW_READY' });
   expect(out[2]!.payload).toMatchObject({
@@ -147,4 +151,28 @@ test('a single-PR run sends no batch event', () => {
     'pull_request.queued',
     'pull_request.testing',
   ]);
+});
+
+test('a failed command run: the reason as a sentence, its detail and the link to its log', () => {
+  const [, failedStep] = submission({ organisationId: org, prNumber: 4 }, [
+    { to: 'pending_failure', at: T, reason: 'TEST_RUN_COMMAND_FAILED', testRunId: 'run-9' },
+    { to: 'failed', at: T + MINUTE, reason: 'TEST_RUN_COMMAND_FAILED', testRunId: 'run-9' },
+  ]);
+  const failed: TransitionEvent = {
+    ...failedStep!,
+    detail: { kind: 'command_failed', exitCode: 2, failedTests: ['calc.adds'], moreFailedTests: 0 },
+    runner: 'command',
+  };
+  const [out] = pullRequestEventsOf([failed], {
+    ...ctx,
+    testRunLogUrl: (id) => `http://railyard.test/v1/testRuns/${id}/log`,
+  });
+  expect(out!.payload).toMatchObject({
+    failure_reason: 'TEST_RUN_COMMAND_FAILED',
+    test_run_id: 'run-9',
+    test_run_log_url: 'http://railyard.test/v1/testRuns/run-9/log',
+    reason_detail: failed.detail,
+    reason_text:
+      "Failed: the queue's test command failed on the test branch (exit code 2); failing test: calc.adds.",
+  });
 });

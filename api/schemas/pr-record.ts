@@ -1,0 +1,114 @@
+/**
+ * What a PR record says about itself beyond Trunk's documented fields (docs/api-compat.md, "Records
+ * that explain themselves"): the reason of its current state as a name and a sentence, the structured
+ * detail behind it, the test runs it was tested in (with links to their logs), the run that decided
+ * it, and, on request, Trunk's `includeTimeline` and `includeEstimatedTimeToMerge` answers.
+ *
+ * Rules: additions only, so Trunk clients that ignore unknown fields read records unchanged; the
+ * timeline is newest first with Trunk's keys (trunk-compat §1.4) and lower-case reasons.
+ */
+import { z } from 'zod';
+import { PR_STATES } from './queue';
+
+export const ReasonDetail = z
+  .discriminatedUnion('kind', [
+    z.object({
+      kind: z.literal('command_failed'),
+      exitCode: z.number().nullable().describe('null: a signal ended the command.'),
+      failedTests: z.array(z.string()).describe('Failing tests the command reported (at most 10).'),
+      moreFailedTests: z.number(),
+    }),
+    z.object({
+      kind: z.literal('statuses'),
+      failed: z.array(z.string()).describe('Required statuses that failed.'),
+      missing: z.array(z.string()).describe('Required statuses that had not passed.'),
+    }),
+    z.object({
+      kind: z.literal('conflict'),
+      pr: z.number().describe('The PR that did not apply.'),
+      files: z.array(z.string()),
+      onTopOf: z
+        .array(z.number())
+        .describe('PRs applied before it on the target branch; [] = the target alone.'),
+    }),
+    z.object({
+      kind: z.literal('actor'),
+      actor: z.string().describe('Who asked: an API key and its organisation.'),
+    }),
+    z.object({ kind: z.literal('problem'), text: z.string() }),
+  ])
+  .describe('What made the reason concrete; absent when the reason says it all.');
+
+export const TestRunLink = z.object({
+  testRunId: z.string(),
+  logUrl: z
+    .string()
+    .optional()
+    .describe("The run's log (GET, same API key); absent for runs CI judged by its statuses."),
+});
+
+/** The explanation fields every PR record carries (listPullRequests and getSubmittedPullRequest). */
+export const RecordExplanation = {
+  reason: z.string().describe('Why it is in its state: Trunk reason name where Trunk has one (upper case).'),
+  reasonText: z.string().describe('The same reason as one sentence a person reads.'),
+  reasonDetail: ReasonDetail.optional(),
+  testRuns: z.array(TestRunLink).describe('Every test run it was tested in, oldest first.'),
+  decidedByTestRun: z
+    .string()
+    .nullable()
+    .describe('The run behind its latest transition (the failing or verifying run), if any.'),
+};
+
+export const TimelineItem = z.object({
+  timestamp: z.string(),
+  state: z.enum(PR_STATES),
+  previousState: z.enum(PR_STATES).nullable(),
+  reason: z.string().describe('Lower case, as in Trunk timelines (e.g. prerequisite_merge_item_failed).'),
+  reasonText: z.string(),
+  testRun: TestRunLink.optional(),
+  notReady: z
+    .object({
+      reason: z.string(),
+      blockReasons: z.array(
+        z.object({
+          kind: z.enum([
+            'behind_base',
+            'merge_conflict',
+            'failing_required_check',
+            'awaiting_required_check',
+            'undetermined',
+          ]),
+        }),
+      ),
+    })
+    .optional(),
+  failure: z
+    .object({
+      reason: z.string(),
+      failureCausingStatuses: z.array(z.string()).optional(),
+      failedTests: z.array(z.string()).optional(),
+      conflictCulprit: z
+        .object({
+          type: z.enum(['queue_pr', 'base_branch', 'stacked_pr']),
+          prNumbers: z.array(z.number()),
+          files: z.array(z.string()),
+        })
+        .optional(),
+    })
+    .optional(),
+  cancellation: z.object({ reason: z.string(), actor: z.string().optional() }).optional(),
+  merged: z.object({ reason: z.string(), actor: z.enum(['merge_queue', 'outside']) }).optional(),
+  testsPassed: z.object({ testRunId: z.string().nullable() }).optional(),
+});
+export type TimelineItem = z.infer<typeof TimelineItem>;
+
+export const EstimatedTimeToMerge = z
+  .object({
+    estimatedMergeAt: z.string().describe('ISO-8601 time the PR is expected to merge.'),
+    remainingSeconds: z.number(),
+    position: z.number().describe('1-based place in the queue when estimated.'),
+    testDurationSeconds: z.number().describe('The median measured test run of this queue (or the default).'),
+    measuredRuns: z.number().describe('How many recent runs the median is of; 0: the default was used.'),
+  })
+  .nullable()
+  .describe('null once the PR left the queue or while it is not ready (docs/api-compat.md).');

@@ -1,0 +1,74 @@
+/**
+ * Reason sentences (workflows/contract/pr-reasons.ts): one module for records, webhooks and PR
+ * comments. Each detail makes its sentence concrete; a command failure is its own reason, a statuses
+ * failure keeps Trunk's.
+ */
+import { explainState, reasonClause, type ExplainInput } from '../../../workflows/contract';
+import { verdictOf } from '../../../workflows/engine/verdict';
+
+test('a failed command is TEST_RUN_COMMAND_FAILED; failed statuses keep Trunk’s reason', () => {
+  expect(verdictOf('failed', [], 'command')).toEqual({ passed: false, reason: 'TEST_RUN_COMMAND_FAILED' });
+  expect(verdictOf('failed', [], 'statuses')).toEqual({
+    passed: false,
+    reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+  });
+  expect(verdictOf('failed')).toEqual({ passed: false, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+});
+
+test.each<[ExplainInput, string]>([
+  [
+    { state: 'failed', reason: 'TEST_RUN_COMMAND_FAILED' },
+    "Failed: the queue's test command failed on the test branch.",
+  ],
+  [
+    {
+      state: 'failed',
+      reason: 'TEST_RUN_COMMAND_FAILED',
+      detail: { kind: 'command_failed', exitCode: null, failedTests: ['a', 'b'], moreFailedTests: 3 },
+    },
+    "Failed: the queue's test command failed on the test branch (stopped by a signal); failing tests: a, b and 3 more.",
+  ],
+  [
+    {
+      state: 'failed',
+      reason: 'TEST_RUN_TIMEOUT',
+      detail: { kind: 'statuses', failed: [], missing: ['ci/build'] },
+    },
+    'Failed: required status ci/build had not passed at the testing timeout.',
+  ],
+  [
+    {
+      state: 'pending_failure',
+      reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+      detail: { kind: 'statuses', failed: ['ci/test', 'ci/lint'], missing: [] },
+    },
+    'Its test run failed, the queue waits for the PRs ahead of it before blaming one: required statuses ci/test, ci/lint failed on the test branch.',
+  ],
+  [
+    {
+      state: 'failed',
+      reason: 'START_TEST_RUN_MERGE_CONFLICT',
+      detail: { kind: 'conflict', pr: 5, files: ['README.md'], onTopOf: [] },
+      targetBranch: 'main',
+    },
+    'Failed: #5 conflicts with the target branch main in file README.md.',
+  ],
+  [
+    {
+      state: 'cancelled',
+      reason: 'USER_REQUESTED',
+      detail: { kind: 'actor', actor: 'API key "CI" of organisation acme' },
+    },
+    'Cancelled: API key "CI" of organisation acme asked for it.',
+  ],
+  [
+    { state: 'not_ready', reason: 'AWAITING_MERGEABILITY', blockedBy: 'it needs 1 approving review' },
+    'Not ready yet: it needs 1 approving review.',
+  ],
+])('%j', (input, sentence) => {
+  expect(explainState(input)).toBe(sentence);
+});
+
+test('an unknown reason name is shown as itself', () => {
+  expect(reasonClause('SOMETHING_NEW')).toBe('reason SOMETHING_NEW');
+});
