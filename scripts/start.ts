@@ -204,6 +204,14 @@ function onSignal(signal: NodeJS.Signals): void {
   }
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => onSignal(signal));
+// A closed terminal (SIGHUP, then EIO on every write) or any bug must not end this process before its
+// children: it would leave them running with nobody to stop them.
+process.stdout.on('error', () => undefined);
+process.stderr.on('error', () => undefined);
+process.on('uncaughtException', (err) => {
+  say(`internal error: ${err.message}; stopping everything.`);
+  void shutdown(1);
+});
 
 async function run(): Promise<void> {
   const cfg = loadStartConfig();
