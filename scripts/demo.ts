@@ -136,28 +136,57 @@ async function main(): Promise<void> {
   for (const pr of PRS) await call('submitPullRequest', { ...queue, pr: { number: String(pr.n) } }, key);
   console.log('Submitted all pull requests through the API. Progress:');
 
+  interface Record {
+    state: string;
+    reasonText: string;
+    testRuns: { testRunId: string; logUrl?: string }[];
+    decidedByTestRun: string | null;
+    estimatedTimeToMerge?: { remainingSeconds: number } | null;
+  }
   const seen = new Map<number, string>();
+  const records = new Map<number, Record>();
+  /** The first estimate each PR got once queued, and when, to compare with when it merged. */
+  const estimates = new Map<number, { at: number; seconds: number }>();
+  const mergedAt = new Map<number, number>();
   const started = Date.now();
   while (seen.size < PRS.length || [...seen.values()].some((s) => !isTerminal(s))) {
     for (const pr of PRS) {
-      const r = await call<{ state: string }>(
+      const r = await call<Record>(
         'getSubmittedPullRequest',
-        { ...queue, pr: { number: pr.n } },
+        { ...queue, pr: { number: pr.n }, includeEstimatedTimeToMerge: !estimates.has(pr.n) },
         key,
       ).catch(() => null);
+      if (r?.estimatedTimeToMerge && !estimates.has(pr.n))
+        estimates.set(pr.n, { at: Date.now(), seconds: r.estimatedTimeToMerge.remainingSeconds });
       if (r && seen.get(pr.n) !== r.state) {
         seen.set(pr.n, r.state);
+        records.set(pr.n, r);
         console.log(
           `  ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s  #${pr.n} ${r.state.padEnd(15)} ${pr.title}`,
         );
+        if (r.state === 'merged') mergedAt.set(pr.n, Date.now());
+        // A finished PR says why, in the record's own sentence.
+        if (isTerminal(r.state)) console.log(`          ${r.reasonText}`);
       }
     }
     if (Date.now() - started > 10 * 60_000) throw new Error('The demo did not finish within 10 minutes.');
     await new Promise((r) => setTimeout(r, 500));
   }
 
-  const states = PRS.map((pr) => `#${pr.n} ${seen.get(pr.n)}`).join(', ');
-  console.log(`\nDone in ${((Date.now() - started) / 1000).toFixed(0)} s: ${states}.`);
+  console.log(`\nDone in ${((Date.now() - started) / 1000).toFixed(0)} s:`);
+  for (const pr of PRS) {
+    const r = records.get(pr.n)!;
+    console.log(`  #${pr.n} ${r.reasonText}`);
+    const log = r.testRuns.find((t) => t.testRunId === r.decidedByTestRun)?.logUrl;
+    if (r.state === 'failed' && log)
+      console.log(`     log: curl -H "x-api-token: $(cat .data/dev-api-key)" ${log}`);
+    const estimate = estimates.get(pr.n);
+    const merged = mergedAt.get(pr.n);
+    if (estimate && merged !== undefined)
+      console.log(
+        `     estimated ${estimate.seconds} s to merge when first queued; it took ${((merged - estimate.at) / 1000).toFixed(0)} s`,
+      );
+  }
   console.log('\nmain now reads:');
   console.log(git(bare, 'log', '--format=%h %s', 'main').replace(/^/gm, '  '));
   console.log('\nIn the Temporal UI:');

@@ -5,8 +5,7 @@
  *
  * Rules: at most MAX_PRS_PER_BATCH_READ numbers (duplicates count once), read 10 at a time, so one
  * request costs a bounded number of Temporal queries; the queue itself must exist (404 otherwise, as
- * for the single read's queue). `includeTimeline` is accepted and ignored: railyard's PR record has
- * no Trunk-shaped timeline.
+ * for the single read's queue). `includeTimeline` adds each PR's timeline, as the single read does.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -25,7 +24,7 @@ export const SubmittedPullRequestsRequest = QueueRequest.extend({
     .array(z.object({ number: PrNumber }))
     .min(1, { message: 'must name at least one pull request' })
     .max(MAX_PRS_PER_BATCH_READ, { message: `must name at most ${MAX_PRS_PER_BATCH_READ} pull requests` }),
-  includeTimeline: z.boolean().optional().describe('Accepted and ignored: no timeline is returned.'),
+  includeTimeline: z.boolean().optional().describe("Add each PR's transitions, newest first."),
 });
 
 export const SubmittedPullRequests = z.object({
@@ -49,7 +48,7 @@ export function batchReadRoutes(service: MergeQueueService) {
       },
       async (request) => {
         const org = organisationOf(request);
-        const { prs, includeTimeline: _ignored, ...key } = request.body;
+        const { prs, includeTimeline, ...key } = request.body;
         if (!(await service.getQueue(org, key))) throw queueNotFound(key);
         const numbers = [...new Set(prs.map((p) => p.number))];
         const found: (SubmittedPullRequest | null)[] = [];
@@ -57,7 +56,9 @@ export function batchReadRoutes(service: MergeQueueService) {
           const batch = numbers.slice(i, i + READ_BATCH);
           found.push(
             ...(await Promise.all(
-              batch.map((number) => service.getSubmittedPullRequest(org, { ...key, pr: { number } })),
+              batch.map((number) =>
+                service.getSubmittedPullRequest(org, { ...key, pr: { number }, includeTimeline }),
+              ),
             )),
           );
         }
