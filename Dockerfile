@@ -17,6 +17,9 @@ COPY --from=build /app/dist ./dist
 # The compiled migration runner looks for migrations/ next to dist/'s top level (MIGRATIONS_DIR is
 # relative to the module), so they go inside dist/.
 COPY migrations ./dist/migrations
+# The dashboard's templates and stylesheet are read next to the compiled routes (api/routes/ui).
+COPY api/ui/templates ./dist/api/ui/templates
+COPY api/ui/static ./dist/api/ui/static
 # The compose file mounts named volumes here. A new named volume takes the ownership of the folder it
 # is mounted on, so the folders must exist and belong to `node`; otherwise Docker creates them as root
 # and the worker cannot write its repositories or checkouts.

@@ -34,7 +34,9 @@ module.exports = {
   transform: {
     '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: [`/node_modules/(?!(${esmOnlyPackages().join('|')})/)`],
+  // @fastify/cookie is CommonJS but loads `cookie` (ES modules only) with import(), which jest's VM
+  // refuses; compiled too, its import() becomes a require of the compiled module.
+  transformIgnorePatterns: [`/node_modules/(?!(${[...esmOnlyPackages(), '@fastify/cookie'].join('|')})/)`],
   // ES-module-only exports without a `require` condition, which jest's resolver cannot pick.
   moduleNameMapper: {
     '^@octokit/webhooks-methods$': '<rootDir>/node_modules/@octokit/webhooks-methods/dist-node/index.js',

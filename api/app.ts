@@ -36,6 +36,8 @@ import { testingResultsRoutes } from './routes/merge-queue/testing-results';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
 import { gitHubInstallationRoutes, type GitHubInstallationApiDeps } from './routes/github/installations';
 import { gitHubWebhookRoutes, type GitHubWebhookApiDeps } from './routes/github/webhooks';
+import { uiRoutes, type UiDeps } from './routes/ui';
+import { createDashboardReads } from './ui/reads';
 
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 
@@ -96,6 +98,8 @@ export interface AppDeps {
   inFlight?: InFlightCaps;
   /** How long a client may take to send its request (plugins/server-timeouts.ts); defaults when absent. */
   timeouts?: ServerTimeouts;
+  /** The web dashboard at /ui (sessions, its reads, Temporal UI links); left out when absent. */
+  ui?: UiDeps;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -178,5 +182,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.gitHubInstallations)
     await app.register(gitHubInstallationRoutes(deps.gitHubInstallations), { prefix: '/v1' });
   if (deps.gitHubWebhooks) await app.register(gitHubWebhookRoutes(deps.gitHubWebhooks), { prefix: '/v1' });
+  if (deps.ui)
+    await app.register(
+      uiRoutes({
+        ...deps.ui,
+        reads: createDashboardReads(deps.ui.pool),
+        mergeQueue,
+        ...(deps.flaky ? { flaky: deps.flaky.store } : {}),
+        owners: deps.repositories.owners,
+        access: deps.repositories.access,
+        ...(authFailures ? { failures: authFailures } : {}),
+        publicUrl: deps.publicUrl,
+        now: deps.now ?? Date.now,
+      }),
+    );
   return app;
 }

@@ -54,6 +54,12 @@ const ApiConfig = z.object({
   RAILYARD_MAX_WEBHOOKS_PER_ORGANISATION: envInt(1, 100_000).default(
     DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION,
   ),
+  // The dashboard (api/routes/ui): how long a sign-in lasts, and the Temporal Web UI its PR pages link
+  // to (`npm start` runs it on 8233); `off` for no links.
+  RAILYARD_UI_SESSION_HOURS: envInt(1, 720).default(12),
+  RAILYARD_TEMPORAL_UI_URL: z
+    .union([z.literal('off'), z.url({ protocol: /^https?$/, message: 'must be an http(s) URL or off' })])
+    .default('http://127.0.0.1:8233'),
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;
 

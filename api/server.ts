@@ -36,6 +36,7 @@ import { createMergeQueueService } from './temporal/merge-queue-service';
 import { createTestDurations } from '../activities/events/test-durations';
 import { createRunLogStore } from '../activities/runners/run-logs';
 import { createTemporalGateway } from './temporal/client';
+import { createUiSessionStore } from './ui/sessions';
 
 async function main(): Promise<void> {
   const config = loadApiConfig();
@@ -176,6 +177,13 @@ async function main(): Promise<void> {
         maxPerOrganisation: config.RAILYARD_MAX_WEBHOOKS_PER_ORGANISATION,
       }),
       allowPrivateUrls: config.RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS,
+    },
+    ui: {
+      sessions: createUiSessionStore(pool, { ttlMs: config.RAILYARD_UI_SESSION_HOURS * 3_600_000 }),
+      pool,
+      ...(config.RAILYARD_TEMPORAL_UI_URL === 'off'
+        ? {}
+        : { temporalUi: { url: config.RAILYARD_TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE } }),
     },
     probes: {
       postgres: async () => void (await pool.query('SELECT 1')),

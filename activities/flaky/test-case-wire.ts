@@ -1,9 +1,10 @@
 /**
  * The spec's TestCase object (api-spec.md §2.6, trunk-compat §2) built from a TestCaseRecord: what
  * the flaky-test API answers and what the test_case.* webhooks carry, so both are the same object.
- * Links point at this service's own API: a test's html_url is `GET /v1/flaky-tests/tests/{id}`, a
- * repository's `GET /v1/flaky-tests/repository?host=&owner=&name=`, a ticket's the repository's
- * ticket_url_template or else `GET /v1/flaky-tests/tickets/{key}`.
+ * Links point at this service's web dashboard, which a person opens in a browser (signing in with an
+ * API key; api/routes/ui/flaky.ts): a test's html_url is `/ui/flaky/tests/{id}`, a repository's
+ * `/ui/flaky/repository?host=&owner=&name=`, a ticket's the repository's ticket_url_template or else
+ * `/ui/flaky/tickets/{key}`. The API serves the same objects at /v1/flaky-tests/tests/{id} etc.
  *
  * The HTTP layer checks these shapes against its zod response schemas (api/schemas/flaky-tests.ts).
  * The list pages are written by PostgreSQL instead (store/test-case-json.ts), byte for byte the same.
@@ -18,7 +19,7 @@ export interface Links {
 }
 
 export function createLinks(publicUrl: string): Links {
-  const base = `${publicUrl.replace(/\/+$/, '')}/v1/flaky-tests`;
+  const base = `${publicUrl.replace(/\/+$/, '')}/ui/flaky`;
   return {
     test: (id) => `${base}/tests/${id}`,
     repository: (key) =>

@@ -258,7 +258,7 @@ test('Trunk’s unhealthy list and ticket link', async () => {
   expect([link.statusCode, link.json()]).toEqual([200, {}]);
   const details = await h.post('/v1/flaky-tests/get-test-details', { ...scoped, test_id: ids.broken });
   expect(details.json()).toMatchObject({
-    test: { ticket: { html_url: 'http://127.0.0.1:8080/v1/flaky-tests/tickets/KAN-123' } },
+    test: { ticket: { html_url: 'http://127.0.0.1:8080/ui/flaky/tickets/KAN-123' } },
   });
   const ticket = await h.app.inject({
     method: 'GET',

@@ -60,9 +60,9 @@ test('list-failing-tests: the distinct failing tests, most failures first, in th
   expect(b).toEqual({
     id: expect.stringMatching(/^[0-9a-f-]{36}$/),
     repository: {
-      html_url: 'http://127.0.0.1:8080/v1/flaky-tests/repository?host=github.com&owner=acme&name=shop',
+      html_url: 'http://127.0.0.1:8080/ui/flaky/repository?host=github.com&owner=acme&name=shop',
     },
-    html_url: `http://127.0.0.1:8080/v1/flaky-tests/tests/${b.id}`,
+    html_url: `http://127.0.0.1:8080/ui/flaky/tests/${b.id}`,
     name: 'B',
     variant: '',
     status: { value: 'healthy', reason: 'no_signal', timestamp: iso(T0.getTime() - 3 * DAY) },

@@ -227,7 +227,7 @@ test('an upload that makes a test flaky delivers one test_case.status_changed; t
   expect(test).toMatchObject({
     id,
     status: { value: 'flaky' },
-    html_url: `${PUBLIC_URL}/v1/flaky-tests/tests/${id}`,
+    html_url: `${PUBLIC_URL}/ui/flaky/tests/${id}`,
   });
 
   // The same upload again (a CI retry) changes nothing and announces nothing.
