@@ -1,6 +1,8 @@
 /**
- * Turns a zod issue into the one plain sentence the API answers with: it names the field (as a dotted
- * path inside the body or query) and the problem, and never echoes the offending value back.
+ * Turns zod issues into the plain sentences the API answers with: one per problem, naming the field
+ * (as a dotted path inside the body or query) and the problem, never echoing the offending value back.
+ * A request with several problems hears of all of them at once (at most MAX_PROBLEMS_LISTED sentences,
+ * then how many more), so a client fixes them in one try.
  */
 import type { z } from 'zod';
 
@@ -79,4 +81,28 @@ export function describeIssue(
     case 'custom':
       return `${field} ${issue.message.replace(/\.$/, '')}.`;
   }
+}
+
+export const MAX_PROBLEMS_LISTED = 10;
+
+/**
+ * Every problem of a request, one sentence each, joined by spaces. A field with several problems (an
+ * empty string is both too short and empty) is named once, by its first problem.
+ */
+export function describeIssues(
+  issues: readonly Issue[],
+  where: 'body' | 'querystring' | 'params' | 'headers' = 'body',
+): string {
+  const byField = new Map<string, Issue>();
+  for (const issue of issues) {
+    const field = fieldPath(issue.path);
+    if (!byField.has(field)) byField.set(field, issue);
+  }
+  const sentences = [...byField.values()].map((i) => describeIssue(i, where));
+  if (sentences.length === 0) return 'The request is invalid.';
+  const listed = sentences.slice(0, MAX_PROBLEMS_LISTED);
+  const more = sentences.length - listed.length;
+  return [...listed, ...(more > 0 ? [`${more} more problem${more > 1 ? 's' : ''} not listed.`] : [])].join(
+    ' ',
+  );
 }

@@ -8,7 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { isAppError } from '../errors';
-import { describeIssue } from '../validation-message';
+import { describeIssues } from '../validation-message';
 import { databaseBusy, databaseBusyMessage } from './database-busy';
 import { isLimitExceeded } from './limit-exceeded';
 
@@ -51,9 +51,9 @@ function issueOf(v: {
 
 function handle(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (hasZodFastifySchemaValidationErrors(err)) {
-    const first = err.validation[0];
+    // Every problem at once, one sentence each, so a client fixes them in one try.
     const context = err.validationContext ?? 'body';
-    return sendText(reply, 400, first ? describeIssue(issueOf(first), context) : 'The request is invalid.');
+    return sendText(reply, 400, describeIssues(err.validation.map(issueOf), context));
   }
   if (isAppError(err)) {
     if (err.statusCode >= 500) request.log.warn({ err }, 'request failed: %s', err.message);

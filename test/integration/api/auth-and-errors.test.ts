@@ -123,7 +123,8 @@ describe('bad input', () => {
       'content-type': 'application/x-www-form-urlencoded',
     });
     expect(res.statusCode).toBe(400);
-    expect(res.body).toBe("Field 'repo' is required.");
+    // Every problem at once (api/validation-message.ts).
+    expect(res.body).toBe("Field 'repo' is required. Field 'targetBranch' is required.");
   });
 
   test('unsupported content type → 415', async () => {
