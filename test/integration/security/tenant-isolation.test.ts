@@ -129,6 +129,11 @@ function table(ids: Ids): Record<string, Probe> {
       status: 404,
       answer: NO_QUEUE,
     },
+    'GET /v1/testRuns/{testRunId}/log': {
+      url: `/v1/testRuns/${ids.testRunId}/log`,
+      status: 404,
+      answer: `No log is kept for test run "${ids.testRunId}".`,
+    },
     'GET /v1/getMergeQueueMetrics': {
       url: '/v1/getMergeQueueMetrics?repo=acme/app&repoHost=github.com',
       status: 404,
