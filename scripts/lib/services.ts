@@ -1,6 +1,6 @@
 /**
- * The railyard processes as services that can be killed and started again: the API (`tsx
- * api/server.ts`) and the worker (`tsx worker/main.ts`), each in its own process group so a SIGKILL
+ * The railyard processes as services that can be killed and started again: the API (api/server.ts)
+ * and the worker (worker/main.ts), each one Node process with tsx's loader (ts-node.ts), each in its own process group so a SIGKILL
  * also reaches what it started (test commands). A service counts as up once it proved it: the API
  * answers /healthz, the worker printed that it polls its task queue.
  *
@@ -11,8 +11,8 @@ import path from 'node:path';
 import { apiUrl } from '../../activities/platform/public-url';
 import { PROJECT_ROOT } from './data-dir';
 import type { Managed, Supervisor } from './supervisor';
+import { tsNode } from './ts-node';
 
-const TSX = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
 const LEAKY = /^(RAILYARD_|DATABASE_URL$|TEMPORAL_|TEST_)/;
 
 export interface Service {
@@ -64,7 +64,8 @@ function createService(
     async start() {
       if (alive()) return;
       expected = false;
-      const m = sup.start(name, TSX, [entry], { cwd: PROJECT_ROOT, env, quiet: true, logFile });
+      const [command, args] = tsNode(entry);
+      const m = sup.start(name, command, args, { cwd: PROJECT_ROOT, env, quiet: true, logFile });
       current = m;
       const state = { ready: false };
       m.child.stderr?.on('data', (chunk: Buffer) => {
