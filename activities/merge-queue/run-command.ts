@@ -13,6 +13,27 @@ import type { JunitFile, TestRunner } from '../runners/test-runner';
 import type { RepositoryKey, RunCommandResult, TestCaseVerdict } from '../../workflows/contract';
 import type { RunCommandInput } from './types';
 
+const LOG_STORE_TIMEOUT_MS = 10_000;
+
+/** 'stored', or what went wrong (an error's message, or the time it took too long). */
+async function withinTime(work: Promise<void>, ms: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`no answer within ${ms} ms`), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => 'stored',
+        (err: unknown) => (err instanceof Error ? err.message : String(err)),
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export type JudgeTests = (input: {
   organisationId: string;
   repo: RepositoryKey;
@@ -28,6 +49,8 @@ export function createRunCommandActivity(deps: {
   judgeTests?: JudgeTests;
   /** Where the run's log is kept for the API (ADR 0011); none: it stays on the worker's disk only. */
   runLogs?: RunLogStore;
+  /** Longest wait for storing the log before the verdict goes back without it (default 10 s). */
+  logStoreTimeoutMs?: number;
 }) {
   return {
     async runTestCommand(input: RunCommandInput): Promise<RunCommandResult> {
@@ -58,13 +81,24 @@ export function createRunCommandActivity(deps: {
         heartbeat: () => ctx.heartbeat(),
       });
       if (result.outcome === 'cancelled') return { kind: 'cancelled' };
-      // Before the verdict goes back: a record that names the run can link its log at once.
-      await deps.runLogs?.store({
-        organisationId: input.organisationId,
-        repo: input.repo,
-        runId: input.runId,
-        logPath: result.logPath,
-      });
+      // Before the verdict goes back: a record that names the run can link its log at once. Best
+      // effort: a database that is down or slow must not hold up the verdict (the log stays on disk).
+      if (deps.runLogs) {
+        const stored = await withinTime(
+          deps.runLogs.store({
+            organisationId: input.organisationId,
+            repo: input.repo,
+            runId: input.runId,
+            logPath: result.logPath,
+          }),
+          deps.logStoreTimeoutMs ?? LOG_STORE_TIMEOUT_MS,
+        );
+        if (stored !== 'stored')
+          ctx.log.warn('the run log was not stored; the record will have no log link', {
+            runId: input.runId,
+            problem: stored,
+          });
+      }
       const tests = deps.judgeTests
         ? await deps.judgeTests({
             organisationId: input.organisationId,
