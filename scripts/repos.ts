@@ -1,5 +1,9 @@
 /**
- * Repository ownership for operators (docs/adr/0006-repository-ownership.md):
+ * Repositories for operators: creating one on the local host, and ownership
+ * (docs/adr/0006-repository-ownership.md):
+ *   npm run repos -- create [--org <slug>] <host>/<owner>/<name>  a bare repository on the local host
+ *                                                                 (under RAILYARD_GIT_ROOT), claimed
+ *                                                                 for <slug> when given
  *   npm run repos -- add --org <slug> <host>/<owner>/<name>     claims an unclaimed repository
  *   npm run repos -- transfer --org <slug> <host>/<owner>/<name> gives a claimed repository to <slug>
  *   npm run repos -- remove <host>/<owner>/<name>               removes the claim
@@ -8,14 +12,18 @@
  * An organisation named by --org is created when it does not exist yet, as `npm run keys` does.
  * Uses DATABASE_URL, or the database `npm start` runs (.data/database-url).
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Pool } from 'pg';
 import { checkRepositoryKey } from '../activities/git/names';
+import { initBareRepository } from '../activities/git/repository-path';
 import { createRepositoryOwnerStore } from '../activities/stores/repository-owners';
 import { repositoryLabel, type RepositoryKey } from '../workflows/contract';
+import { PROJECT_ROOT } from './lib/data-dir';
 import { organisationIdOf, runOperatorCommand, slugOf, UsageError } from './lib/operator-command';
 
-const USAGE = `usage: npm run repos -- add --org <slug> <host>/<owner>/<name>
+const USAGE = `usage: npm run repos -- create [--org <slug>] <host>/<owner>/<name>
+       npm run repos -- add --org <slug> <host>/<owner>/<name>
        npm run repos -- transfer --org <slug> <host>/<owner>/<name>
        npm run repos -- remove <host>/<owner>/<name>
        npm run repos -- list [--org <slug>]`;
@@ -31,9 +39,33 @@ function repositoryOf(arg: string | undefined): RepositoryKey {
   return repo;
 }
 
-async function run(pool: Pool, command: string | undefined, arg: string | undefined, org?: string) {
+async function run(
+  pool: Pool,
+  command: string | undefined,
+  arg: string | undefined,
+  org?: string,
+): Promise<number> {
   const owners = createRepositoryOwnerStore(pool, { maxPerOrganisation: Number.MAX_SAFE_INTEGER });
   switch (command) {
+    case 'create': {
+      const repo = repositoryOf(arg);
+      const root = path.resolve(PROJECT_ROOT, process.env.RAILYARD_GIT_ROOT ?? '.data/git');
+      const bare = await initBareRepository(root, repo, { defaultBranch: 'main' });
+      console.log(`Created ${repositoryLabel(repo)} on the local host: ${bare}`);
+      if (org) {
+        const claimed = await run(pool, 'add', arg, org);
+        if (claimed !== 0) return claimed;
+      }
+      console.log(
+        [
+          'Push its target branch, then open pull requests by pushing to refs/pull/<n>/head:',
+          `  git remote add railyard ${bare}`,
+          '  git push railyard main',
+          '  git push railyard my-change:refs/pull/1/head',
+        ].join('\n'),
+      );
+      return 0;
+    }
     case 'add': {
       const slug = slugOf(org);
       const repo = repositoryOf(arg);

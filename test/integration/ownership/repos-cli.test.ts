@@ -1,5 +1,10 @@
-/** `npm run repos` (scripts/repos.ts) against a real scratch database: add, list, transfer, remove. */
-import { execFile } from 'node:child_process';
+/**
+ * `npm run repos` (scripts/repos.ts) against a real scratch database: create, add, list, transfer,
+ * remove.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createScratchDatabase } from '../../support/postgres';
@@ -13,11 +18,18 @@ beforeAll(async () => {
 });
 
 async function repos(...args: string[]): Promise<{ code: number; out: string }> {
+  return reposWith({}, ...args);
+}
+
+async function reposWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; out: string }> {
   try {
     const { stdout, stderr } = await exec(
       path.join(ROOT, 'node_modules', '.bin', 'tsx'),
       ['scripts/repos.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: url } },
+      { cwd: ROOT, env: { ...process.env, DATABASE_URL: url, ...env } },
     );
     return { code: 0, out: `${stdout}${stderr}`.trim() };
   } catch (err) {
@@ -54,4 +66,37 @@ test('a bad repository or organisation is refused with a sentence naming it', as
   });
   expect((await repos('add', '--org', 'Not A Slug', 'local/acme/app')).code).toBe(2);
   expect((await repos('add', '--org', 'acme', 'local/-x/app')).out).toMatch(/^"local\/-x\/app": repo\.owner/);
+}, 60_000);
+
+test('create makes a bare repository on the local host, claims it, and says how to push to it', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'repos-create-'));
+  try {
+    const made = await reposWith(
+      { RAILYARD_GIT_ROOT: root },
+      'create',
+      '--org',
+      'initech',
+      'local/initech/tps',
+    );
+    const bare = path.join(root, 'local', 'initech', 'tps.git');
+    expect(made.code).toBe(0);
+    expect(made.out.split('\n')).toEqual([
+      `Created local/initech/tps on the local host: ${bare}`,
+      'local/initech/tps now belongs to organisation "initech".',
+      'Push its target branch, then open pull requests by pushing to refs/pull/<n>/head:',
+      `  git remote add railyard ${bare}`,
+      '  git push railyard main',
+      '  git push railyard my-change:refs/pull/1/head',
+    ]);
+    expect(
+      execFileSync('git', ['--git-dir', bare, 'rev-parse', '--is-bare-repository']).toString().trim(),
+    ).toBe('true');
+    // Again: harmless, and the claim stands.
+    expect(
+      (await reposWith({ RAILYARD_GIT_ROOT: root }, 'create', '--org', 'initech', 'local/initech/tps')).code,
+    ).toBe(0);
+    expect((await repos('list', '--org', 'initech')).out).toMatch(/^initech {2}local\/initech\/tps/);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 }, 60_000);
