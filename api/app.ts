@@ -22,6 +22,7 @@ import { registerRepositoryAccess, type RepositoryAccess } from './plugins/repos
 import { repositoryRoutes } from './routes/repositories';
 import { DEFAULT_WORKER_PROBE_CACHE_MS, healthRoutes, type ReadinessProbes } from './routes/health';
 import { mergeQueueRoutes, type MergeQueueService } from './routes/merge-queue';
+import type { RepositoryOnHost } from './routes/merge-queue/repository-on-host';
 import { flakyTestRoutes, type FlakyDeps } from './routes/flaky-tests';
 import { bundleUploadRoutes, type BundleUploadSettings } from './routes/bundle-uploads';
 import {
@@ -51,6 +52,8 @@ export interface AppDeps {
   repositories: { owners: RepositoryOwnerStore; access: RepositoryAccess };
   probes: ReadinessProbes;
   mergeQueue: MergeQueueService;
+  /** createQueue's check that a local-host repository exists (none: not checked). */
+  repositoryOnHost?: RepositoryOnHost;
   /**
    * Fork PRs' credentials instead of an API key (x-trunk-public-repo-id, x-forked-workflow-run-id) on
    * the routes that opt in (plugins/fork-auth.ts); refused everywhere when absent.
@@ -167,7 +170,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ? listingCreatedQueues(deps.mergeQueue, deps.queueMetrics, deps.logger)
     : deps.mergeQueue;
   const mergeQueue = deps.queueQuota ? limitingQueueCount(listed, deps.queueQuota, deps.logger) : listed;
-  await app.register(mergeQueueRoutes(mergeQueue, deps.idempotencyKeys), { prefix: '/v1' });
+  await app.register(mergeQueueRoutes(mergeQueue, deps.idempotencyKeys, deps.repositoryOnHost), {
+    prefix: '/v1',
+  });
   await app.register(repositoryRoutes(deps.repositories.owners), { prefix: '/v1' });
   if (deps.flaky) await app.register(flakyTestRoutes(deps.flaky, deps.publicUrl), { prefix: '/v1' });
   if (deps.flaky && deps.bundleUploads)

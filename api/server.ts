@@ -31,6 +31,7 @@ import { createSubscriptionStore } from '../activities/webhooks';
 import { buildApp } from './app';
 import { createProcessMetrics, instrumentTemporalGateway } from './plugins/process-metrics';
 import { loadApiConfig } from './config';
+import { localRepositoryCheck } from './routes/merge-queue/repository-on-host';
 import { createApiPools } from './pools';
 import { createMergeQueueService } from './temporal/merge-queue-service';
 import { createTestDurations } from '../activities/events/test-durations';
@@ -115,6 +116,10 @@ async function main(): Promise<void> {
     publicUrl,
     keys: createApiKeyStore(pools.keys, {
       onTouchError: (err) => logger.warn({ err }, 'could not record API key use'),
+    }),
+    repositoryOnHost: localRepositoryCheck({
+      gitRoot: config.RAILYARD_GIT_ROOT,
+      ...(gitHub ? { gitHubHost: gitHub.host } : {}),
     }),
     repositories: repositoryAccessWithGitHub(pool, {
       claims: config.RAILYARD_REPOSITORY_CLAIMS,

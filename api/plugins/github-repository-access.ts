@@ -38,8 +38,14 @@ export function withGitHubInstallations(
     claims: inner.claims,
     require: (org, repo, missing) =>
       isGitHubRepository(repo, gitHub.host) ? covered(org.id, repo) : inner.require(org, repo, missing),
-    use: (org, repo) =>
-      isGitHubRepository(repo, gitHub.host) ? covered(org.id, repo) : inner.use(org, repo),
+    async use(org, repo) {
+      if (!isGitHubRepository(repo, gitHub.host)) return inner.use(org, repo);
+      await covered(org.id, repo);
+      return 'owned';
+    },
+    // Installations, not claims, own GitHub repositories: nothing to release there.
+    release: (org, repo) =>
+      isGitHubRepository(repo, gitHub.host) ? Promise.resolve() : inner.release(org, repo),
     async claim(org, repo) {
       if (!isGitHubRepository(repo, gitHub.host)) return inner.claim(org, repo);
       if (await gitHub.ownership.owns(org.id, repo)) return { kind: 'already_yours' };

@@ -43,8 +43,13 @@ export interface RepositoryAccess {
   readonly claims: ClaimPolicy;
   /** Throws the 404 unless the organisation owns the repository. */
   require(org: Organisation, repo: RepositoryKey, missing?: () => Error): Promise<void>;
-  /** `require`, except that the first use of an unclaimed repository claims it under `first-use`. */
-  use(org: Organisation, repo: RepositoryKey): Promise<void>;
+  /**
+   * `require`, except that the first use of an unclaimed repository claims it under `first-use`; says
+   * which happened.
+   */
+  use(org: Organisation, repo: RepositoryKey): Promise<'owned' | 'claimed'>;
+  /** Undoes a claim `use` has just made (the request it was for was refused). */
+  release(org: Organisation, repo: RepositoryKey): Promise<void>;
   /** An explicit claim (POST /v1/repositories/claim). */
   claim(org: Organisation, repo: RepositoryKey): Promise<ClaimResult>;
 }
@@ -97,13 +102,14 @@ export function createRepositoryAccess(deps: RepositoryAccessDeps): RepositoryAc
       if (!(await owners.owns(org.id, repo))) throw missing();
     },
     async use(org, repo) {
-      if (await owners.owns(org.id, repo)) return;
+      if (await owners.owns(org.id, repo)) return 'owned';
       if (claims !== 'first-use') throw repositoryNotOwned(repo);
       const claimed = await owners.claim(org.id, repo, 'first-use');
       switch (claimed.kind) {
         case 'claimed':
+          return 'claimed';
         case 'already_yours':
-          return;
+          return 'owned';
         case 'taken':
           throw repositoryNotOwned(repo);
         case 'limit_reached':
@@ -111,6 +117,9 @@ export function createRepositoryAccess(deps: RepositoryAccessDeps): RepositoryAc
       }
     },
     claim: (org, repo) => owners.claim(org.id, repo, 'api'),
+    async release(org, repo) {
+      if (await owners.owns(org.id, repo)) await owners.remove(repo);
+    },
   };
 }
 
@@ -136,7 +145,10 @@ export function registerRepositoryAccess(app: FastifyInstance, access: Repositor
     const repo = namedRepository(request);
     if (repo === null) return;
     const org = organisationOf(request);
-    if (config.repository === 'first-use') return access.use(org, repo);
+    if (config.repository === 'first-use') {
+      await access.use(org, repo);
+      return;
+    }
     // A merge-queue request answers exactly as for a queue the caller cannot see.
     const targetBranch = (request.body as { targetBranch?: unknown } | undefined)?.targetBranch;
     const missing = config.repositoryMissing as ((body: unknown) => Error) | undefined;

@@ -9,16 +9,21 @@ import { batchReadRoutes } from './batch-reads';
 import { registerIdempotency } from './idempotency';
 import { pullRequestRoutes } from './pull-requests';
 import { queueRoutes } from './queues';
+import type { RepositoryOnHost } from './repository-on-host';
 import type { MergeQueueService } from './service';
 import { testingRoutes } from './testing';
 import { testRunLogRoutes } from './test-run-logs';
 
 export type { Change, MergeQueueService, QueueAddress } from './service';
 
-export function mergeQueueRoutes(service: MergeQueueService, idempotencyKeys: IdempotencyKeyStore) {
+export function mergeQueueRoutes(
+  service: MergeQueueService,
+  idempotencyKeys: IdempotencyKeyStore,
+  onHost?: RepositoryOnHost,
+) {
   return async (app: FastifyInstance): Promise<void> => {
     registerIdempotency(app, idempotencyKeys);
-    await app.register(queueRoutes(service));
+    await app.register(queueRoutes(service, onHost));
     await app.register(pullRequestRoutes(service));
     await app.register(testingRoutes(service));
     await app.register(batchReadRoutes(service));

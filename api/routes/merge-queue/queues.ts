@@ -1,6 +1,7 @@
 /**
  * Queue administration: create, read, update, delete (the endpoints Terraform drives). createQueue
- * answers 409 for an existing queue; deleteQueue 400 while PRs remain; updateQueue answers the settings
+ * answers 409 for an existing queue, 404 for a repository that does not exist on the local git host
+ * (repository-on-host.ts); deleteQueue 400 while PRs remain; updateQueue answers the settings
  * (getQueue without enqueuedPullRequests). The three changes honour an Idempotency-Key (idempotency.ts).
  */
 import type { FastifyInstance } from 'fastify';
@@ -10,11 +11,13 @@ import { Empty, QueueRequest } from '../../schemas/common';
 import { CreateQueueRequest, QueueSettings, QueueView, UpdateQueueRequest } from '../../schemas/queue';
 import { IdempotencyHeaders } from './idempotency';
 import { queueNotFound, type MergeQueueService } from './service';
+import { notFound } from '../../errors';
+import type { RepositoryOnHost } from './repository-on-host';
 import { changeOf } from './update-id';
 
 const tags = ['merge queue'];
 
-export function queueRoutes(service: MergeQueueService) {
+export function queueRoutes(service: MergeQueueService, onHost?: RepositoryOnHost) {
   return (app: FastifyInstance): void => {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
@@ -28,11 +31,20 @@ export function queueRoutes(service: MergeQueueService) {
           headers: IdempotencyHeaders,
           response: { 200: Empty },
         },
-        // The first queue of an unclaimed repository may claim it (plugins/repository-access.ts).
-        config: { repository: 'first-use', change: 'createQueue' },
+        // The first queue of an unclaimed repository may claim it (plugins/repository-access.ts): here,
+        // so a claim made for a repository that does not exist can be released again.
+        config: { repository: 'route', change: 'createQueue' },
       },
       async (request) => {
-        await service.createQueue(organisationOf(request), request.body);
+        const org = organisationOf(request);
+        const { repo } = request.body;
+        const how = await request.server.repositoryAccess.use(org, repo);
+        const missing = onHost ? await onHost(repo) : null;
+        if (missing !== null) {
+          if (how === 'claimed') await request.server.repositoryAccess.release(org, repo);
+          throw notFound(missing);
+        }
+        await service.createQueue(org, request.body);
         return {};
       },
     );
