@@ -42,6 +42,7 @@ test('a complete app: key from the environment or a file, defaults for github.co
     gitUrl: 'https://github.com',
     testBranchPrefix: 'trunk-merge/',
     reconcileMinutes: 5,
+    presentationWritesPerMinute: 40,
   });
   const oneLine = privateKey.trim().split('\n').join('\\n');
   expect(settingsOf({ ...base, RAILYARD_GITHUB_PRIVATE_KEY: oneLine })?.privateKey).toBe(privateKey.trim());
