@@ -5,7 +5,10 @@
  */
 import { z } from 'zod';
 
-/** Every variable any railyard process reads; unknown RAILYARD_* names are rejected. */
+/**
+ * Every variable any railyard process or script reads; unknown RAILYARD_* names are rejected. The README's
+ * configuration table documents each (test/unit/platform/config-table.test.ts checks both against the code).
+ */
 export const KNOWN_VARIABLES = [
   'DATABASE_URL',
   'TEMPORAL_ADDRESS',
@@ -48,6 +51,12 @@ export const KNOWN_VARIABLES = [
   'RAILYARD_DATA_DIR',
   'RAILYARD_DEV_TEMPORAL_PORT',
   'RAILYARD_DEV_TEMPORAL_UI_PORT',
+  // Read by the scripts only (npm run demo, npm test, setup); known so that exporting one does not stop
+  // `npm start` or the processes it starts.
+  'RAILYARD_DEMO_API',
+  'RAILYARD_DEMO_KEY',
+  'RAILYARD_SKIP_CHECK',
+  'RAILYARD_FORCE_LOCAL_PG',
   'RAILYARD_GITHUB_APP_ID',
   'RAILYARD_GITHUB_PRIVATE_KEY',
   'RAILYARD_GITHUB_PRIVATE_KEY_FILE',
