@@ -44,6 +44,8 @@ const VENDOR = [
   { prefix: '/ui/assets/vendor/chart/', pkg: 'chart.js', file: 'chart.umd.min.js' },
 ] as const;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function uiRoutes(deps: UiRouteDeps) {
   return async (app: FastifyInstance): Promise<void> => {
     // Before any route of this context is added: they all skip the API-key hook (plugins/auth.ts).
@@ -88,6 +90,15 @@ export function uiRoutes(deps: UiRouteDeps) {
 
     app.get('/', { config: { uiOpen: true } }, (_request, reply) => reply.redirect('/ui', 303));
     app.get('/ui', { config: { uiOpen: true } }, (_request, reply) => reply.redirect('/ui/queues', 303));
+    // The link trunk-analytics-cli prints for a failed test (Trunk's web app layout): to its page here.
+    app.get<{ Params: { org: string; id: string } }>(
+      '/:org/flaky-tests/test/:id',
+      { config: { uiOpen: true } },
+      (request, reply) =>
+        UUID.test(request.params.id)
+          ? reply.redirect(`/ui/flaky/tests/${request.params.id.toLowerCase()}`, 303)
+          : reply.code(404).type('text/plain').send('No such test.'),
+    );
     await app.register(sessionRoutes(deps));
     await app.register(queuePages(deps));
     await app.register(pullRequestPages(deps));

@@ -90,6 +90,13 @@ afterAll(async () => {
   await pool.end();
 });
 
+test("the link trunk-analytics-cli prints for a failed test leads to the test's page", async () => {
+  const id = '0804520E-5b62-5e4a-a81b-685f732075ea';
+  const res = await app.inject({ method: 'GET', url: `/acme/flaky-tests/test/${id}?repo=acme%2Fwidgets` });
+  expect([res.statusCode, res.headers.location]).toEqual([303, `/ui/flaky/tests/${id.toLowerCase()}`]);
+  expect((await app.inject({ method: 'GET', url: '/acme/flaky-tests/test/not-an-id' })).statusCode).toBe(404);
+});
+
 test('/ and /ui lead to the queues; without a session a page redirects to sign-in and a change is a 401', async () => {
   expect((await app.inject({ method: 'GET', url: '/' })).headers.location).toBe('/ui');
   expect((await app.inject({ method: 'GET', url: '/ui' })).headers.location).toBe('/ui/queues');
