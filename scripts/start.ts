@@ -146,7 +146,14 @@ async function main(sup: Supervisor, cfg: StartConfig, record: InstanceRecord): 
   });
   const api = sup.start('api', ...tsNode('api/server.ts'), {
     ...app,
-    env: { ...env, RAILYARD_API_PORT: String(apiPort) },
+    env: {
+      ...env,
+      RAILYARD_API_PORT: String(apiPort),
+      // The dashboard links workflows to the Temporal UI this start runs (unless one is set).
+      ...(record.urls.temporalUi && !env.RAILYARD_TEMPORAL_UI_URL
+        ? { RAILYARD_TEMPORAL_UI_URL: record.urls.temporalUi }
+        : {}),
+    },
     stopReason: 'requests in flight finish',
   });
   save('starting');

@@ -32,6 +32,7 @@ export function banner(f: BannerFacts): string {
     'railyard is running.',
     `  API base URL      ${base}/v1`,
     `  API key (dev)     ${f.interactive ? f.key : `in ${f.keyFile}`}`,
+    `  Dashboard         ${base}/ui   (sign in with the API key)`,
     `  API docs          ${base}/v1/docs   (OpenAPI: ${base}/v1/openapi.json)`,
     `  Temporal Web UI   ${f.temporalUi ?? `(external Temporal at ${f.temporalAddress})`}`,
     `  Try               ${exampleRequest(f)}`,
