@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 bash scripts/ensure-chromium.sh
+bash scripts/ensure-bwrap.sh
 # One Node process with tsx's loader, not the tsx CLI (its signal relay can SIGKILL the run mid-shutdown).
 if node -e 'process.exit(typeof require("node:module").register === "function" ? 0 : 1)'; then
   exec node --import tsx scripts/test.ts "$@"

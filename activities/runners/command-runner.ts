@@ -1,18 +1,21 @@
 /**
  * The `command` test runner: checks out the tested commit into a fresh folder under the work root,
- * runs the queue's test command there with `bash -c` in its own process group, and reports the
- * verdict with the log and the JUnit XML files the command wrote.
+ * runs the queue's test command there with `bash -c` in its own process group — inside the sandbox of
+ * sandbox.ts when `sandbox` is given (the worker always gives it unless RAILYARD_EXECUTOR_UNSANDBOXED=1)
+ * — and reports the verdict with the log and the JUnit XML files the command wrote.
  *
  * Invariants:
  *  - The checkout is removed when the run ends, whatever the outcome; no process of the run survives
  *    it (the group is stopped on timeout, on abort, and swept after a normal exit).
  *  - The log `<logRoot>/<runId>.log` holds a header, the command's stdout and stderr interleaved as
- *    written, and a trailer with the verdict; it stays after the run. A log that grows past
- *    `maxLogBytes` stops the run as failed, so a runaway command cannot fill the disk.
+ *    written, and a trailer with the verdict; it stays after the run. Output past `maxLogBytes` is not
+ *    written (the log says how much was left out) and stops the run as failed (log-capture.ts).
  *  - The command gets a small environment (an allow-list from the worker's, plus RAILYARD_* and
- *    CI=true), not the worker's secrets: it runs code from pull requests.
+ *    CI=true), not the worker's secrets: it runs code from pull requests. In the sandbox HOME is a
+ *    private folder and the allow-list is PATH and LANG only.
  */
-import { appendFile, mkdir, mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, chown, mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { GitHost } from '../git/git-host';
 import {
@@ -21,7 +24,9 @@ import {
   DEFAULT_JUNIT_LIMITS,
   type JunitLimits,
 } from './junit-files';
-import { spawnInGroup, type Exit, type GroupProcess } from './process-group';
+import { captureOutput } from './log-capture';
+import { spawnInGroup, type Exit, type GroupProcess, type SpawnOptions } from './process-group';
+import { SANDBOX_HOME, sandboxedCommand, type SandboxSettings } from './sandbox';
 import type { TestOutcome, TestRunInput, TestRunner, TestRunResult } from './test-runner';
 
 export interface CommandRunnerOptions {
@@ -39,9 +44,13 @@ export interface CommandRunnerOptions {
   passEnv?: readonly string[];
   /** Extra variables for the command (e.g. a package cache location). */
   env?: Record<string, string>;
+  /** Run every command in this sandbox (sandbox.ts); absent: in the worker's own process tree. */
+  sandbox?: SandboxSettings;
 }
 
 export const DEFAULT_PASS_ENV = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'TERM'];
+/** What a sandboxed command gets from the worker's environment; HOME is the sandbox's own. */
+export const SANDBOX_PASS_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ'];
 
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** The longest delay setTimeout keeps (2^31 − 1 ms); a longer one fires after 1 ms. */
@@ -57,9 +66,11 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
   const maxLogBytes = options.maxLogBytes ?? 256 * 1024 * 1024;
   const junitLimits = { ...DEFAULT_JUNIT_LIMITS, ...options.junitLimits };
 
+  const sandbox = options.sandbox;
+
   function commandEnv(input: TestRunInput): Record<string, string> {
-    const env: Record<string, string> = {};
-    for (const name of options.passEnv ?? DEFAULT_PASS_ENV) {
+    const env: Record<string, string> = sandbox ? { HOME: SANDBOX_HOME } : {};
+    for (const name of options.passEnv ?? (sandbox ? SANDBOX_PASS_ENV : DEFAULT_PASS_ENV)) {
       const value = process.env[name];
       if (value !== undefined) env[name] = value;
     }
@@ -75,8 +86,16 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
     };
   }
 
+  function spawnOptions(input: TestRunInput, checkout: string): SpawnOptions {
+    const env = commandEnv(input);
+    if (!sandbox) return { file: 'bash', args: ['-c', input.command], cwd: checkout, env };
+    const line = sandboxedCommand(sandbox, { command: input.command, checkout, env });
+    // bwrap starts with the command's environment too: its PID 1 keeps it in /proc/1/environ.
+    return { file: line.file, args: line.args, cwd: '/', env, ...(line.ids ? { ids: line.ids } : {}) };
+  }
+
   /** Waits for the command, stopping it on timeout, abort or an oversized log. */
-  async function supervise(child: GroupProcess, input: TestRunInput, logPath: string) {
+  async function supervise(child: GroupProcess, input: TestRunInput, logFd: number) {
     let reason: StopReason | null = null;
     let stopping: Promise<void> = Promise.resolve();
     const stop = (why: StopReason) => {
@@ -94,22 +113,17 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
     input.signal?.addEventListener('abort', onAbort, { once: true });
     // Aborted while the checkout was made: the listener above will not fire for a past event.
     if (input.signal?.aborted) onAbort();
-    const watchdog = setInterval(() => {
-      void stat(logPath).then(
-        (info) => info.size > maxLogBytes && stop('log_limit'),
-        () => undefined,
-      );
-    }, 1_000);
+    const capture = captureOutput(child.output, logFd, maxLogBytes, () => stop('log_limit'));
     let exit: Exit;
     try {
       exit = await child.exited;
     } finally {
       clearTimeout(timer);
-      clearInterval(watchdog);
       input.signal?.removeEventListener('abort', onAbort);
     }
     await stopping;
     await child.stop(killGraceMs);
+    await capture.done;
     return { exit, reason: reason as StopReason | null };
   }
 
@@ -127,17 +141,18 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
     try {
       const checkout = join(scratch, 'checkout');
       await options.gitHost.checkout({ repo: input.repo, sha: input.headSha, directory: checkout });
+      if (sandbox) {
+        // The checkout borrows the bare repository's objects (clone --shared); the sandbox must not
+        // see that repository at all, so the checkout gets its own copy first.
+        await ownObjects(checkout);
+        if (process.getuid?.() === 0) await chownTree(scratch, sandbox.runAs);
+      }
       const log = await open(logPath, 'a');
       const started = Date.now();
       let supervised;
       try {
-        const child = await spawnInGroup({
-          command: input.command,
-          cwd: checkout,
-          env: commandEnv(input),
-          outputFd: log.fd,
-        });
-        supervised = await supervise(child, input, logPath);
+        const child = await spawnInGroup(spawnOptions(input, checkout));
+        supervised = await supervise(child, input, log.fd);
       } finally {
         await log.close();
       }
@@ -159,6 +174,28 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
   }
 
   return { run };
+}
+
+/** Copies the borrowed objects into the checkout and forgets the repository they came from. */
+async function ownObjects(checkout: string): Promise<void> {
+  await exec('git', ['-C', checkout, 'repack', '-a', '-d', '-q']);
+  await rm(join(checkout, '.git', 'objects', 'info', 'alternates'), { force: true });
+}
+
+function exec(file: string, args: string[]): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(file, args, { stdio: 'ignore' });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${file} ${args[0] ?? ''} exited with ${code}`)),
+    );
+  });
+}
+
+/** A root worker hands the checkout to the sandbox's unprivileged user (bwrap runs as it). */
+async function chownTree(dir: string, ids: { uid: number; gid: number }): Promise<void> {
+  await chown(dir, ids.uid, ids.gid);
+  await exec('chown', ['-R', '--no-dereference', `${ids.uid}:${ids.gid}`, '--', dir]);
 }
 
 function outcomeOf(exit: Exit, reason: StopReason | null): TestOutcome {

@@ -5,10 +5,11 @@
  *
  * Stopping is SIGTERM to the group, a grace period for the group to exit, then SIGKILL. The group is
  * also swept after a normal exit, because background processes outlive the shell that started them.
- * A process that makes its own session (setsid, daemons) escapes the group; containing those needs
- * an OS sandbox, which is the deployment's job.
+ * A process that makes its own session (setsid, daemons) escapes the group; the sandbox (sandbox.ts)
+ * contains those: the group's leader is then bwrap, and its PID namespace dies with it.
  */
 import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { readdir, readFile } from 'node:fs/promises';
 
 export interface Exit {
@@ -18,28 +19,35 @@ export interface Exit {
 
 export interface GroupProcess {
   readonly pid: number;
-  /** Resolves when the shell (the group leader) exits. */
+  /** Resolves when the group leader exits. */
   readonly exited: Promise<Exit>;
+  /** The leader's stdout and stderr, in the order each was written. */
+  readonly output: readonly Readable[];
   /** Stops the whole group; resolves once it is gone (or was SIGKILLed after the grace period). */
   stop(graceMs: number): Promise<void>;
 }
 
 export interface SpawnOptions {
-  command: string;
+  /** The program and its arguments: `bash -c <command>`, or bwrap running it (sandbox.ts). */
+  file: string;
+  args: readonly string[];
   cwd: string;
   env: Record<string, string>;
-  /** File descriptor receiving both stdout and stderr (a log file opened for appending). */
-  outputFd: number;
+  /** The host uid/gid to run as (a root worker dropping to an unprivileged user). */
+  ids?: { uid: number; gid: number };
+  /** Open descriptors the child gets as 3, 4, … (the sandbox's bind sources). */
+  extraFds?: readonly number[];
 }
 
 export function spawnInGroup(options: SpawnOptions): Promise<GroupProcess> {
   return new Promise((resolve, reject) => {
     // The command is the queue operator's configuration: running it through a shell is intended.
-    const child = spawn('bash', ['-c', options.command], {
+    const child = spawn(options.file, options.args, {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: ['ignore', options.outputFd, options.outputFd],
+      stdio: ['ignore', 'pipe', 'pipe', ...(options.extraFds ?? [])],
+      ...(options.ids ?? {}),
     });
     child.once('error', reject);
     child.once('spawn', () => {
@@ -51,7 +59,12 @@ export function spawnInGroup(options: SpawnOptions): Promise<GroupProcess> {
       const exited = new Promise<Exit>((done) => {
         child.once('exit', (exitCode, signal) => done({ exitCode, signal }));
       });
-      resolve({ pid, exited, stop: (graceMs) => stopGroup(pid, graceMs) });
+      resolve({
+        pid,
+        exited,
+        output: [child.stdout, child.stderr].filter((s): s is Readable => s !== null),
+        stop: (graceMs) => stopGroup(pid, graceMs),
+      });
     });
   });
 }

@@ -1,0 +1,215 @@
+/**
+ * The sandbox of one test run (issue 17): the command line that runs a pull request's test command
+ * inside bubblewrap (`bwrap`, Debian's `bubblewrap` package), and the probe that tells whether this
+ * machine can run it.
+ *
+ * What the command sees and may do (each line is a bwrap option or a limit set below):
+ *  - its own user namespace, as an unprivileged uid/gid; when the worker runs as root, bwrap itself is
+ *    started as `runAs` (default nobody, 65534) so that no process of the run is root outside either
+ *    and RLIMIT_NPROC applies (the kernel never applies it to real uid 0);
+ *  - its own PID namespace (`--unshare-pid`, `--die-with-parent`, `--new-session`): the worker's
+ *    processes are invisible, and killing bwrap kills every descendant, `setsid` daemons included;
+ *  - an environment of exactly `env` (`--clearenv`); bwrap itself is spawned with that same environment,
+ *    because its PID 1 inside the namespace keeps the environment it was started with in
+ *    /proc/1/environ, readable from inside;
+ *  - the system read-only (/usr and the merged-/usr links, a short list of /etc files), the Node.js
+ *    install the worker runs on, its own /proc, a minimal /dev, a private size-bounded /tmp holding
+ *    HOME, and the root remounted read-only;
+ *  - the checkout as the only writable path (plus `writablePaths`, which only tests use); the checkout
+ *    must own its objects (the runner repacks a `clone --shared` and drops its alternates), so no
+ *    bare repository is visible at all and `git update-ref` on a target branch cannot happen;
+ *  - bwrap run as `runAs` opens the checkout by path: the work root's parent folders must be
+ *    searchable (mode o+x) by that user, or the run fails with bwrap's "Permission denied";
+ *  - limits set by bash's `ulimit` before the command starts: address space, processes, file size
+ *    (every file the command writes, its log included, is cut at `maxFileBytes` by SIGXFSZ);
+ *  - the network of the worker, or none (`network: false` → `--unshare-net`: only its own loopback).
+ * Nothing else of the host is mounted: not the data folder, the git root, other checkouts, the project.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+export interface SandboxSettings {
+  /** The bwrap executable. */
+  bwrap: string;
+  /** false: a network namespace of its own (no access to the host's services or the internet). */
+  network: boolean;
+  /** RLIMIT_AS of every process of the run. */
+  memoryBytes: number;
+  /** RLIMIT_NPROC inside the run's user namespace. */
+  maxProcesses: number;
+  /** RLIMIT_FSIZE: the largest file the command may write. */
+  maxFileBytes: number;
+  /** Size of the private /tmp (a tmpfs, in memory). */
+  tmpBytes: number;
+  /** The host uid/gid bwrap runs as when the worker is root. */
+  runAs: { uid: number; gid: number };
+  /** Extra read-only paths (toolchains outside /usr), absolute. */
+  readOnlyPaths?: readonly string[];
+  /** Extra writable paths: for tests only (a gate directory the e2e stories use). */
+  writablePaths?: readonly string[];
+}
+
+export const DEFAULT_SANDBOX: Omit<SandboxSettings, 'bwrap'> = {
+  network: true,
+  memoryBytes: 8 * 1024 ** 3,
+  maxProcesses: 512,
+  maxFileBytes: 1024 ** 3,
+  tmpBytes: 512 * 1024 ** 2,
+  runAs: { uid: 65534, gid: 65534 },
+};
+
+/** Inside the sandbox: uid/gid of the command, where the checkout is, HOME. */
+const INSIDE_ID = 1000;
+export const SANDBOX_CHECKOUT = '/work/checkout';
+export const SANDBOX_HOME = '/tmp/home';
+
+const ETC_FILES = [
+  'alternatives',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'passwd',
+  'group',
+  'hosts',
+  'resolv.conf',
+  'nsswitch.conf',
+  'host.conf',
+  'localtime',
+  'ssl',
+  'ca-certificates',
+  'mime.types',
+];
+
+export interface SandboxedSpawn {
+  file: string;
+  args: string[];
+  /** The host uid/gid to spawn bwrap as (only when the worker is root). */
+  ids?: { uid: number; gid: number };
+}
+
+/** The bwrap command line running `command` with `bash -c` in `checkout` under `settings`. */
+export function sandboxedCommand(
+  settings: SandboxSettings,
+  spec: { command: string; checkout: string; env: Record<string, string> },
+): SandboxedSpawn {
+  if (existsSync(join(spec.checkout, '.git', 'objects', 'info', 'alternates')))
+    throw new Error('a sandboxed checkout must own its objects (no .git/objects/info/alternates)');
+  const args = [
+    '--unshare-user',
+    '--uid',
+    String(INSIDE_ID),
+    '--gid',
+    String(INSIDE_ID),
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    ...(settings.network ? [] : ['--unshare-net']),
+    '--die-with-parent',
+    '--new-session',
+    '--clearenv',
+    ...Object.entries(spec.env).flatMap(([name, value]) => ['--setenv', name, value]),
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    ...systemLinks(),
+    ...etcBinds(),
+    ...roBinds([...nodeInstall(), ...(settings.readOnlyPaths ?? [])]),
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--size',
+    String(settings.tmpBytes),
+    '--tmpfs',
+    '/tmp',
+    '--dir',
+    SANDBOX_HOME,
+    '--bind',
+    spec.checkout,
+    SANDBOX_CHECKOUT,
+    ...(settings.writablePaths ?? []).flatMap((dir) => ['--bind', dir, dir]),
+    '--chdir',
+    SANDBOX_CHECKOUT,
+    '--remount-ro',
+    '/',
+    '--',
+    'bash',
+    '-c',
+    // Limits first, then the command as `bash -c` would have run it. ulimit -v is in KiB, -f in
+    // 1024-byte blocks (bash, not POSIX mode); soft and hard both, so the command cannot raise them.
+    'ulimit -S -H -v "$1" && ulimit -S -H -u "$2" && ulimit -S -H -f "$3" && exec bash -c "$4"',
+    'railyard-sandbox',
+    String(Math.floor(settings.memoryBytes / 1024)),
+    String(settings.maxProcesses),
+    String(Math.floor(settings.maxFileBytes / 1024)),
+    spec.command,
+  ];
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  return {
+    file: settings.bwrap,
+    args,
+    ...(root ? { ids: settings.runAs } : {}),
+  };
+}
+
+/** /bin, /lib… are links into /usr on merged-/usr systems, directories elsewhere. */
+function systemLinks(): string[] {
+  const out: string[] = [];
+  for (const dir of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
+    const info = lstatSync(dir, { throwIfNoEntry: false });
+    if (!info) continue;
+    if (info.isSymbolicLink()) out.push('--symlink', readlinkSync(dir), dir);
+    else out.push('--ro-bind', dir, dir);
+  }
+  return out;
+}
+
+function etcBinds(): string[] {
+  return ETC_FILES.flatMap((name) => ['--ro-bind-try', `/etc/${name}`, `/etc/${name}`]);
+}
+
+function roBinds(paths: readonly string[]): string[] {
+  return paths.filter((p) => !p.startsWith('/usr/')).flatMap((p) => ['--ro-bind-try', p, p]);
+}
+
+/** The Node.js install the worker runs on (its prefix), for commands that run npm or node. */
+function nodeInstall(): string[] {
+  return [resolve(dirname(process.execPath), '..')];
+}
+
+export type SandboxProbe = { kind: 'available'; version: string } | { kind: 'unavailable'; reason: string };
+
+/** Whether `bwrap` runs here with the namespaces the sandbox needs (one short run of `true`). */
+export function probeSandbox(bwrap: string): SandboxProbe {
+  const settings: SandboxSettings = { ...DEFAULT_SANDBOX, bwrap };
+  const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 5_000 });
+  if (version.error || version.status !== 0)
+    return { kind: 'unavailable', reason: `${bwrap} is not installed (Debian package bubblewrap)` };
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  const trial = spawnSync(
+    bwrap,
+    [
+      '--unshare-user',
+      '--unshare-pid',
+      '--die-with-parent',
+      '--ro-bind',
+      '/usr',
+      '/usr',
+      ...systemLinks(),
+    ].concat(['--proc', '/proc', '--dev', '/dev', '--', 'true']),
+    {
+      encoding: 'utf8',
+      timeout: 10_000,
+      env: {},
+      ...(root ? { uid: settings.runAs.uid, gid: settings.runAs.gid } : {}),
+    },
+  );
+  if (trial.error || trial.status !== 0)
+    return {
+      kind: 'unavailable',
+      reason: `bwrap cannot create user and PID namespaces here (${(trial.stderr || String(trial.error)).trim()})`,
+    };
+  return { kind: 'available', version: version.stdout.trim() };
+}

@@ -1,0 +1,59 @@
+/**
+ * The worker's test-run sandbox from its settings (issue 17): bwrap with the configured limits, or,
+ * where bwrap cannot run here, a refusal to start, unless RAILYARD_EXECUTOR_UNSANDBOXED says to run
+ * test commands in the worker's own process tree anyway (then the worker says so at start).
+ *
+ * Invariant: the worker never runs a test command unsandboxed without that explicit setting.
+ */
+import { ConfigError } from '../activities/platform/env';
+import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../activities/runners/sandbox';
+import type { WorkerConfig } from './config';
+
+const MIB = 1024 * 1024;
+
+type SandboxConfig = Pick<
+  WorkerConfig,
+  | 'RAILYARD_EXECUTOR_UNSANDBOXED'
+  | 'RAILYARD_SANDBOX_NETWORK'
+  | 'RAILYARD_SANDBOX_MEMORY_MB'
+  | 'RAILYARD_SANDBOX_MAX_PROCESSES'
+  | 'RAILYARD_SANDBOX_MAX_FILE_MB'
+  | 'RAILYARD_SANDBOX_TMP_MB'
+>;
+
+/** The sandbox to run test commands in; null only when running unsandboxed was asked for. */
+export function sandboxOf(
+  config: SandboxConfig,
+  probe = probeSandbox,
+  warn: (message: string) => void = (m) => console.error(m),
+): SandboxSettings | null {
+  const found = probe('bwrap');
+  switch (found.kind) {
+    case 'available':
+      return {
+        ...DEFAULT_SANDBOX,
+        bwrap: 'bwrap',
+        network: config.RAILYARD_SANDBOX_NETWORK === 'on',
+        memoryBytes: config.RAILYARD_SANDBOX_MEMORY_MB * MIB,
+        maxProcesses: config.RAILYARD_SANDBOX_MAX_PROCESSES,
+        maxFileBytes: config.RAILYARD_SANDBOX_MAX_FILE_MB * MIB,
+        tmpBytes: config.RAILYARD_SANDBOX_TMP_MB * MIB,
+      };
+    case 'unavailable':
+      if (!config.RAILYARD_EXECUTOR_UNSANDBOXED)
+        throw new ConfigError(
+          `railyard worker: test commands cannot be sandboxed here: ${found.reason}. Install bubblewrap ` +
+            "(bash scripts/ensure-bwrap.sh) or set RAILYARD_EXECUTOR_UNSANDBOXED=1 to run pull requests' " +
+            "test commands as the worker's own user, with its files and network (unsafe).",
+        );
+      warn(
+        `railyard worker: UNSANDBOXED: ${found.reason}; test commands run as the worker's own user ` +
+          '(RAILYARD_EXECUTOR_UNSANDBOXED=1).',
+      );
+      return null;
+    default: {
+      const never: never = found;
+      throw new Error(`unknown probe result ${String(never)}`);
+    }
+  }
+}
