@@ -1,15 +1,17 @@
 /**
- * `npm run demo` (after `npm start`): builds a small project in a fresh local repository, opens six
- * pull requests (one breaks the tests, two conflict with each other), creates a batching queue through
- * the HTTP API, submits every PR, shows progress until each is merged or failed, then prints the target
- * branch's log and the Temporal UI links. Talks only to the public API, like a CI system would.
+ * `npm run demo` (after `npm start`): builds a small project in a fresh local repository (the first
+ * time local/demo/app, the repository the examples of /v1/docs name), opens six pull requests (one
+ * breaks the tests, two conflict with each other), creates a batching queue through the HTTP API,
+ * submits every PR, shows progress until each is merged or failed, then prints the target branch's log
+ * and the Temporal UI links. Talks only to the public API, like a CI system would.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { initBareRepository } from '../activities/git/repository-path';
+import { existingRepositoryPath, initBareRepository } from '../activities/git/repository-path';
 import { apiUrl, DEFAULT_API_PORT } from '../activities/platform/public-url';
+import { EXAMPLE_REPO } from '../api/schemas/examples';
 import { isTerminal } from '../workflows/engine';
 import { PROJECT_ROOT, readState } from './lib/data-dir';
 
@@ -98,15 +100,19 @@ async function main(): Promise<void> {
   } catch {
     throw new Error(`railyard does not answer at ${API}; run \`npm start\` in another terminal first.`);
   }
-  const repo = {
-    host: 'local',
-    owner: 'demo',
-    name: `app-${new Date()
-      .toISOString()
-      .replace(/[^0-9]/g, '')
-      .slice(0, 14)}`,
-  };
   const gitRoot = path.resolve(PROJECT_ROOT, process.env.RAILYARD_GIT_ROOT ?? '.data/git');
+  // The first demo builds local/demo/app, the repository the API docs' examples name (/v1/docs), so
+  // "Try it out" there reads this queue and these PRs; a later demo builds a repository of its own.
+  const repo =
+    (await existingRepositoryPath(gitRoot, EXAMPLE_REPO)) === null
+      ? { ...EXAMPLE_REPO }
+      : {
+          ...EXAMPLE_REPO,
+          name: `${EXAMPLE_REPO.name}-${new Date()
+            .toISOString()
+            .replace(/[^0-9]/g, '')
+            .slice(0, 14)}`,
+        };
   const bare = await initBareRepository(gitRoot, repo, { defaultBranch: 'main' });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-demo-'));
   git(work, 'init', '--quiet', '-b', 'main');
