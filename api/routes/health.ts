@@ -73,7 +73,13 @@ export function healthRoutes(probes: ReadinessProbes, opts: HealthOptions) {
       {
         config: { public: true },
         schema: {
-          querystring: z.object({ worker: z.enum(['0', '1']).optional() }),
+          querystring: z.object({
+            worker: z
+              .enum(['0', '1'])
+              .optional()
+              .describe('1: also check that a worker completes a ping workflow round trip.')
+              .meta({ example: '1' }),
+          }),
           response: { 200: Readiness, 503: Readiness },
         },
       },

@@ -13,6 +13,7 @@ import {
   REPO_OWNER_PATTERN,
 } from '../../activities/git/names';
 import type { RepositoryKey } from '../../workflows/contract';
+import { EXAMPLE_QUEUE, EXAMPLE_REPO, withExample } from './examples';
 
 // eslint-disable-next-line no-control-regex -- rejecting control characters is the point.
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
@@ -26,9 +27,9 @@ const text = (max: number) =>
 // only changes the document, validation is the chain before it.
 export const RepoRef = z
   .object({
-    host: text(255).meta({ pattern: REPO_HOST_PATTERN }),
-    owner: text(255).meta({ pattern: REPO_OWNER_PATTERN }),
-    name: text(255).meta({ pattern: REPO_NAME_PATTERN }),
+    host: text(255).meta({ pattern: REPO_HOST_PATTERN, example: EXAMPLE_REPO.host }),
+    owner: text(255).meta({ pattern: REPO_OWNER_PATTERN, example: EXAMPLE_REPO.owner }),
+    name: text(255).meta({ pattern: REPO_NAME_PATTERN, example: EXAMPLE_REPO.name }),
   })
   // Names reach git: the same rules as the git host, so a bad name is a 400 here, never a git option.
   .superRefine((repo, ctx) => {
@@ -69,7 +70,10 @@ export const PrNumber = z
 
 export const PrRef = z.object({ number: PrNumber });
 
-export const QueueRequest = z.object({ repo: RepoRef, targetBranch: TargetBranch });
+export const QueueRequest = withExample(
+  z.object({ repo: RepoRef, targetBranch: TargetBranch }),
+  EXAMPLE_QUEUE,
+);
 
 /** A case-insensitive enum: accepts `SINGLE` or `single`, yields the lower-case value. */
 export function looseEnum<const T extends readonly [string, ...string[]]>(values: T) {

@@ -7,6 +7,14 @@
  */
 import { z } from 'zod';
 import { RepoRef } from './common';
+import {
+  EXAMPLE_ORG_SLUG,
+  EXAMPLE_REPO,
+  EXAMPLE_TEST_ID,
+  EXAMPLE_TICKET,
+  exampleWeek,
+  withExample,
+} from './examples';
 
 export const MAX_RANGE_MS = 7 * 24 * 3_600_000;
 
@@ -23,13 +31,28 @@ const DateTime = z.iso.datetime({
   error: (issue) =>
     issue.input === undefined ? undefined : 'must be a date-time such as 2026-01-31T00:00:00Z',
 });
-export const TestId = z.uuid({
-  error: (issue) => (issue.input === undefined ? undefined : 'must be a UUID'),
-});
+export const TestId = z
+  .uuid({
+    error: (issue) => (issue.input === undefined ? undefined : 'must be a UUID'),
+  })
+  // The demo's failing test (calc/adds), once its results are in.
+  .meta({ example: EXAMPLE_TEST_ID });
 
-export const OrgSlug = z.string().trim().min(1).max(63).describe('The slug of the API key’s organisation.');
+export const OrgSlug = z
+  .string()
+  .trim()
+  .min(1)
+  .max(63)
+  .describe('The slug of the API key’s organisation.')
+  .meta({ example: EXAMPLE_ORG_SLUG });
 
-export const RepoScopedRequest = z.object({ repo: RepoRef, org_url_slug: OrgSlug });
+const EXAMPLE_SCOPE = { repo: EXAMPLE_REPO, org_url_slug: EXAMPLE_ORG_SLUG };
+const EXAMPLE_PAGE = { page_size: 25 };
+
+export const RepoScopedRequest = withExample(
+  z.object({ repo: RepoRef, org_url_slug: OrgSlug }),
+  EXAMPLE_SCOPE,
+);
 export type RepoScopedRequest = z.infer<typeof RepoScopedRequest>;
 
 export const PageQuery = z.object({
@@ -41,35 +64,48 @@ export const PageQuery = z.object({
     .describe('A token from an earlier page; empty for the first page.'),
 });
 
-export const ListFailingTestsRequest = RepoScopedRequest.extend({
-  start_time: DateTime.describe('Inclusive start of the range.'),
-  end_time: DateTime.describe('Exclusive end; after start_time and at most 7 days later.'),
-  page_query: PageQuery,
-}).superRefine((request, ctx) => {
-  const span = Date.parse(request.end_time) - Date.parse(request.start_time);
-  if (span <= 0) ctx.addIssue({ code: 'custom', path: ['end_time'], message: "must be after 'start_time'" });
-  else if (span > MAX_RANGE_MS)
-    ctx.addIssue({
-      code: 'custom',
-      path: ['end_time'],
-      message: "must be at most 7 days after 'start_time'",
-    });
-});
+export const ListFailingTestsRequest = withExample(
+  RepoScopedRequest.extend({
+    start_time: DateTime.describe('Inclusive start of the range.'),
+    end_time: DateTime.describe('Exclusive end; after start_time and at most 7 days later.'),
+    page_query: PageQuery,
+  }).superRefine((request, ctx) => {
+    const span = Date.parse(request.end_time) - Date.parse(request.start_time);
+    if (span <= 0)
+      ctx.addIssue({ code: 'custom', path: ['end_time'], message: "must be after 'start_time'" });
+    else if (span > MAX_RANGE_MS)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['end_time'],
+        message: "must be at most 7 days after 'start_time'",
+      });
+  }),
+  { ...EXAMPLE_SCOPE, ...exampleWeek(), page_query: EXAMPLE_PAGE },
+);
 export type ListFailingTestsRequest = z.infer<typeof ListFailingTestsRequest>;
 
-export const GetTestDetailsRequest = RepoScopedRequest.extend({ test_id: TestId });
+export const GetTestDetailsRequest = withExample(RepoScopedRequest.extend({ test_id: TestId }), {
+  ...EXAMPLE_SCOPE,
+  test_id: EXAMPLE_TEST_ID,
+});
 export type GetTestDetailsRequest = z.infer<typeof GetTestDetailsRequest>;
 
-export const ListUnhealthyTestsRequest = RepoScopedRequest.extend({
-  status: z
-    .string()
-    .transform((v) => v.toUpperCase())
-    .pipe(z.enum(['FLAKY', 'BROKEN'], { error: 'must be one of: FLAKY, BROKEN' })),
-  page_query: PageQuery,
-});
+export const ListUnhealthyTestsRequest = withExample(
+  RepoScopedRequest.extend({
+    status: z
+      .string()
+      .transform((v) => v.toUpperCase())
+      .pipe(z.enum(['FLAKY', 'BROKEN'], { error: 'must be one of: FLAKY, BROKEN' })),
+    page_query: PageQuery,
+  }),
+  { ...EXAMPLE_SCOPE, status: 'FLAKY', page_query: EXAMPLE_PAGE },
+);
 export type ListUnhealthyTestsRequest = z.infer<typeof ListUnhealthyTestsRequest>;
 
-export const ListQuarantinedTestsRequest = RepoScopedRequest.extend({ page_query: PageQuery });
+export const ListQuarantinedTestsRequest = withExample(RepoScopedRequest.extend({ page_query: PageQuery }), {
+  ...EXAMPLE_SCOPE,
+  page_query: EXAMPLE_PAGE,
+});
 export type ListQuarantinedTestsRequest = z.infer<typeof ListQuarantinedTestsRequest>;
 
 // eslint-disable-next-line no-control-regex
@@ -79,13 +115,17 @@ export const TicketKey = z
   .trim()
   .min(1)
   .max(200)
-  .regex(TICKET_KEY, { message: 'must be a ticket key such as KAN-123' });
+  .regex(TICKET_KEY, { message: 'must be a ticket key such as KAN-123' })
+  .meta({ example: EXAMPLE_TICKET });
 
-export const LinkTicketRequest = z.object({
-  repo: RepoRef,
-  test_case_id: TestId,
-  external_ticket_id: TicketKey,
-});
+export const LinkTicketRequest = withExample(
+  z.object({
+    repo: RepoRef,
+    test_case_id: TestId,
+    external_ticket_id: TicketKey,
+  }),
+  { repo: EXAMPLE_REPO, test_case_id: EXAMPLE_TEST_ID, external_ticket_id: EXAMPLE_TICKET },
+);
 export type LinkTicketRequest = z.infer<typeof LinkTicketRequest>;
 
 const Url = z.url();

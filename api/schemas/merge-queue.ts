@@ -18,6 +18,7 @@ import {
 } from './limits';
 import { EnqueuedPullRequest, PR_STATES } from './queue';
 import { EstimatedTimeToMerge, RecordExplanation, TimelineItem } from './pr-record';
+import { EXAMPLE_FAILED_PR, EXAMPLE_PR, EXAMPLE_QUEUE, EXAMPLE_SHA, withExample } from './examples';
 
 const PRIORITY_MESSAGE = `must be an integer from 0 to ${MAX_PRIORITY} or one of: ${Object.keys(PRIORITY_VALUES).join(', ')}`;
 
@@ -36,22 +37,32 @@ export const Priority = z
   })
   .describe('0–255 (0 is urgent and skips the line) or urgent, high, medium, low.');
 
-export const PrRequest = QueueRequest.extend({ pr: z.object({ number: PrNumber }) });
+export const PrRequest = withExample(QueueRequest.extend({ pr: z.object({ number: PrNumber }) }), {
+  ...EXAMPLE_QUEUE,
+  pr: { number: EXAMPLE_PR },
+});
 export type PrRequest = z.infer<typeof PrRequest>;
 
-export const GetSubmittedPullRequestRequest = PrRequest.extend({
-  includeTimeline: z.boolean().optional().describe("Add the PR's transitions, newest first."),
-  includeEstimatedTimeToMerge: z
-    .boolean()
-    .optional()
-    .describe('Add an estimate of when it merges (position, mode, measured test durations).'),
-});
+export const GetSubmittedPullRequestRequest = withExample(
+  PrRequest.extend({
+    includeTimeline: z.boolean().optional().describe("Add the PR's transitions, newest first."),
+    includeEstimatedTimeToMerge: z
+      .boolean()
+      .optional()
+      .describe('Add an estimate of when it merges (position, mode, measured test durations).'),
+  }),
+  // The demo's PR that breaks the tests: its record says which test failed and links the run's log.
+  { ...EXAMPLE_QUEUE, pr: { number: EXAMPLE_FAILED_PR }, includeTimeline: true },
+);
 export type GetSubmittedPullRequestRequest = z.infer<typeof GetSubmittedPullRequestRequest>;
 
-export const SubmitPullRequestRequest = PrRequest.extend({
-  priority: Priority,
-  noBatch: z.boolean().optional().describe('Test this PR alone even when batching is on.'),
-});
+export const SubmitPullRequestRequest = withExample(
+  PrRequest.extend({
+    priority: Priority,
+    noBatch: z.boolean().optional().describe('Test this PR alone even when batching is on.'),
+  }),
+  { ...EXAMPLE_QUEUE, pr: { number: EXAMPLE_PR }, priority: 'high' },
+);
 export type SubmitPullRequestRequest = z.infer<typeof SubmitPullRequestRequest>;
 
 const ALL_TARGETS = ['all', 'impacts_all'] as const;
@@ -93,10 +104,13 @@ export const ImpactedTargets = z
     description: `Up to ${MAX_IMPACTED_TARGETS} target names of at most ${MAX_TARGET_LENGTH} characters, or "ALL".`,
   });
 
-export const SetImpactedTargetsRequest = QueueRequest.extend({
-  pr: z.object({ number: PrNumber, sha: z.string().trim().min(1).max(MAX_SHA_LENGTH) }),
-  impactedTargets: ImpactedTargets,
-});
+export const SetImpactedTargetsRequest = withExample(
+  QueueRequest.extend({
+    pr: z.object({ number: PrNumber, sha: z.string().trim().min(1).max(MAX_SHA_LENGTH) }),
+    impactedTargets: ImpactedTargets,
+  }),
+  { ...EXAMPLE_QUEUE, pr: { number: EXAMPLE_PR, sha: EXAMPLE_SHA }, impactedTargets: ['calc'] },
+);
 export type SetImpactedTargetsRequest = z.infer<typeof SetImpactedTargetsRequest>;
 
 export const Readiness = z.object({
@@ -124,18 +138,22 @@ export type SubmittedPullRequest = z.infer<typeof SubmittedPullRequest>;
 
 const DateTime = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time' });
 
-export const ListPullRequestsRequest = QueueRequest.extend({
-  state: looseEnum(PR_STATES).optional(),
-  since: DateTime.optional().describe('Only PRs that concluded at or after this time.'),
-  until: DateTime.optional().describe('Only PRs that concluded before this time.'),
-  cursor: z.string().trim().min(1).max(4096).optional().describe('nextCursor of the previous page.'),
-  take: z
-    .number()
-    .int({ message: 'must be an integer' })
-    .min(1, { message: 'must be at least 1' })
-    .max(100, { message: 'must be at most 100' })
-    .default(50),
-});
+export const ListPullRequestsRequest = withExample(
+  QueueRequest.extend({
+    state: looseEnum(PR_STATES).optional(),
+    since: DateTime.optional().describe('Only PRs that concluded at or after this time.'),
+    until: DateTime.optional().describe('Only PRs that concluded before this time.'),
+    cursor: z.string().trim().min(1).max(4096).optional().describe('nextCursor of the previous page.'),
+    take: z
+      .number()
+      .int({ message: 'must be an integer' })
+      .min(1, { message: 'must be at least 1' })
+      .max(100, { message: 'must be at most 100' })
+      .default(50),
+  }),
+  // The demo's failed PRs, each with the sentence that says why.
+  { ...EXAMPLE_QUEUE, state: 'failed', take: 20 },
+);
 export type ListPullRequestsRequest = z.infer<typeof ListPullRequestsRequest>;
 
 export const PullRequestPage = z.object({
@@ -144,15 +162,18 @@ export const PullRequestPage = z.object({
 });
 export type PullRequestPage = z.infer<typeof PullRequestPage>;
 
-export const TestingDetailsRequest = QueueRequest.extend({
-  testRunId: z
-    .string()
-    .trim()
-    .min(1)
-    .max(255)
-    .optional()
-    .describe('The run to describe; absent: every run in progress, as { testRuns: [...] }.'),
-});
+export const TestingDetailsRequest = withExample(
+  QueueRequest.extend({
+    testRunId: z
+      .string()
+      .trim()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe('The run to describe; absent: every run in progress, as { testRuns: [...] }.'),
+  }),
+  EXAMPLE_QUEUE,
+);
 export type TestingDetailsRequest = z.infer<typeof TestingDetailsRequest>;
 
 export const TestingDetails = z.object({
@@ -206,11 +227,21 @@ export type TestRunsInProgress = z.infer<typeof TestRunsInProgress>;
 
 export const COMMIT_STATUS_STATES = ['pending', 'success', 'failure', 'error'] as const;
 
-export const ReportTestStatusRequest = QueueRequest.extend({
-  sha: z.string().trim().min(1).max(255).describe('The test branch commit the status is for.'),
-  context: z.string().trim().min(1).max(255).describe('The status name, as in requiredStatuses.'),
-  state: looseEnum(COMMIT_STATUS_STATES),
-  url: z.string().max(2048).nullish(),
-  description: z.string().max(1024).nullish(),
-});
+export const ReportTestStatusRequest = withExample(
+  QueueRequest.extend({
+    sha: z.string().trim().min(1).max(255).describe('The test branch commit the status is for.'),
+    context: z.string().trim().min(1).max(255).describe('The status name, as in requiredStatuses.'),
+    state: looseEnum(COMMIT_STATUS_STATES),
+    url: z.string().max(2048).nullish(),
+    description: z.string().max(1024).nullish(),
+  }),
+  {
+    ...EXAMPLE_QUEUE,
+    sha: EXAMPLE_SHA,
+    context: 'ci/test',
+    state: 'success',
+    url: 'https://ci.example.com/builds/1234',
+    description: 'All 212 tests passed',
+  },
+);
 export type ReportTestStatusRequest = z.infer<typeof ReportTestStatusRequest>;

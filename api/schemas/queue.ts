@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { looseEnum, QueueRequest } from './common';
+import { EXAMPLE_QUEUE, withExample } from './examples';
 import {
   MAX_QUEUE_COUNT_SETTING,
   MAX_QUEUE_MINUTES_SETTING,
@@ -116,10 +117,14 @@ const between = (min: number, max: number) =>
 const count = (min: number) => between(min, MAX_QUEUE_COUNT_SETTING);
 const minutes = () => between(0, MAX_QUEUE_MINUTES_SETTING);
 
-export const CreateQueueRequest = QueueRequest.extend({
-  mode: looseEnum(QUEUE_MODES).optional().describe('Defaults to single.'),
-  concurrency: count(1).optional().describe('Test runs in flight at once; defaults to 1.'),
-});
+export const CreateQueueRequest = withExample(
+  QueueRequest.extend({
+    mode: looseEnum(QUEUE_MODES).optional().describe('Defaults to single.'),
+    concurrency: count(1).optional().describe('Test runs in flight at once; defaults to 1.'),
+  }),
+  // The demo's queue, as `npm run demo` creates it.
+  { ...EXAMPLE_QUEUE, mode: 'single', concurrency: 2 },
+);
 export type CreateQueueRequest = z.infer<typeof CreateQueueRequest>;
 
 /** null reads as "not given", as Terraform sends unset optional attributes. */
@@ -142,51 +147,65 @@ const IgnoredSettings = {
   testBranchConstructionMode: unsetIfNull(z.string().max(100)),
 };
 
-export const UpdateQueueRequest = QueueRequest.extend({
-  state: looseEnum(REQUESTED_QUEUE_STATES).optional(),
-  mode: looseEnum(QUEUE_MODES).optional(),
-  concurrency: count(1).optional(),
-  bisectionConcurrency: count(1).optional(),
-  testingTimeoutMinutes: minutes().optional().describe('0 turns the testing timeout off.'),
-  pendingFailureDepth: count(0).optional(),
-  batch: z.boolean().optional(),
-  batchingMaxWaitTimeMinutes: minutes().optional(),
-  batchingMinSize: count(1).optional(),
-  canOptimisticallyMerge: z.boolean().optional(),
-  directMergeMode: looseEnum(DIRECT_MERGE_MODES).optional(),
-  optimizationMode: looseEnum(OPTIMIZATION_MODES).optional(),
-  mergeMethod: looseEnum(MERGE_METHODS).optional(),
-  createPrsForTestingBranches: z.boolean().optional(),
-  commentsEnabled: z.boolean().optional(),
-  commandsEnabled: z.boolean().optional(),
-  statusCheckEnabled: z.boolean().optional(),
-  requiredStatuses: z
-    .array(z.string().trim().min(1).max(MAX_STATUS_LENGTH))
-    .max(MAX_REQUIRED_STATUSES)
-    .optional()
-    .describe('Status contexts a test run needs; an empty list is ignored (use deleteRequiredStatuses).'),
-  deleteRequiredStatuses: z.boolean().optional().describe('Drop the required statuses set through the API.'),
-  landingMode: looseEnum(LANDING_MODES)
-    .optional()
-    .describe(
-      "railyard's: `push` moves the target to the tested commit (the App needs to bypass protection); `api` merges each PR through GitHub's merge endpoint.",
-    ),
-  testBranchPrefix: z
-    .string()
-    .max(100, { message: 'must be at most 100 characters long' })
-    .regex(TEST_BRANCH_PREFIX_PATTERN, {
-      message: 'must be a branch prefix ending in "/", such as trunk-merge/ (letters, digits, ".", "_", "-")',
-    })
-    .optional()
-    .describe("railyard's: prefix of the queue's test branches, e.g. trunk-merge/."),
-  ...IgnoredSettings,
-}).superRefine((body, ctx) => {
-  if (body.deleteRequiredStatuses === true && (body.requiredStatuses?.length ?? 0) > 0) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['deleteRequiredStatuses'],
-      message: 'cannot be true when requiredStatuses is given',
-    });
-  }
-});
+export const UpdateQueueRequest = withExample(
+  QueueRequest.extend({
+    state: looseEnum(REQUESTED_QUEUE_STATES).optional(),
+    mode: looseEnum(QUEUE_MODES).optional(),
+    concurrency: count(1).optional(),
+    bisectionConcurrency: count(1).optional(),
+    testingTimeoutMinutes: minutes().optional().describe('0 turns the testing timeout off.'),
+    pendingFailureDepth: count(0).optional(),
+    batch: z.boolean().optional(),
+    batchingMaxWaitTimeMinutes: minutes().optional(),
+    batchingMinSize: count(1).optional(),
+    canOptimisticallyMerge: z.boolean().optional(),
+    directMergeMode: looseEnum(DIRECT_MERGE_MODES).optional(),
+    optimizationMode: looseEnum(OPTIMIZATION_MODES).optional(),
+    mergeMethod: looseEnum(MERGE_METHODS).optional(),
+    createPrsForTestingBranches: z.boolean().optional(),
+    commentsEnabled: z.boolean().optional(),
+    commandsEnabled: z.boolean().optional(),
+    statusCheckEnabled: z.boolean().optional(),
+    requiredStatuses: z
+      .array(z.string().trim().min(1).max(MAX_STATUS_LENGTH))
+      .max(MAX_REQUIRED_STATUSES)
+      .optional()
+      .describe('Status contexts a test run needs; an empty list is ignored (use deleteRequiredStatuses).'),
+    deleteRequiredStatuses: z
+      .boolean()
+      .optional()
+      .describe('Drop the required statuses set through the API.'),
+    landingMode: looseEnum(LANDING_MODES)
+      .optional()
+      .describe(
+        "railyard's: `push` moves the target to the tested commit (the App needs to bypass protection); `api` merges each PR through GitHub's merge endpoint.",
+      ),
+    testBranchPrefix: z
+      .string()
+      .max(100, { message: 'must be at most 100 characters long' })
+      .regex(TEST_BRANCH_PREFIX_PATTERN, {
+        message:
+          'must be a branch prefix ending in "/", such as trunk-merge/ (letters, digits, ".", "_", "-")',
+      })
+      .optional()
+      .describe("railyard's: prefix of the queue's test branches, e.g. trunk-merge/."),
+    ...IgnoredSettings,
+  }).superRefine((body, ctx) => {
+    if (body.deleteRequiredStatuses === true && (body.requiredStatuses?.length ?? 0) > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['deleteRequiredStatuses'],
+        message: 'cannot be true when requiredStatuses is given',
+      });
+    }
+  }),
+  // The batching `npm run demo` turns on, and a testing timeout.
+  {
+    ...EXAMPLE_QUEUE,
+    batch: true,
+    batchingMinSize: 3,
+    batchingMaxWaitTimeMinutes: 1,
+    testingTimeoutMinutes: 30,
+  },
+);
 export type UpdateQueueRequest = z.infer<typeof UpdateQueueRequest>;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../activities/webhooks';
+import { withExample } from './examples';
 
 export const EventType = z.enum(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]], {
   error: `must be one of: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
@@ -28,19 +29,30 @@ const EventTypes = z
 const NO_NUL = /^[^\u0000]*$/;
 const Description = z.string().trim().max(500).regex(NO_NUL, { message: 'must not contain NUL characters' });
 
-export const CreateSubscriptionRequest = z.strictObject({
-  url: Url,
-  eventTypes: EventTypes.default([]),
-  description: Description.default(''),
-  enabled: z.boolean().default(true),
-});
+// A receiver's URL in shape; a host that does not resolve yet is accepted (url-policy.ts).
+export const CreateSubscriptionRequest = withExample(
+  z.strictObject({
+    url: Url,
+    eventTypes: EventTypes.default([]),
+    description: Description.default(''),
+    enabled: z.boolean().default(true),
+  }),
+  {
+    url: 'https://hooks.example.com/railyard',
+    eventTypes: ['pull_request.merged', 'pull_request.failed'],
+    description: 'Merged and failed PRs to the team channel',
+  },
+);
 
-export const UpdateSubscriptionRequest = z.strictObject({
-  url: Url.optional(),
-  eventTypes: EventTypes.optional(),
-  description: Description.optional(),
-  enabled: z.boolean().optional(),
-});
+export const UpdateSubscriptionRequest = withExample(
+  z.strictObject({
+    url: Url.optional(),
+    eventTypes: EventTypes.optional(),
+    description: Description.optional(),
+    enabled: z.boolean().optional(),
+  }),
+  { eventTypes: ['pull_request.failed'], enabled: true },
+);
 
 export const Subscription = z.object({
   id: z.uuid(),
@@ -61,17 +73,20 @@ export const CreatedSubscription = Subscription.extend({
 
 export const SubscriptionList = z.object({ subscriptions: z.array(Subscription) });
 
-export const SubscriptionParams = z.object({ id: z.uuid() });
+// An id in shape: a subscription's real id is in the answer to its creation.
+export const SubscriptionParams = z.object({
+  id: z.uuid().meta({ example: '7d0e8c52-3f4b-4a51-9c1e-2b6f0a9d4e13' }),
+});
 
 export const DeliveryStatus = z.enum(['pending', 'succeeded', 'failed', 'cancelled']);
 
 export const DeliveryQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: z.coerce.number().int().min(1).max(100).default(50).meta({ example: 20 }),
   cursor: z
     .string()
     .regex(/^msg_[0-9a-f]{32}$/, { message: 'must be a cursor from an earlier page' })
     .optional(),
-  status: DeliveryStatus.optional(),
+  status: DeliveryStatus.optional().meta({ example: 'failed' }),
 });
 
 export const Delivery = z.object({
@@ -104,7 +119,10 @@ export const DeliveryDetail = Delivery.extend({
 });
 
 export const DeliveryParams = z.object({
-  id: z.string().regex(/^msg_[0-9a-f]{32}$/, { message: 'must be a delivery id (msg_…)' }),
+  id: z
+    .string()
+    .regex(/^msg_[0-9a-f]{32}$/, { message: 'must be a delivery id (msg_…)' })
+    .meta({ example: 'msg_6f1d2c3b4a5e6f708192a3b4c5d6e7f8' }),
 });
 
 export const EventTypeList = z.object({ eventTypes: z.array(EventType) });

@@ -13,6 +13,14 @@ import {
 } from '../../../activities/flaky/classification';
 import { QUARANTINE_OVERRIDES } from '../../../activities/flaky/quarantine';
 import { RepoRef } from '../../schemas/common';
+import {
+  EXAMPLE_ORG_SLUG,
+  EXAMPLE_REPO,
+  EXAMPLE_TEST,
+  EXAMPLE_TEST_ID,
+  EXAMPLE_TICKET,
+  withExample,
+} from '../../schemas/examples';
 import { NO_CONTROL, NO_NUL, RepoScopedRequest, TestId } from '../../schemas/flaky-tests';
 
 const Actor = z
@@ -68,24 +76,33 @@ export const ClassificationOverrides = z
   .partial()
   .describe('Overrides of the classification parameters (docs/flaky-tests.md §3); replaces the stored set.');
 
-export const UpdateRepositorySettingsRequest = RepoScopedRequest.extend({
-  quarantine: z
-    .object({ enabled: z.boolean().optional(), auto_quarantine: z.boolean().optional() })
-    .optional(),
-  classification: ClassificationOverrides.optional(),
-  ticket_url_template: z
-    .string()
-    .max(2000)
-    .refine((v) => NO_CONTROL.test(v), { message: 'must not contain control characters' })
-    .regex(TICKET_URL_TEMPLATE, { message: TICKET_URL_MESSAGE })
-    .refine((v) => v.includes('{ticket}'), { message: TICKET_URL_MESSAGE })
-    .refine((v) => placeholders(v) <= MAX_TICKET_PLACEHOLDERS, {
-      message: `may contain {ticket} at most ${MAX_TICKET_PLACEHOLDERS} times`,
-    })
-    .nullable()
-    .optional(),
-  actor: Actor.optional(),
-});
+const EXAMPLE_SCOPE = { repo: EXAMPLE_REPO, org_url_slug: EXAMPLE_ORG_SLUG };
+
+export const UpdateRepositorySettingsRequest = withExample(
+  RepoScopedRequest.extend({
+    quarantine: z
+      .object({ enabled: z.boolean().optional(), auto_quarantine: z.boolean().optional() })
+      .optional(),
+    classification: ClassificationOverrides.optional(),
+    ticket_url_template: z
+      .string()
+      .max(2000)
+      .refine((v) => NO_CONTROL.test(v), { message: 'must not contain control characters' })
+      .regex(TICKET_URL_TEMPLATE, { message: TICKET_URL_MESSAGE })
+      .refine((v) => v.includes('{ticket}'), { message: TICKET_URL_MESSAGE })
+      .refine((v) => placeholders(v) <= MAX_TICKET_PLACEHOLDERS, {
+        message: `may contain {ticket} at most ${MAX_TICKET_PLACEHOLDERS} times`,
+      })
+      .nullable()
+      .optional(),
+    actor: Actor.optional(),
+  }),
+  {
+    ...EXAMPLE_SCOPE,
+    quarantine: { enabled: true, auto_quarantine: true },
+    ticket_url_template: 'https://example.atlassian.net/browse/{ticket}',
+  },
+);
 export type UpdateRepositorySettingsRequest = z.infer<typeof UpdateRepositorySettingsRequest>;
 
 export const RepositorySettings = z.object({
@@ -105,20 +122,28 @@ export const RepositorySettings = z.object({
   updated_by: z.string().nullable(),
 });
 
-export const SetQuarantineOverrideRequest = RepoScopedRequest.extend({
-  test_id: TestId,
-  override: z
-    .string()
-    .transform((v) => v.toUpperCase())
-    .pipe(z.enum(QUARANTINE_OVERRIDES, { error: `must be one of: ${QUARANTINE_OVERRIDES.join(', ')}` })),
-  reason: z
-    .string()
-    .trim()
-    .max(1000)
-    .regex(NO_NUL, { message: 'must not contain NUL characters' })
-    .optional(),
-  actor: Actor.optional(),
-});
+export const SetQuarantineOverrideRequest = withExample(
+  RepoScopedRequest.extend({
+    test_id: TestId,
+    override: z
+      .string()
+      .transform((v) => v.toUpperCase())
+      .pipe(z.enum(QUARANTINE_OVERRIDES, { error: `must be one of: ${QUARANTINE_OVERRIDES.join(', ')}` })),
+    reason: z
+      .string()
+      .trim()
+      .max(1000)
+      .regex(NO_NUL, { message: 'must not contain NUL characters' })
+      .optional(),
+    actor: Actor.optional(),
+  }),
+  {
+    ...EXAMPLE_SCOPE,
+    test_id: EXAMPLE_TEST_ID,
+    override: 'ALWAYS_QUARANTINE',
+    reason: `Fails about one run in ten; tracked in ${EXAMPLE_TICKET}.`,
+  },
+);
 export type SetQuarantineOverrideRequest = z.infer<typeof SetQuarantineOverrideRequest>;
 
 export const QuarantineOverrideView = z.object({
@@ -143,9 +168,13 @@ const FailedTest = z
     message: 'must have a test_id or a name',
   });
 
-export const CheckQuarantineRequest = RepoScopedRequest.extend({
-  failed_tests: z.array(FailedTest).min(1).max(10_000),
-});
+export const CheckQuarantineRequest = withExample(
+  RepoScopedRequest.extend({
+    failed_tests: z.array(FailedTest).min(1).max(10_000),
+  }),
+  // The tests a CI job saw fail, by name as its report has them (a test_id works too).
+  { ...EXAMPLE_SCOPE, failed_tests: [EXAMPLE_TEST] },
+);
 export type CheckQuarantineRequest = z.infer<typeof CheckQuarantineRequest>;
 
 export const CheckQuarantineResponse = z.object({

@@ -25,6 +25,7 @@ import { pytestFileFromClassname } from '../../../activities/flaky/junit/dialect
 import type { Organisation } from '../../../activities/stores/api-keys';
 import type { RepositoryKey } from '../../../workflows/contract';
 import { RepoRef } from '../../schemas/common';
+import { EXAMPLE_ORG_SLUG, EXAMPLE_REPO, EXAMPLE_TEST, withExample } from '../../schemas/examples';
 import { type FlakyRouteDeps, tags } from './deps';
 import { organisationFor } from './scope';
 
@@ -48,12 +49,22 @@ const TestIdentifier = z.object({
 });
 type TestIdentifier = z.infer<typeof TestIdentifier>;
 
-const GetQuarantineConfigRequest = z.object({
-  repo: RepoRef,
-  remoteUrls: z.array(z.string().max(2000)).max(100).optional(),
-  orgUrlSlug: z.string().trim().min(1).max(63),
-  testIdentifiers: z.array(TestIdentifier),
-});
+const GetQuarantineConfigRequest = withExample(
+  z.object({
+    repo: RepoRef,
+    remoteUrls: z.array(z.string().max(2000)).max(100).optional(),
+    orgUrlSlug: z.string().trim().min(1).max(63),
+    testIdentifiers: z.array(TestIdentifier),
+  }),
+  // What trunk-analytics-cli asks for the demo's failing test (Trunk's field names).
+  {
+    repo: EXAMPLE_REPO,
+    orgUrlSlug: EXAMPLE_ORG_SLUG,
+    testIdentifiers: [
+      { name: EXAMPLE_TEST.name, className: EXAMPLE_TEST.classname, parentName: EXAMPLE_TEST.parent },
+    ],
+  },
+);
 
 const GetQuarantineConfigResponse = z.object({
   isDisabled: z.boolean().describe('Quarantining is off for the repository.'),

@@ -4,10 +4,20 @@
  *    `repo.name`, `upload_id`, …; numbers as text), CODEOWNERS as a `codeowners` field or file
  *    part, and every other file part is a JUnit XML file, streamed into the parser as it arrives;
  *  - `application/json`: the metadata plus `files: [{ name, content }]` with the XML as strings.
+ * `UploadMultipartForm` is the multipart form as the document shows it (upload.ts validates the parts
+ * with UploadMetadataFields after metadataFromFields); its fields are UploadMetadataFields' own.
  */
 import { z } from 'zod';
 import { CODEOWNERS_LIMITS, readCodeowners } from '../../../activities/flaky/codeowners';
 import { PrNumber, RepoRef } from '../../schemas/common';
+import {
+  EXAMPLE_FAILED_PR,
+  EXAMPLE_JUNIT_XML,
+  EXAMPLE_ORG_SLUG,
+  EXAMPLE_REPO,
+  EXAMPLE_SHA,
+  withExample,
+} from '../../schemas/examples';
 import { NO_NUL, OrgSlug } from '../../schemas/flaky-tests';
 
 // eslint-disable-next-line no-control-regex -- rejecting control characters is the point.
@@ -27,19 +37,38 @@ const Attempt = z
   .transform((v) => Number(v))
   .pipe(z.number().int({ message: 'must be a whole number' }).min(1).max(1000));
 
+/**
+ * The examples' metadata: the CI job that ran the tests of the demo's PR #3 (which breaks them).
+ * Every form field has one, because a docs page fills a multipart form field by field.
+ */
+const EXAMPLE_METADATA = {
+  org_url_slug: EXAMPLE_ORG_SLUG,
+  upload_id: 'demo-ci-1234-1',
+  commit_sha: EXAMPLE_SHA,
+  branch: `pr-${EXAMPLE_FAILED_PR}`,
+  pr_number: EXAMPLE_FAILED_PR,
+  job_name: 'test',
+  job_url: 'https://ci.example.com/builds/1234',
+  attempt: 1,
+  codeowners: '* @demo/maintainers',
+};
+
 export const UploadMetadataFields = z.object({
   org_url_slug: OrgSlug,
   repo: RepoRef,
-  upload_id: text(200).describe('Your id for this upload; the same id again changes nothing.'),
-  commit_sha: text(100),
-  branch: text(255),
-  pr_number: PrNumber.optional(),
-  job_name: text(255).optional(),
+  upload_id: text(200)
+    .describe('Your id for this upload; the same id again changes nothing.')
+    .meta({ example: EXAMPLE_METADATA.upload_id }),
+  commit_sha: text(100).meta({ example: EXAMPLE_METADATA.commit_sha }),
+  branch: text(255).meta({ example: EXAMPLE_METADATA.branch }),
+  pr_number: PrNumber.optional().meta({ example: EXAMPLE_METADATA.pr_number }),
+  job_name: text(255).optional().meta({ example: EXAMPLE_METADATA.job_name }),
   job_url: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .max(2000)
     .regex(noControl, { message: 'must not contain control characters' })
-    .optional(),
+    .optional()
+    .meta({ example: EXAMPLE_METADATA.job_url }),
   attempt: Attempt.default(1),
   variant: z
     .string()
@@ -60,15 +89,48 @@ export const UploadMetadataFields = z.object({
     .describe(
       `CODEOWNERS content at the commit: at most ${CODEOWNERS_LIMITS.maxRules} rules, patterns of at most ${CODEOWNERS_LIMITS.maxPatternChars} characters.`,
     )
-    .optional(),
+    .optional()
+    .meta({ example: EXAMPLE_METADATA.codeowners }),
 });
 export type UploadMetadataFields = z.infer<typeof UploadMetadataFields>;
 
-export const UploadJsonRequest = UploadMetadataFields.extend({
+export const UploadJsonRequest = withExample(
+  UploadMetadataFields.extend({
+    files: z
+      .array(z.object({ name: text(255), content: z.string().min(1) }))
+      .min(1)
+      .max(MAX_FILES),
+  }),
+  // Sent again, the same upload_id answers created: false and changes nothing.
+  {
+    ...EXAMPLE_METADATA,
+    repo: EXAMPLE_REPO,
+    files: [{ name: 'test-results/junit.xml', content: EXAMPLE_JUNIT_XML }],
+  },
+);
+
+const { repo: _repo, ...flatMetadata } = UploadMetadataFields.shape;
+
+const MultipartFields = z.object({
+  'repo.host': RepoRef.shape.host,
+  'repo.owner': RepoRef.shape.owner,
+  'repo.name': RepoRef.shape.name,
+  ...flatMetadata,
   files: z
-    .array(z.object({ name: text(255), content: z.string().min(1) }))
+    .array(z.string().meta({ contentMediaType: 'application/xml' }))
     .min(1)
-    .max(MAX_FILES),
+    .max(MAX_FILES)
+    .describe('JUnit XML files: every file part other than `codeowners`, whatever its field name.'),
+});
+
+/** The multipart form for the document: `repo.*` flattened as metadataFromFields reads them. */
+export const UploadMultipartForm = MultipartFields.meta({
+  example: {
+    ...EXAMPLE_METADATA,
+    'repo.host': EXAMPLE_REPO.host,
+    'repo.owner': EXAMPLE_REPO.owner,
+    'repo.name': EXAMPLE_REPO.name,
+  } satisfies Omit<z.input<typeof MultipartFields>, 'files'>,
 });
 
 export const UploadResponse = z.object({

@@ -5,7 +5,9 @@
  *
  * The route has no body schema on purpose: a multipart body is read by the handler, part by part,
  * so both forms are validated here with the same zod schema and the same sentences as every other
- * 400. Refused files (not XML, DOCTYPE, not JUnit, too large) are 400/413 with the parser's sentence.
+ * 400; the document shows both forms through `documentedBody` (plugins/openapi.ts), the JSON form's
+ * example a small JUnit report that "Try it out" can send as is. Refused files (not XML, DOCTYPE,
+ * not JUnit, too large) are 400/413 with the parser's sentence.
  * The owners of the tests (CODEOWNERS) are matched off the event loop, within a bound (owners.ts).
  */
 import multipart from '@fastify/multipart';
@@ -22,7 +24,13 @@ import { describeIssue } from '../../validation-message';
 import { type FlakyRouteDeps, tags } from './deps';
 import { readMultipart, tooLarge } from './multipart';
 import { organisationFor } from './scope';
-import { metadataFromFields, UploadJsonRequest, UploadMetadataFields, UploadResponse } from './upload-schema';
+import {
+  metadataFromFields,
+  UploadJsonRequest,
+  UploadMetadataFields,
+  UploadMultipartForm,
+  UploadResponse,
+} from './upload-schema';
 
 const DESCRIPTION = `Send \`multipart/form-data\` (metadata as form fields such as \`repo.host\`, \`upload_id\`,
 \`commit_sha\`, \`branch\`; CODEOWNERS as a \`codeowners\` field or file; every other file part is a JUnit
@@ -40,7 +48,10 @@ export function uploadRoutes({ store, parser }: FlakyRouteDeps) {
           tags,
           summary: 'Upload JUnit XML results of one CI job (idempotent by upload_id).',
           description: DESCRIPTION,
-          consumes: ['multipart/form-data', 'application/json'],
+          documentedBody: {
+            'application/json': UploadJsonRequest,
+            'multipart/form-data': UploadMultipartForm,
+          },
           response: { 200: UploadResponse },
         },
         config: { repository: 'route' },

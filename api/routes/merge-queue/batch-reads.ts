@@ -12,6 +12,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { organisationOf } from '../../plugins/auth';
 import { PrNumber, QueueRequest } from '../../schemas/common';
+import {
+  EXAMPLE_CONFLICTING_PR,
+  EXAMPLE_FAILED_PR,
+  EXAMPLE_QUEUE,
+  withExample,
+} from '../../schemas/examples';
 import { MAX_PRS_PER_BATCH_READ } from '../../schemas/limits';
 import { SubmittedPullRequest } from '../../schemas/merge-queue';
 import { queueNotFound, type MergeQueueService } from './service';
@@ -19,13 +25,17 @@ import { queueNotFound, type MergeQueueService } from './service';
 const tags = ['merge queue'];
 const READ_BATCH = 10;
 
-export const SubmittedPullRequestsRequest = QueueRequest.extend({
-  prs: z
-    .array(z.object({ number: PrNumber }))
-    .min(1, { message: 'must name at least one pull request' })
-    .max(MAX_PRS_PER_BATCH_READ, { message: `must name at most ${MAX_PRS_PER_BATCH_READ} pull requests` }),
-  includeTimeline: z.boolean().optional().describe("Add each PR's transitions, newest first."),
-});
+export const SubmittedPullRequestsRequest = withExample(
+  QueueRequest.extend({
+    prs: z
+      .array(z.object({ number: PrNumber }))
+      .min(1, { message: 'must name at least one pull request' })
+      .max(MAX_PRS_PER_BATCH_READ, { message: `must name at most ${MAX_PRS_PER_BATCH_READ} pull requests` }),
+    includeTimeline: z.boolean().optional().describe("Add each PR's transitions, newest first."),
+  }),
+  // The demo's two failed PRs: one broke the tests, one conflicted.
+  { ...EXAMPLE_QUEUE, prs: [{ number: EXAMPLE_FAILED_PR }, { number: EXAMPLE_CONFLICTING_PR }] },
+);
 
 export const SubmittedPullRequests = z.object({
   pullRequests: z.array(SubmittedPullRequest).describe('One per submitted PR, in the order asked.'),

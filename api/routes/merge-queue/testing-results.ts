@@ -16,30 +16,39 @@ import { readTestingResults } from '../../../activities/events/testing-results';
 import { badRequest } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
 import { QueueRequest } from '../../schemas/common';
+import { EXAMPLE_QUEUE, exampleWeek, withExample } from '../../schemas/examples';
 import { queueNotFound } from './service';
 
 const tags = ['merge queue'];
 const MAX_RANGE_DAYS = 45;
 const DateTime = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time' });
 
-export const TestingResultsRequest = QueueRequest.extend({
-  since: DateTime.describe(
-    'Only testing that finished at or after this time (at most 45 days before until).',
-  ),
-  until: DateTime.optional().describe('Only testing that finished at or before this time; defaults to now.'),
-  offset: z
-    .number()
-    .int({ message: 'must be an integer' })
-    .min(0, { message: 'must be at least 0' })
-    .max(1_000_000, { message: 'must be at most 1000000' })
-    .default(0),
-  take: z
-    .number()
-    .int({ message: 'must be an integer' })
-    .min(1, { message: 'must be at least 1' })
-    .max(100, { message: 'must be at most 100' })
-    .default(50),
-});
+const WEEK = exampleWeek();
+
+export const TestingResultsRequest = withExample(
+  QueueRequest.extend({
+    since: DateTime.describe(
+      'Only testing that finished at or after this time (at most 45 days before until).',
+    ),
+    until: DateTime.optional().describe(
+      'Only testing that finished at or before this time; defaults to now.',
+    ),
+    offset: z
+      .number()
+      .int({ message: 'must be an integer' })
+      .min(0, { message: 'must be at least 0' })
+      .max(1_000_000, { message: 'must be at most 1000000' })
+      .default(0),
+    take: z
+      .number()
+      .int({ message: 'must be an integer' })
+      .min(1, { message: 'must be at least 1' })
+      .max(100, { message: 'must be at most 100' })
+      .default(50),
+  }),
+  // The last week's testing (both ends given: the range stays valid however long the API runs).
+  { ...EXAMPLE_QUEUE, since: WEEK.start_time, until: WEEK.end_time, take: 20 },
+);
 
 export const TestingResults = z.object({
   testingResults: z.array(

@@ -16,6 +16,7 @@ import { readQueueMetrics, type RepositoryFilter } from '../../../activities/eve
 import { badRequest, notFound } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
 import type { MergeQueueService } from '../merge-queue';
+import { EXAMPLE_REPO } from '../../schemas/examples';
 import { renderQueueMetrics } from './exposition';
 
 export interface QueueMetricsDeps {
@@ -25,8 +26,22 @@ export interface QueueMetricsDeps {
 }
 
 const MetricsQuery = z.object({
-  repo: z.string().trim().min(1).max(511).optional().describe('Repository as owner/name.'),
-  repoHost: z.string().trim().min(1).max(255).optional().describe('Repository host; required with repo.'),
+  repo: z
+    .string()
+    .trim()
+    .min(1)
+    .max(511)
+    .optional()
+    .describe('Repository as owner/name.')
+    .meta({ example: `${EXAMPLE_REPO.owner}/${EXAMPLE_REPO.name}` }),
+  repoHost: z
+    .string()
+    .trim()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe('Repository host; required with repo.')
+    .meta({ example: EXAMPLE_REPO.host }),
 });
 
 function repositoryOf(query: z.infer<typeof MetricsQuery>): RepositoryFilter | null {

@@ -16,6 +16,7 @@ import { conflict, forbidden } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
 import { repositoryLimitReached } from '../../plugins/repository-access';
 import { RepoRef } from '../../schemas/common';
+import { EXAMPLE_REPO, withExample } from '../../schemas/examples';
 import { repositoryLabel } from '../../../workflows/contract';
 
 const tags = ['repositories'];
@@ -50,7 +51,7 @@ export function repositoryRoutes(owners: RepositoryOwnerStore) {
         schema: {
           tags,
           summary: 'Claim an unclaimed repository for your organisation.',
-          body: z.object({ repo: RepoRef }),
+          body: withExample(z.object({ repo: RepoRef }), { repo: EXAMPLE_REPO }),
           response: { 200: ClaimResponse },
         },
         config: { repository: 'route' },
