@@ -13,7 +13,7 @@ import { existingRepositoryPath, initBareRepository } from '../activities/git/re
 import { apiUrl, DEFAULT_API_PORT } from '../activities/platform/public-url';
 import { EXAMPLE_REPO } from '../api/schemas/examples';
 import { isTerminal } from '../workflows/engine';
-import { PROJECT_ROOT, readState } from './lib/data-dir';
+import { dataDir, PROJECT_ROOT, readState } from './lib/data-dir';
 
 const API =
   process.env.RAILYARD_DEMO_API ??
@@ -100,7 +100,9 @@ async function main(): Promise<void> {
   } catch {
     throw new Error(`railyard does not answer at ${API}; run \`npm start\` in another terminal first.`);
   }
-  const gitRoot = path.resolve(PROJECT_ROOT, process.env.RAILYARD_GIT_ROOT ?? '.data/git');
+  const gitRoot = process.env.RAILYARD_GIT_ROOT
+    ? path.resolve(PROJECT_ROOT, process.env.RAILYARD_GIT_ROOT)
+    : path.join(dataDir(), 'git');
   // The first demo builds local/demo/app, the repository the API docs' examples name (/v1/docs), so
   // "Try it out" there reads this queue and these PRs; a later demo builds a repository of its own.
   const repo =

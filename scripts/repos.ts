@@ -19,7 +19,7 @@ import { checkRepositoryKey } from '../activities/git/names';
 import { initBareRepository } from '../activities/git/repository-path';
 import { createRepositoryOwnerStore } from '../activities/stores/repository-owners';
 import { repositoryLabel, type RepositoryKey } from '../workflows/contract';
-import { PROJECT_ROOT } from './lib/data-dir';
+import { dataDir, PROJECT_ROOT } from './lib/data-dir';
 import { organisationIdOf, runOperatorCommand, slugOf, UsageError } from './lib/operator-command';
 
 const USAGE = `usage: npm run repos -- create [--org <slug>] <host>/<owner>/<name>
@@ -49,7 +49,9 @@ async function run(
   switch (command) {
     case 'create': {
       const repo = repositoryOf(arg);
-      const root = path.resolve(PROJECT_ROOT, process.env.RAILYARD_GIT_ROOT ?? '.data/git');
+      const root = process.env.RAILYARD_GIT_ROOT
+        ? path.resolve(PROJECT_ROOT, process.env.RAILYARD_GIT_ROOT)
+        : path.join(dataDir(), 'git');
       const bare = await initBareRepository(root, repo, { defaultBranch: 'main' });
       console.log(`Created ${repositoryLabel(repo)} on the local host: ${bare}`);
       if (org) {

@@ -82,6 +82,10 @@ async function main(sup: Supervisor, cfg: StartConfig, record: InstanceRecord): 
   };
   await refuseOrCleanPrevious();
   const env: NodeJS.ProcessEnv = { ...process.env };
+  // The git host's repositories and the runs' checkouts live in the data folder too (RAILYARD_DATA_DIR
+  // moves all of it), unless set on their own.
+  env.RAILYARD_GIT_ROOT ??= path.join(data, 'git');
+  env.RAILYARD_WORK_ROOT ??= path.join(data, 'work');
   const apiPort = cfg.RAILYARD_API_PORT;
   if (await isPortOpen(apiPort))
     throw new SetupError(`Port ${apiPort} is already in use; stop what uses it or set RAILYARD_API_PORT.`);
