@@ -8,18 +8,22 @@
  * keeps (RAILYARD_RUN_LOG_MAX_BYTES: head and tail of a longer log, `x-railyard-log-truncated: true`).
  */
 import { Readable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { READ_CHUNK_BYTES } from '../../../activities/runners/run-logs';
 import { notFound } from '../../errors';
+import type { Organisation } from '../../../activities/stores/api-keys';
 import { organisationOf } from '../../plugins/auth';
 import type { MergeQueueService } from './service';
+
+/** A test run id as the queue makes them (a uuid), bounded; anything else is a 400. */
+export const TEST_RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 const TestRunParams = z.object({
   testRunId: z
     .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, { message: 'must be a test run id' })
+    .regex(TEST_RUN_ID, { message: 'must be a test run id' })
     .meta({ example: '0b6f1c2e-4d1a-4f7e-9a59-3c2f0e9d8a71' }),
 });
 
@@ -39,23 +43,36 @@ export function testRunLogRoutes(service: MergeQueueService) {
       async (request, reply) => {
         const org = organisationOf(request);
         const { testRunId } = request.params;
-        const log = service.readTestRunLog ? await service.readTestRunLog(org, testRunId) : null;
-        if (!log) throw notFound(`No log is kept for test run "${testRunId}".`);
-        const { info, chunk } = log;
-        async function* chunks() {
-          for (let offset = 0; offset < info.bytes; offset += READ_CHUNK_BYTES) {
-            const part = await chunk(offset);
-            if (part.length === 0) return;
-            yield part;
-          }
-        }
-        return reply
-          .header('content-type', 'text/plain; charset=utf-8')
-          .header('content-length', String(info.bytes))
-          .header('x-railyard-log-truncated', String(info.truncated))
-          .header('cache-control', 'private, no-store')
-          .send(Readable.from(chunks()));
+        return sendTestRunLog(reply, service, org, testRunId);
       },
     );
   };
+}
+
+/**
+ * Streams the organisation's stored log of `testRunId` as plain text (the API route and the dashboard's
+ * page both answer with it); the same 404 for another organisation's run, an unknown one or no log.
+ */
+export async function sendTestRunLog(
+  reply: FastifyReply,
+  service: Pick<MergeQueueService, 'readTestRunLog'>,
+  org: Organisation,
+  testRunId: string,
+): Promise<FastifyReply> {
+  const log = service.readTestRunLog ? await service.readTestRunLog(org, testRunId) : null;
+  if (!log) throw notFound(`No log is kept for test run "${testRunId}".`);
+  const { info, chunk } = log;
+  async function* chunks() {
+    for (let offset = 0; offset < info.bytes; offset += READ_CHUNK_BYTES) {
+      const part = await chunk(offset);
+      if (part.length === 0) return;
+      yield part;
+    }
+  }
+  return reply
+    .header('content-type', 'text/plain; charset=utf-8')
+    .header('content-length', String(info.bytes))
+    .header('x-railyard-log-truncated', String(info.truncated))
+    .header('cache-control', 'private, no-store')
+    .send(Readable.from(chunks()));
 }

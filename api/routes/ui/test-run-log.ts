@@ -4,16 +4,14 @@
  * of a PR's record open in a browser. Another organisation's run, an unknown run and a run without a
  * log are the same 404; the body is plain text (never rendered as HTML), bounded by what the worker kept.
  */
-import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { READ_CHUNK_BYTES } from '../../../activities/runners/run-logs';
-import { notFound } from '../../errors';
+import { sendTestRunLog, TEST_RUN_ID } from '../merge-queue/test-run-logs';
 import type { UiRouteDeps } from './deps';
 import { parse } from './forms';
 import { sessionOf } from './guard';
 
-export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const RUN_ID = TEST_RUN_ID;
 const Params = z.object({ testRunId: z.string().regex(RUN_ID, { message: 'must be a test run id' }) });
 
 /** The dashboard's address of an API log link (`…/v1/testRuns/<id>/log`); other links unchanged. */
@@ -33,23 +31,7 @@ export function testRunLogPages(deps: UiRouteDeps) {
     app.get('/ui/test-runs/:testRunId/log', async (request, reply) => {
       const { testRunId } = parse(Params, request.params, 'querystring');
       const org = sessionOf(request).organisation;
-      const log = deps.mergeQueue.readTestRunLog
-        ? await deps.mergeQueue.readTestRunLog(org, testRunId)
-        : null;
-      if (!log) throw notFound(`No log is kept for test run "${testRunId}".`);
-      const { info, chunk } = log;
-      async function* chunks() {
-        for (let offset = 0; offset < info.bytes; offset += READ_CHUNK_BYTES) {
-          const part = await chunk(offset);
-          if (part.length === 0) return;
-          yield part;
-        }
-      }
-      return reply
-        .header('content-type', 'text/plain; charset=utf-8')
-        .header('content-length', String(info.bytes))
-        .header('x-railyard-log-truncated', String(info.truncated))
-        .send(Readable.from(chunks()));
+      return sendTestRunLog(reply, deps.mergeQueue, org, testRunId);
     });
   };
 }
