@@ -14,9 +14,10 @@
  * identity fields); the input is decoded only from a buffer the caller has already bounded.
  */
 import protobuf from 'protobufjs';
-import { DEFAULT_JUNIT_LIMITS, type JunitLimits, type ParsedJunitFile, type ParsedTestCase } from '../junit';
+import { DEFAULT_JUNIT_LIMITS, type JunitLimits, type ParsedJunitFile } from '../junit';
 import { BoundedTextBuilder, cutText } from '../junit/limits';
 import { type CaseOccurrence, mergeOccurrences } from '../junit/merge';
+import { summarise } from '../junit/parse';
 import type { AttemptStatus, FailureDetail, ParsedAttempt } from '../junit/types';
 import { refuse } from './errors';
 import { TEST_REPORT_PROTO } from './test-report-proto';
@@ -181,16 +182,4 @@ export function testReportToParsedFile(
   }
   const testCases = mergeOccurrences(occurrences, { fileName, limits, emptyRepeatsAreFailedReruns: false });
   return { fileName, dialect: 'generic', testCases, summary: summarise(testCases) };
-}
-
-function summarise(testCases: readonly ParsedTestCase[]): ParsedJunitFile['summary'] {
-  const final = { passed: 0, failed: 0, error: 0, skipped: 0 };
-  let attempts = 0;
-  let retried = 0;
-  for (const test of testCases) {
-    final[test.status] += 1;
-    attempts += test.attempts.length;
-    if (test.attempts.length > 1) retried += 1;
-  }
-  return { tests: testCases.length, attempts, ...final, retried };
 }

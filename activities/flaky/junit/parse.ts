@@ -62,7 +62,8 @@ function attemptNumberOf(value: string | undefined): number | undefined {
   return value !== undefined && /^\d+$/.test(value.trim()) ? Number(value.trim()) : undefined;
 }
 
-function summarise(testCases: readonly ParsedTestCase[]): ParsedJunitFile['summary'] {
+/** A file's counts from its merged test cases (also used for results decoded from Trunk's protobuf). */
+export function summarise(testCases: readonly ParsedTestCase[]): ParsedJunitFile['summary'] {
   const final = { passed: 0, failed: 0, error: 0, skipped: 0 };
   let attempts = 0;
   let retried = 0;
