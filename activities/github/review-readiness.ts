@@ -14,6 +14,8 @@
 import type { GitHubRest } from './rest-client';
 
 export const MAX_REVIEW_PAGES = 3;
+/** Reviewers named in a sentence; the rest are counted. */
+export const MAX_NAMED = 5;
 
 interface ReviewWire {
   user: { login: string } | null;
@@ -41,8 +43,13 @@ export function reviewSentence(reviews: readonly ReviewWire[], rule: ReviewRule)
     latest.set(login, review.state);
   }
   const requesting = [...latest].filter(([, s]) => s === 'CHANGES_REQUESTED').map(([login]) => `@${login}`);
+  // The sentence travels in workflow payloads and comments: at most MAX_NAMED reviewers by name.
+  const named =
+    requesting.length > MAX_NAMED
+      ? `${requesting.slice(0, MAX_NAMED).join(', ')} and ${requesting.length - MAX_NAMED} more`
+      : requesting.join(', ');
   if (requesting.length > 0)
-    return `${requesting.join(', ')} requested changes: it is admitted once ${
+    return `${named} requested changes: it is admitted once ${
       requesting.length > 1 ? 'they approve or their reviews are' : 'they approve or the review is'
     } dismissed`;
   const approvals = [...latest.values()].filter((s) => s === 'APPROVED').length;

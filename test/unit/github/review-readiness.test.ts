@@ -53,6 +53,13 @@ describe('reviewSentence', () => {
     expect(reviewSentence(reviews, given)).toBe(expected);
   });
 
+  test('at most five reviewers are named, the rest counted', () => {
+    const many = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((l) => r(l, 'CHANGES_REQUESTED'));
+    expect(reviewSentence(many, rule(1))).toBe(
+      '@a, @b, @c, @d, @e and 2 more requested changes: it is admitted once they approve or their reviews are dismissed',
+    );
+  });
+
   test('a review by a deleted user (no login) is ignored', () => {
     expect(reviewSentence([{ user: null, state: 'CHANGES_REQUESTED' }], rule(0))).toBeNull();
   });
