@@ -127,7 +127,16 @@ describe('on a paused queue (nothing is tested, so only the requests decide)', (
     // Under a second on a quiet machine; what matters is that it is far inside the old 60 s window.
     console.log(`submit, cancel, submit, cancel answered in ${took} ms`);
     expect(took).toBeLessThan(60_000);
-    expect((await record(2)).state).toBe('cancelled');
+    // The record follows the queue's decision through its own delivery: wait for it, briefly.
+    const last = await waitFor(
+      'PR 2 recorded cancelled',
+      async () => {
+        const r = await record(2);
+        return r.state === 'cancelled' ? r : undefined;
+      },
+      15_000,
+    );
+    expect(last.state).toBe('cancelled');
     const submissions = await submissionsOf(2, 2);
     expect(submissions.map((s) => s.state)).toEqual(['cancelled', 'cancelled']);
     expect(new Set(submissions.map((s) => s.id)).size).toBe(2);

@@ -27,7 +27,12 @@ describe('Supervisor.stopAll', () => {
       ['-c', 'trap "" TERM; setsid sleep 300 & sleep 300 & wait'],
       { graceMs: 1_500, stopReason: 'finishing its work', quiet: true },
     );
-    await until(() => descendants(stubborn.child.pid!).length >= 2);
+    // Both sleepers started, the setsid one already in a session of its own (not just forked).
+    await until(
+      () =>
+        descendants(stubborn.child.pid!).length >= 2 &&
+        descendants(stubborn.child.pid!).some((p) => processInfo(p.pid)?.pgid !== stubborn.child.pid),
+    );
     const below = descendants(stubborn.child.pid!).map((p) => ({ pid: p.pid, start: p.startTime }));
     const outOfGroup = below.filter((p) => processInfo(p.pid)?.pgid !== stubborn.child.pid);
     expect(outOfGroup.length).toBeGreaterThan(0);
