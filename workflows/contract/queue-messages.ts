@@ -39,6 +39,11 @@ export interface RunnerSettings {
   landingMode?: 'push' | 'api';
   /** Prefix of this queue's test branches; absent = the host's (`trunk-merge/` on GitHub). */
   testBranchPrefix?: string;
+  /**
+   * Whether test commands may use the network (railyard's own, issue 17); absent = true. Off, the
+   * executor runs the command in a network namespace of its own: loopback only.
+   */
+  testNetwork?: boolean;
 }
 
 export interface QueueWorkflowInput {

@@ -17,6 +17,8 @@ export interface TestRunWorkflowInput {
   headSha: string;
   /** testingTimeoutMinutes in ms; 0 = none. */
   timeoutMs: number;
+  /** The queue's testNetwork: false runs the command with no network at all; absent = on. */
+  network?: boolean;
 }
 
 export interface TestCaseVerdict {
