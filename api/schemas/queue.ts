@@ -6,8 +6,10 @@
  * optional (omitted = unchanged); counts that size something (concurrency, batch size) are at least 1,
  * durations and depths at least 0 (0 turns the testing timeout off), and each has an upper bound
  * (limits.ts) so no queue asks the shared worker for more than it should. Trunk's live-only settings that
- * Terraform sends are accepted and ignored, so its requests do not fail. Response schemas carry no
- * transforms: the serializer encodes through them.
+ * Terraform sends are accepted and ignored, so its requests do not fail. railyard's own settings
+ * (landingMode, testBranchPrefix, testNetwork) are fields Trunk's clients never send, so omitting them
+ * keeps what is set; createQueue also takes testNetwork. Response schemas carry no transforms: the
+ * serializer encodes through them.
  */
 import { z } from 'zod';
 import { looseEnum, QueueRequest } from './common';
@@ -37,6 +39,9 @@ export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests'] as c
 export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
 /** railyard's: how a queue on GitHub lands (docs/github.md, "Landing modes"). */
 export const LANDING_MODES = ['push', 'api'] as const;
+/** railyard's testNetwork, as the OpenAPI describes it (docs/api-compat.md, "testNetwork"). */
+const TEST_NETWORK =
+  'whether the test command may use the network (default true); false runs it in a network namespace of its own with only loopback, so it cannot install packages or reach any service.';
 /** A test-branch prefix: branch-name characters, ending in "/", not under refs/ (names.ts checks it again). */
 export const TEST_BRANCH_PREFIX_PATTERN =
   /^(?!refs\/)(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*\/$/;
@@ -101,6 +106,7 @@ export const QueueSettings = z.object({
     .string()
     .nullable()
     .describe("railyard's: the queue's test-branch prefix; null = the host's (trunk-merge/ on GitHub)."),
+  testNetwork: z.boolean().describe(`railyard's: ${TEST_NETWORK}`),
 });
 export type QueueSettings = z.infer<typeof QueueSettings>;
 
@@ -121,6 +127,8 @@ export const CreateQueueRequest = withExample(
   QueueRequest.extend({
     mode: looseEnum(QUEUE_MODES).optional().describe('Defaults to single.'),
     concurrency: count(1).optional().describe('Test runs in flight at once; defaults to 1.'),
+    // Also at create time, so a queue meant to run offline never runs a command with the network.
+    testNetwork: z.boolean().optional().describe(`railyard's: ${TEST_NETWORK}`),
   }),
   // The demo's queue, as `npm run demo` creates it.
   { ...EXAMPLE_QUEUE, mode: 'single', concurrency: 2 },
@@ -189,6 +197,7 @@ export const UpdateQueueRequest = withExample(
       })
       .optional()
       .describe("railyard's: prefix of the queue's test branches, e.g. trunk-merge/."),
+    testNetwork: z.boolean().optional().describe(`railyard's: ${TEST_NETWORK}`),
     ...IgnoredSettings,
   }).superRefine((body, ctx) => {
     if (body.deleteRequiredStatuses === true && (body.requiredStatuses?.length ?? 0) > 0) {

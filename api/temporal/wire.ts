@@ -49,7 +49,11 @@ export function queueWorkflowInput(org: Organisation, request: CreateQueueReques
   const config: QueueConfigPatch = {};
   if (request.mode !== undefined) config.mode = request.mode;
   if (request.concurrency !== undefined) config.concurrency = request.concurrency;
-  return { key: { organisationId: org.id, repo: request.repo, targetBranch: request.targetBranch }, config };
+  return {
+    key: { organisationId: org.id, repo: request.repo, targetBranch: request.targetBranch },
+    config,
+    ...(request.testNetwork !== undefined ? { runner: { testNetwork: request.testNetwork } } : {}),
+  };
 }
 
 export function queueSettings(s: QueueSettingsSnapshot): QueueSettings {
@@ -84,6 +88,8 @@ export function queueSettings(s: QueueSettingsSnapshot): QueueSettings {
     mergeMethod: s.mergeMethod,
     landingMode: s.landingMode ?? 'push',
     testBranchPrefix: s.testBranchPrefix ?? null,
+    // Absent in queues created before the setting existed: they ran with the network.
+    testNetwork: s.testNetwork ?? true,
   };
 }
 
@@ -140,6 +146,7 @@ export function updateQueueInput(request: UpdateQueueRequest): UpdateQueueInput 
     'testBranchConstructionMode',
     'landingMode',
     'testBranchPrefix',
+    'testNetwork',
   ] as const satisfies readonly (keyof RunnerSettings & keyof UpdateQueueRequest)[];
   const config = definedOf(request, configKeys) as QueueConfigPatch;
   const runner = definedOf(request, runnerKeys) as Partial<RunnerSettings>;

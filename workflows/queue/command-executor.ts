@@ -200,6 +200,9 @@ export class CommandExecutor {
           branchName: run.branchName!,
           headSha: run.headSha!,
           timeoutMs: c.engine.config.testingTimeoutMinutes * 60_000,
+          // Read when the run starts: a change applies to runs started after it. Replay-safe: a
+          // child's input is not compared on replay, so histories recorded without it replay the same.
+          network: c.runner.testNetwork !== false,
         },
       ],
       staticSummary: `Test run of PR ${run.prs.map((n) => `#${n}`).join(', ')}${run.bisection ? ' (bisection)' : ''}`,

@@ -102,6 +102,7 @@ export function createFakeMergeQueue(clock: () => number = Date.now) {
           mergeMethod: 'squash',
           landingMode: 'push',
           testBranchPrefix: null,
+          testNetwork: request.testNetwork ?? true,
         },
         prs: new Map(),
         runs: new Map(),

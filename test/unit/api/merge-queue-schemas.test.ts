@@ -116,10 +116,19 @@ describe('createQueue', () => {
     expect(CreateQueueRequest.parse(QUEUE)).toEqual(QUEUE);
   });
 
+  test("railyard's testNetwork may be set at creation", () => {
+    expect(CreateQueueRequest.parse({ ...QUEUE, testNetwork: false })).toEqual({
+      ...QUEUE,
+      testNetwork: false,
+    });
+  });
+
   test.each([
     [{ concurrency: 0 }, "Field 'concurrency' must be at least 1."],
     [{ concurrency: 1.5 }, "Field 'concurrency' must be an integer."],
     [{ mode: 'triple' }, "Field 'mode' must be one of: single, parallel."],
+    [{ testNetwork: 'false' }, "Field 'testNetwork' must be a boolean."],
+    [{ testNetwork: 0 }, "Field 'testNetwork' must be a boolean."],
   ])('refuses %p', (extra, message) => {
     expect(messageOf(CreateQueueRequest, { ...QUEUE, ...extra })).toBe(message);
   });
@@ -166,6 +175,14 @@ describe('updateQueue', () => {
     ).toMatchObject({ landingMode: 'api', testBranchPrefix: 'mq/tests/' });
   });
 
+  test("railyard's testNetwork: a boolean, absent when not given (unchanged)", () => {
+    expect(UpdateQueueRequest.parse({ ...QUEUE, testNetwork: false })).toEqual({
+      ...QUEUE,
+      testNetwork: false,
+    });
+    expect(UpdateQueueRequest.parse(QUEUE)).not.toHaveProperty('testNetwork');
+  });
+
   test.each([
     [{ state: 'switching_modes' }, "Field 'state' must be one of: running, paused, draining."],
     [{ landingMode: 'rebase' }, "Field 'landingMode' must be one of: push, api."],
@@ -187,6 +204,8 @@ describe('updateQueue', () => {
     [{ pendingFailureDepth: -1 }, "Field 'pendingFailureDepth' must be at least 0."],
     [{ testingTimeoutMinutes: -5 }, "Field 'testingTimeoutMinutes' must be at least 0."],
     [{ batch: 'true' }, "Field 'batch' must be a boolean."],
+    [{ testNetwork: 'off' }, "Field 'testNetwork' must be a boolean."],
+    [{ testNetwork: null }, "Field 'testNetwork' must be a boolean."],
     [{ requiredStatuses: 'ci' }, "Field 'requiredStatuses' must be an array."],
     [{ requiredStatuses: [''] }, "Field 'requiredStatuses[0]' must be at least 1 characters long."],
     [

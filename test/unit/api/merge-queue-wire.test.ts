@@ -5,8 +5,8 @@ import { decodeCursor, encodeCursor, matchesFilter, submissionsQuery } from '../
 import { freshUpdateId, requestHash } from '../../../api/routes/merge-queue/update-id';
 import * as wire from '../../../api/temporal/wire';
 import { SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
-import { UpdateQueueRequest } from '../../../api/schemas/queue';
-import type { PullRequestRecord, TestRunDetails } from '../../../workflows/contract';
+import { CreateQueueRequest, UpdateQueueRequest } from '../../../api/schemas/queue';
+import type { PullRequestRecord, QueueSettingsSnapshot, TestRunDetails } from '../../../workflows/contract';
 
 const Q = { repo: { host: 'github.com', owner: 'acme', name: 'app' }, targetBranch: 'main' };
 const ORG = { id: 'org-1', slug: 'acme' };
@@ -38,10 +38,60 @@ describe('updateQueueInput', () => {
       { extensionEnabled: true, notReadyTimeoutHours: 24 },
       { config: {}, runner: { extensionEnabled: true, notReadyTimeoutHours: 24 } },
     ],
+    ["railyard's testNetwork off", { testNetwork: false }, { config: {}, runner: { testNetwork: false } }],
+    ["railyard's testNetwork on", { testNetwork: true }, { config: {}, runner: { testNetwork: true } }],
   ])('%s', (_name, body, expected) => {
     expect(input(body)).toEqual(expected);
   });
 });
+
+describe('testNetwork', () => {
+  test('createQueue passes it to the queue as a runner setting, only when given', () => {
+    const create = (body: object) =>
+      wire.queueWorkflowInput(ORG, CreateQueueRequest.parse({ ...Q, ...body }));
+    expect(create({ testNetwork: false })).toEqual({
+      key: { organisationId: 'org-1', ...Q },
+      config: {},
+      runner: { testNetwork: false },
+    });
+    expect(create({})).not.toHaveProperty('runner');
+  });
+
+  test('getQueue answers true for a queue that never set it (queues older than the setting)', () => {
+    const { testNetwork: _unset, ...settings } = SETTINGS;
+    expect(wire.queueSettings(settings).testNetwork).toBe(true);
+    expect(wire.queueSettings({ ...settings, testNetwork: false }).testNetwork).toBe(false);
+  });
+});
+
+const SETTINGS: QueueSettingsSnapshot = {
+  state: 'running',
+  branch: 'main',
+  mode: 'single',
+  concurrency: 1,
+  bisectionConcurrency: 1,
+  testingTimeoutMinutes: 0,
+  canOptimisticallyMerge: false,
+  pendingFailureDepth: 0,
+  batch: false,
+  batchingMaxWaitTimeMinutes: 0,
+  batchingMinSize: 1,
+  directMergeMode: 'off',
+  optimizationMode: 'off',
+  mergeMethod: 'squash',
+  requiredStatuses: null,
+  createPrsForTestingBranches: false,
+  commentsEnabled: false,
+  commandsEnabled: false,
+  statusCheckEnabled: false,
+  extensionEnabled: false,
+  enqueueingLabel: 'railyard-merge-queue-submit',
+  labelCommandsEnabled: false,
+  stateLabelsEnabled: false,
+  notReadyTimeoutHours: 24,
+  testBranchConstructionMode: 'push_new_branch_from_temp',
+  testNetwork: true,
+};
 
 const RECORD: PullRequestRecord = {
   id: 'sub-1',

@@ -30,6 +30,8 @@ export const wrongTypes: BadInputRow[] = [
   { name: 'noBatch is a string', route: '/v1/submitPullRequest', body: withQueue({ pr: { number: 1 }, noBatch: 'yes' }), status: 400, message: "Field 'noBatch' must be a boolean." },
   { name: 'concurrency is a string', route: '/v1/updateQueue', body: withQueue({ concurrency: '3' }), status: 400, message: "Field 'concurrency' must be a number." },
   { name: 'mode is not a known mode', route: '/v1/updateQueue', body: withQueue({ mode: 'serial' }), status: 400, message: "Field 'mode' must be one of: single, parallel." },
+  { name: 'testNetwork is a string', route: '/v1/updateQueue', body: withQueue({ testNetwork: 'off' }), status: 400, message: "Field 'testNetwork' must be a boolean." },
+  { name: 'testNetwork at creation is a number', route: '/v1/createQueue', body: withQueue({ testNetwork: 0 }), status: 400, message: "Field 'testNetwork' must be a boolean." },
   { name: 'impactedTargets is an object', route: '/v1/setImpactedTargets', body: withQueue({ pr: { number: 1, sha: 'abc' }, impactedTargets: { a: 1 } }), status: 400, message: 'Field \'impactedTargets\' must be a list of target names or "ALL".' },
   { name: 'state of a commit status is unknown', route: '/v1/reportTestStatus', body: withQueue({ sha: 'abc', context: 'ci', state: 'green' }), status: 400, message: "Field 'state' must be one of: pending, success, failure, error." },
 ];
