@@ -10,12 +10,16 @@
  *  - The log `<logRoot>/<runId>.log` holds a header, the command's stdout and stderr interleaved as
  *    written, and a trailer with the verdict; it stays after the run. Output past `maxLogBytes` is not
  *    written (the log says how much was left out) and stops the run as failed (log-capture.ts).
+ *  - The checkout may use at most `maxDiskBytes` of disk and `maxDiskEntries` files and folders,
+ *    measured every few seconds while the command runs (disk-quota.ts); past either the run stops as
+ *    failed, the trailer saying "stopped: checkout over its disk quota (…)".
+ *  - No run lasts longer than `maxRunMs`, the executor's maximum: a testing timeout of 0 ("none") or
+ *    above it is cut there, with the outcome `timeout` and a trailer naming the executor's maximum.
  *  - The command gets a small environment (an allow-list from the worker's, plus RAILYARD_* and
  *    CI=true), not the worker's secrets: it runs code from pull requests. In the sandbox HOME is a
  *    private folder and the allow-list is PATH and LANG only.
  */
-import { appendFile, chown, mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
-import { spawn } from 'node:child_process';
+import { appendFile, mkdir, mkdtemp, open, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { GitHost } from '../git/git-host';
 import {
@@ -24,6 +28,8 @@ import {
   DEFAULT_JUNIT_LIMITS,
   type JunitLimits,
 } from './junit-files';
+import { chownTree, ownObjects, removeTree } from './checkout-folder';
+import { describeBreach, watchDiskQuota, type QuotaBreach } from './disk-quota';
 import { captureOutput } from './log-capture';
 import { spawnInGroup, type Exit, type GroupProcess, type SpawnOptions } from './process-group';
 import { SANDBOX_HOME, sandboxedCommand, type SandboxSettings } from './sandbox';
@@ -46,7 +52,19 @@ export interface CommandRunnerOptions {
   env?: Record<string, string>;
   /** Run every command in this sandbox (sandbox.ts); absent: in the worker's own process tree. */
   sandbox?: SandboxSettings;
+  /** The checkout's disk quota in bytes (disk-quota.ts); default 4 GiB. */
+  maxDiskBytes?: number;
+  /** The most files, folders and links in the checkout (bounds each measuring walk); default 500 000. */
+  maxDiskEntries?: number;
+  /** Pause between two measurements of the checkout; default 5 s. */
+  diskCheckIntervalMs?: number;
+  /** The longest any run may last, whatever its testing timeout; default 24 h, at most 2^31 − 1 ms. */
+  maxRunMs?: number;
 }
+
+export const DEFAULT_MAX_DISK_BYTES = 4 * 1024 ** 3;
+export const DEFAULT_MAX_DISK_ENTRIES = 500_000;
+export const DEFAULT_MAX_RUN_MS = 24 * 60 * 60 * 1000;
 
 export const DEFAULT_PASS_ENV = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'TERM'];
 /** What a sandboxed command gets from the worker's environment; HOME is the sandbox's own. */
@@ -56,7 +74,7 @@ const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** The longest delay setTimeout keeps (2^31 − 1 ms); a longer one fires after 1 ms. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-type StopReason = 'timeout' | 'cancelled' | 'log_limit';
+type StopReason = 'timeout' | 'max_run_time' | 'cancelled' | 'log_limit' | 'disk_limit';
 
 export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
   const workRoot = resolve(options.workRoot);
@@ -65,6 +83,22 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5_000;
   const maxLogBytes = options.maxLogBytes ?? 256 * 1024 * 1024;
   const junitLimits = { ...DEFAULT_JUNIT_LIMITS, ...options.junitLimits };
+  const maxRunMs = options.maxRunMs ?? DEFAULT_MAX_RUN_MS;
+  const quota = {
+    maxBytes: options.maxDiskBytes ?? DEFAULT_MAX_DISK_BYTES,
+    maxEntries: options.maxDiskEntries ?? DEFAULT_MAX_DISK_ENTRIES,
+    intervalMs: options.diskCheckIntervalMs ?? 5_000,
+  };
+  if (!(Number.isInteger(maxRunMs) && maxRunMs > 0 && maxRunMs <= MAX_TIMER_MS))
+    throw new Error(`maxRunMs must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`);
+  const positive = {
+    maxDiskBytes: quota.maxBytes,
+    maxDiskEntries: quota.maxEntries,
+    diskCheckIntervalMs: quota.intervalMs,
+  };
+  for (const [name, value] of Object.entries(positive))
+    if (!(Number.isSafeInteger(value) && value > 0))
+      throw new Error(`${name} must be a positive whole number`);
 
   const sandbox = options.sandbox;
 
@@ -94,21 +128,26 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
     return { file: line.file, args: line.args, cwd: '/', env, ...(line.ids ? { ids: line.ids } : {}) };
   }
 
-  /** Waits for the command, stopping it on timeout, abort or an oversized log. */
-  async function supervise(child: GroupProcess, input: TestRunInput, logFd: number) {
+  /** Waits for the command, stopping it on timeout, abort, an oversized log or checkout. */
+  async function supervise(child: GroupProcess, input: TestRunInput, logFd: number, checkout: string) {
     let reason: StopReason | null = null;
+    let breach: QuotaBreach | null = null;
     let stopping: Promise<void> = Promise.resolve();
     const stop = (why: StopReason) => {
       if (reason !== null) return;
       reason = why;
       stopping = child.stop(killGraceMs);
     };
-    // 0 is "no testing timeout"; one past Node's timer range (about 24.8 days) would fire at once, so
-    // it is left, like none, to the queue's durable timer, which enforces the testing timeout anyway.
+    // 0 is "no testing timeout": such a run, and one with a longer timeout, ends at maxRunMs (which is
+    // within Node's timer range: a longer delay would fire at once).
     const timer =
-      input.timeoutMs > 0 && input.timeoutMs <= MAX_TIMER_MS
+      input.timeoutMs > 0 && input.timeoutMs <= maxRunMs
         ? setTimeout(() => stop('timeout'), input.timeoutMs)
-        : undefined;
+        : setTimeout(() => stop('max_run_time'), maxRunMs);
+    const disk = watchDiskQuota(checkout, quota, (found) => {
+      breach = found;
+      stop('disk_limit');
+    });
     const onAbort = () => stop('cancelled');
     input.signal?.addEventListener('abort', onAbort, { once: true });
     // Aborted while the checkout was made: the listener above will not fire for a past event.
@@ -120,11 +159,24 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
     } finally {
       clearTimeout(timer);
       input.signal?.removeEventListener('abort', onAbort);
+      await disk.stop();
     }
     await stopping;
     await child.stop(killGraceMs);
     await capture.done;
-    return { exit, reason: reason as StopReason | null };
+    const stopped = reason as StopReason | null;
+    return { exit, reason: stopped, detail: describeExit(exit, stopped, why(breach)) };
+  }
+
+  /** The trailer's words for each stop reason. */
+  function why(breach: QuotaBreach | null): Record<StopReason, string> {
+    return {
+      timeout: 'stopped at the testing timeout',
+      max_run_time: `stopped at the executor's maximum run time (${duration(maxRunMs)})`,
+      cancelled: 'stopped: run cancelled',
+      log_limit: 'stopped: log too large',
+      disk_limit: `stopped: ${breach ? describeBreach(breach, quota) : 'checkout over its disk quota'}`,
+    };
   }
 
   async function run(input: TestRunInput): Promise<TestRunResult> {
@@ -132,7 +184,7 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
     if (!(input.timeoutMs >= 0)) throw new Error('timeoutMs must not be negative');
     await Promise.all([mkdir(workRoot, { recursive: true }), mkdir(logRoot, { recursive: true })]);
     const logPath = join(logRoot, `${input.runId}.log`);
-    await writeFile(logPath, header(input));
+    await writeFile(logPath, header(input, maxRunMs));
     if (input.signal?.aborted)
       return finish(logPath, 'cancelled', null, 0, { files: [], truncated: false }, 'aborted before start');
 
@@ -152,59 +204,32 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
       let supervised;
       try {
         const child = await spawnInGroup(spawnOptions(input, checkout));
-        supervised = await supervise(child, input, log.fd);
+        supervised = await supervise(child, input, log.fd, checkout);
       } finally {
         await log.close();
       }
       const durationMs = Date.now() - started;
-      const { exit, reason } = supervised;
+      const { exit, reason, detail } = supervised;
       const junit = await collectJunitFiles(checkout, input.junitGlobs ?? DEFAULT_JUNIT_GLOBS, junitLimits);
-      return await finish(
-        logPath,
-        outcomeOf(exit, reason),
-        exit.exitCode,
-        durationMs,
-        junit,
-        describeExit(exit, reason),
-      );
+      return await finish(logPath, outcomeOf(exit, reason), exit.exitCode, durationMs, junit, detail);
     } finally {
       clearInterval(heartbeat);
-      await rm(scratch, { recursive: true, force: true });
+      await removeTree(scratch);
     }
   }
 
   return { run };
 }
 
-/** Copies the borrowed objects into the checkout and forgets the repository they came from. */
-async function ownObjects(checkout: string): Promise<void> {
-  await exec('git', ['-C', checkout, 'repack', '-a', '-d', '-q']);
-  await rm(join(checkout, '.git', 'objects', 'info', 'alternates'), { force: true });
-}
-
-function exec(file: string, args: string[]): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const child = spawn(file, args, { stdio: 'ignore' });
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${file} ${args[0] ?? ''} exited with ${code}`)),
-    );
-  });
-}
-
-/** A root worker hands the checkout to the sandbox's unprivileged user (bwrap runs as it). */
-async function chownTree(dir: string, ids: { uid: number; gid: number }): Promise<void> {
-  await chown(dir, ids.uid, ids.gid);
-  await exec('chown', ['-R', '--no-dereference', `${ids.uid}:${ids.gid}`, '--', dir]);
-}
-
 function outcomeOf(exit: Exit, reason: StopReason | null): TestOutcome {
   switch (reason) {
     case 'timeout':
+    case 'max_run_time':
       return 'timeout';
     case 'cancelled':
       return 'cancelled';
     case 'log_limit':
+    case 'disk_limit':
       return 'failed';
     case null:
       return exit.exitCode === 0 ? 'passed' : 'failed';
@@ -215,23 +240,23 @@ function outcomeOf(exit: Exit, reason: StopReason | null): TestOutcome {
   }
 }
 
-function describeExit(exit: Exit, reason: StopReason | null): string {
+function describeExit(exit: Exit, reason: StopReason | null, why: Record<StopReason, string>): string {
   const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exitCode}`;
-  const why = {
-    timeout: 'stopped at the testing timeout',
-    cancelled: 'stopped: run cancelled',
-    log_limit: 'stopped: log too large',
-  };
   return reason === null ? how : `${why[reason]} (${how})`;
 }
 
-function header(input: TestRunInput): string {
+function duration(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms} ms`;
+}
+
+function header(input: TestRunInput, maxRunMs: number): string {
   const repo = `${input.repo.host}/${input.repo.owner}/${input.repo.name}`;
   return [
     `# railyard test run ${input.runId}`,
     `# repository ${repo}, branch ${input.branchName}, commit ${input.headSha}`,
     `# command: ${input.command.replace(/\n/g, '\n#          ')}`,
-    `# started ${new Date().toISOString()}, timeout ${input.timeoutMs > 0 ? `${input.timeoutMs} ms` : 'none'}`,
+    `# started ${new Date().toISOString()}, timeout ${input.timeoutMs > 0 ? `${input.timeoutMs} ms` : 'none'}` +
+      (input.timeoutMs > 0 && input.timeoutMs <= maxRunMs ? '' : ` (executor maximum ${duration(maxRunMs)})`),
     '',
   ].join('\n');
 }
