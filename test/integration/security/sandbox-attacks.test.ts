@@ -7,7 +7,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCommandRunner } from '../../../activities/runners/command-runner';
+import { createCommandRunner, type CommandRunnerOptions } from '../../../activities/runners/command-runner';
 import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../../activities/runners/sandbox';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 import { requireTestEnv } from '../../support/env';
@@ -45,7 +45,12 @@ maybe('sandboxed test runs: attacks', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  const attack = async (command: string, overrides: Partial<SandboxSettings> = {}, timeoutMs = 20_000) => {
+  const attack = async (
+    command: string,
+    overrides: Partial<SandboxSettings> = {},
+    timeoutMs = 20_000,
+    limits: Partial<CommandRunnerOptions> = {},
+  ) => {
     runs += 1;
     const runner = createCommandRunner({
       gitHost: fx.host,
@@ -53,6 +58,9 @@ maybe('sandboxed test runs: attacks', () => {
       logRoot: join(dataDir, 'work', 'logs'),
       killGraceMs: 500,
       maxLogBytes: 1024 * 1024,
+      maxDiskBytes: 20 * 1024 ** 2,
+      diskCheckIntervalMs: 200,
+      ...limits,
       sandbox: {
         ...DEFAULT_SANDBOX,
         bwrap: 'bwrap',
@@ -151,6 +159,37 @@ maybe('sandboxed test runs: attacks', () => {
       ].join('\n'),
     );
     expect(result.outcome).toBe('passed');
+  });
+
+  it('cannot fill the disk with many files under the size limit: the checkout quota stops the run', async () => {
+    const { result, log } = await attack(
+      'i=0; while true; do i=$((i+1)); head -c 1048576 /dev/urandom > "f$i" || exit 0; done',
+    );
+    expect(result.outcome).toBe('failed');
+    expect(log).toContain('# failed: stopped: checkout over its disk quota (20 MiB)');
+    expect(readdirSync(join(dataDir, 'work', 'checkouts'))).toEqual(['other-run']);
+  });
+
+  it('cannot hide files from the quota, nor outlive removal, with chmod 000 and a tree past PATH_MAX', async () => {
+    const { result, log } = await attack(
+      [
+        // Unreadable to a worker that is not root (root reads it, and counts it).
+        'mkdir hidden && head -c 1048576 /dev/urandom > hidden/f && chmod 000 hidden',
+        'for i in $(seq 150); do mkdir x$(printf "%040d" 0) && cd x*; done; sleep 30',
+      ].join('\n'),
+    );
+    expect(result.outcome).toBe('failed');
+    expect(log).toContain('# failed: stopped: checkout over its disk quota (');
+    expect(readdirSync(join(dataDir, 'work', 'checkouts'))).toEqual(['other-run']);
+  });
+
+  it('a run without a testing timeout ends at the executor maximum', async () => {
+    const marker = String(400_000 + process.pid);
+    const { result, log } = await attack(`sleep ${marker} & wait`, {}, 0, { maxRunMs: 1_000 });
+    expect(result.outcome).toBe('timeout');
+    expect(result.durationMs).toBeLessThan(5_000);
+    expect(log).toContain("# timeout: stopped at the executor's maximum run time (1000 ms)");
+    expect(processesRunning(`sleep ${marker}`)).toEqual([]);
   });
 
   it('a 1 GiB log is cut at the cap, says so, and fails the run', async () => {
