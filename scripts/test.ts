@@ -1,7 +1,8 @@
 /**
  * `npm test`: `npm run check`, then every jest test against private PostgreSQL and Temporal instances
  * on free ports in a temp dir, stopped and removed at the end. Tests find them through TEST_* variables:
- * TEST_DATABASE_URL (migrated), TEST_PG_ADMIN_URL (to create scratch databases), TEST_TEMPORAL_ADDRESS,
+ * TEST_DATABASE_URL (migrated), TEST_PG_ADMIN_URL (to create scratch databases; both carry the cluster's
+ * password, scripts/lib/pg-password.ts), TEST_TEMPORAL_ADDRESS,
  * TEST_WORKFLOW_BUNDLE (the workflow code, bundled once per run). Extra arguments go to jest.
  */
 import { spawn } from 'node:child_process';
@@ -12,7 +13,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { runMigrations } from '../activities/platform/migrate';
 import { PROJECT_ROOT } from './lib/data-dir';
 import { freePort } from './lib/ports';
-import { PG_SUPERUSER, SetupError, startCluster } from './lib/postgres';
+import { SetupError, startCluster } from './lib/postgres';
 import { Supervisor } from './lib/supervisor';
 import { startDevServer } from './lib/temporal';
 
@@ -68,7 +69,7 @@ async function main(sup: Supervisor, tmp: string): Promise<number> {
   const env: NodeJS.ProcessEnv = {
     ...inherited,
     TEST_DATABASE_URL: pg.url,
-    TEST_PG_ADMIN_URL: `postgres://${PG_SUPERUSER}@127.0.0.1:${pgPort}/postgres`,
+    TEST_PG_ADMIN_URL: pg.adminUrl,
     TEST_TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     TEST_TEMPORAL_CLI: path.join(PROJECT_ROOT, '.tools', 'venv', 'bin', 'temporal'),
     TEST_WORKFLOW_BUNDLE: bundlePath,

@@ -1,12 +1,15 @@
 /**
- * A private PostgreSQL cluster for `npm start` (under .data/) and `npm test` (a temp dir): initdb with
- * trust auth on loopback only, no Unix socket, on the port given. PostgreSQL refuses to run as root, so
- * when we are root the cluster belongs to, and runs as, the unprivileged system user `railyard-pg`.
+ * A private PostgreSQL cluster for `npm start` (under .data/) and `npm test` (a temp dir): loopback only,
+ * no Unix socket, on the port given, its superuser behind a random password (pg-password.ts: test
+ * commands may share the host's network, so nothing on 127.0.0.1 may be trusted). PostgreSQL refuses to
+ * run as root, so when we are root the cluster belongs to, and runs as, the unprivileged system user
+ * `railyard-pg`. The URLs returned carry the password: never log them.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
+import { secureCluster } from './pg-password';
 import type { Managed, Supervisor } from './supervisor';
 import { waitForPort } from './ports';
 
@@ -62,7 +65,7 @@ export function runAsUser(): RunAs | null {
   }
 }
 
-function asUser(runAs: RunAs | null, command: string, args: string[]): [string, string[]] {
+export function asUser(runAs: RunAs | null, command: string, args: string[]): [string, string[]] {
   return runAs
     ? [
         'setpriv',
@@ -112,19 +115,40 @@ export function initCluster(opts: ClusterOptions): void {
       `initdb failed for ${opts.dataDir}${runAs ? ` (running as ${PG_USER}; every parent directory must be searchable by it, see scripts/lib/pg-placement.ts)` : ''}: ${stderr.split('\n')[0]}`,
     );
   }
-  // Loopback only; nothing else may connect.
-  fs.writeFileSync(
-    path.join(opts.dataDir, 'pg_hba.conf'),
-    'host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n',
-  );
+  // initdb leaves trust; secureCluster (always before the server starts) replaces it.
+}
+
+/** The superuser's password, set first on a cluster that has none (pg-password.ts); server stopped. */
+export function securePassword(opts: ClusterOptions): string {
+  const runAs = runAsUser();
+  const postgres = path.join(findPgBinDir(), 'postgres');
+  try {
+    return secureCluster({
+      dataDir: opts.dataDir,
+      role: PG_SUPERUSER,
+      singleUser: (args) => asUser(runAs, postgres, args),
+      ...(runAs ? { chownTo: runAs } : {}),
+    });
+  } catch (err) {
+    throw new SetupError((err as Error).message);
+  }
+}
+
+export interface StartedCluster {
+  /** The database's URL, with the password. */
+  url: string;
+  /** The `postgres` database's URL (to create more databases), with the password. */
+  adminUrl: string;
+  managed: Managed;
 }
 
 export async function startCluster(
   sup: Supervisor,
   opts: ClusterOptions,
   database: string,
-): Promise<{ url: string; managed: Managed }> {
+): Promise<StartedCluster> {
   initCluster(opts);
+  const password = securePassword(opts);
   const bin = findPgBinDir();
   const settings = [
     'listen_addresses=127.0.0.1',
@@ -154,7 +178,8 @@ export async function startCluster(
       : '';
     throw new SetupError(`PostgreSQL did not start: ${(err as Error).message}${hint}.`);
   }
-  const adminUrl = `postgres://${PG_SUPERUSER}@127.0.0.1:${opts.port}/postgres`;
+  const urlOf = (db: string) => `postgres://${PG_SUPERUSER}:${password}@127.0.0.1:${opts.port}/${db}`;
+  const adminUrl = urlOf('postgres');
   await retry(async () => {
     const client = new Client({ connectionString: adminUrl });
     await client.connect();
@@ -165,7 +190,7 @@ export async function startCluster(
       await client.end();
     }
   });
-  return { url: `postgres://${PG_SUPERUSER}@127.0.0.1:${opts.port}/${database}`, managed };
+  return { url: urlOf(database), adminUrl, managed };
 }
 
 async function retry(fn: () => Promise<void>, attempts = 50): Promise<void> {

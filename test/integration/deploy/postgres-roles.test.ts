@@ -3,8 +3,8 @@
  * PostgreSQL exactly as the job runs it (role and database names made unique per run, since roles are
  * global to the cluster). It must: create two non-superuser login roles that own only their own
  * databases, keep each role out of the other's databases, be safe to run on every start, set exactly
- * the passwords given (checked against the stored SCRAM verifier: the test cluster trusts loopback, so
- * a login would prove nothing), and refuse weak or shared passwords before creating anything.
+ * the passwords given (checked against the stored SCRAM verifier, and by logging in: the test cluster
+ * asks every connection for its password), and refuse weak or shared passwords before creating anything.
  */
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -46,6 +46,7 @@ async function applyRoles(railyardPassword: string, temporalPassword: string, va
 function urlFor(user: string, db: string): string {
   const url = new URL(admin);
   url.username = user;
+  url.password = user === names.railyard_role ? RAILYARD_PW : TEMPORAL_PW;
   url.pathname = `/${db}`;
   return url.toString();
 }
@@ -72,8 +73,8 @@ function scramMatches(verifier: string, password: string): boolean {
   return storedKey === m[3];
 }
 
-const connectError = (user: string, db: string) =>
-  withClient(urlFor(user, db), () => Promise.resolve('connected')).catch((e: { code?: string }) => e.code);
+const connectError = (user: string, db: string, url = urlFor(user, db)) =>
+  withClient(url, () => Promise.resolve('connected')).catch((e: { code?: string }) => e.code);
 
 afterAll(async () => {
   await asAdmin(async (c) => {
@@ -150,6 +151,10 @@ describe('after the job ran twice (as on every `docker compose up`)', () => {
     expect(await connectError(names.railyard_role, names.temporal_db)).toBe('42501');
     expect(await connectError(names.railyard_role, visibilityDb)).toBe('42501');
     expect(await connectError(names.temporal_role, names.railyard_db)).toBe('42501');
+    // 28P01: invalid_password (the other role's password).
+    const swapped = new URL(urlFor(names.railyard_role, names.railyard_db));
+    swapped.password = TEMPORAL_PW;
+    expect(await connectError(names.railyard_role, names.railyard_db, swapped.toString())).toBe('28P01');
   });
 
   test('each role can build its own schema without superuser rights', async () => {
