@@ -25,6 +25,8 @@ import { mergeQueueRoutes, type MergeQueueService } from './routes/merge-queue';
 import type { RepositoryOnHost } from './routes/merge-queue/repository-on-host';
 import { flakyTestRoutes, type FlakyDeps } from './routes/flaky-tests';
 import { bundleUploadRoutes, type BundleUploadSettings } from './routes/bundle-uploads';
+import { executorRoutes } from './routes/executor/run-content';
+import type { RunContentStore } from '../activities/executor/run-content';
 import {
   createProcessMetrics,
   registerProcessMetrics,
@@ -73,6 +75,8 @@ export interface AppDeps {
    * only with `flaky`, whose store and parser they use. Left out when absent.
    */
   bundleUploads?: BundleUploadSettings;
+  /** Test runs' content for executors (GET /v1/executor/run-content); left out when absent. */
+  runContents?: RunContentStore;
   /** Epoch milliseconds; tests pass a fixed clock. */
   now?: () => number;
   /**
@@ -177,6 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.flaky) await app.register(flakyTestRoutes(deps.flaky, deps.publicUrl), { prefix: '/v1' });
   if (deps.flaky && deps.bundleUploads)
     await app.register(bundleUploadRoutes(deps.flaky, deps.bundleUploads, deps.publicUrl), { prefix: '/v1' });
+  if (deps.runContents) await app.register(executorRoutes({ contents: deps.runContents }), { prefix: '/v1' });
   if (deps.queueMetrics) await app.register(queueMetricsRoutes(deps.queueMetrics), { prefix: '/v1' });
   // listMergeQueueTestingResults reads the same event log.
   if (deps.queueMetrics)

@@ -3,6 +3,7 @@
  * buildApp → listen. SIGINT/SIGTERM close the server (in-flight requests finish), then the parser
  * threads, the pool and the connection.
  */
+import { createRunContentStore } from '../activities/executor/run-content';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { createQueueQuota } from '../activities/events/queue-quota';
@@ -121,6 +122,8 @@ async function main(): Promise<void> {
       gitRoot: config.RAILYARD_GIT_ROOT,
       ...(gitHub ? { gitHubHost: gitHub.host } : {}),
     }),
+    // Executors fetch the content of the runs they are handed from here (issue 17).
+    runContents: createRunContentStore(pool),
     repositories: repositoryAccessWithGitHub(pool, {
       claims: config.RAILYARD_REPOSITORY_CLAIMS,
       maxPerOrganisation: config.RAILYARD_MAX_REPOSITORIES_PER_ORGANISATION,

@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
+# The executor runs test commands in bubblewrap (issue 17) and refuses to start without it.
+bash scripts/ensure-bwrap.sh
 if node -e 'process.exit(typeof require("node:module").register === "function" ? 0 : 1)'; then
   exec node --import tsx scripts/start.ts "$@"
 fi

@@ -24,7 +24,9 @@ import { createApiKeyStore } from '../activities/stores/api-keys';
 import { banner } from './lib/banner';
 import { dataDir, PROJECT_ROOT, readState, writeState } from './lib/data-dir';
 import * as instance from './lib/instance';
+import { placeExecutorWorkRoot } from './lib/executor-placement';
 import { placeCluster } from './lib/pg-placement';
+import { cleanEnv } from './lib/services';
 import { freePort, isPortOpen, waitForPort } from './lib/ports';
 import { SetupError, startCluster } from './lib/postgres';
 import {
@@ -160,12 +162,34 @@ async function main(sup: Supervisor, cfg: StartConfig, record: InstanceRecord): 
     },
     stopReason: 'requests in flight finish',
   });
+  // One executor runs the test commands (issue 17), with nothing of the control plane's: no database
+  // URL, no page-token secret, no GitHub key (it refuses to start with them); run content from the API.
+  const executorRoot =
+    env.RAILYARD_EXECUTOR_WORK_ROOT ?? placeExecutorWorkRoot(path.join(data, 'executor')).dir;
+  const executorEnv = cleanEnv({
+    TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS,
+    ...(env.TEMPORAL_NAMESPACE ? { TEMPORAL_NAMESPACE: env.TEMPORAL_NAMESPACE } : {}),
+    ...(env.RAILYARD_TASK_QUEUE ? { RAILYARD_TASK_QUEUE: env.RAILYARD_TASK_QUEUE } : {}),
+    ...(env.RAILYARD_LOG_LEVEL ? { RAILYARD_LOG_LEVEL: env.RAILYARD_LOG_LEVEL } : {}),
+    RAILYARD_EXECUTOR_API_URL: apiUrl({ port: apiPort }),
+    RAILYARD_EXECUTOR_WORK_ROOT: executorRoot,
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(
+        (e): e is [string, string] => /^RAILYARD_(EXECUTOR|SANDBOX)_/.test(e[0]) && e[1] !== undefined,
+      ),
+    ),
+  });
+  const executor = sup.start('executor', ...tsNode('worker/executor.ts'), {
+    ...app,
+    env: executorEnv,
+    stopReason: 'running test runs get RAILYARD_SHUTDOWN_GRACE_SECONDS to finish',
+  });
   save('starting');
   await waitForPort(
     apiPort,
     60_000,
     'The API',
-    () => api.child.exitCode === null && worker.child.exitCode === null,
+    () => api.child.exitCode === null && worker.child.exitCode === null && executor.child.exitCode === null,
   );
 
   save('running');

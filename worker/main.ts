@@ -22,10 +22,12 @@ import { createGitHubWorkerHost } from '../activities/github/worker-host';
 import { createTestCaseEvents } from '../activities/flaky/events';
 import { createFlakyStore } from '../activities/flaky/service';
 import { createPool } from '../activities/platform/db';
-import { createCommandRunner } from '../activities/runners/command-runner';
+import { createRunContentStore } from '../activities/executor/run-content';
+import { createRunSlots } from '../activities/executor/run-slots';
 import { ConfigError } from '../activities/platform/env';
 import { publicUrlOf } from '../activities/platform/public-url';
 import { gitHubAppSettingsOf } from '../activities/github/config';
+import { executorTaskQueue } from '../workflows/contract';
 import { loadWorkerConfig, type WorkerConfig } from './config';
 import { ensureReevaluationSchedule } from './reevaluation-schedule';
 import {
@@ -94,11 +96,6 @@ async function main(): Promise<void> {
       console.error(`railyard worker: ${message}: ${err instanceof Error ? err.message : String(err)}`),
   });
   const flaky = createFlakyStore(pool, { events: testCaseEvents });
-  const runner = createCommandRunner({
-    gitHost,
-    workRoot: path.join(workRoot, 'checkouts'),
-    logRoot: path.join(workRoot, 'logs'),
-  });
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -111,8 +108,12 @@ async function main(): Promise<void> {
     activities: createActivities({
       workerIdentity: identity,
       gitHost,
-      runner,
       client,
+      // Test runs execute on executors (worker/executor.ts); the worker stages their content and caps
+      // each organisation's share of them.
+      scratchRoot: path.join(workRoot, 'bundles'),
+      contents: createRunContentStore(pool, { maxBytes: config.RAILYARD_RUN_CONTENT_MAX_MB * 1024 * 1024 }),
+      slots: createRunSlots(pool, config.RAILYARD_EXECUTOR_RUNS_PER_ORGANISATION),
       taskQueue: config.RAILYARD_TASK_QUEUE,
       pool,
       runLogs: createRunLogStore(pool, {
@@ -155,7 +156,8 @@ async function main(): Promise<void> {
     await ensureGitHubReconciliationSchedule(client, config.RAILYARD_TASK_QUEUE, gitHub.reconcileMinutes);
   else await removeGitHubReconciliationSchedule(client);
   console.error(
-    `railyard worker polling task queue "${config.RAILYARD_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}`,
+    `railyard worker polling task queue "${config.RAILYARD_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}; ` +
+      `test runs go to executors on "${executorTaskQueue(config.RAILYARD_TASK_QUEUE)}"`,
   );
   await worker.run();
   await testCaseEvents.idle();

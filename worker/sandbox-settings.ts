@@ -1,24 +1,26 @@
 /**
- * The worker's test-run sandbox from its settings (issue 17): bwrap with the configured limits, or,
+ * The executor's test-run sandbox from its settings (issue 17): bwrap with the configured limits, or,
  * where bwrap cannot run here, a refusal to start, unless RAILYARD_EXECUTOR_UNSANDBOXED says to run
- * test commands in the worker's own process tree anyway (then the worker says so at start).
+ * test commands in the executor's own process tree anyway (then the executor says so at start, in its
+ * log and in its /readyz).
  *
- * Invariant: the worker never runs a test command unsandboxed without that explicit setting.
+ * Invariant: an executor never runs a test command unsandboxed without that explicit setting.
  */
 import { ConfigError } from '../activities/platform/env';
 import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../activities/runners/sandbox';
-import type { WorkerConfig } from './config';
+import type { ExecutorConfig } from './executor-config';
 
 const MIB = 1024 * 1024;
 
 type SandboxConfig = Pick<
-  WorkerConfig,
+  ExecutorConfig,
   | 'RAILYARD_EXECUTOR_UNSANDBOXED'
   | 'RAILYARD_SANDBOX_NETWORK'
   | 'RAILYARD_SANDBOX_MEMORY_MB'
   | 'RAILYARD_SANDBOX_MAX_PROCESSES'
   | 'RAILYARD_SANDBOX_MAX_FILE_MB'
   | 'RAILYARD_SANDBOX_TMP_MB'
+  | 'RAILYARD_SANDBOX_READ_ONLY_PATHS'
 >;
 
 /** The sandbox to run test commands in; null only when running unsandboxed was asked for. */
@@ -38,16 +40,17 @@ export function sandboxOf(
         maxProcesses: config.RAILYARD_SANDBOX_MAX_PROCESSES,
         maxFileBytes: config.RAILYARD_SANDBOX_MAX_FILE_MB * MIB,
         tmpBytes: config.RAILYARD_SANDBOX_TMP_MB * MIB,
+        readOnlyPaths: config.RAILYARD_SANDBOX_READ_ONLY_PATHS ?? [],
       };
     case 'unavailable':
       if (!config.RAILYARD_EXECUTOR_UNSANDBOXED)
         throw new ConfigError(
-          `railyard worker: test commands cannot be sandboxed here: ${found.reason}. Install bubblewrap ` +
+          `railyard executor: test commands cannot be sandboxed here: ${found.reason}. Install bubblewrap ` +
             "(bash scripts/ensure-bwrap.sh) or set RAILYARD_EXECUTOR_UNSANDBOXED=1 to run pull requests' " +
-            "test commands as the worker's own user, with its files and network (unsafe).",
+            "test commands as the executor's own user, with its files and network (unsafe).",
         );
       warn(
-        `railyard worker: UNSANDBOXED: ${found.reason}; test commands run as the worker's own user ` +
+        `railyard executor: UNSANDBOXED: ${found.reason}; test commands run as the executor's own user ` +
           '(RAILYARD_EXECUTOR_UNSANDBOXED=1).',
       );
       return null;

@@ -2,28 +2,43 @@
 import type { Client } from '@temporalio/client';
 import type { GitHost } from '../git/git-host';
 import type { RepositoryOwnership } from '../stores/repository-owners';
+import { createRunContentStore, type RunContentStore } from '../executor/run-content';
+import { createRunSlots, type RunSlots } from '../executor/run-slots';
+import { createTestRunControlActivities, type JudgeTests } from '../executor/control-activities';
 import type { RunLogStore } from '../runners/run-logs';
-import type { TestRunner } from '../runners/test-runner';
+import type { Pool } from 'pg';
+import { tmpdir } from 'node:os';
 import { createGitActivities } from './git-activities';
 import { createNotifyActivity } from './notify';
-import { createRunCommandActivity, type JudgeTests } from './run-command';
 
 export interface MergeQueueActivityDeps {
   gitHost: GitHost;
-  runner: TestRunner;
   client: Client;
   taskQueue: string;
   judgeTests?: JudgeTests;
   /** Keeps command runs' logs for the API (runners/run-logs.ts). */
   runLogs?: RunLogStore;
+  /** Where the control plane builds the git bundles it hands to executors; default the OS's temp. */
+  scratchRoot?: string;
+  /** Run content staged for executors (executor/run-content.ts); default: in `pool`, default bounds. */
+  contents?: RunContentStore;
+  /** The per-organisation cap on runs (executor/run-slots.ts); default: in `pool`, default cap. */
+  slots?: RunSlots;
 }
 
 export function createMergeQueueActivities(
-  deps: MergeQueueActivityDeps & { ownership: RepositoryOwnership },
+  deps: MergeQueueActivityDeps & { ownership: RepositoryOwnership; pool: Pool },
 ) {
   return {
     ...createGitActivities(deps),
-    ...createRunCommandActivity(deps),
+    ...createTestRunControlActivities({
+      gitHost: deps.gitHost,
+      contents: deps.contents ?? createRunContentStore(deps.pool),
+      slots: deps.slots ?? createRunSlots(deps.pool),
+      scratchRoot: deps.scratchRoot ?? tmpdir(),
+      ...(deps.judgeTests ? { judgeTests: deps.judgeTests } : {}),
+      ...(deps.runLogs ? { runLogs: deps.runLogs } : {}),
+    }),
     ...createNotifyActivity(deps),
   };
 }

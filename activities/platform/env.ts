@@ -32,6 +32,17 @@ export const KNOWN_VARIABLES = [
   'RAILYARD_SANDBOX_MAX_PROCESSES',
   'RAILYARD_SANDBOX_MAX_FILE_MB',
   'RAILYARD_SANDBOX_TMP_MB',
+  'RAILYARD_SANDBOX_READ_ONLY_PATHS',
+  'RAILYARD_SANDBOX_DISK_MB',
+  'RAILYARD_SANDBOX_DISK_FILES',
+  'RAILYARD_EXECUTOR_MAX_RUN_MINUTES',
+  'RAILYARD_EXECUTOR_API_URL',
+  'RAILYARD_EXECUTOR_WORK_ROOT',
+  'RAILYARD_EXECUTOR_SLOTS',
+  'RAILYARD_EXECUTOR_HEALTH_HOST',
+  'RAILYARD_EXECUTOR_HEALTH_PORT',
+  'RAILYARD_EXECUTOR_RUNS_PER_ORGANISATION',
+  'RAILYARD_RUN_CONTENT_MAX_MB',
   'RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS',
   'RAILYARD_PAGE_TOKEN_SECRET',
   'RAILYARD_BUNDLE_MAX_BYTES',
@@ -108,7 +119,8 @@ export function parseEnv<S extends z.ZodObject>(
   const result = schema.safeParse(present);
   if (!result.success) {
     for (const issue of result.error.issues) {
-      const name = issue.path.join('.');
+      // A list's element fails at `NAME.0`: the variable is the path's first part.
+      const name = String(issue.path[0] ?? '');
       const value = present[name];
       problems.push(
         value === undefined

@@ -32,6 +32,15 @@ export interface RunLogStore {
     runId: string;
     logPath: string;
   }): Promise<void>;
+  /** Stores a log handed over in memory (an executor's run report), bounded like `store`. */
+  storeContent(input: {
+    organisationId: string;
+    repo: RepositoryKey;
+    runId: string;
+    content: Buffer;
+    /** The size of the whole log where it was written, when `content` is already a part of it. */
+    originalBytes: number;
+  }): Promise<void>;
   /** The stored log's size, or null when the organisation has no log for this run. */
   info(organisationId: string, runId: string): Promise<StoredLogInfo | null>;
   /** One chunk from `offset` (at most READ_CHUNK_BYTES); empty past the end. */
@@ -63,28 +72,52 @@ export async function boundedLog(path: string, max: number): Promise<{ content: 
   }
 }
 
+/** A buffer within `max` bytes, cut like boundedLog cuts a file. */
+export function boundedBuffer(content: Buffer, max: number): Buffer {
+  if (content.length <= max) return content;
+  const head = Math.floor(max / 4);
+  const tail = max - head;
+  const note = Buffer.from(`\n# railyard: ${content.length - head - tail} bytes left out here (log limit)\n`);
+  return Buffer.concat([content.subarray(0, head), note, content.subarray(content.length - tail)]);
+}
+
 export function createRunLogStore(
   pool: Pool,
   opts: { maxBytes?: number; retentionDays?: number } = {},
 ): RunLogStore {
   const maxBytes = opts.maxBytes ?? DEFAULT_RUN_LOG_MAX_BYTES;
   const retentionDays = opts.retentionDays ?? DEFAULT_RUN_LOG_RETENTION_DAYS;
+  async function write(
+    organisationId: string,
+    repo: RepositoryKey,
+    runId: string,
+    content: Buffer,
+    size: number,
+  ): Promise<void> {
+    await pool.query(
+      `INSERT INTO test_run_logs
+         (organisation_id, test_run_id, host, owner, name, content, original_bytes, truncated)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (organisation_id, test_run_id) DO UPDATE SET content = EXCLUDED.content,
+         original_bytes = EXCLUDED.original_bytes, truncated = EXCLUDED.truncated, stored_at = now()`,
+      [organisationId, runId, repo.host, repo.owner, repo.name, content, size, size > content.length],
+    );
+    await pool.query(
+      `DELETE FROM test_run_logs WHERE ctid IN (SELECT ctid FROM test_run_logs
+         WHERE stored_at < now() - make_interval(days => $1) LIMIT $2)`,
+      [retentionDays, PRUNE_BATCH],
+    );
+  }
+
   return {
     async store({ organisationId, repo, runId, logPath }) {
       const { content, size } = await boundedLog(logPath, maxBytes);
-      await pool.query(
-        `INSERT INTO test_run_logs
-           (organisation_id, test_run_id, host, owner, name, content, original_bytes, truncated)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-         ON CONFLICT (organisation_id, test_run_id) DO UPDATE SET content = EXCLUDED.content,
-           original_bytes = EXCLUDED.original_bytes, truncated = EXCLUDED.truncated, stored_at = now()`,
-        [organisationId, runId, repo.host, repo.owner, repo.name, content, size, size > maxBytes],
-      );
-      await pool.query(
-        `DELETE FROM test_run_logs WHERE ctid IN (SELECT ctid FROM test_run_logs
-           WHERE stored_at < now() - make_interval(days => $1) LIMIT $2)`,
-        [retentionDays, PRUNE_BATCH],
-      );
+      await write(organisationId, repo, runId, content, size);
+    },
+
+    async storeContent({ organisationId, repo, runId, content, originalBytes }) {
+      const bounded = content.length <= maxBytes ? content : boundedBuffer(content, maxBytes);
+      await write(organisationId, repo, runId, bounded, Math.max(originalBytes, content.length));
     },
 
     async info(organisationId, runId) {

@@ -38,6 +38,7 @@ import {
   type QueueWorkflow,
   type QueueWorkflowInput,
 } from '../../workflows/contract';
+import { startTestExecutor } from '../../test/support/executor';
 import { createRepoWithMain } from '../../test/support/git-fixture';
 import { percentile } from './stats';
 
@@ -132,7 +133,6 @@ async function main(): Promise<void> {
       activities: createActivities({
         workerIdentity: 'bench',
         gitHost: fx.host,
-        runner,
         client,
         taskQueue,
         pool,
@@ -140,6 +140,14 @@ async function main(): Promise<void> {
       }),
     });
     const running = worker.run();
+    // The queue's runs go to an executor (issue 17), unsandboxed like the baseline's runner: the
+    // difference measured includes the content hand-off (bundle, HTTP), not bwrap's start.
+    const executor = await startTestExecutor({
+      controlTaskQueue: taskQueue,
+      pool,
+      sandbox: false,
+      temporalAddress: address,
+    });
     const key: QueueKey = { organisationId: randomUUID(), repo: fx.repo, targetBranch: 'main' };
     await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [key.organisationId, 'bench']);
     await createRepositoryOwnerStore(pool).claim(key.organisationId, key.repo, 'operator');
@@ -193,6 +201,7 @@ async function main(): Promise<void> {
     const burstSeconds = (Date.now() - b0) / 1000;
     const baselinePerSecond = 1000 / percentile(baseline, 50);
 
+    await executor.close();
     worker.shutdown();
     await running;
     await connection.close();

@@ -45,7 +45,7 @@ export function unreachableAncestor(dir: string, user: RunAs): string | undefine
   return undefined;
 }
 
-function ensureSafeParent(parent: string): void {
+export function ensureSafeParent(parent: string): void {
   try {
     fs.mkdirSync(parent, { mode: 0o755 });
     fs.chmodSync(parent, 0o755); // the umask may have narrowed it
@@ -61,10 +61,10 @@ function ensureSafeParent(parent: string): void {
 }
 
 /** The per-clone folder outside the clone that holds a relocated cluster (its `data` subfolder). */
-export function relocatedParent(wanted: string): string {
+export function relocatedParent(wanted: string, prefix = 'railyard-pg'): string {
   const hash = createHash('sha256').update(path.resolve(wanted)).digest('hex').slice(0, 12);
   const base = fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir();
-  return path.join(base, `railyard-pg-${hash}`);
+  return path.join(base, `${prefix}-${hash}`);
 }
 
 /** Picks the data directory of the cluster wanted at `wanted` (see the rule above). */

@@ -1,8 +1,8 @@
 /**
- * The railyard processes as services that can be killed and started again: the API (api/server.ts)
- * and the worker (worker/main.ts), each one Node process with tsx's loader (ts-node.ts), each in its own process group so a SIGKILL
+ * The railyard processes as services that can be killed and started again: the API (api/server.ts),
+ * the worker (worker/main.ts) and an executor (worker/executor.ts, issue 17), each one Node process with tsx's loader (ts-node.ts), each in its own process group so a SIGKILL
  * also reaches what it started (test commands). A service counts as up once it proved it: the API
- * answers /healthz, the worker printed that it polls its task queue.
+ * answers /healthz, the worker and the executor printed that they poll their task queue.
  *
  * Children get a clean environment: the parent's RAILYARD_*, DATABASE_URL and TEMPORAL_* settings
  * never leak into them (the processes refuse unknown RAILYARD_* names), only what `env` says.
@@ -141,5 +141,28 @@ export function workerService(sup: Supervisor, s: ServiceSettings): Service {
   });
   return createService(sup, 'worker', 'worker/main.ts', env, path.join(s.logDir, 'worker.log'), (_m, st) =>
     Promise.resolve(st.ready),
+  );
+}
+
+/** An executor: no database URL or secret; run content from the API; only executor settings of `env`. */
+export function executorService(sup: Supervisor, s: ServiceSettings): Service {
+  const own = Object.entries(s.env ?? {}).filter(([k]) => /^RAILYARD_(EXECUTOR|SANDBOX)_/.test(k));
+  const env = cleanEnv({
+    TEMPORAL_ADDRESS: s.temporalAddress,
+    RAILYARD_TASK_QUEUE: s.taskQueue,
+    RAILYARD_EXECUTOR_API_URL: apiUrl({ port: s.apiPort }),
+    RAILYARD_EXECUTOR_WORK_ROOT: path.join(s.workRoot, 'executor'),
+    RAILYARD_EXECUTOR_HEALTH_PORT: '0',
+    RAILYARD_SHUTDOWN_GRACE_SECONDS: '1',
+    RAILYARD_LOG_LEVEL: 'warn',
+    ...Object.fromEntries(own),
+  });
+  return createService(
+    sup,
+    'executor',
+    'worker/executor.ts',
+    env,
+    path.join(s.logDir, 'executor.log'),
+    (_m, st) => Promise.resolve(st.ready),
   );
 }

@@ -2,7 +2,7 @@
  * The whole railyard stack on this machine, every part a process that can be stopped and started again
  * on the same port: a private PostgreSQL cluster (or an external database, which then cannot be
  * restarted), the Temporal dev server with its state in a SQLite file (a restart keeps every
- * workflow), the worker and the API (services.ts). Used by the chaos run and the fuzzer.
+ * workflow), the worker, an executor and the API (services.ts). Used by the chaos run and the fuzzer.
  *
  * Restarts of PostgreSQL and Temporal are clean stops (fast shutdown, SIGTERM) followed by a start;
  * crashes are what the API and the worker get (SIGKILL), since they are the processes railyard owns.
@@ -16,7 +16,7 @@ import { freePort } from './ports';
 import { startCluster } from './postgres';
 import { Supervisor, type Managed } from './supervisor';
 import { startDevServer } from './temporal';
-import { apiService, workerService, type Service, type ServiceSettings } from './services';
+import { apiService, executorService, workerService, type Service, type ServiceSettings } from './services';
 
 export interface StackOptions {
   /** Scratch folder for data, logs, the git root and checkouts; the caller removes it. */
@@ -38,6 +38,8 @@ export interface Stack {
   logDir: string;
   api: Service;
   worker: Service;
+  /** Runs the test commands (issue 17); not killed by the chaos faults. */
+  executor: Service;
   canRestartPostgres: boolean;
   restartTemporal(): Promise<void>;
   restartPostgres(): Promise<void>;
@@ -99,8 +101,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     };
     const worker = workerService(sup, settings);
     const api = apiService(sup, settings);
-    opts.log('starting the worker and the API...');
-    await Promise.all([worker.start(), api.start()]);
+    const executor = executorService(sup, settings);
+    // A root executor starts test runs as an unprivileged user, who must reach its work root.
+    fs.chmodSync(opts.dir, 0o711);
+    opts.log('starting the worker, the API and an executor...');
+    await Promise.all([worker.start(), api.start(), executor.start()]);
 
     return {
       apiUrl: apiUrl({ port: apiPort }),
@@ -110,6 +115,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       logDir,
       api,
       worker,
+      executor,
       canRestartPostgres: pgManaged !== null,
       async restartTemporal() {
         await stopManaged(temporalManaged, 'SIGTERM');

@@ -1,6 +1,7 @@
 /**
  * Crash safety on the real stack: the worker is a real process (worker/main.ts), killed with SIGKILL
- * while a PR is testing and again while PRs are merging. After a restart every PR reaches exactly one
+ * while a PR is testing — together with the executor running the tests (worker/executor.ts, a real
+ * process too, issue 17) — and again while PRs are merging. After a restart every PR reaches exactly one
  * terminal state, nothing is merged twice, and the target branch only ever moved to tested commits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -23,6 +24,7 @@ import {
   type QueueWorkflowInput,
 } from '../../workflows/contract';
 import { requireTestEnv } from '../support/env';
+import { startContentServer, startExecutorProcess } from '../support/executor';
 import { createRepoWithMain } from '../support/git-fixture';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -96,7 +98,20 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
     throw new Error(`timed out waiting for ${what}`);
   };
 
+  // The executor fetches run content from the API's route (here alone on a port) and reads the gate.
+  const content = await startContentServer(pool);
+  fs.chmodSync(fx.dir, 0o711);
+  fs.chmodSync(gate, 0o755);
+  const startExecutor = () =>
+    startExecutorProcess({
+      controlTaskQueue: taskQueue,
+      apiUrl: content.url,
+      workRoot: path.join(fx.dir, 'executor'),
+      readOnlyPaths: [gate],
+      log: process.env.CRASH_EXECUTOR_LOG ?? path.join(fx.dir, 'executor.log'),
+    });
   let worker = startWorker(env);
+  let executor = startExecutor();
   try {
     await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
       workflowId: queueWorkflowId(key),
@@ -110,8 +125,9 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
     }
     // Crash 1: while PRs test.
     await waitFor('PR 1 testing', async () => (await record(1))?.state === 'testing');
-    await kill(worker);
+    await Promise.all([kill(worker), kill(executor)]);
     worker = startWorker(env);
+    executor = startExecutor();
     fs.writeFileSync(path.join(gate, 'go'), '');
     // Crash 2: while merging (as soon as anything passed).
     await waitFor('a PR passed', async () => {
@@ -160,6 +176,8 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
     for (const sha of tested) expect(firstParents.has(sha!)).toBe(true);
   } finally {
     await kill(worker).catch(() => undefined);
+    await kill(executor).catch(() => undefined);
+    await content.close();
     await connection.close();
     await pool.end();
     fx.cleanup();

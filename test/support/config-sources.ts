@@ -184,7 +184,7 @@ function asText(value: unknown): string {
 
 /**
  * The defaults the code applies: what every exported `load*Config` returns for an environment holding
- * only DATABASE_URL (the one required setting). A variable two loaders default differently throws.
+ * only DATABASE_URL (the one required setting), or nothing (the executor refuses DATABASE_URL). A variable two loaders default differently throws.
  */
 export async function codeDefaults(
   files: readonly string[],
@@ -196,7 +196,14 @@ export async function codeDefaults(
     const mod = (await import(path.join(PROJECT_ROOT, rel))) as Record<string, unknown>;
     for (const [exported, fn] of Object.entries(mod)) {
       if (!/^load\w*Config$/.test(exported) || typeof fn !== 'function') continue;
-      const config = (fn as (env: Record<string, string>) => Record<string, unknown>)(given);
+      const load = fn as (env: Record<string, string>) => Record<string, unknown>;
+      // The executor refuses DATABASE_URL (worker/executor-config.ts): it then loads from nothing.
+      let config: Record<string, unknown>;
+      try {
+        config = load(given);
+      } catch {
+        config = load({});
+      }
       for (const [name, value] of Object.entries(config)) {
         if (name in given || value === undefined) continue;
         const entry = { value: asText(value), from: `${rel} ${exported}` };

@@ -63,11 +63,13 @@ function run(dir: string, args: string[], env: NodeJS.ProcessEnv): string {
 
 export async function createGitFixture(
   repo: RepositoryKey = { host: 'github.com', owner: 'acme', name: 'widgets' },
+  /** The git root to create the bare repository in (another fixture's, to share a host); default own. */
+  sharedRoot?: string,
 ): Promise<GitFixture> {
   let clock = 1_700_000_000;
   const env = (author = 'Ada Lovelace <ada@example.com>') => gitEnv(author, (clock += 60));
   const dir = mkdtempSync(join(tmpdir(), 'railyard-git-'));
-  const root = join(dir, 'root');
+  const root = sharedRoot ?? join(dir, 'root');
   const bare = await initBareRepository(root, repo, { defaultBranch: 'main' });
   const work = join(dir, 'work');
   run(dir, ['clone', '--quiet', bare, work], env());
@@ -109,8 +111,11 @@ export async function createGitFixture(
 }
 
 /** A repository with `main` at a first commit holding `lines.txt` (a, b, c, d, e on separate lines). */
-export async function createRepoWithMain(repo?: RepositoryKey): Promise<GitFixture & { base: string }> {
-  const fx = await createGitFixture(repo);
+export async function createRepoWithMain(
+  repo?: RepositoryKey,
+  sharedRoot?: string,
+): Promise<GitFixture & { base: string }> {
+  const fx = await createGitFixture(repo, sharedRoot);
   const base = fx.commit('initial', { 'lines.txt': 'a\nb\nc\nd\ne\n', 'README.md': 'widgets\n' });
   fx.pushBranch('main', base);
   return { ...fx, base };

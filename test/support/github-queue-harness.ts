@@ -32,7 +32,6 @@ import { createQueueHinter } from '../../activities/github/queue-hints';
 import { createWebhookReceiver, type WebhookReceiver } from '../../activities/github/webhook-receiver';
 import { createPrCommandHandler } from '../../activities/github/pr-command-handler';
 import { createPool } from '../../activities/platform/db';
-import { createCommandRunner } from '../../activities/runners/command-runner';
 import {
   createGitHubInstallationStore,
   installationCovering,
@@ -59,6 +58,7 @@ import {
 } from '../../workflows/contract';
 import { buildTestApp } from './app';
 import { prRecord, settledRecord, waitFor } from './pr-waiting';
+import { startTestExecutor } from './executor';
 import { requireTestEnv } from './env';
 import type { FakeHub } from './fakehub';
 import { workClone, type WorkClone } from './fakehub/work-clone';
@@ -282,11 +282,6 @@ export async function startGitHubQueueHarness(
       activities: createActivities({
         workerIdentity: `gh-e2e-${index}`,
         gitHost,
-        runner: createCommandRunner({
-          gitHost,
-          workRoot: path.join(dir, 'checkouts'),
-          logRoot: path.join(dir, 'logs'),
-        }),
         client,
         taskQueue,
         pool,
@@ -303,6 +298,8 @@ export async function startGitHubQueueHarness(
     return index;
   }
   for (let i = 0; i < (opts.workers ?? 1); i++) await startWorker();
+  // Test runs of the `command` runner go to an executor, as in production (issue 17).
+  const executor = await startTestExecutor({ controlTaskQueue: taskQueue, pool });
 
   // The fake CI: a check run for every new head of a test branch or a PR branch.
   const checkName = opts.checkName ?? 'test';
@@ -427,6 +424,7 @@ export async function startGitHubQueueHarness(
       await ciLoop;
       hub.webhooks.setTarget(null);
       for (let i = 0; i < workers.length; i++) await h.stopWorker(i);
+      await executor.close();
       await receiver.idle();
       await app.close();
       await temporal.close();

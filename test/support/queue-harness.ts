@@ -12,8 +12,8 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { createActivities } from '../../activities';
 import { createEventActivities } from '../../activities/events';
 import { createPool } from '../../activities/platform/db';
+import { createRunSlots } from '../../activities/executor/run-slots';
 import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
-import { createCommandRunner } from '../../activities/runners/command-runner';
 import type { DeliveryRetryPolicy } from '../../activities/webhooks/types';
 import type { QueueConfigPatch } from '../../workflows/engine';
 import {
@@ -30,6 +30,7 @@ import {
 } from '../../workflows/contract';
 import { prRecord, settledRecord, waitFor } from './pr-waiting';
 import { requireTestEnv } from './env';
+import { startTestExecutor } from './executor';
 import { createRepoWithMain, type GitFixture } from './git-fixture';
 
 let runtimeInstalled = false;
@@ -43,6 +44,8 @@ export interface QueueHarness {
   client: Client;
   key: QueueKey;
   workflowId: string;
+  /** The control task queue (its executor serves `<it>-ci`). */
+  taskQueue: string;
   createQueue(
     config?: QueueConfigPatch,
     runner?: Partial<RunnerSettings>,
@@ -76,6 +79,14 @@ export interface HarnessOptions {
    * for tests whose activities fail on purpose, which the SDK reports as warnings. Default `WARN`.
    */
   logLevel?: 'WARN' | 'ERROR';
+  /**
+   * Share another harness's deployment (two organisations on one railyard): its git root, control
+   * worker and executor serve this harness's repository too; this harness starts no process of its own.
+   */
+  shareWith?: QueueHarness;
+  /** The executor's slots (default 4) and the per-organisation cap on runs (default the worker's). */
+  executorSlots?: number;
+  runsPerOrganisation?: number;
 }
 
 export const DEFAULT_COMMAND = 'test ! -e BROKEN && sleep 0.2';
@@ -87,11 +98,10 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
   }
   const address = requireTestEnv('TEST_TEMPORAL_ADDRESS');
   // A repository name of its own: suites share one database, and a repository has one owner (ADR 0006).
-  const fx = await createRepoWithMain({
-    host: 'github.com',
-    owner: 'acme',
-    name: `widgets-${randomUUID().slice(0, 8)}`,
-  });
+  const fx = await createRepoWithMain(
+    { host: 'github.com', owner: 'acme', name: `widgets-${randomUUID().slice(0, 8)}` },
+    opts.shareWith?.fx.root,
+  );
   const gate = path.join(fx.dir, 'gate');
   fs.mkdirSync(gate);
   fx.commit('add merge-queue config', {
@@ -107,39 +117,44 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
-  const taskQueue = `e2e-${randomUUID()}`;
-  const runner = createCommandRunner({
-    gitHost: fx.host,
-    workRoot: path.join(fx.dir, 'work-checkouts'),
-    logRoot: path.join(fx.dir, 'logs'),
-    heartbeatIntervalMs: 1_000,
-  });
-  const worker = await Worker.create({
-    connection: nativeConnection,
-    taskQueue,
-    workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
-    activities: {
-      ...createActivities({
-        workerIdentity: 'e2e',
-        gitHost: fx.host,
-        runner,
-        client,
-        taskQueue,
+  const taskQueue = opts.shareWith?.taskQueue ?? `e2e-${randomUUID()}`;
+  // Test runs go to an executor of their own, as in production (issue 17); $GATE is writable in it.
+  const executor = opts.shareWith
+    ? null
+    : await startTestExecutor({
+        controlTaskQueue: taskQueue,
         pool,
-        allowPrivateWebhookUrls: true,
-      }),
-      ...(opts.webhookRetry
-        ? createEventActivities({
-            pool,
+        writablePaths: [gate],
+        ...(opts.executorSlots ? { slots: opts.executorSlots } : {}),
+      });
+  const worker = opts.shareWith
+    ? null
+    : await Worker.create({
+        connection: nativeConnection,
+        taskQueue,
+        workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
+        activities: {
+          ...createActivities({
+            workerIdentity: 'e2e',
+            gitHost: fx.host,
             client,
+            ...(opts.runsPerOrganisation ? { slots: createRunSlots(pool, opts.runsPerOrganisation) } : {}),
             taskQueue,
+            pool,
             allowPrivateWebhookUrls: true,
-            webhookRetry: opts.webhookRetry,
-          })
-        : {}),
-    },
-  });
-  const running = worker.run();
+          }),
+          ...(opts.webhookRetry
+            ? createEventActivities({
+                pool,
+                client,
+                taskQueue,
+                allowPrivateWebhookUrls: true,
+                webhookRetry: opts.webhookRetry,
+              })
+            : {}),
+        },
+      });
+  const running = worker?.run() ?? Promise.resolve();
   const key: QueueKey = { organisationId: randomUUID(), repo: fx.repo, targetBranch: 'main' };
   await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [
     key.organisationId,
@@ -158,6 +173,7 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
     client,
     key,
     workflowId,
+    taskQueue,
     async createQueue(config = {}, runnerSettings = {}, extra = {}) {
       await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
         workflowId,
@@ -192,8 +208,9 @@ export async function startQueueHarness(opts: HarnessOptions = {}): Promise<Queu
       return subjects.slice(initialCommits);
     },
     async close() {
-      worker.shutdown();
+      worker?.shutdown();
       await running;
+      await executor?.close();
       await connection.close();
       await nativeConnection.close();
       await pool.end();

@@ -50,3 +50,11 @@ export type RunCommandResult =
 export type TestRunWorkflowResult = RunCommandResult['kind'] | 'error';
 
 export type TestRunWorkflow = (input: TestRunWorkflowInput) => Promise<TestRunWorkflowResult>;
+
+/**
+ * The task queue executors serve (issue 17): the control task queue's name with `-ci` appended, so a
+ * deployment names one queue (RAILYARD_TASK_QUEUE) and its executors follow it (`railyard-ci`).
+ */
+export function executorTaskQueue(controlTaskQueue: string): string {
+  return `${controlTaskQueue}-ci`;
+}

@@ -1,43 +1,56 @@
 /**
  * testRunWorkflow: one CI run of the `command` runner. The queue workflow starts it as an abandoned
  * child (so the queue's continue-as-new does not end it) by the contract's type name and input, so the
- * two workflows share only the contract. It runs the command as a heartbeating activity, and reports
- * the result to the queue by workflow id, which reaches the queue's current run.
- * Cancelling this workflow cancels the activity, which kills the command's process group.
+ * two workflows share only the contract. It reports the result to the queue by workflow id, which
+ * reaches the queue's current run. Cancelling this workflow cancels the run, which kills the command.
+ *
+ * Since the executor split (issue 17, patch 'executor-split') a run has four steps, so that the code
+ * under test never shares a process, a user or a credential with the control plane:
+ *  1. take one of the organisation's executor slots (the fair-share cap), waiting while it has none;
+ *  2. prepareTestRun on the control task queue: the command from the tested commit and the commit
+ *     staged as a bundle for the executor, behind a content token;
+ *  3. executeTestRun on the executor task queue (`<task queue>-ci`): checkout from the token, the
+ *     command in its sandbox, a packed report back (verdict, JUnit files, log);
+ *  4. recordTestRun on the control task queue: the log stored, the JUnit results judged.
+ * The slot and the content token end with the run, whatever happens (a non-cancellable cleanup).
+ * Histories from before the split replay the old single activity (runTestCommand).
  *
  * Invariant: the queue hears about each run at most once per outcome; a result for a run the queue no
  * longer tracks is ignored by the engine.
  */
 import {
   ActivityFailure,
+  CancellationScope,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   proxyActivities,
+  sleep,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import { testRunFinishedSignal, type TestRunWorkflowInput, type TestRunWorkflowResult } from '../contract';
+import type { ExecutorActivities } from '../../activities/executor/executor-activities';
+import {
+  executorTaskQueue,
+  testRunFinishedSignal,
+  type RunCommandResult,
+  type TestRunWorkflowInput,
+  type TestRunWorkflowResult,
+} from '../contract';
 
 const NO_TIMEOUT_BOUND_MS = 525_600 * 60_000;
+/** Between two tries for a slot: short at first (a slot frees up as a run ends), then every 5 s. */
+const SLOT_WAIT_MS = [500, 1_000, 2_000, 5_000];
 
 export async function testRunWorkflow(input: TestRunWorkflowInput): Promise<TestRunWorkflowResult> {
-  const { runTestCommand } = proxyActivities<Activities>({
-    // The queue enforces the testing timeout; this bound only stops a runaway activity. A queue
-    // without a testing timeout (0) gets its longest one (525,600 minutes, a year).
-    startToCloseTimeout: (input.timeoutMs > 0 ? input.timeoutMs : NO_TIMEOUT_BOUND_MS) + 5 * 60_000,
-    // The runner heartbeats every 5 s; a dead worker's run is retried elsewhere after this.
-    heartbeatTimeout: '20 seconds',
-    retry: { maximumAttempts: 3, initialInterval: '5 seconds' },
-  });
+  // The queue enforces the testing timeout; this bound only stops a runaway activity. A queue
+  // without a testing timeout (0) gets its longest one (525,600 minutes, a year).
+  const runBoundMs = (input.timeoutMs > 0 ? input.timeoutMs : NO_TIMEOUT_BOUND_MS) + 5 * 60_000;
   const queue = getExternalWorkflowHandle(input.queueWorkflowId);
   try {
-    const result = await runTestCommand({
-      organisationId: input.organisationId,
-      repo: input.repo,
-      runId: input.runId,
-      branchName: input.branchName,
-      headSha: input.headSha,
-      timeoutMs: input.timeoutMs,
-    });
+    const result = patched('executor-split')
+      ? await runOnExecutor(input, runBoundMs)
+      : await runInWorker(input, runBoundMs);
     await queue.signal(testRunFinishedSignal, { runId: input.runId, result });
     return result.kind;
   } catch (err) {
@@ -46,4 +59,70 @@ export async function testRunWorkflow(input: TestRunWorkflowInput): Promise<Test
     await queue.signal(testRunFinishedSignal, { runId: input.runId, result: { kind: 'error', detail } });
     return 'error';
   }
+}
+
+async function runOnExecutor(input: TestRunWorkflowInput, runBoundMs: number): Promise<RunCommandResult> {
+  const control = proxyActivities<Activities>({
+    startToCloseTimeout: '10 minutes',
+    retry: { maximumAttempts: 5, initialInterval: '2 seconds' },
+  });
+  const { executeTestRun } = proxyActivities<ExecutorActivities>({
+    taskQueue: executorTaskQueue(workflowInfo().taskQueue),
+    startToCloseTimeout: runBoundMs,
+    // The runner heartbeats every 5 s; a dead executor's run is retried elsewhere after this.
+    heartbeatTimeout: '20 seconds',
+    retry: { maximumAttempts: 3, initialInterval: '5 seconds', nonRetryableErrorTypes: ['ContentGone'] },
+  });
+  const run = {
+    organisationId: input.organisationId,
+    repo: input.repo,
+    runId: input.runId,
+    branchName: input.branchName,
+    headSha: input.headSha,
+    timeoutMs: input.timeoutMs,
+  };
+  try {
+    for (let tries = 0; ; tries += 1) {
+      const held = await control.takeRunSlot({
+        organisationId: input.organisationId,
+        runId: input.runId,
+        leaseMs: runBoundMs,
+      });
+      if (held) break;
+      await sleep(SLOT_WAIT_MS[Math.min(tries, SLOT_WAIT_MS.length - 1)]!);
+    }
+    const prepared = await control.prepareTestRun(run);
+    if (prepared.kind === 'config_problem') return prepared;
+    const report = await executeTestRun({
+      runId: input.runId,
+      repo: input.repo,
+      branchName: input.branchName,
+      headSha: input.headSha,
+      command: prepared.command,
+      ...(prepared.junitGlobs ? { junitGlobs: prepared.junitGlobs } : {}),
+      timeoutMs: input.timeoutMs,
+      ...(input.network === false ? { network: false } : {}),
+      contentToken: prepared.contentToken,
+    });
+    return await control.recordTestRun(run, report);
+  } finally {
+    await CancellationScope.nonCancellable(() => control.endTestRun({ runId: input.runId }));
+  }
+}
+
+/** Before the executor split: the whole run in one activity of the control task queue. */
+async function runInWorker(input: TestRunWorkflowInput, runBoundMs: number): Promise<RunCommandResult> {
+  const { runTestCommand } = proxyActivities<Activities>({
+    startToCloseTimeout: runBoundMs,
+    heartbeatTimeout: '20 seconds',
+    retry: { maximumAttempts: 3, initialInterval: '5 seconds' },
+  });
+  return runTestCommand({
+    organisationId: input.organisationId,
+    repo: input.repo,
+    runId: input.runId,
+    branchName: input.branchName,
+    headSha: input.headSha,
+    timeoutMs: input.timeoutMs,
+  });
 }

@@ -15,12 +15,12 @@ import type { Pool } from 'pg';
 import { createActivities } from '../../../../activities';
 import { createLocalGitHost } from '../../../../activities/git/local-git-host';
 import type { RepositoryKey } from '../../../../workflows/contract';
-import { createCommandRunner } from '../../../../activities/runners/command-runner';
 import { createApiKeyStore } from '../../../../activities/stores/api-keys';
 import { createTemporalGateway, type TemporalGateway } from '../../../../api/temporal/client';
 import { createMergeQueueService } from '../../../../api/temporal/merge-queue-service';
 import { createGitWorld, type GitWorld } from '../../../../scripts/lib/git-world';
 import { buildTestApp, type CapturedLog, type TestAppDeps } from '../../../support/app';
+import { startTestExecutor } from '../../../support/executor';
 import { requireTestEnv } from '../../../support/env';
 import { createMigratedDatabase } from '../../../support/postgres';
 
@@ -88,11 +88,6 @@ export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> 
     activities: createActivities({
       workerIdentity: 'live-api',
       gitHost,
-      runner: createCommandRunner({
-        gitHost,
-        workRoot: path.join(dir, 'checkouts'),
-        logRoot: path.join(dir, 'logs'),
-      }),
       client: new Client({ connection }),
       taskQueue,
       pool,
@@ -100,6 +95,7 @@ export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> 
     }),
   });
   const running = worker.run();
+  const executor = await startTestExecutor({ controlTaskQueue: taskQueue, pool });
 
   const temporal = createTemporalGateway({
     address,
@@ -141,6 +137,7 @@ export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> 
       await built.app.close();
       worker.shutdown();
       await running;
+      await executor.close();
       await Promise.allSettled([temporal.close(), connection.close(), nativeConnection.close(), pool.end()]);
       fs.rmSync(dir, { recursive: true, force: true });
     },

@@ -1,0 +1,65 @@
+/** The run report's bounds (activities/executor/run-report.ts): it always fits a Temporal payload. */
+import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import {
+  cutMiddle,
+  MAX_PACKED_BYTES,
+  packRunReport,
+  unpackRunReport,
+  type RunReport,
+} from '../../../activities/executor/run-report';
+
+const base: RunReport = {
+  outcome: 'failed',
+  exitCode: 1,
+  durationMs: 1234,
+  junitFiles: [{ path: 'junit.xml', xml: '<testsuite name="a"><testcase name="t"/></testsuite>' }],
+  junitTruncated: false,
+  log: 'hello\n',
+  logOriginalBytes: 6,
+  logTruncated: false,
+};
+
+test('a small report travels whole', () => {
+  expect(unpackRunReport(packRunReport(base))).toEqual(base);
+});
+
+test('JUnit files that do not fit are left out, largest first, and the report says so', () => {
+  // Base64 noise packs to about 3/4 of its length: the three big files (2.3 MB packed) cannot fit.
+  const noise = (n: number) => randomBytes(n).toString('base64');
+  const files = [
+    { path: 'a.xml', xml: noise(900_000) },
+    { path: 'b.xml', xml: noise(1_200_000) },
+    { path: 'c.xml', xml: noise(1_000_000) },
+    { path: 'd.xml', xml: '<testsuite/>' },
+  ];
+  const packed = packRunReport({ ...base, junitFiles: files });
+  expect(packed.length).toBeLessThanOrEqual(MAX_PACKED_BYTES);
+  const back = unpackRunReport(packed);
+  expect(back.junitTruncated).toBe(true);
+  expect(back.junitFiles.map((f) => f.path)).not.toContain('b.xml');
+  expect(back.junitFiles.map((f) => f.path)).toContain('d.xml');
+});
+
+test('a log that does not compress is cut in the middle until the report fits', () => {
+  const log = randomBytes(3_000_000).toString('base64');
+  const packed = packRunReport({ ...base, junitFiles: [], log, logOriginalBytes: log.length });
+  expect(packed.length).toBeLessThanOrEqual(MAX_PACKED_BYTES);
+  const back = unpackRunReport(packed);
+  expect(back.logTruncated).toBe(true);
+  expect(back.log.startsWith(log.slice(0, 1000))).toBe(true);
+  expect(back.log.endsWith(log.slice(-1000))).toBe(true);
+  expect(back.log).toMatch(/characters left out here \(report limit\)/);
+});
+
+test('something that is not a report is refused', () => {
+  expect(() => unpackRunReport(gzipSync(JSON.stringify({ outcome: 'won' })))).toThrow();
+  expect(() => unpackRunReport(new Uint8Array([1, 2, 3]))).toThrow();
+});
+
+test('cutMiddle keeps a quarter of the budget from the head and the rest from the tail', () => {
+  const cut = cutMiddle('a'.repeat(100) + 'b'.repeat(100), 40);
+  expect(cut.startsWith('a'.repeat(10))).toBe(true);
+  expect(cut.endsWith('b'.repeat(30))).toBe(true);
+  expect(cutMiddle('short', 40)).toBe('short');
+});

@@ -1,0 +1,29 @@
+/**
+ * The executor's health endpoint (issue 17): GET /livez (the process answers) and GET /readyz (its
+ * worker polls the executor task queue), each saying how test commands are isolated — `bwrap <version>`
+ * or `UNSANDBOXED` — so an operator and a load balancer see an unsandboxed executor without reading logs.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+
+export interface ExecutorHealth {
+  taskQueue: string;
+  slots: number;
+  /** `bwrap 0.8.0`, or `UNSANDBOXED` (RAILYARD_EXECUTOR_UNSANDBOXED=1). */
+  sandbox: string;
+  network: 'on' | 'off';
+  running: () => boolean;
+}
+
+export function buildExecutorHealth(health: ExecutorHealth): FastifyInstance {
+  const app = Fastify({ logger: false });
+  const body = () => ({
+    status: health.running() ? 'ready' : 'starting',
+    taskQueue: health.taskQueue,
+    slots: health.slots,
+    sandbox: health.sandbox,
+    network: health.network,
+  });
+  app.get('/livez', () => ({ status: 'live' }));
+  app.get('/readyz', async (_request, reply) => reply.code(health.running() ? 200 : 503).send(body()));
+  return app;
+}

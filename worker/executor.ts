@@ -1,0 +1,122 @@
+/**
+ * Executor composition root (issue 17, `npm run executor`): config → sandbox check → Temporal worker
+ * serving only executeTestRun on the executor task queue (`<RAILYARD_TASK_QUEUE>-ci`) → health endpoint.
+ * It holds no database URL, API secret or code-host credential (executor-config.ts refuses them), no
+ * workflows, and reaches only Temporal and the API's run-content endpoint. Several can serve one queue,
+ * on this machine or others. SIGINT/SIGTERM: polling stops, running test runs get the grace time.
+ *
+ * Invariants:
+ * - Test commands run in the bwrap sandbox, or the process refuses to start (sandbox-settings.ts)
+ *   unless RAILYARD_EXECUTOR_UNSANDBOXED=1, which its log and /readyz then say.
+ * - Leftovers of a previous process in the work root (a crash mid-run) are removed at start.
+ */
+import { chmod, mkdir, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createExecutorActivities } from '../activities/executor/executor-activities';
+import { ConfigError } from '../activities/platform/env';
+import { probeSandbox, type SandboxSettings } from '../activities/runners/sandbox';
+import { executorTaskQueue } from '../workflows/contract';
+import { loadExecutorConfig, type ExecutorConfig } from './executor-config';
+import { buildExecutorHealth } from './executor-health';
+import { sandboxOf } from './sandbox-settings';
+
+const SDK_LOG_LEVEL = {
+  fatal: 'ERROR',
+  error: 'ERROR',
+  warn: 'WARN',
+  info: 'INFO',
+  debug: 'DEBUG',
+  trace: 'TRACE',
+  silent: 'ERROR',
+} as const satisfies Record<ExecutorConfig['RAILYARD_LOG_LEVEL'], string>;
+
+async function main(): Promise<void> {
+  const config = loadExecutorConfig();
+  Runtime.install({ logger: new DefaultLogger(SDK_LOG_LEVEL[config.RAILYARD_LOG_LEVEL]) });
+  const sandbox = sandboxOf(config);
+  const workRoot = path.resolve(config.RAILYARD_EXECUTOR_WORK_ROOT);
+  const checkouts = path.join(workRoot, 'checkouts');
+  const logs = path.join(workRoot, 'logs');
+  await rm(checkouts, { recursive: true, force: true });
+  await Promise.all([mkdir(checkouts, { recursive: true }), mkdir(logs, { recursive: true })]);
+  if (sandbox) await reachableBySandbox(checkouts, sandbox);
+  const taskQueue = executorTaskQueue(config.RAILYARD_TASK_QUEUE);
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  let running = false;
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue,
+    identity: `railyard-executor@${os.hostname()}:${process.pid}`,
+    maxConcurrentActivityTaskExecutions: config.RAILYARD_EXECUTOR_SLOTS,
+    activities: createExecutorActivities({
+      apiUrl: config.RAILYARD_EXECUTOR_API_URL,
+      workRoot: checkouts,
+      logRoot: logs,
+      sandbox,
+      maxContentBytes: config.RAILYARD_RUN_CONTENT_MAX_MB * 1024 * 1024,
+      runner: {
+        maxDiskBytes: config.RAILYARD_SANDBOX_DISK_MB * 1024 * 1024,
+        maxDiskEntries: config.RAILYARD_SANDBOX_DISK_FILES,
+        maxRunMs: config.RAILYARD_EXECUTOR_MAX_RUN_MINUTES * 60_000,
+      },
+    }),
+    shutdownGraceTime: `${config.RAILYARD_SHUTDOWN_GRACE_SECONDS} seconds`,
+  });
+  const health = buildExecutorHealth({
+    taskQueue,
+    slots: config.RAILYARD_EXECUTOR_SLOTS,
+    sandbox: sandbox ? describeSandbox(sandbox) : 'UNSANDBOXED',
+    network: sandbox?.network === false ? 'off' : 'on',
+    running: () => running,
+  });
+  if (config.RAILYARD_EXECUTOR_HEALTH_PORT > 0)
+    await health.listen({
+      host: config.RAILYARD_EXECUTOR_HEALTH_HOST,
+      port: config.RAILYARD_EXECUTOR_HEALTH_PORT,
+    });
+  console.error(
+    `railyard executor polling task queue "${taskQueue}" on ${config.TEMPORAL_ADDRESS} with ${config.RAILYARD_EXECUTOR_SLOTS} slot(s); ` +
+      `test commands ${sandbox ? `in bwrap (network ${sandbox.network ? 'on' : 'off'})` : 'UNSANDBOXED'}; run content from ${config.RAILYARD_EXECUTOR_API_URL}`,
+  );
+  running = true;
+  try {
+    await worker.run();
+  } finally {
+    running = false;
+    await Promise.allSettled([health.close(), connection.close()]);
+  }
+}
+
+function describeSandbox(sandbox: SandboxSettings): string {
+  const probe = probeSandbox(sandbox.bwrap);
+  return probe.kind === 'available' ? `bwrap ${probe.version.replace(/^bubblewrap\s*/, '')}` : 'bwrap';
+}
+
+/**
+ * A root executor starts bwrap as an unprivileged user (sandbox.ts), which opens the checkout by path:
+ * every folder above it must be searchable by others. The executor's own folders are made so; a parent
+ * that is not stops the start with its name, rather than failing every run with "Permission denied".
+ */
+async function reachableBySandbox(dir: string, sandbox: SandboxSettings): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const owned = path.resolve(dir, '..');
+  await chmod(owned, 0o711);
+  await chmod(dir, 0o711);
+  for (let at = path.dirname(owned); ; at = path.dirname(at)) {
+    const info = await stat(at);
+    if ((info.mode & 0o001) === 0 && info.uid !== sandbox.runAs.uid)
+      throw new ConfigError(
+        `railyard executor: ${at} is not searchable by uid ${sandbox.runAs.uid}, which test runs start as; ` +
+          `chmod o+x ${at}, or set RAILYARD_EXECUTOR_WORK_ROOT to a folder under one that is.`,
+      );
+    if (at === path.dirname(at)) return;
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : `railyard executor stopped: ${String(err)}`);
+  process.exit(1);
+});
