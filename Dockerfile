@@ -1,4 +1,4 @@
-# One image for both processes (api and worker); glibc base because @temporalio/core-bridge has no musl build.
+# One image for the three processes (api, worker, executor); glibc base because @temporalio/core-bridge has no musl build.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -8,7 +8,8 @@ RUN npx tsc -p tsconfig.json --outDir dist \
  && node -e "require('@temporalio/worker').bundleWorkflowCode({workflowsPath: require.resolve('./dist/workflows')}).then(({code}) => require('fs').writeFileSync('dist/workflow-bundle.js', code))"
 
 FROM node:20-bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates && rm -rf /var/lib/apt/lists/*
+# bubblewrap: the executor's sandbox for test commands (activities/runners/sandbox.ts).
+RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates bubblewrap && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
@@ -23,8 +24,8 @@ COPY api/ui/static ./dist/api/ui/static
 # The compose file mounts named volumes here. A new named volume takes the ownership of the folder it
 # is mounted on, so the folders must exist and belong to `node`; otherwise Docker creates them as root
 # and the worker cannot write its repositories or checkouts.
-RUN mkdir -p /var/lib/railyard/git /var/lib/railyard/work \
+RUN mkdir -p /var/lib/railyard/git /var/lib/railyard/work /var/lib/railyard/executor \
  && chown -R node:node /var/lib/railyard
 USER node
-EXPOSE 8080 9464
+EXPOSE 8080 9464 9465
 CMD ["node", "dist/api/server.js"]

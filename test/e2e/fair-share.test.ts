@@ -2,6 +2,8 @@
  * Fair sharing of executors (issue 17): one organisation with fifty test runs of `sleep` queued cannot
  * take every executor slot, so another organisation's PR on the same deployment merges within one run
  * time. Real control worker, real executor (3 slots, bwrap where available), per-organisation cap 2.
+ * FAIR_CAP=100 runs it without a cap that binds: then the other PR is still waiting after 90 s (the
+ * busy organisation's runs fill the executor's task queue ahead of it), which is what the cap prevents.
  */
 import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
 

@@ -23,11 +23,14 @@ export interface Service {
   ports?: PortEntry[];
   volumes?: VolumeEntry[];
   profiles?: string[];
+  networks?: string[];
+  security_opt?: string[];
 }
 
 export interface ComposeFile {
   services: Record<string, Service>;
   volumes?: Record<string, unknown>;
+  networks?: Record<string, unknown>;
 }
 
 export const readText = (file: string): string => fs.readFileSync(path.join(ROOT, file), 'utf8');

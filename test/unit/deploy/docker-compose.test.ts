@@ -7,6 +7,7 @@
  */
 import { loadApiConfig } from '../../../api/config';
 import { loadWorkerConfig } from '../../../worker/config';
+import { loadExecutorConfig } from '../../../worker/executor-config';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../../../workflows/contract';
 import { loadCompose } from './deploy-files';
 
@@ -39,11 +40,37 @@ test('has the services of the current Temporal compose pattern plus api and work
       'temporal-create-namespace',
       'temporal-ui',
       'worker',
+      'executor',
     ].sort(),
   );
   for (const s of Object.values(services)) expect(s.image ?? '').not.toMatch(/auto-setup/);
   expect(services.api?.build).toBe('.');
   expect(services.worker?.build).toBe('.');
+  expect(services.executor?.build).toBe('.');
+});
+
+test('the executor holds no control-plane credential and cannot reach PostgreSQL (issue 17)', () => {
+  const executor = services.executor!;
+  const env = interpolate(executor.environment);
+  expect(loadExecutorConfig(env)).toMatchObject({
+    TEMPORAL_ADDRESS: 'temporal:7233',
+    RAILYARD_EXECUTOR_API_URL: 'http://api:8080',
+  });
+  for (const name of Object.keys(env)) expect(name).not.toMatch(/DATABASE|SECRET|PRIVATE_KEY|PASSWORD/);
+  // Its own network, shared with Temporal and the API only.
+  expect(executor.networks).toEqual(['executors']);
+  const onExecutors = Object.entries(services)
+    .filter(([, s]) =>
+      ([] as string[]).concat((s.networks as string[] | undefined) ?? []).includes('executors'),
+    )
+    .map(([name]) => name)
+    .sort();
+  expect(onExecutors).toEqual(['api', 'executor', 'temporal']);
+  expect(executor.depends_on).toMatchObject({ api: { condition: 'service_healthy' } });
+  // Same namespace and task queue as the worker, whose test runs it serves (`railyard-ci`).
+  const worker = interpolate(services.worker?.environment);
+  expect(env.TEMPORAL_NAMESPACE).toBe(worker.TEMPORAL_NAMESPACE);
+  expect(env.RAILYARD_TASK_QUEUE).toBe(worker.RAILYARD_TASK_QUEUE);
 });
 
 test('start order: roles, then schema job, server, namespace, api, worker', () => {
