@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs Debian's bubblewrap (bwrap), the sandbox test commands run in (activities/runners/sandbox.ts),
-# when it is missing (the sandbox attack suite is then skipped, and a worker using the sandbox refuses to
-# start unless RAILYARD_EXECUTOR_UNSANDBOXED=1).
+# Installs what the test-run sandbox runs on (activities/runners/sandbox.ts) when missing: Debian's
+# bubblewrap (bwrap; without it the sandbox attack suite is skipped, and an executor refuses to start
+# unless RAILYARD_EXECUTOR_UNSANDBOXED=1) and passt (pasta: a network-on run gets a network of its own
+# that cannot reach the host's loopback services, sandbox-network.ts; without it such runs share the
+# host's network and the executor warns at start).
 set -euo pipefail
 source "$(dirname "$0")/lib/ensure-debian-package.sh"
 ensure_debian_package bubblewrap bwrap "the test-run sandbox"
+ensure_debian_package passt pasta "the test runs' own network (network on, the host's loopback out of reach)"

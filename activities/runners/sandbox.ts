@@ -22,18 +22,27 @@
  *    searchable (mode o+x) by that user, or the run fails with bwrap's "Permission denied";
  *  - limits set by bash's `ulimit` before the command starts: address space, processes, file size
  *    (every file the command writes, its log included, is cut at `maxFileBytes` by SIGXFSZ);
- *  - the network of the worker, or none (`network: false` → `--unshare-net`: only its own loopback).
+ *  - with `network: false` a network of its own with only a loopback (`--unshare-net`); with the
+ *    network on and `pasta` set, a network of its own that reaches the internet through pasta but not
+ *    the host's loopback services; with the network on and no pasta, the worker's own network, loopback
+ *    included (sandbox-network.ts says how, and why the host's services stay out of reach).
  * Nothing else of the host is mounted: not the data folder, the git root, other checkouts, the project.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { pastaForm, pastaSpawn, ROUTE_WAIT, type NetworkKind, type PastaForm } from './sandbox-network';
 
 export interface SandboxSettings {
   /** The bwrap executable. */
   bwrap: string;
   /** false: a network namespace of its own (no access to the host's services or the internet). */
   network: boolean;
+  /**
+   * The pasta executable (Debian's passt): with `network` on, the run's network is its own, reaching
+   * the internet but not the host's loopback. Absent: `network` on shares the host's network.
+   */
+  pasta?: string;
   /** RLIMIT_AS of every process of the run. */
   memoryBytes: number;
   /** RLIMIT_NPROC inside the run's user namespace. */
@@ -95,7 +104,9 @@ export function sandboxedCommand(
 ): SandboxedSpawn {
   if (existsSync(join(spec.checkout, '.git', 'objects', 'info', 'alternates')))
     throw new Error('a sandboxed checkout must own its objects (no .git/objects/info/alternates)');
-  const args = [
+  const kind = networkKind(settings);
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  const options = [
     '--unshare-user',
     '--uid',
     String(INSIDE_ID),
@@ -105,7 +116,7 @@ export function sandboxedCommand(
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
-    ...(settings.network ? [] : ['--unshare-net']),
+    ...(kind === 'none' ? ['--unshare-net'] : []),
     '--die-with-parent',
     '--new-session',
     '--clearenv',
@@ -134,24 +145,46 @@ export function sandboxedCommand(
     SANDBOX_CHECKOUT,
     '--remount-ro',
     '/',
-    '--',
+  ];
+  const command = [
     'bash',
     '-c',
     // Limits first, then the command as `bash -c` would have run it. ulimit -v is in KiB, -f in
     // 1024-byte blocks (bash, not POSIX mode); soft and hard both, so the command cannot raise them.
-    'ulimit -S -H -v "$1" && ulimit -S -H -u "$2" && ulimit -S -H -f "$3" && exec bash -c "$4"',
+    (kind === 'isolated' ? ROUTE_WAIT : '') +
+      'ulimit -S -H -v "$1" && ulimit -S -H -u "$2" && ulimit -S -H -f "$3" && exec bash -c "$4"',
     'railyard-sandbox',
     String(Math.floor(settings.memoryBytes / 1024)),
     String(settings.maxProcesses),
     String(Math.floor(settings.maxFileBytes / 1024)),
     spec.command,
   ];
-  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (kind === 'isolated') {
+    const form = pastaForm(root, settings.runAs);
+    if (form === null) throw new Error(NO_TUN);
+    return pastaSpawn(form, {
+      pasta: settings.pasta!,
+      bwrap: settings.bwrap,
+      bwrapOptions: options,
+      command,
+      runAs: settings.runAs,
+      root,
+    });
+  }
   return {
     file: settings.bwrap,
-    args,
+    args: [...options, '--', ...command],
     ...(root ? { ids: settings.runAs } : {}),
   };
+}
+
+const NO_TUN =
+  "pasta cannot open /dev/net/tun as the sandbox's user (udev's default is mode 0666); the run's network cannot be isolated";
+
+/** Which network a run under `settings` gets (see the header). */
+export function networkKind(settings: Pick<SandboxSettings, 'network' | 'pasta'>): NetworkKind {
+  if (!settings.network) return 'none';
+  return settings.pasta ? 'isolated' : 'host';
 }
 
 /** /bin, /lib… are links into /usr on merged-/usr systems, directories elsewhere. */
@@ -179,37 +212,88 @@ function nodeInstall(): string[] {
   return [resolve(dirname(process.execPath), '..')];
 }
 
-export type SandboxProbe = { kind: 'available'; version: string } | { kind: 'unavailable'; reason: string };
+export type SandboxProbe =
+  | { kind: 'available'; version: string; isolatedNetwork: NetworkProbe }
+  | { kind: 'unavailable'; reason: string };
 
-/** Whether `bwrap` runs here with the namespaces the sandbox needs (one short run of `true`). */
-export function probeSandbox(bwrap: string): SandboxProbe {
+/** Whether a network-on run can get a network of its own (pasta), and how it is started. */
+export type NetworkProbe = { kind: 'available'; form: PastaForm } | { kind: 'unavailable'; reason: string };
+
+/** Namespaces and mounts enough to run bash and coreutils: the probes' trial runs. */
+function trialOptions(): string[] {
+  return [
+    '--unshare-user',
+    '--unshare-pid',
+    '--die-with-parent',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    ...systemLinks(),
+  ].concat(['--proc', '/proc', '--dev', '/dev']);
+}
+
+/**
+ * Whether `bwrap` runs here with the namespaces the sandbox needs (one short run of `true`), and whether
+ * `pasta` gives a network-on run a network of its own (one short run that waits for its route).
+ */
+export function probeSandbox(bwrap: string, pasta = 'pasta'): SandboxProbe {
   const settings: SandboxSettings = { ...DEFAULT_SANDBOX, bwrap };
   const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 5_000 });
   if (version.error || version.status !== 0)
     return { kind: 'unavailable', reason: `${bwrap} is not installed (Debian package bubblewrap)` };
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  const trial = spawnSync(
-    bwrap,
-    [
-      '--unshare-user',
-      '--unshare-pid',
-      '--die-with-parent',
-      '--ro-bind',
-      '/usr',
-      '/usr',
-      ...systemLinks(),
-    ].concat(['--proc', '/proc', '--dev', '/dev', '--', 'true']),
-    {
-      encoding: 'utf8',
-      timeout: 10_000,
-      env: {},
-      ...(root ? { uid: settings.runAs.uid, gid: settings.runAs.gid } : {}),
-    },
-  );
+  const trial = spawnSync(bwrap, [...trialOptions(), '--', 'true'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+    env: {},
+    ...(root ? { uid: settings.runAs.uid, gid: settings.runAs.gid } : {}),
+  });
   if (trial.error || trial.status !== 0)
     return {
       kind: 'unavailable',
       reason: `bwrap cannot create user and PID namespaces here (${(trial.stderr || String(trial.error)).trim()})`,
     };
-  return { kind: 'available', version: version.stdout.trim() };
+  return {
+    kind: 'available',
+    version: version.stdout.trim(),
+    isolatedNetwork: probeNetwork(bwrap, pasta, root, settings.runAs),
+  };
+}
+
+function probeNetwork(
+  bwrap: string,
+  pasta: string,
+  root: boolean,
+  runAs: SandboxSettings['runAs'],
+): NetworkProbe {
+  const version = spawnSync(pasta, ['--version'], { encoding: 'utf8', timeout: 5_000 });
+  if (version.error || version.status !== 0)
+    return { kind: 'unavailable', reason: `${pasta} is not installed (Debian package passt)` };
+  const form = pastaForm(root, runAs);
+  if (form === null) return { kind: 'unavailable', reason: NO_TUN };
+  const line = pastaSpawn(form, {
+    pasta,
+    bwrap,
+    bwrapOptions: trialOptions(),
+    command: ['bash', '-c', `${ROUTE_WAIT}true`],
+    runAs,
+    root,
+    log: false,
+  });
+  // timeout(1) signals its whole process group (pasta and bwrap too), which spawnSync would not.
+  const trial = spawnSync('timeout', ['-k', '2', '15', line.file, ...line.args], {
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    ...(line.ids ?? {}),
+  });
+  if (trial.error || trial.status !== 0) {
+    // Where there is no /dev/log every message comes with a line saying so: those say nothing here.
+    const said = (trial.stderr || String(trial.error))
+      .split('\n')
+      .filter((l) => l.trim() && !/to syslog$/.test(l))
+      .join('; ');
+    return { kind: 'unavailable', reason: `pasta could not give a run a network of its own (${said})` };
+  }
+  return { kind: 'available', form };
 }

@@ -2,7 +2,7 @@
 # ensure_debian_package <package> <command> <what it is for>: installs Debian's <package> when <command>
 # (a program name or path) is missing. As root it runs apt-get, like ensure-deps.sh does for PostgreSQL;
 # otherwise it prints the command to run and goes on (what needs it then fails or is skipped, naming it).
-# Safe to run repeatedly. Sourced by scripts/ensure-chromium.sh and scripts/ensure-bwrap.sh.
+# Safe to run repeatedly. Sourced by scripts/ensure-chromium.sh and scripts/ensure-bwrap.sh (bubblewrap, passt).
 ensure_debian_package() {
   local package=$1 program=$2 purpose=$3
   say() { echo "railyard setup: $*" >&2; }

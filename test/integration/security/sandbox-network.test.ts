@@ -1,0 +1,235 @@
+/**
+ * The network of a sandboxed test run (activities/runners/sandbox-network.ts, issue 17): with the
+ * network on and pasta available, a test command reaches the internet (the npm registry) but none of
+ * the host's loopback services — listeners this test starts on 127.0.0.1 and on every address, the
+ * real PostgreSQL and Temporal of `npm test` — not through 127.0.0.1, ::1, the gateway address or the
+ * host's own address; with the network off nothing either. A run without pasta (the host's network)
+ * does reach them: the control that shows these checks see a connection when there is one. Every
+ * process of a run, pasta included, is gone once the run ends, normally or at its timeout.
+ * Real bwrap, real pasta, real checkouts through the command runner.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs';
+import { request } from 'node:https';
+import { createServer, type Server } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCommandRunner } from '../../../activities/runners/command-runner';
+import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../../activities/runners/sandbox';
+import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
+import { requireTestEnv } from '../../support/env';
+
+jest.setTimeout(60_000);
+
+const probe = probeSandbox('bwrap', 'pasta');
+const pasta = probe.kind === 'available' ? probe.isolatedNetwork : probe;
+if (pasta.kind === 'unavailable') console.warn(`sandbox-network: pasta cases skipped: ${pasta.reason}`);
+const withBwrap = probe.kind === 'available' ? describe : describe.skip;
+const withPasta = pasta.kind === 'available' ? it : it.skip;
+
+interface Listener {
+  server: Server;
+  port: number;
+  connections: number;
+}
+
+async function listen(host: string): Promise<Listener> {
+  const listener = { connections: 0 } as Listener;
+  listener.server = createServer((socket) => {
+    listener.connections += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => listener.server.listen(0, host, resolve));
+  listener.port = (listener.server.address() as { port: number }).port;
+  return listener;
+}
+
+/** The host's default IPv4 gateway (pasta gives the namespace the same one). */
+function gateway(): string | undefined {
+  for (const line of readFileSync('/proc/net/route', 'utf8').split('\n').slice(1)) {
+    const [, destination, hex] = line.split('\t');
+    if (destination === '00000000' && hex) return Buffer.from(hex, 'hex').reverse().join('.');
+  }
+  return undefined;
+}
+
+function hostAddress(): string | undefined {
+  return Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+}
+
+/** Whether this machine reaches the npm registry at all (else that one check is skipped, saying so). */
+function registryReachable(): Promise<string | null> {
+  return new Promise((resolve) => {
+    const req = request('https://registry.npmjs.org/', { method: 'HEAD', timeout: 8_000 }, (res) => {
+      res.resume();
+      resolve(null);
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 8 s')));
+    req.on('error', (err) => resolve(err.message));
+    req.end();
+  });
+}
+
+withBwrap('a sandboxed run with the network on', () => {
+  let fx: GitFixture & { base: string };
+  let scratch: string;
+  let local: Listener;
+  let any: Listener;
+  let runs = 0;
+
+  beforeAll(async () => {
+    fx = await createRepoWithMain();
+    scratch = mkdtempSync(join(tmpdir(), 'railyard-sandbox-net-'));
+    chmodSync(scratch, 0o711); // searchable by the sandbox's unprivileged user when tests run as root
+    local = await listen('127.0.0.1');
+    any = await listen('::');
+  });
+  afterAll(async () => {
+    fx.cleanup();
+    rmSync(scratch, { recursive: true, force: true });
+    await Promise.all([local, any].map((l) => new Promise((r) => l.server.close(r))));
+  });
+
+  const run = async (command: string, sandbox: Partial<SandboxSettings>, timeoutMs = 30_000) => {
+    runs += 1;
+    const runner = createCommandRunner({
+      gitHost: fx.host,
+      workRoot: join(scratch, 'checkouts'),
+      logRoot: join(scratch, 'logs'),
+      killGraceMs: 500,
+      sandbox: { ...DEFAULT_SANDBOX, bwrap: 'bwrap', ...sandbox },
+    });
+    const result = await runner.run({
+      runId: `net-${runs}`,
+      repo: fx.repo,
+      branchName: 'main',
+      headSha: fx.base,
+      command,
+      timeoutMs,
+    });
+    return { result, log: readFileSync(result.logPath, 'utf8') };
+  };
+
+  /** One `tcp host port` line per target: prints "reached <target>" when a connection opened. */
+  const targets = () => {
+    const pg = new URL(requireTestEnv('TEST_DATABASE_URL'));
+    const temporal = requireTestEnv('TEST_TEMPORAL_ADDRESS').split(':');
+    const list: [string, number | string][] = [
+      ['127.0.0.1', local.port],
+      ['127.0.0.1', any.port],
+      ['::1', any.port],
+      [pg.hostname, pg.port || '5432'],
+      [temporal[0]!, temporal[1]!],
+    ];
+    const gw = gateway();
+    const own = hostAddress();
+    if (gw) list.push([gw, any.port]);
+    if (own) list.push([own, any.port]);
+    return list
+      .map(
+        ([host, port]) =>
+          `if timeout 3 bash -c 'exec 3<>/dev/tcp/${host}/${port}' 2>/dev/null; then echo "reached ${host}:${port}"; fi`,
+      )
+      .join('\n');
+  };
+  const reached = (log: string) => log.split('\n').filter((l) => l.startsWith('reached '));
+
+  withPasta("reaches none of the host's loopback services, by any address", async () => {
+    const before = local.connections + any.connections;
+    const { result, log } = await run(targets(), { network: true, pasta: 'pasta' });
+    expect(result.outcome).toBe('passed');
+    expect(reached(log)).toEqual([]);
+    expect(local.connections + any.connections).toBe(before);
+  });
+
+  it('with the network off reaches none of them either', async () => {
+    const before = local.connections + any.connections;
+    const { result, log } = await run(targets(), { network: false, pasta: 'pasta' });
+    expect(result.outcome).toBe('passed');
+    expect(reached(log)).toEqual([]);
+    expect(local.connections + any.connections).toBe(before);
+  });
+
+  it("without pasta the host's network is shared: the same checks see the listeners (control)", async () => {
+    const before = local.connections;
+    const { result, log } = await run(targets(), { network: true });
+    expect(result.outcome).toBe('passed');
+    expect(reached(log)).toEqual(expect.arrayContaining([`reached 127.0.0.1:${local.port}`]));
+    expect(local.connections).toBeGreaterThan(before);
+  });
+
+  withPasta('reaches the npm registry: DNS and HTTPS', async () => {
+    const unreachable = await registryReachable();
+    if (unreachable !== null) {
+      console.warn(`sandbox-network: registry check skipped: this machine cannot reach it (${unreachable})`);
+      return;
+    }
+    const { result, log } = await run(
+      'getent hosts registry.npmjs.org && curl -sS -o /dev/null -w "status %{http_code}\\n" -m 20 https://registry.npmjs.org/',
+      { network: true, pasta: 'pasta' },
+    );
+    expect(result.outcome).toBe('passed');
+    expect(log).toMatch(/^status 200$/m);
+  });
+
+  withPasta('every process of the run, pasta included, is gone when it ends or times out', async () => {
+    const marker = String(500_000 + process.pid);
+    for (const [command, outcome, timeoutMs] of [
+      [`sleep 1.${marker}`, 'passed', 30_000],
+      [`sleep ${marker}`, 'timeout', 2_000],
+    ] as const) {
+      const seen = new Map<number, string>();
+      const done = run(command, { network: true, pasta: 'pasta' }, timeoutMs);
+      let finished = false;
+      void done.finally(() => (finished = true));
+      while (!finished) {
+        // A process that has exited (a zombie) has an empty command line: keep the first one seen.
+        for (const p of runGroup(marker)) if (!seen.get(p.pid)) seen.set(p.pid, p.cmdline);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const { result, log } = await done;
+      expect({ outcome: result.outcome, log }).toEqual({ outcome, log: expect.any(String) as string });
+      // The run's group held pasta (the run's network) besides bwrap and the command.
+      expect([...seen.values()].filter((c) => c.startsWith('pasta ')).length).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 300));
+      expect([...seen.keys()].filter(alive)).toEqual([]);
+    }
+  });
+});
+
+/** The processes of the run whose command line holds `marker`: its whole process group. */
+function runGroup(marker: string): { pid: number; cmdline: string }[] {
+  const all = readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid)
+    .map((pid) => ({
+      pid: Number(pid),
+      group: groupOf(read(`/proc/${pid}/stat`)),
+      cmdline: commandOf(Number(pid)),
+    }))
+    .filter((p) => p.group > 0);
+  const groups = new Set(all.filter((p) => p.cmdline.includes(marker)).map((p) => p.group));
+  return all.filter((p) => groups.has(p.group));
+}
+
+function read(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function commandOf(pid: number): string {
+  return read(`/proc/${pid}/cmdline`).replaceAll('\0', ' ');
+}
+
+/** Fields after the command name: state, ppid, pgrp (0 when the process is gone). */
+function groupOf(stat: string): number {
+  return stat ? Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) : 0;
+}
+
+function alive(pid: number): boolean {
+  const stat = read(`/proc/${pid}/stat`);
+  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+}
