@@ -1,16 +1,17 @@
 /**
  * The executor's health endpoint (issue 17): GET /livez (the process answers) and GET /readyz (its
- * worker polls the executor task queue), each saying how test commands are isolated — `bwrap <version>`
- * or `UNSANDBOXED` — so an operator and a load balancer see an unsandboxed executor without reading logs.
+ * worker polls the executor task queue), each saying how test commands are isolated — `bubblewrap
+ * <version>` or `UNSANDBOXED`, and whether their network is their own — so an operator and a load balancer see an unsandboxed executor without reading logs.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 
 export interface ExecutorHealth {
   taskQueue: string;
   slots: number;
-  /** `bwrap 0.8.0`, or `UNSANDBOXED` (RAILYARD_EXECUTOR_UNSANDBOXED=1). */
+  /** `bubblewrap 0.8.0`, or `UNSANDBOXED` (RAILYARD_EXECUTOR_UNSANDBOXED=1). */
   sandbox: string;
-  network: 'on' | 'off';
+  /** Network-on runs: `isolated` (pasta: not this machine's loopback) or `shared`; `off`: none. */
+  network: 'isolated' | 'shared' | 'off';
   running: () => boolean;
 }
 

@@ -35,7 +35,9 @@ const SDK_LOG_LEVEL = {
 async function main(): Promise<void> {
   const config = loadExecutorConfig();
   Runtime.install({ logger: new DefaultLogger(SDK_LOG_LEVEL[config.RAILYARD_LOG_LEVEL]) });
-  const sandbox = sandboxOf(config);
+  // One probe (it runs bwrap and pasta once): the sandbox and /readyz both come from it.
+  const probe = probeSandbox('bwrap');
+  const sandbox = sandboxOf(config, () => probe);
   const workRoot = path.resolve(config.RAILYARD_EXECUTOR_WORK_ROOT);
   const checkouts = path.join(workRoot, 'checkouts');
   const logs = path.join(workRoot, 'logs');
@@ -68,8 +70,8 @@ async function main(): Promise<void> {
   const health = buildExecutorHealth({
     taskQueue,
     slots: config.RAILYARD_EXECUTOR_SLOTS,
-    sandbox: sandbox ? describeSandbox(sandbox) : 'UNSANDBOXED',
-    network: sandbox?.network === false ? 'off' : 'on',
+    sandbox: sandbox && probe.kind === 'available' ? probe.version : 'UNSANDBOXED',
+    network: !sandbox || sandbox.network ? (sandbox?.pasta ? 'isolated' : 'shared') : 'off',
     running: () => running,
   });
   if (config.RAILYARD_EXECUTOR_HEALTH_PORT > 0)
@@ -79,7 +81,7 @@ async function main(): Promise<void> {
     });
   console.error(
     `railyard executor polling task queue "${taskQueue}" on ${config.TEMPORAL_ADDRESS} with ${config.RAILYARD_EXECUTOR_SLOTS} slot(s); ` +
-      `test commands ${sandbox ? `in bwrap (network ${sandbox.network ? 'on' : 'off'})` : 'UNSANDBOXED'}; run content from ${config.RAILYARD_EXECUTOR_API_URL}`,
+      `test commands ${sandbox ? `in bwrap (network ${sandbox.network ? (sandbox.pasta ? 'on, a namespace of its own through pasta' : "on, this machine's") : 'off'})` : 'UNSANDBOXED'}; run content from ${config.RAILYARD_EXECUTOR_API_URL}`,
   );
   running = true;
   try {
@@ -88,11 +90,6 @@ async function main(): Promise<void> {
     running = false;
     await Promise.allSettled([health.close(), connection.close()]);
   }
-}
-
-function describeSandbox(sandbox: SandboxSettings): string {
-  const probe = probeSandbox(sandbox.bwrap);
-  return probe.kind === 'available' ? `bwrap ${probe.version.replace(/^bubblewrap\s*/, '')}` : 'bwrap';
 }
 
 /**

@@ -32,9 +32,16 @@ export function sandboxOf(
   const found = probe('bwrap');
   switch (found.kind) {
     case 'available':
+      // Without pasta a network-on run shares this machine's network, loopback services included.
+      if (found.isolatedNetwork.kind === 'unavailable')
+        warn(
+          `railyard executor: test runs with the network on share this machine's network, its loopback ` +
+            `services included: ${found.isolatedNetwork.reason}. Install passt (bash scripts/ensure-bwrap.sh).`,
+        );
       return {
         ...DEFAULT_SANDBOX,
         bwrap: 'bwrap',
+        ...(found.isolatedNetwork.kind === 'available' ? { pasta: 'pasta' } : {}),
         network: config.RAILYARD_SANDBOX_NETWORK === 'on',
         memoryBytes: config.RAILYARD_SANDBOX_MEMORY_MB * MIB,
         maxProcesses: config.RAILYARD_SANDBOX_MAX_PROCESSES,

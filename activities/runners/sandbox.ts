@@ -126,7 +126,7 @@ export function sandboxedCommand(
     '/usr',
     ...systemLinks(),
     ...etcBinds(),
-    ...roBinds([...nodeInstall(), ...(settings.readOnlyPaths ?? [])]),
+    ...roBinds(nodeInstall()),
     '--proc',
     '/proc',
     '--dev',
@@ -137,6 +137,8 @@ export function sandboxedCommand(
     '/tmp',
     '--dir',
     SANDBOX_HOME,
+    // After the tmpfs: a read-only path under /tmp would otherwise be hidden by it.
+    ...roBinds(settings.readOnlyPaths ?? []),
     '--bind',
     spec.checkout,
     SANDBOX_CHECKOUT,

@@ -52,7 +52,9 @@ export function testSandbox(writablePaths: string[] = []): SandboxSettings | nul
     saidUnsandboxed = true;
     return null;
   }
-  return { ...DEFAULT_SANDBOX, bwrap: 'bwrap', writablePaths };
+  // A network of its own for network-on runs where pasta works here, as an executor would choose.
+  const pasta = probe.isolatedNetwork.kind === 'available' ? { pasta: 'pasta' } : {};
+  return { ...DEFAULT_SANDBOX, bwrap: 'bwrap', ...pasta, writablePaths };
 }
 
 /** The API's run-content route alone, on a loopback port: what executors fetch from. */

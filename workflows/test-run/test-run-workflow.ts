@@ -47,11 +47,15 @@ export async function testRunWorkflow(input: TestRunWorkflowInput): Promise<Test
   // without a testing timeout (0) gets its longest one (525,600 minutes, a year).
   const runBoundMs = (input.timeoutMs > 0 ? input.timeoutMs : NO_TIMEOUT_BOUND_MS) + 5 * 60_000;
   const queue = getExternalWorkflowHandle(input.queueWorkflowId);
+  const report = (result: RunCommandResult) =>
+    queue.signal(testRunFinishedSignal, { runId: input.runId, result });
   try {
     const result = patched('executor-split')
-      ? await runOnExecutor(input, runBoundMs)
-      : await runInWorker(input, runBoundMs);
-    await queue.signal(testRunFinishedSignal, { runId: input.runId, result });
+      ? await runOnExecutor(input, runBoundMs, report)
+      : await runInWorker(input, runBoundMs).then(async (r) => {
+          await report(r);
+          return r;
+        });
     return result.kind;
   } catch (err) {
     if (isCancellation(err)) throw err;
@@ -61,10 +65,20 @@ export async function testRunWorkflow(input: TestRunWorkflowInput): Promise<Test
   }
 }
 
-async function runOnExecutor(input: TestRunWorkflowInput, runBoundMs: number): Promise<RunCommandResult> {
+/**
+ * The run on an executor; `report` tells the queue before the cleanup, which needs PostgreSQL: a verdict
+ * reached during a database outage is not held up until the database is back.
+ */
+async function runOnExecutor(
+  input: TestRunWorkflowInput,
+  runBoundMs: number,
+  report: (result: RunCommandResult) => Promise<void>,
+): Promise<RunCommandResult> {
+  // The control plane's steps need PostgreSQL: through an outage they retry until it is back (the
+  // queue's testing timeout bounds the run as a whole); refusals that cannot change are non-retryable.
   const control = proxyActivities<Activities>({
     startToCloseTimeout: '10 minutes',
-    retry: { maximumAttempts: 5, initialInterval: '2 seconds' },
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   });
   const { executeTestRun } = proxyActivities<ExecutorActivities>({
     taskQueue: executorTaskQueue(workflowInfo().taskQueue),
@@ -92,8 +106,11 @@ async function runOnExecutor(input: TestRunWorkflowInput, runBoundMs: number): P
       await sleep(SLOT_WAIT_MS[Math.min(tries, SLOT_WAIT_MS.length - 1)]!);
     }
     const prepared = await control.prepareTestRun(run);
-    if (prepared.kind === 'config_problem') return prepared;
-    const report = await executeTestRun({
+    if (prepared.kind === 'config_problem') {
+      await report(prepared);
+      return prepared;
+    }
+    const packed = await executeTestRun({
       runId: input.runId,
       repo: input.repo,
       branchName: input.branchName,
@@ -104,7 +121,9 @@ async function runOnExecutor(input: TestRunWorkflowInput, runBoundMs: number): P
       ...(input.network === false ? { network: false } : {}),
       contentToken: prepared.contentToken,
     });
-    return await control.recordTestRun(run, report);
+    const result = await control.recordTestRun(run, packed);
+    await report(result);
+    return result;
   } finally {
     await CancellationScope.nonCancellable(() => control.endTestRun({ runId: input.runId }));
   }

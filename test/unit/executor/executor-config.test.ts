@@ -54,6 +54,7 @@ test('with bwrap, the settings become the sandbox', () => {
     () => ({
       kind: 'available',
       version: 'bubblewrap 0.8.0',
+      isolatedNetwork: { kind: 'unavailable', reason: 'pasta is not installed' },
     }),
     (m) => warnings.push(m),
   );
