@@ -92,6 +92,9 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/** Settings whose value may carry a credential (a URL with a password, a key): never echoed. */
+const SECRET_NAME = /(DATABASE_URL|SECRET|PASSWORD|PRIVATE_KEY|TOKEN)/;
+
 /** Schema helpers whose messages read well in a startup error. */
 export const envInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 export const envBool = z
@@ -125,7 +128,9 @@ export function parseEnv<S extends z.ZodObject>(
       problems.push(
         value === undefined
           ? `${name} is required`
-          : `${name}=${JSON.stringify(value)} is invalid: ${issue.message}`,
+          : SECRET_NAME.test(name)
+            ? `${name} is invalid: ${issue.message} (its value is not shown: it may hold a secret)`
+            : `${name}=${JSON.stringify(value)} is invalid: ${issue.message}`,
       );
     }
   }

@@ -23,7 +23,7 @@ describe('configuration', () => {
     [
       'bad database url',
       { DATABASE_URL: 'mysql://x' },
-      'DATABASE_URL="mysql://x" is invalid: must be a postgres:// or postgresql:// URL',
+      'DATABASE_URL is invalid: must be a postgres:// or postgresql:// URL (its value is not shown',
     ],
     ['bad port', { ...base, RAILYARD_API_PORT: 'eighty' }, 'RAILYARD_API_PORT="eighty" is invalid'],
     ['port out of range', { ...base, RAILYARD_API_PORT: '70000' }, 'RAILYARD_API_PORT="70000" is invalid'],
@@ -36,6 +36,15 @@ describe('configuration', () => {
     ['bad log level', { ...base, RAILYARD_LOG_LEVEL: 'loud' }, 'RAILYARD_LOG_LEVEL="loud" is invalid'],
   ])('%s stops the process with a clear message', (_name, env, message) => {
     expect(() => loadApiConfig(env)).toThrow(message);
+  });
+
+  test('a setting that may hold a credential is never echoed in the error', () => {
+    const leaky = 'mysql://railyard:hunter2-secret@db/railyard';
+    expect(() => loadApiConfig({ DATABASE_URL: leaky })).toThrow(/DATABASE_URL is invalid/);
+    expect(() => loadApiConfig({ DATABASE_URL: leaky })).not.toThrow(/hunter2/);
+    expect(() => loadApiConfig({ ...base, RAILYARD_PAGE_TOKEN_SECRET: 'short-hunter2' })).not.toThrow(
+      /hunter2/,
+    );
   });
 
   test('empty values count as unset', () => {
