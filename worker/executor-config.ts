@@ -24,6 +24,17 @@ export const FORBIDDEN = [
   'RAILYARD_GITHUB_WEBHOOK_SECRET',
 ] as const;
 
+/** A comma-separated list of absolute host paths (no `..`), at most 32. */
+const absolutePaths = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.string().regex(/^\/(?!.*(^|\/)\.\.(\/|$))/, 'must be absolute paths without ..')).max(32));
+
 const ExecutorConfig = z.object({
   TEMPORAL_ADDRESS: z
     .string()
@@ -51,16 +62,12 @@ const ExecutorConfig = z.object({
   RAILYARD_SANDBOX_MAX_FILE_MB: envInt(1, 1024 * 1024).default(DEFAULT_SANDBOX.maxFileBytes / MIB),
   RAILYARD_SANDBOX_TMP_MB: envInt(1, 1024 * 1024).default(DEFAULT_SANDBOX.tmpBytes / MIB),
   /** Host folders test commands may read (toolchains outside /usr), comma-separated absolute paths. */
-  RAILYARD_SANDBOX_READ_ONLY_PATHS: z
-    .string()
-    .transform((v) =>
-      v
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.string().regex(/^\/(?!.*(^|\/)\.\.(\/|$))/, 'must be absolute paths without ..')).max(32))
-    .optional(),
+  RAILYARD_SANDBOX_READ_ONLY_PATHS: absolutePaths.optional(),
+  /**
+   * Host folders test commands may write, shared by every run of every organisation: for single-tenant
+   * executors (a package cache) and test stacks (the chaos run's ledger), never for shared ones.
+   */
+  RAILYARD_SANDBOX_WRITABLE_PATHS: absolutePaths.optional(),
   RAILYARD_SANDBOX_DISK_MB: envInt(16, 1024 * 1024).default(DEFAULT_MAX_DISK_BYTES / MIB),
   RAILYARD_SANDBOX_DISK_FILES: envInt(1000, 100_000_000).default(DEFAULT_MAX_DISK_ENTRIES),
   RAILYARD_EXECUTOR_MAX_RUN_MINUTES: envInt(1, 35_791).default(DEFAULT_MAX_RUN_MS / 60_000),

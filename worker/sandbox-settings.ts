@@ -21,6 +21,7 @@ type SandboxConfig = Pick<
   | 'RAILYARD_SANDBOX_MAX_FILE_MB'
   | 'RAILYARD_SANDBOX_TMP_MB'
   | 'RAILYARD_SANDBOX_READ_ONLY_PATHS'
+  | 'RAILYARD_SANDBOX_WRITABLE_PATHS'
 >;
 
 /** The sandbox to run test commands in; null only when running unsandboxed was asked for. */
@@ -48,6 +49,7 @@ export function sandboxOf(
         maxFileBytes: config.RAILYARD_SANDBOX_MAX_FILE_MB * MIB,
         tmpBytes: config.RAILYARD_SANDBOX_TMP_MB * MIB,
         readOnlyPaths: config.RAILYARD_SANDBOX_READ_ONLY_PATHS ?? [],
+        writablePaths: config.RAILYARD_SANDBOX_WRITABLE_PATHS ?? [],
       };
     case 'unavailable':
       if (!config.RAILYARD_EXECUTOR_UNSANDBOXED)

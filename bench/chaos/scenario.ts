@@ -178,7 +178,14 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   // Cleared however the run ends, so a failed run does not keep the process alive.
   const timers: NodeJS.Timeout[] = [];
   try {
-    stack = await startStack({ dir, databaseUrl: opts.databaseUrl, log });
+    // The test command writes the ledger on the host: the executor's sandbox lets every run write it.
+    fs.chmodSync(ledger, 0o777);
+    stack = await startStack({
+      dir,
+      databaseUrl: opts.databaseUrl,
+      env: { RAILYARD_SANDBOX_WRITABLE_PATHS: ledger },
+      log,
+    });
     opts.onStack?.(stack);
     const world = await createGitWorld(stack.gitRoot, QUEUE.repo, initialFiles(plan, ledger, opts));
     world.openPrs(plan);

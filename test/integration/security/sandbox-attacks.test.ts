@@ -151,6 +151,20 @@ maybe('sandboxed test runs: attacks', () => {
     expect(processesRunning('bomb')).toEqual([]);
   });
 
+  // Every run starts as the same host uid (nobody), and RLIMIT_NPROC is per uid: it holds per run
+  // because the kernel counts a user namespace's processes against the limit its creator had (none),
+  // and the run's own `ulimit -u` applies inside its namespace only.
+  it('a fork bomb does not starve a concurrent run of the same host user', async () => {
+    const bomb = attack('bomb() { bomb | bomb & }; bomb; sleep 60', {}, 8_000);
+    await new Promise((r) => setTimeout(r, 2_000));
+    // Sixteen processes at once while the bomb holds its whole budget of 64.
+    const { result, log } = await attack('for i in $(seq 16); do sleep 0.2 & done; wait; echo neighbour-ok');
+    expect(result.outcome).toBe('passed');
+    expect(log).toContain('neighbour-ok');
+    expect((await bomb).result.outcome).toBe('timeout');
+    expect(processesRunning('bomb')).toEqual([]);
+  }, 30_000);
+
   it('cannot fill the disk: file size and /tmp are bounded', async () => {
     const { result } = await attack(
       [
