@@ -149,19 +149,6 @@ export function createTestRunControlActivities(deps: TestRunControlDeps) {
         exitCode: report.exitCode,
       };
     },
-
-    /**
-     * Runs started before the executor split (their workflow histories call this activity): they end as
-     * an error, which the queue treats like any failed start, and their next run goes to an executor.
-     */
-    runTestCommand(_input: RunCommandInput): Promise<RunCommandResult> {
-      return Promise.reject(
-        ApplicationFailure.nonRetryable(
-          'this test run was started before test runs moved to executors; the queue starts it again',
-          'RunBeforeExecutors',
-        ),
-      );
-    },
   };
 }
 

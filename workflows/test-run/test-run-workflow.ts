@@ -4,8 +4,8 @@
  * two workflows share only the contract. It reports the result to the queue by workflow id, which
  * reaches the queue's current run. Cancelling this workflow cancels the run, which kills the command.
  *
- * Since the executor split (issue 17, patch 'executor-split') a run has four steps, so that the code
- * under test never shares a process, a user or a credential with the control plane:
+ * A run has four steps, so that the code under test never shares a process, a user or a credential with
+ * the control plane (issue 17, ADR 0012):
  *  1. take one of the organisation's executor slots (the fair-share cap), waiting while it has none;
  *  2. prepareTestRun on the control task queue: the command from the tested commit and the commit
  *     staged as a bundle for the executor, behind a content token;
@@ -13,7 +13,6 @@
  *     command in its sandbox, a packed report back (verdict, JUnit files, log);
  *  4. recordTestRun on the control task queue: the log stored, the JUnit results judged.
  * The slot and the content token end with the run, whatever happens (a non-cancellable cleanup).
- * Histories from before the split replay the old single activity (runTestCommand).
  *
  * Invariant: the queue hears about each run at most once per outcome; a result for a run the queue no
  * longer tracks is ignored by the engine.
@@ -23,7 +22,6 @@ import {
   CancellationScope,
   getExternalWorkflowHandle,
   isCancellation,
-  patched,
   proxyActivities,
   sleep,
   workflowInfo,
@@ -50,12 +48,7 @@ export async function testRunWorkflow(input: TestRunWorkflowInput): Promise<Test
   const report = (result: RunCommandResult) =>
     queue.signal(testRunFinishedSignal, { runId: input.runId, result });
   try {
-    const result = patched('executor-split')
-      ? await runOnExecutor(input, runBoundMs, report)
-      : await runInWorker(input, runBoundMs).then(async (r) => {
-          await report(r);
-          return r;
-        });
+    const result = await runOnExecutor(input, runBoundMs, report);
     return result.kind;
   } catch (err) {
     if (isCancellation(err)) throw err;
@@ -127,21 +120,4 @@ async function runOnExecutor(
   } finally {
     await CancellationScope.nonCancellable(() => control.endTestRun({ runId: input.runId }));
   }
-}
-
-/** Before the executor split: the whole run in one activity of the control task queue. */
-async function runInWorker(input: TestRunWorkflowInput, runBoundMs: number): Promise<RunCommandResult> {
-  const { runTestCommand } = proxyActivities<Activities>({
-    startToCloseTimeout: runBoundMs,
-    heartbeatTimeout: '20 seconds',
-    retry: { maximumAttempts: 3, initialInterval: '5 seconds' },
-  });
-  return runTestCommand({
-    organisationId: input.organisationId,
-    repo: input.repo,
-    runId: input.runId,
-    branchName: input.branchName,
-    headSha: input.headSha,
-    timeoutMs: input.timeoutMs,
-  });
 }
