@@ -8,9 +8,11 @@
  * Invariants:
  * - Test commands run in the bwrap sandbox, or the process refuses to start (sandbox-settings.ts)
  *   unless RAILYARD_EXECUTOR_UNSANDBOXED=1, which its log and /readyz then say.
- * - Leftovers of a previous process in the work root (a crash mid-run) are removed at start.
+ * - Each executor works in `<work root>/<host>-<pid>`, removed when it exits; folders of this host's
+ *   executors that no longer run (a crash mid-run) are removed at start.
  */
-import { chmod, mkdir, rm, stat } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
@@ -38,11 +40,16 @@ async function main(): Promise<void> {
   // One probe (it runs bwrap and pasta once): the sandbox and /readyz both come from it.
   const probe = probeSandbox('bwrap');
   const sandbox = sandboxOf(config, () => probe);
+  // Several executors may share a work root (`npm run executor` beside npm start's): each has a folder
+  // of its own, and removes only those of executors of this host that no longer run.
   const workRoot = path.resolve(config.RAILYARD_EXECUTOR_WORK_ROOT);
-  const checkouts = path.join(workRoot, 'checkouts');
-  const logs = path.join(workRoot, 'logs');
-  await rm(checkouts, { recursive: true, force: true });
+  await removeDeadExecutorFolders(workRoot);
+  const own = path.join(workRoot, `${os.hostname()}-${process.pid}`);
+  const checkouts = path.join(own, 'checkouts');
+  const logs = path.join(own, 'logs');
+  await rm(own, { recursive: true, force: true });
   await Promise.all([mkdir(checkouts, { recursive: true }), mkdir(logs, { recursive: true })]);
+  process.once('exit', () => rmSync(own, { recursive: true, force: true }));
   if (sandbox) await reachableBySandbox(checkouts, sandbox);
   const taskQueue = executorTaskQueue(config.RAILYARD_TASK_QUEUE);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -92,6 +99,26 @@ async function main(): Promise<void> {
   }
 }
 
+/** Leftovers of executors of this host whose process is gone (a crash mid-run): checkouts and logs. */
+async function removeDeadExecutorFolders(workRoot: string): Promise<void> {
+  const prefix = `${os.hostname()}-`;
+  const names = await readdir(workRoot).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(name.slice(prefix.length));
+    if (!name.startsWith(prefix) || !Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
+    await rm(path.join(workRoot, name), { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
  * A root executor starts bwrap as an unprivileged user (sandbox.ts), which opens the checkout by path:
  * every folder above it must be searchable by others. The executor's own folders are made so; a parent
@@ -99,8 +126,10 @@ async function main(): Promise<void> {
  */
 async function reachableBySandbox(dir: string, sandbox: SandboxSettings): Promise<void> {
   if (process.getuid?.() !== 0) return;
-  const owned = path.resolve(dir, '..');
+  const own = path.resolve(dir, '..');
+  const owned = path.resolve(own, '..');
   await chmod(owned, 0o711);
+  await chmod(own, 0o711);
   await chmod(dir, 0o711);
   for (let at = path.dirname(owned); ; at = path.dirname(at)) {
     const info = await stat(at);

@@ -59,7 +59,7 @@ export interface ChaosReport {
   withdrawn: number[];
   crashes: { worker: number; api: number };
   dir: string;
-  /** When PRs are left open: their records, the queue as the API shows it, the worker's warnings. */
+  /** When PRs are left open: their records, the queue as the API shows it, the worker's warnings, the executor's log. */
   diagnostics: string[];
 }
 
@@ -78,6 +78,12 @@ async function diagnose(api: Api, open: PrOutcome[], logDir: string): Promise<st
       .split('\n')
       .filter((l) => /WARN|ERROR|rror:/.test(l) && !l.includes('Activity not found on completion'));
     lines.push(`worker.log, last warnings and errors (${warnings.length} in all):`, ...warnings.slice(-40));
+  }
+  // The executor runs the tests (worker/executor.ts): a run that never ends shows there first.
+  const executorLog = path.join(logDir, 'executor.log');
+  if (fs.existsSync(executorLog)) {
+    const tail = fs.readFileSync(executorLog, 'utf8').split('\n').slice(-40);
+    lines.push('executor.log, last lines:', ...tail);
   }
   return lines;
 }
