@@ -60,9 +60,7 @@ test('the executor holds no control-plane credential and cannot reach PostgreSQL
   // Its own network, shared with Temporal and the API only.
   expect(executor.networks).toEqual(['executors']);
   const onExecutors = Object.entries(services)
-    .filter(([, s]) =>
-      ([] as string[]).concat((s.networks as string[] | undefined) ?? []).includes('executors'),
-    )
+    .filter(([, s]) => ([] as string[]).concat(s.networks ?? []).includes('executors'))
     .map(([name]) => name)
     .sort();
   expect(onExecutors).toEqual(['api', 'executor', 'temporal']);
