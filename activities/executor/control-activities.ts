@@ -51,16 +51,33 @@ export interface TestRunControlDeps {
   judgeTests?: JudgeTests;
   runLogs?: RunLogStore;
   logStoreTimeoutMs?: number;
+  /** Wakes a test-run workflow waiting for a slot (runSlotFreedSignal); absent: waiters ask every 30 s. */
+  wake?: (workflowId: string) => Promise<void>;
 }
 
 export function createTestRunControlActivities(deps: TestRunControlDeps) {
   return {
-    async takeRunSlot(input: { organisationId: string; runId: string; leaseMs: number }): Promise<boolean> {
+    async takeRunSlot(input: {
+      organisationId: string;
+      runId: string;
+      workflowId: string;
+      leaseMs: number;
+    }): Promise<boolean> {
       return deps.slots.take(input);
     },
 
     async endTestRun(input: { runId: string }): Promise<void> {
-      await Promise.all([deps.slots.release(input.runId), deps.contents.drop(input.runId)]);
+      const [next] = await Promise.all([deps.slots.release(input.runId), deps.contents.drop(input.runId)]);
+      // The organisation's oldest waiting run takes the freed slot now rather than at its next ask.
+      if (!next || !deps.wake) return;
+      try {
+        await deps.wake(next);
+      } catch (err) {
+        Context.current().log.warn('a run waiting for a slot was not woken; it asks again within 30 s', {
+          workflowId: next,
+          problem: err instanceof Error ? err.message : String(err),
+        });
+      }
     },
 
     async prepareTestRun(input: RunCommandInput): Promise<PreparedTestRun> {

@@ -8,6 +8,7 @@ import { createTestRunControlActivities, type JudgeTests } from '../executor/con
 import type { RunLogStore } from '../runners/run-logs';
 import type { Pool } from 'pg';
 import { tmpdir } from 'node:os';
+import { runSlotFreedSignal } from '../../workflows/contract';
 import { createGitActivities } from './git-activities';
 import { createNotifyActivity } from './notify';
 
@@ -36,6 +37,7 @@ export function createMergeQueueActivities(
       contents: deps.contents ?? createRunContentStore(deps.pool),
       slots: deps.slots ?? createRunSlots(deps.pool),
       scratchRoot: deps.scratchRoot ?? tmpdir(),
+      wake: (workflowId) => deps.client.workflow.getHandle(workflowId).signal(runSlotFreedSignal),
       ...(deps.judgeTests ? { judgeTests: deps.judgeTests } : {}),
       ...(deps.runLogs ? { runLogs: deps.runLogs } : {}),
     }),

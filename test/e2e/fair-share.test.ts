@@ -44,6 +44,8 @@ test(`an organisation running ${BUSY_PRS} sleeps does not delay another's merge 
   await other.submit(1);
   const merged = await other.settled(1, 90_000);
   const waitedMs = Date.now() - submitted;
+  if (process.env.FAIR_DEBUG)
+    console.log(JSON.stringify(merged.timeline.map((t) => [t.to, t.at - submitted])));
   expect(merged.state).toBe('merged');
   console.log(
     `fair share: the other organisation's PR merged ${waitedMs} ms after submission, ` +

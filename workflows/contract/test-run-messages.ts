@@ -6,6 +6,7 @@
  * RunCommandResult is also what the `runTestCommand` activity answers: the workflow passes it on as is,
  * so the queue judges exactly what the runner saw.
  */
+import { defineSignal } from '@temporalio/workflow';
 import type { RepositoryKey } from './repository-key';
 
 export interface TestRunWorkflowInput {
@@ -58,3 +59,9 @@ export type TestRunWorkflow = (input: TestRunWorkflowInput) => Promise<TestRunWo
 export function executorTaskQueue(controlTaskQueue: string): string {
   return `${controlTaskQueue}-ci`;
 }
+
+/**
+ * To a test run waiting for one of its organisation's executor slots: one was freed, try again now
+ * (activities/executor/run-slots.ts). A lost signal costs a wait of at most 30 s: waiters ask again.
+ */
+export const runSlotFreedSignal = defineSignal('runSlotFreed');

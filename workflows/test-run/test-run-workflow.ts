@@ -6,7 +6,8 @@
  *
  * A run has four steps, so that the code under test never shares a process, a user or a credential with
  * the control plane (issue 17, ADR 0012):
- *  1. take one of the organisation's executor slots (the fair-share cap), waiting while it has none;
+ *  1. take one of the organisation's executor slots (the fair-share cap), waiting while it has none
+ *     until a run of the organisation that ends wakes it (runSlotFreedSignal), or 30 s;
  *  2. prepareTestRun on the control task queue: the command from the tested commit and the commit
  *     staged as a bundle for the executor, behind a content token;
  *  3. executeTestRun on the executor task queue (`<task queue>-ci`): checkout from the token, the
@@ -23,13 +24,15 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   proxyActivities,
-  sleep,
+  setHandler,
+  condition,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { ExecutorActivities } from '../../activities/executor/executor-activities';
 import {
   executorTaskQueue,
+  runSlotFreedSignal,
   testRunFinishedSignal,
   type RunCommandResult,
   type TestRunWorkflowInput,
@@ -37,8 +40,8 @@ import {
 } from '../contract';
 
 const NO_TIMEOUT_BOUND_MS = 525_600 * 60_000;
-/** Between two tries for a slot: short at first (a slot frees up as a run ends), then every 5 s. */
-const SLOT_WAIT_MS = [500, 1_000, 2_000, 5_000];
+/** A run waiting for a slot asks again after this, even if no run woke it. */
+const SLOT_ASK_AGAIN_MS = 30_000;
 
 export async function testRunWorkflow(input: TestRunWorkflowInput): Promise<TestRunWorkflowResult> {
   // The queue enforces the testing timeout; this bound only stops a runaway activity. A queue
@@ -89,14 +92,22 @@ async function runOnExecutor(
     timeoutMs: input.timeoutMs,
   };
   try {
-    for (let tries = 0; ; tries += 1) {
+    // Woken by the run that frees a slot (runSlotFreedSignal); asks again every 30 s regardless, which
+    // also keeps its place among the waiters alive.
+    let freed = false;
+    setHandler(runSlotFreedSignal, () => {
+      freed = true;
+    });
+    for (;;) {
+      freed = false;
       const held = await control.takeRunSlot({
         organisationId: input.organisationId,
         runId: input.runId,
+        workflowId: workflowInfo().workflowId,
         leaseMs: runBoundMs,
       });
       if (held) break;
-      await sleep(SLOT_WAIT_MS[Math.min(tries, SLOT_WAIT_MS.length - 1)]!);
+      await condition(() => freed, SLOT_ASK_AGAIN_MS);
     }
     const prepared = await control.prepareTestRun(run);
     if (prepared.kind === 'config_problem') {

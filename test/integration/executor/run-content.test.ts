@@ -117,19 +117,45 @@ test('a bundle over the bound is refused before anything is stored', async () =>
 test('run slots: at most the cap per organisation under a race, idempotent per run, others unaffected, expired slots free', async () => {
   const slots = createRunSlots(pool, 2);
   const [busy, other] = [await organisation(), await organisation()];
+  const take = (organisationId: string, runId: string, leaseMs = 60_000) =>
+    slots.take({ organisationId, runId, workflowId: `wf-${runId}`, leaseMs });
   const runs = Array.from({ length: 10 }, () => randomUUID());
-  const taken = await Promise.all(
-    runs.map((runId) => slots.take({ organisationId: busy, runId, leaseMs: 60_000 })),
-  );
+  const taken = await Promise.all(runs.map((runId) => take(busy, runId)));
   expect(taken.filter(Boolean)).toHaveLength(2);
   expect(await slots.held(busy)).toBe(2);
-  const holder = runs[taken.indexOf(true)]!;
-  expect(await slots.take({ organisationId: busy, runId: holder, leaseMs: 60_000 })).toBe(true);
-  expect(await slots.take({ organisationId: other, runId: randomUUID(), leaseMs: 60_000 })).toBe(true);
-  await slots.release(holder);
-  expect(await slots.take({ organisationId: busy, runId: randomUUID(), leaseMs: 1 })).toBe(true);
-  await new Promise((r) => setTimeout(r, 20));
-  // The 1 ms lease expired: its slot is free again.
-  expect(await slots.take({ organisationId: busy, runId: randomUUID(), leaseMs: 60_000 })).toBe(true);
+  const holders = runs.filter((_, i) => taken[i]);
+  expect(await take(busy, holders[0]!)).toBe(true);
+  expect(await take(other, randomUUID())).toBe(true);
+  // Releasing names the oldest live waiter of the organisation, for the caller to wake.
+  const waiting = runs.filter((_, i) => !taken[i]);
+  const { rows } = await pool.query<{ test_run_id: string }>(
+    'SELECT test_run_id FROM run_slot_waiters WHERE organisation_id = $1 ORDER BY since, test_run_id',
+    [busy],
+  );
+  expect(rows.map((r) => r.test_run_id).sort()).toEqual([...waiting].sort());
+  const oldest = rows[0]!.test_run_id;
+  expect(await slots.release(holders[0]!)).toBe(`wf-${oldest}`);
+  // The freed slot goes to the oldest waiter: a newcomer and a younger waiter are turned away.
+  expect(await take(busy, randomUUID())).toBe(false);
+  expect(await take(busy, rows[1]!.test_run_id)).toBe(false);
+  expect(await take(busy, oldest)).toBe(true);
   expect(await slots.held(busy)).toBe(2);
+});
+
+test('run slots: an expired slot is free again, and a waiter that stopped asking is passed over', async () => {
+  const slots = createRunSlots(pool, 1);
+  const busy = await organisation();
+  const take = (runId: string, leaseMs = 60_000) =>
+    slots.take({ organisationId: busy, runId, workflowId: `wf-${runId}`, leaseMs });
+  expect(await take(randomUUID(), 1)).toBe(true);
+  await new Promise((r) => setTimeout(r, 20));
+  const gone = randomUUID();
+  expect(await take(gone)).toBe(true); // the 1 ms lease expired
+  const dead = randomUUID();
+  expect(await take(dead)).toBe(false); // waits: its workflow will be terminated
+  await pool.query("UPDATE run_slot_waiters SET seen_at = now() - interval '1 hour' WHERE test_run_id = $1", [
+    dead,
+  ]);
+  expect(await slots.release(gone)).toBeNull(); // nobody live to wake
+  expect(await take(randomUUID())).toBe(true); // the dead waiter does not hold the queue
 });
