@@ -60,8 +60,8 @@ export function formatReport(report: ChaosReport, title: string): string {
       ['from the last repair to every PR settled', seconds(report.drainMs)],
       ['whole run', seconds(report.totalMs)],
       [
-        'crashes besides the planned kills (worker / API)',
-        `${report.crashes.worker} / ${report.crashes.api}`,
+        'crashes besides the planned kills (worker / API / executor)',
+        `${report.crashes.worker} / ${report.crashes.api} / ${report.crashes.executor}`,
       ],
     ],
   );

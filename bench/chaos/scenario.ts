@@ -57,7 +57,7 @@ export interface ChaosReport {
   accepted: number;
   notAccepted: number[];
   withdrawn: number[];
-  crashes: { worker: number; api: number };
+  crashes: { worker: number; api: number; executor: number };
   dir: string;
   /** When PRs are left open: their records, the queue as the API shows it, the worker's warnings, the executor's log. */
   diagnostics: string[];
@@ -214,7 +214,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const s = stack;
     const watchdog: NodeJS.Timeout = setInterval(() => {
       if (repairing) return;
-      for (const service of [s.worker, s.api])
+      for (const service of [s.worker, s.api, s.executor])
         if (!service.running())
           void service.start().catch((err: Error) => log(`${service.name}: ${err.message}`));
     }, 1_000);
@@ -264,7 +264,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       accepted: accepted.size,
       notAccepted,
       withdrawn,
-      crashes: { worker: stack.worker.unexpectedExits, api: stack.api.unexpectedExits },
+      crashes: {
+        worker: stack.worker.unexpectedExits,
+        api: stack.api.unexpectedExits,
+        executor: stack.executor.unexpectedExits,
+      },
       dir,
     };
   } finally {

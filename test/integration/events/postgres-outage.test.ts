@@ -67,7 +67,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('PostgreSQL down for longer than the old give-up time: every transition and every delivery arrives once', async () => {
   h = await startQueueHarness({
-    command: 'while [ ! -e $GATE/go ]; do sleep 0.1; done',
+    // `started` says the command runs: the run's content is on the executor, nothing left needs PostgreSQL.
+    command: 'touch $GATE/started; while [ ! -e $GATE/go ]; do sleep 0.1; done',
     databaseUrl: cluster.url,
     webhookRetry: WEBHOOK_RETRY,
     // Every retry against the stopped database is an SDK warning.
@@ -110,6 +111,9 @@ test('PostgreSQL down for longer than the old give-up time: every transition and
   await h.submit(1);
   await h.submit(3);
   await h.waitFor('PR 1 testing', async () => (await h.pr(1))?.state === 'testing');
+  await h.waitFor("PR 1's command running", () =>
+    Promise.resolve(fs.existsSync(path.join(h.gate, 'started'))),
+  );
   await h.waitFor('the first attempt of every delivery', async () => {
     const { rows } = await h.pool.query<{ attempts: number }>('SELECT attempts FROM webhook_deliveries');
     return rows.length === (await expectedDeliveries()) && rows.every((r) => r.attempts >= 1);
