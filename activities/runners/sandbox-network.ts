@@ -49,18 +49,21 @@ export const PASTA_OPTIONS = [
  * land in the run's log, syslog failures included where there is no /dev/log. */
 const RUN_LOG = ['--log-file', '/dev/null'];
 
+/** What the run's log says when its network never came up: an executor fault, not a verdict. */
+export const NETWORK_DOWN = "railyard sandbox: the run's network (pasta) did not come up";
+
 /**
- * Bash, inside the sandbox, before the command: wait up to 10 s for an IPv4 default route, or an IPv6
- * one on an interface other than lo, which pasta adds once the namespace is configured. Builtins and
- * sleep only: the sandbox has no guarantee of anything else.
+ * Bash, inside the sandbox, before the command: wait up to 30 s (a loaded machine starts pasta slowly)
+ * for an IPv4 default route, or an IPv6 one on an interface other than lo, which pasta adds once the
+ * namespace is configured. Builtins and sleep only: the sandbox has no guarantee of anything else.
  */
 export const ROUTE_WAIT =
   'railyard_route() { local a b c d e f g h i j; ' +
   'while read -r a b c; do [[ $b == 00000000 ]] && return 0; done </proc/net/route; ' +
   'while read -r a b c d e f g h i j; do [[ $a =~ ^0{32}$ && $b == 00 && $j != lo ]] && return 0; done </proc/net/ipv6_route; ' +
   'return 1; } 2>/dev/null; ' +
-  'n=0; until railyard_route; do n=$((n + 1)); if [ "$n" -ge 200 ]; then ' +
-  'echo "railyard sandbox: the run\'s network (pasta) did not come up" >&2; exit 125; fi; sleep 0.05; done; unset -f railyard_route; ';
+  'n=0; until railyard_route; do n=$((n + 1)); if [ "$n" -ge 600 ]; then ' +
+  `echo "${NETWORK_DOWN}" >&2; exit 125; fi; sleep 0.05; done; unset -f railyard_route; `;
 
 /** Runs bwrap under pasta as the coordinator described in the header (`helper`). $1 pasta, $2 uid, $3 gid. */
 const HELPER = [
@@ -72,7 +75,8 @@ const HELPER = [
   'bw=$BWRAP_PID',
   'exec 5>&-',
   'if ! read -r -d "}" info <&"${BWRAP[0]}" || ! [[ $info =~ \\"child-pid\\":\\ *([0-9]+) ]]; then wait "$bw"; exit $?; fi',
-  `"$pasta" --runas 0 ${[...PASTA_OPTIONS, ...RUN_LOG].join(' ')} --netns-only --netns /proc/self/fd/7 7<"/proc/\${BASH_REMATCH[1]}/ns/net" &`,
+  // pasta dies with this coordinator (which dies with the executor): no orphan keeps the namespace up.
+  `setpriv --pdeathsig KILL -- "$pasta" --runas 0 ${[...PASTA_OPTIONS, ...RUN_LOG].join(' ')} --netns-only --netns /proc/self/fd/7 7<"/proc/\${BASH_REMATCH[1]}/ns/net" &`,
   'helper=$!',
   'wait "$bw"; status=$?',
   'kill "$helper" 2>/dev/null; wait "$helper" 2>/dev/null',

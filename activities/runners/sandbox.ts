@@ -164,7 +164,7 @@ export function sandboxedCommand(
   if (kind === 'isolated') {
     const form = pastaForm(root, settings.runAs);
     if (form === null) throw new Error(NO_TUN);
-    return pastaSpawn(form, {
+    const line = pastaSpawn(form, {
       pasta: settings.pasta!,
       bwrap: settings.bwrap,
       bwrapOptions: options,
@@ -172,6 +172,10 @@ export function sandboxedCommand(
       runAs: settings.runAs,
       root,
     });
+    // pasta (wrap) or the coordinator (helper) is what the executor starts here, not bwrap, whose
+    // --die-with-parent then follows it: it must die with the executor too, or a killed executor's run
+    // would go on, orphaned. PR_SET_PDEATHSIG survives exec (neither program is set-user-ID).
+    return { ...line, file: 'setpriv', args: ['--pdeathsig', 'KILL', '--', line.file, ...line.args] };
   }
   return {
     file: settings.bwrap,

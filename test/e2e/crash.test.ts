@@ -4,7 +4,7 @@
  * process too, issue 17) — and again while PRs are merging. After a restart every PR reaches exactly one
  * terminal state, nothing is merged twice, and the target branch only ever moved to tested commits.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -126,6 +126,13 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
     // Crash 1: while PRs test.
     await waitFor('PR 1 testing', async () => (await record(1))?.state === 'testing');
     await Promise.all([kill(worker), kill(executor)]);
+    // The runs die with their executor: its sandboxes (bwrap, pasta) do not outlive it.
+    await waitFor(
+      'no test command of the killed executor left',
+      () =>
+        Promise.resolve(!execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(`${gate}/go ]`)),
+      10_000,
+    );
     worker = startWorker(env);
     executor = startExecutor();
     fs.writeFileSync(path.join(gate, 'go'), '');
@@ -138,17 +145,34 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
     worker = startWorker(env);
 
     const finals: PullRequestRecord[] = [];
-    for (const n of [1, 2, 3, 4])
-      finals.push(
-        await waitFor(
-          `PR ${n} terminal`,
-          async () => {
-            const r = await record(n);
-            return r && isTerminal(r.state) ? r : null;
-          },
-          150_000,
-        ),
+    try {
+      for (const n of [1, 2, 3, 4])
+        finals.push(
+          await waitFor(
+            `PR ${n} terminal`,
+            async () => {
+              const r = await record(n);
+              return r && isTerminal(r.state) ? r : null;
+            },
+            150_000,
+          ),
+        );
+    } catch (err) {
+      // What an operator would look at: each PR's record and the executor's log.
+      const records = await Promise.all([1, 2, 3, 4].map((n) => record(n)));
+      const log = path.join(fx.dir, 'executor.log');
+      console.error(
+        [
+          ...records.map(
+            (r, i) => `PR ${i + 1}: ${r ? `${r.state} ${r.reason} ${JSON.stringify(r.timeline)}` : 'none'}`,
+          ),
+          fs.existsSync(log)
+            ? fs.readFileSync(log, 'utf8').split('\n').slice(-40).join('\n')
+            : 'no executor log',
+        ].join('\n'),
       );
+      throw err;
+    }
     // Exactly one terminal state each, and the timeline ends there.
     for (const r of finals) expect(r.timeline.filter((t) => isTerminal(t.to))).toHaveLength(1);
     expect(finals.map((r) => r.state)).toEqual(['merged', 'merged', 'merged', 'merged']);
