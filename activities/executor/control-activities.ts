@@ -80,93 +80,108 @@ export function createTestRunControlActivities(deps: TestRunControlDeps) {
       }
     },
 
-    async prepareTestRun(input: RunCommandInput): Promise<PreparedTestRun> {
-      const config = await readRepoTestConfig(deps.gitHost, input.repo, input.headSha);
-      switch (config.kind) {
-        case 'absent':
-          return {
-            kind: 'config_problem',
-            reason: config.reason,
-            detail:
-              'The tested commit has no .railyard/merge-queue.json and the queue has no requiredStatuses.',
-          };
-        case 'invalid':
-          return { kind: 'config_problem', reason: config.reason, detail: config.detail };
-        case 'found':
-          break;
-      }
-      await mkdir(deps.scratchRoot, { recursive: true });
-      const scratch = await mkdtemp(join(deps.scratchRoot, `${input.runId}-`));
-      try {
-        const checkout = join(scratch, 'checkout');
-        await deps.gitHost.checkout({ repo: input.repo, sha: input.headSha, directory: checkout });
-        const bundlePath = join(scratch, 'content.bundle');
-        // HEAD is the tested commit, detached: the bundle holds it and its history, and nothing else.
-        await gitCommand(checkout, ['bundle', 'create', '--quiet', bundlePath, 'HEAD']);
-        const contentToken = await deps.contents.stage({
-          organisationId: input.organisationId,
-          runId: input.runId,
-          repo: input.repo,
-          sha: input.headSha,
-          bundlePath,
-        });
-        return {
-          kind: 'ready',
-          command: config.config.command,
-          ...(config.config.junitGlobs ? { junitGlobs: config.config.junitGlobs } : {}),
-          contentToken,
-        };
-      } catch (err) {
-        if (err instanceof RunContentTooLarge)
-          throw ApplicationFailure.nonRetryable(err.message, 'RunContentTooLarge');
-        throw err;
-      } finally {
-        await rm(scratch, { recursive: true, force: true });
-      }
-    },
+    prepareTestRun: (input: RunCommandInput) => whileHeartbeating(() => prepare(input)),
 
     /** The report is an argument of its own: a top-level Uint8Array is a binary payload, not JSON. */
-    async recordTestRun(run: RunCommandInput, packed: Uint8Array): Promise<RunCommandResult> {
-      const ctx = Context.current();
-      const report = unpackRunReport(packed);
-      if (report.outcome === 'cancelled') return { kind: 'cancelled' };
-      if (deps.runLogs) {
-        const stored = await withinTime(
-          deps.runLogs.storeContent({
-            organisationId: run.organisationId,
-            repo: run.repo,
-            runId: run.runId,
-            content: Buffer.from(report.log, 'utf8'),
-            originalBytes: report.logOriginalBytes,
-          }),
-          deps.logStoreTimeoutMs ?? LOG_STORE_TIMEOUT_MS,
-        );
-        if (stored !== 'stored')
-          ctx.log.warn('the run log was not stored; the record will have no log link', {
-            runId: run.runId,
-            problem: stored,
-          });
-      }
-      const tests = deps.judgeTests
-        ? await deps.judgeTests({
-            organisationId: run.organisationId,
-            branchName: run.branchName,
-            repo: run.repo,
-            runId: run.runId,
-            headSha: run.headSha,
-            junitFiles: report.junitFiles,
-          })
-        : [];
-      return {
-        kind: 'finished',
-        outcome: report.outcome,
-        tests,
-        // The log lives in the database now; this names it for records (GET /v1/testRuns/<id>/log).
-        logPath: `test-run-logs/${run.runId}`,
-        exitCode: report.exitCode,
-      };
-    },
+    recordTestRun: (run: RunCommandInput, packed: Uint8Array) => whileHeartbeating(() => record(run, packed)),
   };
+
+  async function prepare(input: RunCommandInput): Promise<PreparedTestRun> {
+    const config = await readRepoTestConfig(deps.gitHost, input.repo, input.headSha);
+    switch (config.kind) {
+      case 'absent':
+        return {
+          kind: 'config_problem',
+          reason: config.reason,
+          detail:
+            'The tested commit has no .railyard/merge-queue.json and the queue has no requiredStatuses.',
+        };
+      case 'invalid':
+        return { kind: 'config_problem', reason: config.reason, detail: config.detail };
+      case 'found':
+        break;
+    }
+    await mkdir(deps.scratchRoot, { recursive: true });
+    const scratch = await mkdtemp(join(deps.scratchRoot, `${input.runId}-`));
+    try {
+      const checkout = join(scratch, 'checkout');
+      await deps.gitHost.checkout({ repo: input.repo, sha: input.headSha, directory: checkout });
+      const bundlePath = join(scratch, 'content.bundle');
+      // HEAD is the tested commit, detached: the bundle holds it and its history, and nothing else.
+      await gitCommand(checkout, ['bundle', 'create', '--quiet', bundlePath, 'HEAD']);
+      const contentToken = await deps.contents.stage({
+        organisationId: input.organisationId,
+        runId: input.runId,
+        repo: input.repo,
+        sha: input.headSha,
+        bundlePath,
+      });
+      return {
+        kind: 'ready',
+        command: config.config.command,
+        ...(config.config.junitGlobs ? { junitGlobs: config.config.junitGlobs } : {}),
+        contentToken,
+      };
+    } catch (err) {
+      if (err instanceof RunContentTooLarge)
+        throw ApplicationFailure.nonRetryable(err.message, 'RunContentTooLarge');
+      throw err;
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+
+  async function record(run: RunCommandInput, packed: Uint8Array): Promise<RunCommandResult> {
+    const ctx = Context.current();
+    const report = unpackRunReport(packed);
+    if (report.outcome === 'cancelled') return { kind: 'cancelled' };
+    if (deps.runLogs) {
+      const stored = await withinTime(
+        deps.runLogs.storeContent({
+          organisationId: run.organisationId,
+          repo: run.repo,
+          runId: run.runId,
+          content: Buffer.from(report.log, 'utf8'),
+          originalBytes: report.logOriginalBytes,
+        }),
+        deps.logStoreTimeoutMs ?? LOG_STORE_TIMEOUT_MS,
+      );
+      if (stored !== 'stored')
+        ctx.log.warn('the run log was not stored; the record will have no log link', {
+          runId: run.runId,
+          problem: stored,
+        });
+    }
+    const tests = deps.judgeTests
+      ? await deps.judgeTests({
+          organisationId: run.organisationId,
+          branchName: run.branchName,
+          repo: run.repo,
+          runId: run.runId,
+          headSha: run.headSha,
+          junitFiles: report.junitFiles,
+        })
+      : [];
+    return {
+      kind: 'finished',
+      outcome: report.outcome,
+      tests,
+      // The log lives in the database now; this names it for records (GET /v1/testRuns/<id>/log).
+      logPath: `test-run-logs/${run.runId}`,
+      exitCode: report.exitCode,
+    };
+  }
+}
+
+/** Runs `work` while heartbeating every 5 s: a worker that dies mid-step is noticed in seconds. */
+async function whileHeartbeating<T>(work: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const timer = setInterval(() => ctx.heartbeat(), 5_000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /** 'stored', or what went wrong (an error's message, or the time it took too long). */

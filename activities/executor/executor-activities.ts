@@ -16,6 +16,7 @@ import { rm } from 'node:fs/promises';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { createCommandRunner, type CommandRunnerOptions } from '../runners/command-runner';
 import { boundedLog } from '../runners/run-logs';
+import { NETWORK_DOWN } from '../runners/sandbox-network';
 import type { SandboxSettings } from '../runners/sandbox';
 import type { RepositoryKey } from '../../workflows/contract';
 import { bundleCheckout, ContentGone } from './content-fetch';
@@ -85,6 +86,10 @@ export function createExecutorActivities(deps: ExecutorDeps) {
       }
       try {
         const { content, size } = await boundedLog(result.logPath, LOG_BYTES);
+        // The sandbox's network never came up: this executor's fault, so the run is tried again (on this
+        // or another executor) instead of failing the PR.
+        if (result.exitCode === 125 && content.includes(NETWORK_DOWN))
+          throw ApplicationFailure.retryable(NETWORK_DOWN, 'SandboxNetworkDown');
         return packRunReport({
           outcome: result.outcome,
           exitCode: result.exitCode,

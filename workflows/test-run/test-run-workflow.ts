@@ -72,9 +72,14 @@ async function runOnExecutor(
 ): Promise<RunCommandResult> {
   // The control plane's steps need PostgreSQL: through an outage they retry until it is back (the
   // queue's testing timeout bounds the run as a whole); refusals that cannot change are non-retryable.
-  const control = proxyActivities<Activities>({
-    startToCloseTimeout: '10 minutes',
-    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  // Short steps get a short timeout, long ones heartbeat: a worker killed mid-step costs seconds, not
+  // the step's whole timeout.
+  const retry = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
+  const control = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry });
+  const { prepareTestRun, recordTestRun } = proxyActivities<Activities>({
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '30 seconds',
+    retry,
   });
   const { executeTestRun } = proxyActivities<ExecutorActivities>({
     taskQueue: executorTaskQueue(workflowInfo().taskQueue),
@@ -109,7 +114,7 @@ async function runOnExecutor(
       if (held) break;
       await condition(() => freed, SLOT_ASK_AGAIN_MS);
     }
-    const prepared = await control.prepareTestRun(run);
+    const prepared = await prepareTestRun(run);
     if (prepared.kind === 'config_problem') {
       await report(prepared);
       return prepared;
@@ -125,7 +130,7 @@ async function runOnExecutor(
       ...(input.network === false ? { network: false } : {}),
       contentToken: prepared.contentToken,
     });
-    const result = await control.recordTestRun(run, packed);
+    const result = await recordTestRun(run, packed);
     await report(result);
     return result;
   } finally {
