@@ -25,6 +25,7 @@ export interface Service {
   profiles?: string[];
   networks?: string[];
   security_opt?: string[];
+  restart?: string;
 }
 
 export interface ComposeFile {

@@ -47,6 +47,9 @@ test('has the services of the current Temporal compose pattern plus api and work
   expect(services.api?.build).toBe('.');
   expect(services.worker?.build).toBe('.');
   expect(services.executor?.build).toBe('.');
+  // railyard's own processes come back after a crash (the chaos run's faults, in production).
+  const restart = Object.fromEntries(['api', 'worker', 'executor'].map((n) => [n, services[n]?.restart]));
+  expect(restart).toEqual({ api: 'unless-stopped', worker: 'unless-stopped', executor: 'unless-stopped' });
 });
 
 test('the executor holds no control-plane credential and cannot reach PostgreSQL (issue 17)', () => {
