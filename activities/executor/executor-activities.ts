@@ -90,6 +90,11 @@ export function createExecutorActivities(deps: ExecutorDeps) {
         // or another executor) instead of failing the PR.
         if (result.exitCode === 125 && content.includes(NETWORK_DOWN))
           throw ApplicationFailure.retryable(NETWORK_DOWN, 'SandboxNetworkDown');
+        // bwrap failed to set the sandbox up (seen under load: "bwrap: loopback: Failed RTM_NEWADDR: No
+        // child processes"), before the command ran: also the executor's fault, tried again. A command
+        // that prints such a line itself only gets its own run retried, up to the attempts allowed.
+        const setup = sandboxSetupFailure(result.exitCode, content.toString('utf8'));
+        if (setup) throw ApplicationFailure.retryable(setup, 'SandboxSetupFailed');
         return packRunReport({
           outcome: result.outcome,
           exitCode: result.exitCode,
@@ -108,3 +113,10 @@ export function createExecutorActivities(deps: ExecutorDeps) {
 }
 
 export type ExecutorActivities = ReturnType<typeof createExecutorActivities>;
+
+/** bwrap's own error, when it is the first thing the run printed and the run failed: else null. */
+export function sandboxSetupFailure(exitCode: number | null, log: string): string | null {
+  if (exitCode !== 1) return null;
+  const first = log.split('\n').find((line) => line !== '' && !line.startsWith('# '));
+  return first?.startsWith('bwrap: ') ? `the sandbox could not be set up (${first.slice(0, 200)})` : null;
+}

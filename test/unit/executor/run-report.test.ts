@@ -1,4 +1,5 @@
-/** The run report's bounds (activities/executor/run-report.ts): it always fits a Temporal payload. */
+/** The run report (activities/executor/run-report.ts): it always fits a Temporal payload; and what counts as a sandbox setup failure. */
+import { sandboxSetupFailure } from '../../../activities/executor/executor-activities';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import {
@@ -62,4 +63,17 @@ test('cutMiddle keeps a quarter of the budget from the head and the rest from th
   expect(cut.startsWith('a'.repeat(10))).toBe(true);
   expect(cut.endsWith('b'.repeat(30))).toBe(true);
   expect(cutMiddle('short', 40)).toBe('short');
+});
+
+test("bwrap's own setup error, first in a failed run's log, is the executor's fault; the command's output is not", () => {
+  const header = '# railyard test run x\n# command: true\n# started now\n';
+  expect(
+    sandboxSetupFailure(
+      1,
+      `${header}bwrap: loopback: Failed RTM_NEWADDR: No child processes\n\n# failed: exit code 1`,
+    ),
+  ).toMatch(/could not be set up \(bwrap: loopback/);
+  expect(sandboxSetupFailure(1, `${header}FAIL calc\nbwrap: later\n# failed`)).toBeNull();
+  expect(sandboxSetupFailure(2, `${header}bwrap: x\n`)).toBeNull();
+  expect(sandboxSetupFailure(0, `${header}bwrap: x\n`)).toBeNull();
 });
