@@ -156,7 +156,11 @@ test('a PR in testing has an estimate; a cancelled one names who cancelled it', 
   );
 
   expect((await post('cancelPullRequest', { ...queue, pr: { number: 6 } })).statusCode).toBe(200);
-  const cancelled = await record(6, { includeEstimatedTimeToMerge: true });
+  // The queue applies the cancel, then tells the PR's workflow: its record follows a moment later.
+  const cancelled = await h.waitFor('#6 cancelled on its record', async () => {
+    const r = await record(6, { includeEstimatedTimeToMerge: true });
+    return r.state === 'cancelled' ? r : undefined;
+  });
   expect(cancelled).toMatchObject({
     state: 'cancelled',
     reason: 'USER_REQUESTED',
