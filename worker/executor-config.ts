@@ -5,7 +5,8 @@
  * could read its environment.
  */
 import { z } from 'zod';
-import { ConfigError, envBool, envInt, logLevel, parseEnv } from '../activities/platform/env';
+import { temporalConfigShape } from '../activities/platform/config';
+import { ConfigError, envBool, envInt, parseEnv } from '../activities/platform/env';
 import { DEFAULT_RUN_CONTENT_MAX_BYTES } from '../activities/executor/run-content';
 import { DEFAULT_SANDBOX } from '../activities/runners/sandbox';
 import {
@@ -36,14 +37,7 @@ const absolutePaths = z
   .pipe(z.array(z.string().regex(/^\/(?!.*(^|\/)\.\.(\/|$))/, 'must be absolute paths without ..')).max(32));
 
 const ExecutorConfig = z.object({
-  TEMPORAL_ADDRESS: z
-    .string()
-    .regex(/^[^\s:]+:\d+$/, 'must be host:port')
-    .default('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  /** The control task queue; the executor serves `<it>-ci`. */
-  RAILYARD_TASK_QUEUE: z.string().min(1).default('railyard'),
-  RAILYARD_LOG_LEVEL: logLevel.default('info'),
+  ...temporalConfigShape,
   /** The API as this executor reaches it: run content comes from GET /v1/executor/run-content. */
   RAILYARD_EXECUTOR_API_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })

@@ -20,19 +20,10 @@ import { createExecutorActivities } from '../activities/executor/executor-activi
 import { ConfigError } from '../activities/platform/env';
 import { probeSandbox, type SandboxSettings } from '../activities/runners/sandbox';
 import { executorTaskQueue } from '../workflows/contract';
-import { loadExecutorConfig, type ExecutorConfig } from './executor-config';
+import { loadExecutorConfig } from './executor-config';
 import { buildExecutorHealth } from './executor-health';
 import { sandboxOf } from './sandbox-settings';
-
-const SDK_LOG_LEVEL = {
-  fatal: 'ERROR',
-  error: 'ERROR',
-  warn: 'WARN',
-  info: 'INFO',
-  debug: 'DEBUG',
-  trace: 'TRACE',
-  silent: 'ERROR',
-} as const satisfies Record<ExecutorConfig['RAILYARD_LOG_LEVEL'], string>;
+import { SDK_LOG_LEVEL } from './sdk-log-level';
 
 async function main(): Promise<void> {
   const config = loadExecutorConfig();

@@ -28,22 +28,13 @@ import { ConfigError } from '../activities/platform/env';
 import { publicUrlOf } from '../activities/platform/public-url';
 import { gitHubAppSettingsOf } from '../activities/github/config';
 import { executorTaskQueue } from '../workflows/contract';
-import { loadWorkerConfig, type WorkerConfig } from './config';
+import { loadWorkerConfig } from './config';
+import { SDK_LOG_LEVEL } from './sdk-log-level';
 import { ensureReevaluationSchedule } from './reevaluation-schedule';
 import {
   ensureGitHubReconciliationSchedule,
   removeGitHubReconciliationSchedule,
 } from './github-reconciliation-schedule';
-
-const SDK_LOG_LEVEL = {
-  fatal: 'ERROR',
-  error: 'ERROR',
-  warn: 'WARN',
-  info: 'INFO',
-  debug: 'DEBUG',
-  trace: 'TRACE',
-  silent: 'ERROR',
-} as const satisfies Record<WorkerConfig['RAILYARD_LOG_LEVEL'], string>;
 
 const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
 

@@ -8,15 +8,21 @@ import { envBool, envInt, logLevel } from './env';
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL');
 
-export const sharedConfigShape = {
-  DATABASE_URL: postgresUrl,
+/** Where Temporal is and which task queue is railyard's: every process, the executor included. */
+export const temporalConfigShape = {
   TEMPORAL_ADDRESS: z
     .string()
     .regex(/^[^\s:]+:\d+$/, 'must be host:port')
     .default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /** The control task queue (the executor serves `<it>-ci`). */
   RAILYARD_TASK_QUEUE: z.string().min(1).default('railyard'),
   RAILYARD_LOG_LEVEL: logLevel.default('info'),
+};
+
+export const sharedConfigShape = {
+  DATABASE_URL: postgresUrl,
+  ...temporalConfigShape,
   RAILYARD_GIT_ROOT: z.string().min(1).default('.data/git'),
   RAILYARD_TEMPORAL_CALL_TIMEOUT_MS: envInt(100, 120_000).default(5_000),
   /** Webhook receivers on private or loopback addresses are refused unless this is true. */
