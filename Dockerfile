@@ -8,8 +8,8 @@ RUN npx tsc -p tsconfig.json --outDir dist \
  && node -e "require('@temporalio/worker').bundleWorkflowCode({workflowsPath: require.resolve('./dist/workflows')}).then(({code}) => require('fs').writeFileSync('dist/workflow-bundle.js', code))"
 
 FROM node:20-bookworm-slim
-# bubblewrap: the executor's sandbox for test commands (activities/runners/sandbox.ts); passt (pasta):
-# a network of their own for network-on runs (activities/runners/sandbox-network.ts).
+# bubblewrap: the executor's sandbox for test commands (executor/sandbox.ts); passt (pasta):
+# a network of their own for network-on runs (executor/sandbox-network.ts).
 RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates bubblewrap passt && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production
@@ -19,9 +19,9 @@ COPY --from=build /app/dist ./dist
 # The compiled migration runner looks for migrations/ next to dist/'s top level (MIGRATIONS_DIR is
 # relative to the module), so they go inside dist/.
 COPY migrations ./dist/migrations
-# The dashboard's templates and stylesheet are read next to the compiled routes (api/routes/ui).
-COPY api/ui/templates ./dist/api/ui/templates
-COPY api/ui/static ./dist/api/ui/static
+# The dashboard's templates and stylesheet are read next to the compiled routes (api/dashboard/routes).
+COPY api/dashboard/templates ./dist/api/dashboard/templates
+COPY api/dashboard/static ./dist/api/dashboard/static
 # The compose file mounts named volumes here. A new named volume takes the ownership of the folder it
 # is mounted on, so the folders must exist and belong to `node`; otherwise Docker creates them as root
 # and the worker cannot write its repositories or checkouts.

@@ -2,20 +2,20 @@
  * createActivities(deps): the one object of activity implementations the worker registers. Every
  * dependency (pool, git host, runners) comes in through `deps`; nothing here reads the environment.
  */
-import type { Pool } from 'pg';
+import type { Pool } from '../stores/db';
 import { createEventActivities } from './events';
-import { createFlakyActivities } from './flaky/activities';
-import type { TestCaseEvents } from './flaky/events';
+import { createFlakyActivities } from './flaky';
+import type { TestCaseEvents } from '../flaky/events';
 import { createMergeQueueActivities, type MergeQueueActivityDeps } from './merge-queue';
-import type { GitHubAppAuth } from './github/app-auth';
-import type { GitHubAppSettings } from './github/config';
-import type { GitHubClients } from './github/rest-client';
-import { createGitHubReconciliationActivities } from './github/reconciliation';
-import { createPresentationActivities, type PullRequestPresenter } from './github/pr-presenter';
+import type { GitHubAppAuth } from '../github/app/app-auth';
+import type { GitHubAppSettings } from '../github/app/config';
+import type { GitHubClients } from '../github/app/rest-client';
+import { createGitHubReconciliationActivities } from '../github/inbound/reconciliation';
+import { createPresentationActivities, type PullRequestPresenter } from '../github/presentation/pr-presenter';
 import { createPingActivities } from './ping';
-import { installationOwnership } from './stores/github-installations';
-import { createRepositoryOwnerStore, rememberingOwnership } from './stores/repository-owners';
-import { createRunLogStore } from './runners/run-logs';
+import { installationOwnership } from '../github/store/installations';
+import { createRepositoryOwnerStore, rememberingOwnership } from '../stores/repository-owners';
+import { createRunLogStore } from '../test-runs/store/run-logs';
 
 export interface ActivityDeps extends MergeQueueActivityDeps {
   workerIdentity: string;
@@ -30,7 +30,7 @@ export interface ActivityDeps extends MergeQueueActivityDeps {
   testCaseEvents?: TestCaseEvents;
   /** repo.host a configured GitHub App serves: its repositories are owned through linked installations. */
   gitHubHost?: string;
-  /** With a GitHub App: what the webhook reconciliation needs (activities/github/reconciliation.ts). */
+  /** With a GitHub App: what the webhook reconciliation needs (github/inbound/reconciliation.ts). */
   gitHub?: { settings: GitHubAppSettings; auth: GitHubAppAuth; clients?: GitHubClients; namespace: string };
   /** Shows PRs' records on their host (GitHub's live comment and check run); none: nothing shown. */
   presenter?: PullRequestPresenter;

@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import type { QueueQuota } from '../activities/events/queue-quota';
-import type { ApiKeyStore } from '../activities/stores/api-keys';
-import type { IdempotencyKeyStore } from '../activities/stores/idempotency-keys';
-import type { RepositoryOwnerStore } from '../activities/stores/repository-owners';
+import type { QueueQuota } from '../events/store/queue-quota';
+import type { ApiKeyStore } from '../stores/api-keys';
+import type { IdempotencyKeyStore } from '../stores/idempotency-keys';
+import type { RepositoryOwnerStore } from '../stores/repository-owners';
 import { registerAuth } from './plugins/auth';
 import { createAuthFailureLimiter } from './plugins/auth-failures';
 import { registerForkAuth, type ForkAuthDeps } from './plugins/fork-auth';
@@ -26,7 +26,7 @@ import type { RepositoryOnHost } from './routes/merge-queue/repository-on-host';
 import { flakyTestRoutes, type FlakyDeps } from './routes/flaky-tests';
 import { bundleUploadRoutes, type BundleUploadSettings } from './routes/bundle-uploads';
 import { executorRoutes } from './routes/executor/run-content';
-import type { RunContentStore } from '../activities/executor/run-content';
+import type { RunContentStore } from '../test-runs/store/run-content';
 import {
   createProcessMetrics,
   registerProcessMetrics,
@@ -39,8 +39,8 @@ import { testingResultsRoutes } from './routes/merge-queue/testing-results';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
 import { gitHubInstallationRoutes, type GitHubInstallationApiDeps } from './routes/github/installations';
 import { gitHubWebhookRoutes, type GitHubWebhookApiDeps } from './routes/github/webhooks';
-import { uiRoutes, type UiDeps } from './routes/ui';
-import { createDashboardReads } from './ui/reads';
+import { uiRoutes, type UiDeps } from './dashboard/routes';
+import { createDashboardReads } from './dashboard/store/reads';
 
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 

@@ -1,20 +1,23 @@
 /** The API process's configuration, parsed once at start (see README for the table). */
 import { z } from 'zod';
-import { sharedConfigShape } from '../activities/platform/config';
-import { DEFAULT_MAX_QUEUES_PER_ORGANISATION } from '../activities/events/queue-quota';
-import { envInt, parseEnv } from '../activities/platform/env';
-import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../activities/platform/public-url';
-import { DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION } from '../activities/webhooks/subscriptions';
-import { DEFAULT_MAX_REPOSITORIES_PER_ORGANISATION } from '../activities/stores/repository-owners';
+import { gitHubConfigShape } from '../github/app/config';
+import { sharedConfigShape } from '../platform/config';
+import { DEFAULT_MAX_QUEUES_PER_ORGANISATION } from '../events/store/queue-quota';
+import { envInt, parseEnv } from '../platform/env';
+import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../platform/public-url';
+import { DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION } from '../webhooks/store/subscriptions';
+import { DEFAULT_MAX_REPOSITORIES_PER_ORGANISATION } from '../stores/repository-owners';
 import { CLAIM_POLICIES } from './plugins/repository-access';
 import { DEFAULT_IN_FLIGHT_CAPS } from './plugins/in-flight';
 import { DEFAULT_REQUESTS_PER_SECOND } from './plugins/rate-limit';
 import { DEFAULT_SERVER_TIMEOUTS } from './plugins/server-timeouts';
-import { DEFAULT_MAX_UNPACKED_BYTES } from '../activities/flaky/bundle/read-bundle';
+import { DEFAULT_MAX_UNPACKED_BYTES } from '../flaky/bundle/read-bundle';
 import { DEFAULT_MAX_BUNDLE_BYTES, DEFAULT_URL_TTL_SECONDS } from './routes/bundle-uploads/deps';
 
 const ApiConfig = z.object({
   ...sharedConfigShape,
+  /** The GitHub App; all optional, GitHub is off without an app id. */
+  ...gitHubConfigShape,
   RAILYARD_API_HOST: z.string().min(1).default(DEFAULT_API_HOST),
   RAILYARD_API_PORT: envInt(0, 65535).default(DEFAULT_API_PORT),
   /** Signs flaky-test page tokens; the same on every API process, or tokens fail across them. */
@@ -54,7 +57,7 @@ const ApiConfig = z.object({
   RAILYARD_MAX_WEBHOOKS_PER_ORGANISATION: envInt(1, 100_000).default(
     DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION,
   ),
-  // The dashboard (api/routes/ui): how long a sign-in lasts, and the Temporal Web UI its PR pages link
+  // The dashboard (api/dashboard/routes): how long a sign-in lasts, and the Temporal Web UI its PR pages link
   // to (`npm start` runs it on 8233); `off` for no links.
   RAILYARD_UI_SESSION_HOURS: envInt(1, 720).default(12),
   RAILYARD_TEMPORAL_UI_URL: z

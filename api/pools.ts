@@ -8,8 +8,8 @@
  * Invariant: nothing but the ApiKeyStore's authenticate path uses `keys`; its statements are one
  * indexed lookup, hence the short timeouts.
  */
-import type { Pool } from 'pg';
-import { createPool } from '../activities/platform/db';
+import type { Pool } from '../stores/db';
+import { createPool } from '../stores/db';
 
 export interface ApiPoolSettings {
   DATABASE_URL: string;

@@ -3,42 +3,43 @@
  * buildApp → listen. SIGINT/SIGTERM close the server (in-flight requests finish), then the parser
  * threads, the pool and the connection.
  */
-import { createRunContentStore } from '../activities/executor/run-content';
+import { createRunContentStore } from '../test-runs/store/run-content';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { createQueueQuota } from '../activities/events/queue-quota';
-import { createTestCaseEvents } from '../activities/flaky/events';
-import { createJunitParser, defaultParserThreads } from '../activities/flaky/junit/pool';
-import { createFlakyStore } from '../activities/flaky/service';
-import { DEFAULT_BUNDLE_LIMITS } from '../activities/flaky/bundle';
-import { ConfigError } from '../activities/platform/env';
-import { publicUrlOf } from '../activities/platform/public-url';
-import { createApiKeyStore } from '../activities/stores/api-keys';
-import { createIdempotencyKeyStore } from '../activities/stores/idempotency-keys';
-import { createGitHubAppAuth } from '../activities/github/app-auth';
-import { gitHubAppSettingsOf } from '../activities/github/config';
-import { createInstallationsApi } from '../activities/github/installations-api';
-import { createGitHubInstallationStore } from '../activities/stores/github-installations';
-import { createWebhookDeliveryStore } from '../activities/stores/github-webhook-deliveries';
-import { createWebhookReceiver } from '../activities/github/webhook-receiver';
-import { createGitHubOwnerLookup } from '../activities/github/owner-lookup';
-import { createQueueHinter } from '../activities/github/queue-hints';
-import { createPrCommandHandler } from '../activities/github/pr-command-handler';
-import { createGitHubClients } from '../activities/github/rest-client';
-import { createForkedRunVerifier } from '../activities/github/forked-runs';
-import { createRepositoryPublicIds } from '../activities/stores/repository-public-ids';
+import { createQueueQuota } from '../events/store/queue-quota';
+import { createTestCaseEvents } from '../flaky/events';
+import { createJunitParser, defaultParserThreads } from '../flaky/junit/pool';
+import { createFlakyStore } from '../flaky/service';
+import { DEFAULT_BUNDLE_LIMITS } from '../flaky/bundle';
+import { ConfigError } from '../platform/env';
+import { publicUrlOf } from '../platform/public-url';
+import { pingDatabase } from '../stores/db';
+import { createApiKeyStore } from '../stores/api-keys';
+import { createIdempotencyKeyStore } from '../stores/idempotency-keys';
+import { createGitHubAppAuth } from '../github/app/app-auth';
+import { gitHubAppSettingsOf } from '../github/app/config';
+import { createInstallationsApi } from '../github/app/installations-api';
+import { createGitHubInstallationStore } from '../github/store/installations';
+import { createWebhookDeliveryStore } from '../github/store/webhook-deliveries';
+import { createWebhookReceiver } from '../github/inbound/webhook-receiver';
+import { createGitHubOwnerLookup } from '../github/store/owner-lookup';
+import { createQueueHinter } from '../github/inbound/queue-hints';
+import { createPrCommandHandler } from '../github/inbound/pr-command-handler';
+import { createGitHubClients } from '../github/app/rest-client';
+import { createForkedRunVerifier } from '../github/inbound/forked-runs';
+import { createRepositoryPublicIds } from '../stores/repository-public-ids';
 import { repositoryAccessWithGitHub } from './plugins/github-repository-access';
-import { createSubscriptionStore } from '../activities/webhooks';
+import { createSubscriptionStore } from '../webhooks';
 import { buildApp } from './app';
 import { createProcessMetrics, instrumentTemporalGateway } from './plugins/process-metrics';
 import { loadApiConfig } from './config';
 import { localRepositoryCheck } from './routes/merge-queue/repository-on-host';
 import { createApiPools } from './pools';
 import { createMergeQueueService } from './temporal/merge-queue-service';
-import { createTestDurations } from '../activities/events/test-durations';
-import { createRunLogStore } from '../activities/runners/run-logs';
+import { createTestDurations } from '../events/store/test-durations';
+import { createRunLogStore } from '../test-runs/store/run-logs';
 import { createTemporalGateway } from './temporal/client';
-import { createUiSessionStore } from './ui/sessions';
+import { createUiSessionStore } from './dashboard/store/sessions';
 
 async function main(): Promise<void> {
   const config = loadApiConfig();
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
   const gitHubClients = gitHub && gitHubAuth ? await createGitHubClients(gitHub, gitHubAuth) : null;
   // Deliveries are acted on after they are answered; shutdown waits for that work.
   // Pull request, push and check deliveries become hints to the owning organisation's queues, and
-  // commands in PR comments act on them (activities/github/pr-command-handler.ts).
+  // commands in PR comments act on them (github/inbound/pr-command-handler.ts).
   const gitHubWebhooks =
     gitHub && installations && gitHubClients
       ? createWebhookReceiver({
@@ -194,7 +195,7 @@ async function main(): Promise<void> {
         : { temporalUi: { url: config.RAILYARD_TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE } }),
     },
     probes: {
-      postgres: async () => void (await pool.query('SELECT 1')),
+      postgres: () => pingDatabase(pool),
       temporal: () => temporal.ping(),
       worker: () => temporal.pingWorker(),
     },

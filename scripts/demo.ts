@@ -9,10 +9,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { existingRepositoryPath, initBareRepository } from '../activities/git/repository-path';
-import { apiUrl, DEFAULT_API_PORT } from '../activities/platform/public-url';
+import { existingRepositoryPath, initBareRepository } from '../git/repository-path';
+import { apiUrl, DEFAULT_API_PORT } from '../platform/public-url';
 import { EXAMPLE_REPO } from '../api/schemas/examples';
-import { isTerminal } from '../workflows/engine';
+import { isTerminal } from '../engine';
 import { dataDir, PROJECT_ROOT, readState } from './lib/data-dir';
 
 const API =

@@ -12,12 +12,12 @@
 import { parseArgs } from 'node:util';
 import type { Pool } from 'pg';
 import { z } from 'zod';
-import { createGitHubAppAuth, GitHubAuthError } from '../activities/github/app-auth';
-import { gitHubAppSettingsOf, gitHubConfigShape } from '../activities/github/config';
-import { createInstallationsApi } from '../activities/github/installations-api';
-import { linkInstallation } from '../activities/github/linking';
-import { ConfigError, parseEnv } from '../activities/platform/env';
-import { createGitHubInstallationStore } from '../activities/stores/github-installations';
+import { createGitHubAppAuth, GitHubAuthError } from '../github/app/app-auth';
+import { gitHubAppSettingsOf, gitHubConfigShape } from '../github/app/config';
+import { createInstallationsApi } from '../github/app/installations-api';
+import { linkInstallation } from '../github/app/linking';
+import { ConfigError, parseEnv } from '../platform/env';
+import { createGitHubInstallationStore } from '../github/store/installations';
 import { organisationIdOf, runOperatorCommand, slugOf, UsageError } from './lib/operator-command';
 
 const USAGE = `usage: npm run github -- link --org <slug> --installation <id>

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Pool } from 'pg';
-import { createApiKeyStore } from '../activities/stores/api-keys';
+import { createApiKeyStore } from '../stores/api-keys';
 import { runOperatorCommand, slugOf, UsageError } from './lib/operator-command';
 
 const USAGE =

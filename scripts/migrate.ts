@@ -1,5 +1,5 @@
 /** `tsx scripts/migrate.ts`: applies pending migrations to DATABASE_URL and prints what it applied. */
-import { runMigrations } from '../activities/platform/migrate';
+import { runMigrations } from '../stores/migrate';
 
 const url = process.env.DATABASE_URL;
 if (!url) {

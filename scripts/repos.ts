@@ -15,10 +15,10 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Pool } from 'pg';
-import { checkRepositoryKey } from '../activities/git/names';
-import { initBareRepository } from '../activities/git/repository-path';
-import { createRepositoryOwnerStore } from '../activities/stores/repository-owners';
-import { repositoryLabel, type RepositoryKey } from '../workflows/contract';
+import { checkRepositoryKey } from '../git/names';
+import { initBareRepository } from '../git/repository-path';
+import { createRepositoryOwnerStore } from '../stores/repository-owners';
+import { repositoryLabel, type RepositoryKey } from '../contract';
 import { dataDir, PROJECT_ROOT } from './lib/data-dir';
 import { organisationIdOf, runOperatorCommand, slugOf, UsageError } from './lib/operator-command';
 

@@ -16,11 +16,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { createPool } from '../activities/platform/db';
-import { ConfigError } from '../activities/platform/env';
-import { runMigrations } from '../activities/platform/migrate';
-import { apiUrl } from '../activities/platform/public-url';
-import { createApiKeyStore } from '../activities/stores/api-keys';
+import { createPool } from '../stores/db';
+import { ConfigError } from '../platform/env';
+import { runMigrations } from '../stores/migrate';
+import { apiUrl } from '../platform/public-url';
+import { createApiKeyStore } from '../stores/api-keys';
 import { banner } from './lib/banner';
 import { dataDir, PROJECT_ROOT, readState, writeState } from './lib/data-dir';
 import * as instance from './lib/instance';

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { runMigrations } from '../activities/platform/migrate';
+import { runMigrations } from '../stores/migrate';
 import { PROJECT_ROOT } from './lib/data-dir';
 import { freePort } from './lib/ports';
 import { SetupError, startCluster } from './lib/postgres';

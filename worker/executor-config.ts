@@ -5,15 +5,15 @@
  * could read its environment.
  */
 import { z } from 'zod';
-import { temporalConfigShape } from '../activities/platform/config';
-import { ConfigError, envBool, envInt, parseEnv } from '../activities/platform/env';
-import { DEFAULT_RUN_CONTENT_MAX_BYTES } from '../activities/executor/run-content';
-import { DEFAULT_SANDBOX } from '../activities/runners/sandbox';
+import { temporalConfigShape } from '../platform/config';
+import { ConfigError, envBool, envInt, parseEnv } from '../platform/env';
+import { DEFAULT_RUN_CONTENT_MAX_BYTES } from '../executor/content-fetch';
+import { DEFAULT_SANDBOX } from '../executor/sandbox';
 import {
   DEFAULT_MAX_DISK_BYTES,
   DEFAULT_MAX_DISK_ENTRIES,
   DEFAULT_MAX_RUN_MS,
-} from '../activities/runners/command-runner';
+} from '../executor/command-runner';
 
 const MIB = 1024 * 1024;
 
@@ -48,7 +48,7 @@ const ExecutorConfig = z.object({
   RAILYARD_EXECUTOR_HEALTH_PORT: envInt(0, 65535).default(9465),
   RAILYARD_SHUTDOWN_GRACE_SECONDS: envInt(0, 3600).default(30),
   RAILYARD_RUN_CONTENT_MAX_MB: envInt(1, 64 * 1024).default(DEFAULT_RUN_CONTENT_MAX_BYTES / MIB),
-  // The sandbox of every test run (activities/runners/sandbox.ts).
+  // The sandbox of every test run (executor/sandbox.ts).
   RAILYARD_EXECUTOR_UNSANDBOXED: envBool.default(false),
   RAILYARD_SANDBOX_NETWORK: z.enum(['on', 'off']).default('on'),
   RAILYARD_SANDBOX_MEMORY_MB: envInt(256, 1024 * 1024).default(DEFAULT_SANDBOX.memoryBytes / MIB),

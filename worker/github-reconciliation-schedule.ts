@@ -17,7 +17,7 @@ import {
   ScheduleOverlapPolicy,
   type ScheduleOptionsAction,
 } from '@temporalio/client';
-import { GITHUB_RECONCILIATION_WORKFLOW_TYPE } from '../workflows/contract';
+import { GITHUB_RECONCILIATION_WORKFLOW_TYPE } from '../contract';
 
 export const GITHUB_RECONCILIATION_SCHEDULE_ID = 'railyard-github-reconciliation';
 

@@ -14,20 +14,20 @@ import {
   makeTelemetryFilterString,
 } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { createRunLogStore } from '../activities/runners/run-logs';
+import { createRunLogStore } from '../test-runs/store/run-logs';
 import { createActivities } from '../activities';
-import { createLocalGitHost } from '../activities/git/local-git-host';
-import { createRoutingGitHost } from '../activities/git/routing-git-host';
-import { createGitHubWorkerHost } from '../activities/github/worker-host';
-import { createTestCaseEvents } from '../activities/flaky/events';
-import { createFlakyStore } from '../activities/flaky/service';
-import { createPool } from '../activities/platform/db';
-import { createRunContentStore } from '../activities/executor/run-content';
-import { createRunSlots } from '../activities/executor/run-slots';
-import { ConfigError } from '../activities/platform/env';
-import { publicUrlOf } from '../activities/platform/public-url';
-import { gitHubAppSettingsOf } from '../activities/github/config';
-import { executorTaskQueue } from '../workflows/contract';
+import { createLocalGitHost } from '../git/local-git-host';
+import { createRoutingGitHost } from '../git/routing-git-host';
+import { createGitHubWorkerHost } from '../github/app/worker-host';
+import { createTestCaseEvents } from '../flaky/events';
+import { createFlakyStore } from '../flaky/service';
+import { createPool } from '../stores/db';
+import { createRunContentStore } from '../test-runs/store/run-content';
+import { createRunSlots } from '../test-runs/store/run-slots';
+import { ConfigError } from '../platform/env';
+import { publicUrlOf } from '../platform/public-url';
+import { gitHubAppSettingsOf } from '../github/app/config';
+import { executorTaskQueue } from '../contract';
 import { loadWorkerConfig } from './config';
 import { SDK_LOG_LEVEL } from './sdk-log-level';
 import { ensureReevaluationSchedule } from './reevaluation-schedule';
@@ -40,7 +40,7 @@ const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
-  // Checked at start so a half-configured GitHub App stops the worker too (activities/github/config.ts).
+  // Checked at start so a half-configured GitHub App stops the worker too (github/app/config.ts).
   const gitHub = gitHubAppSettingsOf(config);
   Runtime.install({
     logger: new DefaultLogger(SDK_LOG_LEVEL[config.RAILYARD_LOG_LEVEL]),

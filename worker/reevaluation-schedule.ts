@@ -13,7 +13,7 @@ import {
   ScheduleOverlapPolicy,
   type ScheduleOptionsAction,
 } from '@temporalio/client';
-import { FLAKY_REEVALUATION_WORKFLOW_TYPE } from '../workflows/contract';
+import { FLAKY_REEVALUATION_WORKFLOW_TYPE } from '../contract';
 
 export const REEVALUATION_SCHEDULE_ID = 'railyard-flaky-reevaluation';
 

@@ -6,8 +6,8 @@
  *
  * Invariant: an executor never runs a test command unsandboxed without that explicit setting.
  */
-import { ConfigError } from '../activities/platform/env';
-import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../activities/runners/sandbox';
+import { ConfigError } from '../platform/env';
+import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../executor/sandbox';
 import type { ExecutorConfig } from './executor-config';
 
 const MIB = 1024 * 1024;

@@ -4,7 +4,7 @@
  * SDK level of their own; errors are the least the SDK may print.
  */
 import type { z } from 'zod';
-import type { logLevel } from '../activities/platform/env';
+import type { logLevel } from '../platform/env';
 
 export const SDK_LOG_LEVEL = {
   fatal: 'ERROR',

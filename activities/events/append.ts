@@ -12,12 +12,12 @@
  * - It may fail as long as PostgreSQL is down: the queue workflow keeps the transitions and retries
  *   without limit (workflows/queue/event-log-outbox.ts), so a failure here delays, never drops.
  */
-import { inTransaction } from '../platform/transaction';
-import { recordDeliveries } from '../webhooks/deliveries';
-import { startDeliveries, type WebhookDispatchDeps } from '../webhooks/dispatch';
-import { pullRequestEventsOf, type PullRequestEventContext } from '../webhooks/pull-request-events';
-import { appendToLog } from './log-store';
-import type { AppendTransitionsInput, TransitionEvent } from './types';
+import { inTransaction } from '../../stores/transaction';
+import { recordDeliveries } from '../../webhooks/store/deliveries';
+import { startDeliveries, type WebhookDispatchDeps } from '../../webhooks/dispatch';
+import { pullRequestEventsOf, type PullRequestEventContext } from '../../webhooks/pull-request-events';
+import { appendToLog } from '../../events/store/log-store';
+import type { AppendTransitionsInput, TransitionEvent } from '../../events/types';
 
 export interface AppendResult {
   /** Transitions that were new to the log (0 for a repeated batch). */

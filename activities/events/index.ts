@@ -6,12 +6,12 @@
  * Without `client` and `taskQueue` the log is still written but no webhook is recorded or sent.
  */
 import type { Client } from '@temporalio/client';
-import type { Pool } from 'pg';
-import { publicUrlOf } from '../platform/public-url';
-import { createDeliveryActivities } from '../webhooks/deliver';
-import type { DeliveryRetryPolicy } from '../webhooks/types';
+import type { Pool } from '../../stores/db';
+import { publicUrlOf } from '../../platform/public-url';
+import { createDeliveryActivities } from '../webhook-delivery';
+import type { DeliveryRetryPolicy } from '../../webhooks/types';
 import { createAppendActivity, defaultDetailsUrl } from './append';
-import type { TransitionEvent } from './types';
+import type { TransitionEvent } from '../../events/types';
 
 export interface EventActivityDeps {
   pool: Pool;
@@ -43,4 +43,4 @@ export function createEventActivities(deps: EventActivityDeps) {
 
 export type EventActivities = ReturnType<typeof createEventActivities>;
 export type { AppendResult } from './append';
-export type { AppendTransitionsInput, TransitionEvent } from './types';
+export type { AppendTransitionsInput, TransitionEvent } from '../../events/types';

@@ -6,10 +6,10 @@
  * non-retryable failures, since retrying cannot fix them.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { repositoryLabel, type RepositoryKey } from '../../workflows/contract';
-import type { GitHost, TestPullRequest } from '../git/git-host';
-import type { RepositoryOwnership } from '../stores/repository-owners';
-import { assertValid, checkBranchName, InvalidGitNameError, testBranchName } from '../git/names';
+import { repositoryLabel, type RepositoryKey } from '../../contract';
+import type { GitHost, TestPullRequest } from '../../git/git-host';
+import type { RepositoryOwnership } from '../../stores/repository-owners';
+import { assertValid, checkBranchName, InvalidGitNameError, testBranchName } from '../../git/names';
 import type {
   BuildRunInput,
   BuildRunResult,

@@ -1,14 +1,14 @@
 /** The merge-queue activities, composed from their parts; see each module for its rules. */
 import type { Client } from '@temporalio/client';
-import type { GitHost } from '../git/git-host';
-import type { RepositoryOwnership } from '../stores/repository-owners';
-import { createRunContentStore, type RunContentStore } from '../executor/run-content';
-import { createRunSlots, type RunSlots } from '../executor/run-slots';
-import { createTestRunControlActivities, type JudgeTests } from '../executor/control-activities';
-import type { RunLogStore } from '../runners/run-logs';
-import type { Pool } from 'pg';
+import type { GitHost } from '../../git/git-host';
+import type { RepositoryOwnership } from '../../stores/repository-owners';
+import { createRunContentStore, type RunContentStore } from '../../test-runs/store/run-content';
+import { createRunSlots, type RunSlots } from '../../test-runs/store/run-slots';
+import { createTestRunControlActivities, type JudgeTests } from '../test-runs';
+import type { RunLogStore } from '../../test-runs/store/run-logs';
+import type { Pool } from '../../stores/db';
 import { tmpdir } from 'node:os';
-import { runSlotFreedSignal } from '../../workflows/contract';
+import { runSlotFreedSignal } from '../../contract';
 import { createGitActivities } from './git-activities';
 import { createNotifyActivity } from './notify';
 

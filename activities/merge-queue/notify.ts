@@ -21,7 +21,7 @@ import {
   type PrTransitionNotice,
   type PullRequestWorkflow,
   type PullRequestWorkflowInput,
-} from '../../workflows/contract';
+} from '../../contract';
 
 export function createNotifyActivity(deps: { client: Client; taskQueue: string }) {
   /** A retried delivery for a submission whose record already closed must not start a new run. */

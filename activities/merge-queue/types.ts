@@ -1,10 +1,10 @@
 /**
  * Inputs and results of the merge-queue activities: plain data that crosses the workflow boundary,
  * so the workflow can import these types without importing any implementation. runTestCommand answers
- * the contract's RunCommandResult (workflows/contract/test-run-messages.ts): the test-run workflow hands
+ * the contract's RunCommandResult (contract/test-run-messages.ts): the test-run workflow hands
  * it to the queue as is.
  */
-import type { CommitStatusReport, RepositoryKey } from '../../workflows/contract';
+import type { CommitStatusReport, RepositoryKey } from '../../contract';
 
 export type MergeMethod = 'merge_commit' | 'squash' | 'rebase';
 export type LandingMode = 'push' | 'api';

@@ -8,7 +8,7 @@
  * the request handed to the fork authenticator.
  */
 import type { FastifyInstance } from 'fastify';
-import type { ApiKeyStore, Organisation } from '../../activities/stores/api-keys';
+import type { ApiKeyStore, Organisation } from '../../stores/api-keys';
 import { unauthorized } from '../errors';
 import type { AuthFailureLimiter } from './auth-failures';
 import type { ForkAuthenticator } from './fork-auth';

@@ -14,16 +14,16 @@
  *   the same whether or not the other repository exists or is the same organisation's). The usual
  *   ownership check (repository-access.ts) then runs as for a key of that organisation.
  * - `forked-run`: the repository must be on the GitHub App's host and owned through a linked
- *   installation; the run is checked with GitHub (activities/github/forked-runs.ts) against the
+ *   installation; the run is checked with GitHub (github/inbound/forked-runs.ts) against the
  *   body's `pr.number` and `pr.sha`. Without the App, 403 saying fork submissions need it.
  * - An unknown public id, a malformed run id and a run GitHub does not vouch for are counted as failed
  *   authentications of the address (auth-failures.ts): past the limit, 429 before any lookup.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ForkedRunVerifier } from '../../activities/github/forked-runs';
-import { isGitHubRepository } from '../../activities/stores/github-installations';
-import type { RepositoryPublicIds } from '../../activities/stores/repository-public-ids';
-import { repositoryLabel, type RepositoryKey } from '../../workflows/contract';
+import type { ForkedRunVerifier } from '../../github/inbound/forked-runs';
+import { isGitHubRepository } from '../../github/store/installations';
+import type { RepositoryPublicIds } from '../../stores/repository-public-ids';
+import { repositoryLabel, type RepositoryKey } from '../../contract';
 import { forbidden, unauthorized, unavailable } from '../errors';
 import type { AuthFailureLimiter } from './auth-failures';
 import { namedRepository } from './repository-access';

@@ -10,10 +10,10 @@
  * - First use never claims it, and `POST /v1/repositories/claim` answers 403 (200 when it is already
  *   the caller's through an installation): only linking an installation confers it.
  */
-import type { Pool } from 'pg';
-import { installationOwnership, isGitHubRepository } from '../../activities/stores/github-installations';
-import { repositoryLabel, type RepositoryKey } from '../../workflows/contract';
-import type { RepositoryOwnership } from '../../activities/stores/repository-owners';
+import type { Pool } from '../../stores/db';
+import { installationOwnership, isGitHubRepository } from '../../github/store/installations';
+import { repositoryLabel, type RepositoryKey } from '../../contract';
+import type { RepositoryOwnership } from '../../stores/repository-owners';
 import { forbidden, notFound } from '../errors';
 import { repositoryAccessOver, type ClaimPolicy, type RepositoryAccess } from './repository-access';
 

@@ -15,14 +15,14 @@
  * - Claims over the organisation's repository limit are a 409 naming the limit.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Organisation } from '../../activities/stores/api-keys';
-import type { Pool } from 'pg';
+import type { Organisation } from '../../stores/api-keys';
+import type { Pool } from '../../stores/db';
 import {
   createRepositoryOwnerStore,
   type ClaimResult,
   type RepositoryOwnerStore,
-} from '../../activities/stores/repository-owners';
-import { repositoryLabel, type RepositoryKey } from '../../workflows/contract';
+} from '../../stores/repository-owners';
+import { repositoryLabel, type RepositoryKey } from '../../contract';
 import { conflict, notFound } from '../errors';
 import { organisationOf } from './auth';
 

@@ -11,8 +11,8 @@ import {
   REPO_HOST_PATTERN,
   REPO_NAME_PATTERN,
   REPO_OWNER_PATTERN,
-} from '../../activities/git/names';
-import type { RepositoryKey } from '../../workflows/contract';
+} from '../../git/names';
+import type { RepositoryKey } from '../../contract';
 import { EXAMPLE_QUEUE, EXAMPLE_REPO, withExample } from './examples';
 
 // eslint-disable-next-line no-control-regex -- rejecting control characters is the point.
@@ -23,7 +23,7 @@ const text = (max: number) =>
 
 // The repository key under its wire name: it parses to the contract's RepositoryKey (`satisfies`
 // below holds the two together), so routes hand it on as is. The document carries the name rules as
-// patterns (looser than the checks, which stay the authority: see activities/git/names.ts); `meta`
+// patterns (looser than the checks, which stay the authority: see git/names.ts); `meta`
 // only changes the document, validation is the chain before it.
 export const RepoRef = z
   .object({

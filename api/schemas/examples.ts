@@ -11,7 +11,7 @@
  * subscription's id, a run id) are realistic in shape and answer 404. No example names a secret.
  */
 import type { z } from 'zod';
-import { testCaseId } from '../../activities/flaky/identity';
+import { testCaseId } from '../../flaky/identity';
 
 /** Attaches a request example; it must be a valid input of the schema (tsc checks the shape). */
 export function withExample<S extends z.ZodType>(schema: S, example: z.input<S>): S {
@@ -56,7 +56,7 @@ export const EXAMPLE_JUNIT_XML = [
 /** The failing test of EXAMPLE_JUNIT_XML, as its report names it. */
 export const EXAMPLE_TEST = { name: 'adds', classname: 'calc', parent: 'calc' } as const;
 
-/** Its id, computed as Trunk's clients compute it (activities/flaky/identity.ts). */
+/** Its id, computed as Trunk's clients compute it (flaky/identity.ts). */
 export const EXAMPLE_TEST_ID = testCaseId({
   organisationSlug: EXAMPLE_ORG_SLUG,
   repository: EXAMPLE_REPO,

@@ -8,7 +8,7 @@
  * Response schemas carry no transforms: the serializer encodes through them.
  */
 import { z } from 'zod';
-import { MAX_PRIORITY, parsePriority, PRIORITY_VALUES } from '../../workflows/engine';
+import { MAX_PRIORITY, parsePriority, PRIORITY_VALUES } from '../../engine';
 import { looseEnum, PrNumber, QueueRequest } from './common';
 import {
   MAX_IMPACTED_TARGETS,

@@ -4,7 +4,7 @@
  * area. The secret appears in exactly one schema, the answer to a creation.
  */
 import { z } from 'zod';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../activities/webhooks';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../webhooks';
 import { withExample } from './examples';
 
 export const EventType = z.enum(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]], {

@@ -11,7 +11,7 @@
  * it has no waiters.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { getAdmissionsQuery, type AdmissionState } from '../../workflows/contract';
+import { getAdmissionsQuery, type AdmissionState } from '../../contract';
 import { unavailable } from '../errors';
 import type { TemporalGateway } from './client';
 

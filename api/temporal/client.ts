@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
-import { PING_WORKFLOW_TYPE, pingWorkflowId, type PingWorkflow } from '../../workflows/contract';
+import { PING_WORKFLOW_TYPE, pingWorkflowId, type PingWorkflow } from '../../contract';
 import { unavailable } from '../errors';
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Trunk's `includeEstimatedTimeToMerge`: when a queued PR is expected to merge, from its place in the
  * queue, the queue's mode and settings, and how long this queue's test runs took lately (the event log,
- * activities/events/test-durations.ts). docs/api-compat.md explains the model and how close it was on
+ * events/store/test-durations.ts). docs/api-compat.md explains the model and how close it was on
  * the demo.
  *
  * Model: the queue tests `concurrency` groups at once, each of up to `batchingMinSize` PRs when it
@@ -12,7 +12,7 @@
  * (one more round). Parallel mode uses the same rounds: PRs in other lanes do not wait, so it is an
  * upper bound there. A PR that is not ready, or that left the queue, has no estimate (null).
  */
-import type { PullRequestRecord } from '../../workflows/contract';
+import type { PullRequestRecord } from '../../contract';
 import type { QueueView } from '../schemas/queue';
 import type { EstimatedTimeToMerge } from '../schemas/pr-record';
 import type { z } from 'zod';

@@ -3,7 +3,7 @@
  * Temporal visibility.
  *
  * - The visibility query selects the queue's PR workflows by id prefix: every PR workflow id of a queue
- *   is `pr/<organisation>/<repository>/<branch>/` plus a number (workflows/contract/ids.ts, each part
+ *   is `pr/<organisation>/<repository>/<branch>/` plus a number (contract/ids.ts, each part
  *   percent-encoded), so the prefix alone isolates organisation and queue; the search attributes
  *   narrow the scan. Values are quoted with `"` and `\` escaped.
  * - The cursor wraps Temporal's page token with a check over the token and the query it belongs to.
@@ -14,8 +14,8 @@
  *   and until select PRs that concluded (reached merged, failed or cancelled) in [since, until).
  */
 import { createHash } from 'node:crypto';
-import type { Organisation } from '../../activities/stores/api-keys';
-import { isTerminal } from '../../workflows/engine';
+import type { Organisation } from '../../stores/api-keys';
+import { isTerminal } from '../../engine';
 import {
   PR_STATE,
   prWorkflowId,
@@ -24,7 +24,7 @@ import {
   repositoryLabel,
   TARGET_BRANCH,
   type PullRequestRecord,
-} from '../../workflows/contract';
+} from '../../contract';
 import { badRequest } from '../errors';
 import type { ListPullRequestsRequest } from '../schemas/merge-queue';
 import type { QueueAddress } from '../routes/merge-queue/service';

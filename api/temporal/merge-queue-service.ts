@@ -1,5 +1,5 @@
 /**
- * The merge-queue use cases over Temporal. Every queue is a `queueWorkflow` (workflows/contract names it);
+ * The merge-queue use cases over Temporal. Every queue is a `queueWorkflow` (contract names it);
  * changes are its updates, reads its queries, CI statuses a signal. Every submission of a PR is a run of
  * a `pullRequestWorkflow`, read with a query also after it finished and listed through visibility.
  *
@@ -25,7 +25,7 @@ import {
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
-import type { Organisation } from '../../activities/stores/api-keys';
+import type { Organisation } from '../../stores/api-keys';
 import {
   cancelUpdate,
   commitStatusSignal,
@@ -47,7 +47,7 @@ import {
   type QueueRejection,
   type TestRunDetails,
   type QueueWorkflow,
-} from '../../workflows/contract';
+} from '../../contract';
 import { badRequest, notFound, unavailable, type AppError } from '../errors';
 import { listSubmissions, QUERY_BATCH } from './submission-listing';
 import {
@@ -62,8 +62,8 @@ import { MAX_RUNS_IN_PROGRESS_LISTED } from '../schemas/limits';
 import { createAdmissionWatcher } from './admission-watcher';
 import { estimateTimeToMerge } from './estimate';
 import { timelineOf, type RecordLinks } from './record-wire';
-import type { TestDurations } from '../../activities/events/test-durations';
-import type { RunLogStore } from '../../activities/runners/run-logs';
+import type { TestDurations } from '../../events/store/test-durations';
+import type { RunLogStore } from '../../test-runs/store/run-logs';
 import type { TemporalGateway } from './client';
 
 const REJECTION_STATUS: Record<QueueRejection, (message: string) => AppError> = {

@@ -1,6 +1,6 @@
 /**
  * A PR record's explanation on the wire (api/schemas/pr-record.ts): its reason as a name and a sentence
- * (workflows/contract/pr-reasons.ts, the one module of reason sentences), the detail behind it, its
+ * (contract/pr-reasons.ts, the one module of reason sentences), the detail behind it, its
  * test runs with links to their logs, and Trunk's timeline (includeTimeline). Pure functions of the
  * record the PR workflow keeps.
  *
@@ -9,12 +9,7 @@
  * them, with the per-kind objects trunk-compat §1.4 names (notReady, failure, cancellation, merged,
  * testsPassed).
  */
-import {
-  explainState,
-  type PullRequestRecord,
-  type ReasonDetail,
-  type TimelineEntry,
-} from '../../workflows/contract';
+import { explainState, type PullRequestRecord, type ReasonDetail, type TimelineEntry } from '../../contract';
 import type { TimelineItem } from '../schemas/pr-record';
 
 export interface RecordLinks {

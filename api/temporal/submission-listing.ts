@@ -3,8 +3,8 @@
  * query and cursor rules), then each run's record read by query, QUERY_BATCH at a time (each query of a
  * finished run replays it on a worker), answered with the records' explanations (record-wire.ts).
  */
-import type { Organisation } from '../../activities/stores/api-keys';
-import type { PullRequestRecord } from '../../workflows/contract';
+import type { Organisation } from '../../stores/api-keys';
+import type { PullRequestRecord } from '../../contract';
 import type { ListPullRequestsRequest, PullRequestPage } from '../schemas/merge-queue';
 import type { TemporalGateway } from './client';
 import { decodeCursor, encodeCursor, matchesFilter, submissionsQuery } from './listing';

@@ -10,8 +10,8 @@
  * - updateQueue ignores an empty `requiredStatuses` (Trunk v1 does; `deleteRequiredStatuses` clears).
  * - Impacted targets `"ALL"` are shown as `["ALL"]` where Trunk's schema only has a list.
  */
-import type { Organisation } from '../../activities/stores/api-keys';
-import { DEFAULT_PRIORITY, priorityName, type QueueConfigPatch } from '../../workflows/engine';
+import type { Organisation } from '../../stores/api-keys';
+import { DEFAULT_PRIORITY, priorityName, type QueueConfigPatch } from '../../engine';
 import type {
   CommitStatusReport,
   PullRequestRecord,
@@ -24,7 +24,7 @@ import type {
   SubmitInput,
   TestRunDetails,
   UpdateQueueInput,
-} from '../../workflows/contract';
+} from '../../contract';
 import type {
   PullRequestEntry,
   ReportTestStatusRequest,

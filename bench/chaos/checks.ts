@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SubmittedPullRequest } from '../../api/schemas/merge-queue';
 import type { GitWorld } from '../../scripts/lib/git-world';
-import { isTerminal } from '../../workflows/engine';
+import { isTerminal } from '../../engine';
 import type { PlannedPr } from './workload';
 
 export interface PrOutcome {

@@ -11,11 +11,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createPool } from '../../activities/platform/db';
-import { createApiKeyStore } from '../../activities/stores/api-keys';
+import { createPool } from '../../stores/db';
+import { createApiKeyStore } from '../../stores/api-keys';
 import { createGitWorld } from '../../scripts/lib/git-world';
 import { startStack, type Stack } from '../../scripts/lib/stack';
-import { isTerminal } from '../../workflows/engine';
+import { isTerminal } from '../../engine';
 import { exponential, seededRng } from '../simulate/rng';
 import { checkSafety, countOutcomes, type OutcomeCounts, type PrOutcome, type SafetyReport } from './checks';
 import { planFaults, runFaults, type FaultCounts, type FaultHooks, type InjectedFault } from './faults';

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { runMigrations } from '../../activities/platform/migrate';
+import { runMigrations } from '../../stores/migrate';
 import { freePort } from '../../scripts/lib/ports';
 import { startCluster } from '../../scripts/lib/postgres';
 import { type Supervisor } from '../../scripts/lib/supervisor';

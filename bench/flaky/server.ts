@@ -10,11 +10,11 @@
  * Started by run.ts with DATABASE_URL, BENCH_PORT and BENCH_SECRET; not a production entry point.
  */
 import pino from 'pino';
-import { createJunitParser, defaultParserThreads } from '../../activities/flaky/junit/pool';
-import { createFlakyStore } from '../../activities/flaky/service';
-import { createPool } from '../../activities/platform/db';
-import { createApiKeyStore } from '../../activities/stores/api-keys';
-import { createIdempotencyKeyStore } from '../../activities/stores/idempotency-keys';
+import { createJunitParser, defaultParserThreads } from '../../flaky/junit/pool';
+import { createFlakyStore } from '../../flaky/service';
+import { createPool } from '../../stores/db';
+import { createApiKeyStore } from '../../stores/api-keys';
+import { createIdempotencyKeyStore } from '../../stores/idempotency-keys';
 import { buildApp } from '../../api/app';
 import { repositoryAccessOver } from '../../api/plugins/repository-access';
 import { unavailable } from '../../api/errors';

@@ -16,17 +16,17 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { testBranchName } from '../../activities/git/names';
-import { createCommandRunner } from '../../activities/runners/command-runner';
-import { createPool } from '../../activities/platform/db';
-import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
-import { runMigrations } from '../../activities/platform/migrate';
+import { testBranchName } from '../../git/names';
+import { createCommandRunner } from '../../executor/command-runner';
+import { createPool } from '../../stores/db';
+import { createRepositoryOwnerStore } from '../../stores/repository-owners';
+import { runMigrations } from '../../stores/migrate';
 import { table } from '../../scripts/lib/markdown-table';
 import { freePort } from '../../scripts/lib/ports';
 import { startCluster } from '../../scripts/lib/postgres';
 import { Supervisor } from '../../scripts/lib/supervisor';
 import { startDevServer } from '../../scripts/lib/temporal';
-import { isTerminal } from '../../workflows/engine';
+import { isTerminal } from '../../engine';
 import {
   getPullRequestQuery,
   prWorkflowId,
@@ -37,7 +37,7 @@ import {
   type QueueKey,
   type QueueWorkflow,
   type QueueWorkflowInput,
-} from '../../workflows/contract';
+} from '../../contract';
 import { startTestExecutor } from '../../test/support/executor';
 import { createRepoWithMain } from '../../test/support/git-fixture';
 import { percentile } from './stats';

@@ -9,7 +9,7 @@
  * PASS/MISS, the batching rows with and without the speculation threshold side by side, and the
  * engine's own cost on a 1,000-PR queue.
  */
-import { DEFAULT_CONFIG } from '../../workflows/engine';
+import { DEFAULT_CONFIG } from '../../engine';
 import { entropyFloor, dorfmanRunsPerPr } from './bounds';
 import { CI_MINUTES, policies, type Policy, type PolicyGroup } from './policies';
 import { formatNumber, formatPercent, markdownTable, percentile } from './stats';

@@ -2,7 +2,7 @@
  * The policies the benchmark measures (the issue's list), each with its analytic bound from
  * merge-queue-anchors.md §5 and the queue settings that express it.
  */
-import { type QueueConfigPatch } from '../../workflows/engine';
+import { type QueueConfigPatch } from '../../engine';
 import { optimisticBound, pipelinedBatchBound, serialBatchBound, serialBound } from './bounds';
 
 export type PolicyGroup = 'serial' | 'optimistic' | 'batching' | 'lanes' | 'flakes';

@@ -16,7 +16,7 @@ import {
   type EngineEvent,
   type QueueConfigPatch,
   type QueueState,
-} from '../../workflows/engine';
+} from '../../engine';
 import { bernoulli, exponential, logNormal, seededRng, type Rng } from './rng';
 
 export type Arrivals = { kind: 'backlog'; size: number } | { kind: 'poisson'; perHour: number };

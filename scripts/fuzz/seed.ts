@@ -13,8 +13,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPool } from '../../activities/platform/db';
-import { createApiKeyStore } from '../../activities/stores/api-keys';
+import { createPool } from '../../stores/db';
+import { createApiKeyStore } from '../../stores/api-keys';
 import { createGitWorld } from '../lib/git-world';
 import type { Stack } from '../lib/stack';
 

@@ -4,7 +4,7 @@
  * no queue created yet. The API key is read from its file inside the command, so the key itself appears
  * only on an interactive terminal, never in a log the output was redirected to.
  */
-import { apiUrl } from '../../activities/platform/public-url';
+import { apiUrl } from '../../platform/public-url';
 
 export interface BannerFacts {
   apiPort: number;

@@ -1,6 +1,6 @@
 /**
  * Where `npm start`'s executor keeps its checkouts (issue 17). A root executor starts each test run's
- * sandbox as nobody (activities/runners/sandbox.ts), which opens the checkout by path: every folder
+ * sandbox as nobody (executor/sandbox.ts), which opens the checkout by path: every folder
  * above it must be searchable by nobody. A clone under a mode-700 folder (/root) cannot be, so there the
  * work root moves out of the clone, like PostgreSQL's data (pg-placement.ts), to a root-owned per-clone
  * folder `/var/tmp/railyard-executor-<hash of the wanted path>`.

@@ -13,8 +13,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { devNull } from 'node:os';
 import path from 'node:path';
-import type { RepositoryKey } from '../../workflows/contract';
-import { initBareRepository } from '../../activities/git/repository-path';
+import type { RepositoryKey } from '../../contract';
+import { initBareRepository } from '../../git/repository-path';
 
 export interface PrSpec {
   number: number;

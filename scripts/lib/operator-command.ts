@@ -6,8 +6,8 @@
  * `<name>: <message>` and exits 1.
  */
 import type { Pool } from 'pg';
-import { createPool } from '../../activities/platform/db';
-import { runMigrations } from '../../activities/platform/migrate';
+import { createPool } from '../../stores/db';
+import { runMigrations } from '../../stores/migrate';
 import { readState } from './data-dir';
 
 /** Wrong arguments: the sentence is printed and the command exits 2. */

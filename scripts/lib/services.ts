@@ -8,7 +8,7 @@
  * never leak into them (the processes refuse unknown RAILYARD_* names), only what `env` says.
  */
 import path from 'node:path';
-import { apiUrl } from '../../activities/platform/public-url';
+import { apiUrl } from '../../platform/public-url';
 import { PROJECT_ROOT } from './data-dir';
 import type { Managed, Supervisor } from './supervisor';
 import { tsNode } from './ts-node';

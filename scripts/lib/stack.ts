@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runMigrations } from '../../activities/platform/migrate';
-import { apiUrl } from '../../activities/platform/public-url';
+import { runMigrations } from '../../stores/migrate';
+import { apiUrl } from '../../platform/public-url';
 import { freePort } from './ports';
 import { startCluster } from './postgres';
 import { Supervisor, type Managed } from './supervisor';

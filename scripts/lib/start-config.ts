@@ -3,8 +3,8 @@
  * with the shared parseEnv, so a RAILYARD_* typo stops `npm start` before anything starts.
  */
 import { z } from 'zod';
-import { envInt, parseEnv } from '../../activities/platform/env';
-import { DEFAULT_API_PORT } from '../../activities/platform/public-url';
+import { envInt, parseEnv } from '../../platform/env';
+import { DEFAULT_API_PORT } from '../../platform/public-url';
 
 const schema = z.object({
   RAILYARD_DATA_DIR: z.string().default('.data'),

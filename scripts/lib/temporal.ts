@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { SEARCH_ATTRIBUTE_FLAGS } from '../../workflows/contract';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../../contract';
 import { SetupError } from './postgres';
 import type { Managed, Supervisor } from './supervisor';
 import { waitForPort } from './ports';

@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { probeSandbox } from '../../activities/runners/sandbox';
+import { probeSandbox } from '../../executor/sandbox';
 import { requireTestEnv } from '../support/env';
 import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
 

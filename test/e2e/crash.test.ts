@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { createPool } from '../../activities/platform/db';
-import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
-import { isTerminal } from '../../workflows/engine';
+import { createPool } from '../../stores/db';
+import { createRepositoryOwnerStore } from '../../stores/repository-owners';
+import { isTerminal } from '../../engine';
 import {
   getPullRequestQuery,
   getTestRunQuery,
@@ -22,7 +22,7 @@ import {
   type PullRequestRecord,
   type QueueKey,
   type QueueWorkflowInput,
-} from '../../workflows/contract';
+} from '../../contract';
 import { requireTestEnv } from '../support/env';
 import { startContentServer, startExecutorProcess } from '../support/executor';
 import { createRepoWithMain } from '../support/git-fixture';

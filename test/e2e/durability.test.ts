@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { prWorkflowId, submitUpdate, testRunWorkflowId } from '../../workflows/contract';
+import { prWorkflowId, submitUpdate, testRunWorkflowId } from '../../contract';
 import { recordHistory } from '../support/histories';
 import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
 
@@ -33,7 +33,7 @@ test('the queue continues as new under load and loses nothing', async () => {
   recordHistory('queue-first-run', h.workflowId, firstRun);
   recordHistory('queue-continue-as-new', h.workflowId, lastRun);
   recordHistory('pull-request-merged', prWorkflowId(h.key, 6));
-  // The queue names each test-run workflow after itself and the run (workflows/contract/ids.ts).
+  // The queue names each test-run workflow after itself and the run (contract/ids.ts).
   const testRun = (await h.pr(6))?.verifiedByTestRun;
   if (testRun) recordHistory('test-run', testRunWorkflowId(h.key, testRun));
 }, 150_000);

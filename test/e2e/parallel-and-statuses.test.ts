@@ -1,6 +1,6 @@
 /** Parallel lanes from impacted targets, and the `statuses` runner, on the real stack. */
-import { testBranchName } from '../../activities/git/names';
-import { commitStatusSignal, getTestRunQuery, setImpactedTargetsUpdate } from '../../workflows/contract';
+import { testBranchName } from '../../git/names';
+import { commitStatusSignal, getTestRunQuery, setImpactedTargetsUpdate } from '../../contract';
 import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
 
 let h: QueueHarness;

@@ -1,7 +1,7 @@
 /** Priorities, cancel, restart, pause and drain, timeouts, direct merge and mode switch on the real stack. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { cancelUpdate, restartUpdate, updateQueueUpdate } from '../../workflows/contract';
+import { cancelUpdate, restartUpdate, updateQueueUpdate } from '../../contract';
 import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
 
 let h: QueueHarness;

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PullRequestPage, SubmittedPullRequest } from '../../api/schemas/merge-queue';
-import { isTerminal } from '../../workflows/engine';
+import { isTerminal } from '../../engine';
 import { startLiveApi, type LiveApi } from '../integration/security/support/live-api';
 
 const REPO = { host: 'github.com', owner: 'acme', name: 'app' };

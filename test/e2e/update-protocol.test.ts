@@ -11,7 +11,7 @@ import {
   setImpactedTargetsUpdate,
   submitUpdate,
   updateQueueUpdate,
-} from '../../workflows/contract';
+} from '../../contract';
 import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
 
 const EventType = temporal.api.enums.v1.EventType;

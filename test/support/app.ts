@@ -3,11 +3,11 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { Pool } from 'pg';
 import { buildApp, type AppDeps } from '../../api/app';
-import { createApiKeyStore } from '../../activities/stores/api-keys';
-import { createIdempotencyKeyStore } from '../../activities/stores/idempotency-keys';
+import { createApiKeyStore } from '../../stores/api-keys';
+import { createIdempotencyKeyStore } from '../../stores/idempotency-keys';
 import { repositoryAccessOver } from '../../api/plugins/repository-access';
-import { createFlakyStore } from '../../activities/flaky/service';
-import { createSubscriptionStore } from '../../activities/webhooks';
+import { createFlakyStore } from '../../flaky/service';
+import { createSubscriptionStore } from '../../webhooks';
 import { queueNotFound, type MergeQueueService } from '../../api/routes/merge-queue/service';
 
 export interface CapturedLog {

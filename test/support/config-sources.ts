@@ -19,11 +19,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { DEFAULT_PASS_ENV } from '../../activities/runners/command-runner';
+import { DEFAULT_PASS_ENV } from '../../executor/command-runner';
 import { PROJECT_ROOT } from '../../scripts/lib/data-dir';
 
-/** The folders holding code that runs as railyard (tests, benches and docs are not settings' readers). */
-export const CODE_FOLDERS = ['api', 'worker', 'activities', 'workflows', 'scripts'];
+/** The folders holding code that runs as railyard, the rooms (tests, benches and docs are not settings' readers). */
+/** Top-level folders that hold no code running as railyard. */
+const NOT_CODE = new Set(['test', 'bench', 'docs', 'deploy', 'migrations', 'node_modules', 'dist', 'coverage']);
+export const CODE_FOLDERS = fs
+  .readdirSync(PROJECT_ROOT, { withFileTypes: true })
+  .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !NOT_CODE.has(e.name))
+  .map((e) => e.name)
+  .sort();
 
 /** Variable name → the files (relative to the project) that read it. */
 export type Readers = Map<string, Set<string>>;

@@ -14,10 +14,10 @@ import path from 'node:path';
 import Fastify from 'fastify';
 import type { Pool } from 'pg';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createExecutorActivities } from '../../activities/executor/executor-activities';
-import { createRunContentStore } from '../../activities/executor/run-content';
-import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../activities/runners/sandbox';
-import { executorTaskQueue } from '../../workflows/contract';
+import { createExecutorActivities } from '../../executor/executor-activities';
+import { createRunContentStore } from '../../test-runs/store/run-content';
+import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../executor/sandbox';
+import { executorTaskQueue } from '../../contract';
 import { executorRoutes } from '../../api/routes/executor/run-content';
 import { requireTestEnv } from './env';
 

@@ -7,9 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { devNull, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createLocalGitHost, type LocalGitHost } from '../../activities/git/local-git-host';
-import type { RepositoryKey } from '../../workflows/contract';
-import { initBareRepository } from '../../activities/git/repository-path';
+import { createLocalGitHost, type LocalGitHost } from '../../git/local-git-host';
+import type { RepositoryKey } from '../../contract';
+import { initBareRepository } from '../../git/repository-path';
 
 export interface GitFixture {
   dir: string;

@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createGitHubGitHost } from '../../activities/git/github-git-host';
-import type { GitHost } from '../../activities/git/git-host';
-import { createGitHubAppAuth } from '../../activities/github/app-auth';
-import { createGitHubClients } from '../../activities/github/rest-client';
-import type { RepositoryKey } from '../../workflows/contract';
+import { createGitHubGitHost } from '../../github/host/git-host';
+import type { GitHost } from '../../git/git-host';
+import { createGitHubAppAuth } from '../../github/app/app-auth';
+import { createGitHubClients } from '../../github/app/rest-client';
+import type { RepositoryKey } from '../../contract';
 import type { FakeHub } from './fakehub';
 import { workClone, type WorkClone } from './fakehub/work-clone';
 

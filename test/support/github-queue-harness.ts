@@ -16,28 +16,25 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { Pool } from 'pg';
 import { createActivities } from '../../activities';
-import { createLocalGitHost } from '../../activities/git/local-git-host';
-import { createRoutingGitHost } from '../../activities/git/routing-git-host';
-import { createGitHubGitHost } from '../../activities/git/github-git-host';
-import { createGitHubAppAuth } from '../../activities/github/app-auth';
-import { createGitHubPresenter } from '../../activities/github/pr-presenter';
-import { createApiKeyStore } from '../../activities/stores/api-keys';
+import { createLocalGitHost } from '../../git/local-git-host';
+import { createRoutingGitHost } from '../../git/routing-git-host';
+import { createGitHubGitHost } from '../../github/host/git-host';
+import { createGitHubAppAuth } from '../../github/app/app-auth';
+import { createGitHubPresenter } from '../../github/presentation/pr-presenter';
+import { createApiKeyStore } from '../../stores/api-keys';
 import { createTemporalGateway } from '../../api/temporal/client';
 import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
-import { DEFAULT_GITHUB_PRESENTATION_WRITES_PER_MINUTE } from '../../activities/github/config';
-import { createPresentationClients } from '../../activities/github/worker-host';
-import { createGitHubClients, type GitHubClientOptions } from '../../activities/github/rest-client';
-import { createGitHubOwnerLookup } from '../../activities/github/owner-lookup';
-import { createQueueHinter } from '../../activities/github/queue-hints';
-import { createWebhookReceiver, type WebhookReceiver } from '../../activities/github/webhook-receiver';
-import { createPrCommandHandler } from '../../activities/github/pr-command-handler';
-import { createPool } from '../../activities/platform/db';
-import {
-  createGitHubInstallationStore,
-  installationCovering,
-} from '../../activities/stores/github-installations';
-import { createWebhookDeliveryStore } from '../../activities/stores/github-webhook-deliveries';
-import type { QueueConfigPatch } from '../../workflows/engine';
+import { DEFAULT_GITHUB_PRESENTATION_WRITES_PER_MINUTE } from '../../github/app/config';
+import { createPresentationClients } from '../../github/app/worker-host';
+import { createGitHubClients, type GitHubClientOptions } from '../../github/app/rest-client';
+import { createGitHubOwnerLookup } from '../../github/store/owner-lookup';
+import { createQueueHinter } from '../../github/inbound/queue-hints';
+import { createWebhookReceiver, type WebhookReceiver } from '../../github/inbound/webhook-receiver';
+import { createPrCommandHandler } from '../../github/inbound/pr-command-handler';
+import { createPool } from '../../stores/db';
+import { createGitHubInstallationStore, installationCovering } from '../../github/store/installations';
+import { createWebhookDeliveryStore } from '../../github/store/webhook-deliveries';
+import type { QueueConfigPatch } from '../../engine';
 import {
   getAdmissionsQuery,
   getQueueQuery,
@@ -55,7 +52,7 @@ import {
   type QueueWorkflowInput,
   type RepositoryKey,
   type RunnerSettings,
-} from '../../workflows/contract';
+} from '../../contract';
 import { buildTestApp } from './app';
 import { prRecord, settledRecord, waitFor } from './pr-waiting';
 import { startTestExecutor } from './executor';

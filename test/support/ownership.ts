@@ -1,7 +1,7 @@
 /** Claims a repository for an organisation by slug, as `npm run repos -- add` does (ADR 0006). */
 import type { Pool } from 'pg';
-import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
-import type { RepositoryKey } from '../../workflows/contract';
+import { createRepositoryOwnerStore } from '../../stores/repository-owners';
+import type { RepositoryKey } from '../../contract';
 
 export async function claimRepository(pool: Pool, slug: string, repo: RepositoryKey): Promise<void> {
   const { rows } = await pool.query<{ id: string }>('SELECT id FROM organisations WHERE slug = $1', [slug]);

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, type Pool } from 'pg';
-import { createPool } from '../../activities/platform/db';
+import { createPool } from '../../stores/db';
 import { requireTestEnv } from './env';
 
 const run = promisify(execFile);

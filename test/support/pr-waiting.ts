@@ -3,13 +3,8 @@
  * read a PR's record (null until its workflow exists) and wait for it to reach a terminal state.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { isTerminal } from '../../workflows/engine';
-import {
-  getPullRequestQuery,
-  prWorkflowId,
-  type PullRequestRecord,
-  type QueueKey,
-} from '../../workflows/contract';
+import { isTerminal } from '../../engine';
+import { getPullRequestQuery, prWorkflowId, type PullRequestRecord, type QueueKey } from '../../contract';
 
 /** Polls `fn` every 200 ms until it answers something other than undefined or false. */
 export async function waitFor<T>(

@@ -11,11 +11,11 @@ import type { Pool } from 'pg';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createEventActivities } from '../../activities/events';
-import { createPool } from '../../activities/platform/db';
-import { createRunSlots } from '../../activities/executor/run-slots';
-import { createRepositoryOwnerStore } from '../../activities/stores/repository-owners';
-import type { DeliveryRetryPolicy } from '../../activities/webhooks/types';
-import type { QueueConfigPatch } from '../../workflows/engine';
+import { createPool } from '../../stores/db';
+import { createRunSlots } from '../../test-runs/store/run-slots';
+import { createRepositoryOwnerStore } from '../../stores/repository-owners';
+import type { DeliveryRetryPolicy } from '../../webhooks/types';
+import type { QueueConfigPatch } from '../../engine';
 import {
   getAdmissionsQuery,
   getQueueQuery,
@@ -27,7 +27,7 @@ import {
   type QueueSnapshot,
   type QueueWorkflowInput,
   type RunnerSettings,
-} from '../../workflows/contract';
+} from '../../contract';
 import { prRecord, settledRecord, waitFor } from './pr-waiting';
 import { requireTestEnv } from './env';
 import { startTestExecutor } from './executor';

@@ -8,8 +8,8 @@
  * in the Temporal UI says how many repositories were left out.
  */
 import { log, proxyActivities } from '@temporalio/workflow';
-import type { FlakyActivities } from '../../activities/flaky/activities';
-import type { ReevaluationSummary } from '../../activities/flaky/service';
+import type { FlakyActivities } from '../../activities/flaky';
+import type { ReevaluationSummary } from '../../flaky/service';
 
 const { reevaluateFlakyTests } = proxyActivities<FlakyActivities>({
   startToCloseTimeout: '50 minutes',

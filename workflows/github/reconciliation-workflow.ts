@@ -1,7 +1,7 @@
 /**
  * gitHubReconciliationWorkflow: one periodic GitHub reconciliation, started by the Temporal Schedule of
  * worker/github-reconciliation-schedule.ts (every RAILYARD_GITHUB_RECONCILE_MINUTES). The work is four
- * activities (activities/github/reconciliation.ts), run in order: redeliver the webhook deliveries
+ * activities (github/inbound/reconciliation.ts), run in order: redeliver the webhook deliveries
  * GitHub failed to deliver, act on stored deliveries nobody acted on, hint every queue of the GitHub
  * host to reconcile, prune old deliveries.
  *
@@ -15,8 +15,8 @@ import type {
   PruneSummary,
   RedeliverySummary,
   UnhandledSummary,
-} from '../../activities/github/reconciliation';
-import type { HintResult } from '../../activities/github/queue-hints';
+} from '../../github/inbound/reconciliation';
+import type { HintResult } from '../../github/inbound/queue-hints';
 
 const steps = proxyActivities<GitHubReconciliationActivities>({
   startToCloseTimeout: '3 minutes',

@@ -26,7 +26,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import { isTerminal } from '../engine';
+import { isTerminal } from '../../engine';
 import {
   getPullRequestQuery,
   PR_STATE,
@@ -38,7 +38,7 @@ import {
   type PrTransitionNotice,
   type PullRequestRecord,
   type PullRequestWorkflowInput,
-} from '../contract';
+} from '../../contract';
 
 /** Transitions closer together than this are shown on the PR as one update. */
 const PRESENT_COALESCE_MS = 2_000;

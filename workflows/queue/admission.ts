@@ -19,14 +19,14 @@
  */
 import { uuid4 } from '@temporalio/workflow';
 import type { PullRequestSnapshot } from '../../activities/merge-queue/types';
-import { DEFAULT_PRIORITY, isInQueue } from '../engine';
+import { DEFAULT_PRIORITY, isInQueue } from '../../engine';
 import {
   repositoryLabel,
   type AdmissionState,
   type QueueRejection,
   type SubmitInput,
   type SubmitResult,
-} from '../contract';
+} from '../../contract';
 import { git } from './activity-proxies';
 import { bounded, MAX_REJECTED_ADMISSIONS, type PrMeta } from './carried';
 import type { QueueContext } from './context';

@@ -9,8 +9,8 @@
  * rejections are kept), except `unstored`, which holds transitions only while the event log cannot be
  * written.
  */
-import type { TransitionEvent } from '../../activities/events/types';
-import type { EngineEvent, QueueState } from '../engine';
+import type { TransitionEvent } from '../../events/types';
+import type { EngineEvent, QueueState } from '../../engine';
 import type {
   AdmissionState,
   CommitStatusReport,
@@ -19,7 +19,7 @@ import type {
   ReasonDetail,
   RunnerSettings,
   SubmitResult,
-} from '../contract';
+} from '../../contract';
 
 export const MAX_FINISHED_RUNS = 200;
 export const MAX_UPDATE_RESULTS = 1_000;

@@ -13,14 +13,14 @@
  *   directly; report mergeDone / mergeFailed.
  */
 import { ParentClosePolicy, getExternalWorkflowHandle, log, startChild } from '@temporalio/workflow';
-import type { EngineCommand, NotifyPr } from '../engine';
+import type { EngineCommand, NotifyPr } from '../../engine';
 import {
   boundedNames,
   queueWorkflowId,
   TEST_RUN_WORKFLOW_TYPE,
   testRunWorkflowId,
   type TestRunWorkflow,
-} from '../contract';
+} from '../../contract';
 import { git } from './activity-proxies';
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';

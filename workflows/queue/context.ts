@@ -8,8 +8,8 @@
  * Invariant: every change the parts make to the queue goes through the carried state or an event;
  * what the engine decides comes back to them only through commands the drain loop routes.
  */
-import type { EngineEvent } from '../engine';
-import type { QueueKey, TestedOn } from '../contract';
+import type { EngineEvent } from '../../engine';
+import type { QueueKey, TestedOn } from '../../contract';
 import type { Carried } from './carried';
 
 export interface QueueContext {

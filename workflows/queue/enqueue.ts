@@ -9,7 +9,7 @@
  * (admission.ts).
  */
 import type { PullRequestSnapshot } from '../../activities/merge-queue/types';
-import { DEFAULT_PRIORITY } from '../engine';
+import { DEFAULT_PRIORITY } from '../../engine';
 import type { PrMeta } from './carried';
 import type { QueueContext } from './context';
 

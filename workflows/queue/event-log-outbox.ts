@@ -15,7 +15,7 @@
  */
 import { log, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import type { TransitionEvent } from '../../activities/events/types';
+import type { TransitionEvent } from '../../events/types';
 import type { Carried } from './carried';
 
 /** Transitions per append; a backlog after a long outage goes in batches of this size. */

@@ -11,7 +11,7 @@
  * and a cancel or restart of a PR not in the queue is refused with Trunk's 404).
  */
 import { ApplicationFailure, condition, currentUpdateInfo, setHandler } from '@temporalio/workflow';
-import { isInQueue, testRunView } from '../engine';
+import { isInQueue, testRunView } from '../../engine';
 import {
   cancelUpdate,
   commitStatusSignal,
@@ -29,7 +29,7 @@ import {
   MAX_DETAIL_TEXT,
   type QueueRejection,
   type SubmitResult,
-} from '../contract';
+} from '../../contract';
 import { Admissions } from './admission';
 import { bounded, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
 import type { QueueContext } from './context';

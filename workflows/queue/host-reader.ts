@@ -21,7 +21,7 @@
  * flight at a time, and a hint arriving meanwhile makes it read once more afterwards, so the last
  * read always starts after the last hint.
  */
-import type { HostHint } from '../contract';
+import type { HostHint } from '../../contract';
 import { git } from './activity-proxies';
 import { bounded, type RunMeta } from './carried';
 import type { QueueContext } from './context';

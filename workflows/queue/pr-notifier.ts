@@ -8,9 +8,9 @@
  * (event-log-outbox.ts), which keeps them until they are stored.
  */
 import { patched } from '@temporalio/workflow';
-import type { TransitionEvent } from '../../activities/events/types';
-import { parsePriority, priorityName, type NotifyPr } from '../engine';
-import type { Presentation, PrTransitionNotice, TestedOn } from '../contract';
+import type { TransitionEvent } from '../../events/types';
+import { parsePriority, priorityName, type NotifyPr } from '../../engine';
+import type { Presentation, PrTransitionNotice, TestedOn } from '../../contract';
 import { notify } from './activity-proxies';
 import { detailsOf } from './carried';
 import type { QueueContext } from './context';

@@ -2,9 +2,9 @@
  * Read projections for the queue workflow's queries: the queue as getQueue answers it and one test run
  * as getMergeQueueTestingDetails answers it. Pure functions of the carried state.
  */
-import { enqueuedPullRequests, testRuns, type QueueState } from '../engine';
+import { enqueuedPullRequests, testRuns, type QueueState } from '../../engine';
 import type { Carried, RunMeta } from './carried';
-import type { QueueSettingsSnapshot, QueueSnapshot, TestRunDetails } from '../contract';
+import type { QueueSettingsSnapshot, QueueSnapshot, TestRunDetails } from '../../contract';
 
 export function settingsOf(c: Carried, branch: string): QueueSettingsSnapshot {
   const cfg = c.engine.config;

@@ -12,8 +12,8 @@ import {
   setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
-import { initialState } from '../engine';
-import { repositoryLabel, type QueueWorkflowInput } from '../contract';
+import { initialState } from '../../engine';
+import { repositoryLabel, type QueueWorkflowInput } from '../../contract';
 import { DEFAULT_RUNNER, type Carried } from './carried';
 import { registerHandlers } from './handlers';
 import { NotReadyRecheck } from './not-ready-recheck';

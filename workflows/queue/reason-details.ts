@@ -1,13 +1,13 @@
 /**
- * The detail a PR's transition carries (workflows/contract/pr-reasons.ts): what the queue knows about
+ * The detail a PR's transition carries (contract/pr-reasons.ts): what the queue knows about
  * why, beyond the reason's name. The test run that decided the transition holds it (the failing command
  * and tests, the conflict, CI's statuses); a cancellation names who asked.
  *
  * Invariants: pure reads of the carried state, so the same history gives the same details on replay;
  * every list is bounded (boundedNames) before it enters a workflow payload.
  */
-import type { NotifyPr } from '../engine';
-import { boundedNames, type ReasonDetail, type RunCommandResult } from '../contract';
+import type { NotifyPr } from '../../engine';
+import { boundedNames, type ReasonDetail, type RunCommandResult } from '../../contract';
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';
 import { requiredOf } from './status-verdict';

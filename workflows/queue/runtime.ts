@@ -11,8 +11,8 @@
  * state only after its terminal notification is sent.
  */
 import { log, uuid4 } from '@temporalio/workflow';
-import { decide, type EngineCommand, type EngineEvent } from '../engine';
-import type { QueueKey, TestedOn } from '../contract';
+import { decide, type EngineCommand, type EngineEvent } from '../../engine';
+import type { QueueKey, TestedOn } from '../../contract';
 import { bounded, type Carried, MAX_FINISHED_RUNS } from './carried';
 import { CommandExecutor } from './command-executor';
 import type { QueueContext } from './context';

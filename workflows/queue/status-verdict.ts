@@ -7,7 +7,7 @@
  */
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';
-import type { CommitStatusReport } from '../contract';
+import type { CommitStatusReport } from '../../contract';
 
 export function evaluateStatuses(
   required: string[],

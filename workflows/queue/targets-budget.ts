@@ -8,7 +8,7 @@
  * behind it depends on it: the queue loses parallelism for that PR, never correctness. Pure and
  * deterministic; small inputs (every recorded history) take the unchanged path.
  */
-import type { QueueState } from '../engine';
+import type { QueueState } from '../../engine';
 
 export const TARGETS_BUDGET_CHARS = 512 * 1024;
 

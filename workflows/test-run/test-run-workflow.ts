@@ -29,7 +29,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import type { ExecutorActivities } from '../../activities/executor/executor-activities';
+import type { ExecutorActivities } from '../../executor/executor-activities';
 import {
   executorTaskQueue,
   runSlotFreedSignal,
@@ -37,7 +37,7 @@ import {
   type RunCommandResult,
   type TestRunWorkflowInput,
   type TestRunWorkflowResult,
-} from '../contract';
+} from '../../contract';
 
 const NO_TIMEOUT_BOUND_MS = 525_600 * 60_000;
 /** A run waiting for a slot asks again after this, even if no run woke it. */

@@ -16,12 +16,8 @@
  *   and is recorded by `recordWebhookAttempt` once PostgreSQL answers.
  */
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { DeliveryActivities } from '../../activities/webhooks/deliver';
-import type {
-  ReceiverVerdict,
-  WebhookDeliveryInput,
-  WebhookDeliveryResult,
-} from '../../activities/webhooks/types';
+import type { DeliveryActivities } from '../../activities/webhook-delivery';
+import type { ReceiverVerdict, WebhookDeliveryInput, WebhookDeliveryResult } from '../../webhooks/types';
 
 const STORE_RETRY_INITIAL_INTERVAL_MS = 1_000;
 const STORE_RETRY_MAXIMUM_INTERVAL_MS = 30_000;

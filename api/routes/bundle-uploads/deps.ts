@@ -1,8 +1,8 @@
 /** What the bundle upload routes share, built once by bundleUploadRoutes (index.ts). */
-import type { BundleLimits } from '../../../activities/flaky/bundle';
-import type { JunitParser } from '../../../activities/flaky/junit';
-import type { FlakyStore } from '../../../activities/flaky/service';
-import type { PendingBundleUploads } from './pending-store';
+import type { BundleLimits } from '../../../flaky/bundle';
+import type { JunitParser } from '../../../flaky/junit';
+import type { FlakyStore } from '../../../flaky/service';
+import type { PendingBundleUploads } from '../../../flaky/store/pending-uploads';
 import type { UploadUrlSigner } from './signature';
 
 export interface BundleRouteDeps {

@@ -3,16 +3,16 @@
  * action and the language plugins work unchanged (docs/flaky-tests.md, "Trunk's upload clients"):
  * POST /v1/metrics/createBundleUpload (create.ts) answers a short-lived signed URL on railyard itself,
  * and the PUT of that URL (put.ts, public: the signature is the authority) receives the bundle, reads
- * it (activities/flaky/bundle) and ingests its results like POST /v1/flaky-tests/upload does.
+ * it (flaky/bundle) and ingests its results like POST /v1/flaky-tests/upload does.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Pool } from 'pg';
-import type { BundleLimits } from '../../../activities/flaky/bundle';
-import { DEFAULT_BUNDLE_LIMITS } from '../../../activities/flaky/bundle';
-import { inThreadJunitParser } from '../../../activities/flaky/junit';
+import type { Pool } from '../../../stores/db';
+import type { BundleLimits } from '../../../flaky/bundle';
+import { DEFAULT_BUNDLE_LIMITS } from '../../../flaky/bundle';
+import { inThreadJunitParser } from '../../../flaky/junit';
 import type { FlakyDeps } from '../flaky-tests';
 import { createBundleUploadRoutes } from './create';
-import { createPendingBundleUploads } from './pending-store';
+import { createPendingBundleUploads } from '../../../flaky/store/pending-uploads';
 import { putBundleRoutes } from './put';
 import { createUploadUrlSigner } from './signature';
 import { type BundleRouteDeps, DEFAULT_MAX_BUNDLE_BYTES, DEFAULT_URL_TTL_SECONDS } from './deps';

@@ -14,11 +14,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { type CiDetails, ciDetailsOf, readBundle } from '../../../activities/flaky/bundle';
-import { matchUploadOwners } from '../../../activities/flaky/ingest/owners';
-import { JunitParseError } from '../../../activities/flaky/junit';
-import { matchOwnersInSlices } from '../../../activities/flaky/owners-matching';
-import { repositoryLabel } from '../../../workflows/contract';
+import { type CiDetails, ciDetailsOf, readBundle } from '../../../flaky/bundle';
+import { matchUploadOwners } from '../../../flaky/ingest/owners';
+import { JunitParseError } from '../../../flaky/junit';
+import { matchOwnersInSlices } from '../../../flaky/owners-matching';
+import { repositoryLabel } from '../../../contract';
 import { badRequest, forbidden, isAppError } from '../../errors';
 import { type BundleRouteDeps, tags } from './deps';
 

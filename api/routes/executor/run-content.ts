@@ -1,6 +1,6 @@
 /**
  * GET /v1/executor/run-content: a test run's git bundle, for the executor that runs it (issue 17,
- * activities/executor/run-content.ts). The bearer token in the Authorization header is the only
+ * test-runs/store/run-content.ts). The bearer token in the Authorization header is the only
  * authority: it names one commit of one repository for one run and ends with the run. No API key —
  * executors hold none.
  *
@@ -11,7 +11,7 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import type { RunContentStore } from '../../../activities/executor/run-content';
+import type { RunContentStore } from '../../../test-runs/store/run-content';
 import { notFound, unauthorized } from '../../errors';
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]{16,128})$/;

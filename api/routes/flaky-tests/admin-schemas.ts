@@ -6,12 +6,8 @@
  * their validation errors name them.
  */
 import { z } from 'zod';
-import {
-  CLASSIFICATION_BOUNDS,
-  jsonSchemaBounds,
-  type NumberKey,
-} from '../../../activities/flaky/classification';
-import { QUARANTINE_OVERRIDES } from '../../../activities/flaky/quarantine';
+import { CLASSIFICATION_BOUNDS, jsonSchemaBounds, type NumberKey } from '../../../flaky/classification';
+import { QUARANTINE_OVERRIDES } from '../../../flaky/quarantine';
 import { RepoRef } from '../../schemas/common';
 import {
   EXAMPLE_ORG_SLUG,

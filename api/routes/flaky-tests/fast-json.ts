@@ -4,7 +4,7 @@
  * per-response zod pass saved about 2 ms of API CPU per 100-test page in profiles (bench/README.md).
  *  - `plainJson`: JSON.stringify of bodies built by wire.ts from typed records (the html_url page);
  *  - `sendJsonText`: a body that is JSON text already (list pages and get-test-details, written by
- *    PostgreSQL — activities/flaky/store/test-case-json.ts), sent as it is: no parse, no object per
+ *    PostgreSQL — flaky/store/test-case-json.ts), sent as it is: no parse, no object per
  *    row, no serializer.
  */
 import type { FastifyReply } from 'fastify';

@@ -6,8 +6,8 @@
  * Routes are thin: zod schemas, the caller's organisation, one FlakyStore call.
  */
 import type { FastifyInstance } from 'fastify';
-import { inThreadJunitParser, type JunitParser } from '../../../activities/flaky/junit';
-import type { FlakyStore } from '../../../activities/flaky/service';
+import { inThreadJunitParser, type JunitParser } from '../../../flaky/junit';
+import type { FlakyStore } from '../../../flaky/service';
 import type { FlakyRouteDeps } from './deps';
 import { createPageTokens } from './page-token';
 import { quarantineCheckRoutes } from './quarantine-check';

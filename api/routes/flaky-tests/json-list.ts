@@ -1,6 +1,6 @@
 /**
  * The list routes' common path: one statement per page that finds the repository and writes the
- * items as JSON (activities/flaky/store/lists.ts), passed through as the response body.
+ * items as JSON (flaky/store/lists.ts), passed through as the response body.
  *
  * The page token's query digest names the repository's key, which that same statement finds, so a
  * token is opened (signature and shape) before the statement and matched to its query after it. A
@@ -12,9 +12,9 @@
  * then an unknown repository (404), then a bad token (400).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { JsonPage, RepositoryScope } from '../../../activities/flaky/service';
+import type { JsonPage, RepositoryScope } from '../../../flaky/service';
 import { badRequest } from '../../errors';
-import type { RepositoryKey } from '../../../workflows/contract';
+import type { RepositoryKey } from '../../../contract';
 import type { FlakyRouteDeps } from './deps';
 import { sendJsonText } from './fast-json';
 import { INVALID_PAGE_TOKEN, type OpenedToken, type PageCursor } from './page-token';

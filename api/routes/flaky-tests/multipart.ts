@@ -9,7 +9,7 @@
  * so the connection stays usable and the client gets its answer.
  */
 import type { FastifyRequest } from 'fastify';
-import { type JunitParser, type ParsedJunitFile } from '../../../activities/flaky/junit';
+import { type JunitParser, type ParsedJunitFile } from '../../../flaky/junit';
 import { badRequest } from '../../errors';
 import { MAX_CODEOWNERS_BYTES, MAX_FILES, UPLOAD_LIMIT_BYTES } from './upload-schema';
 

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { testCaseId } from '../../../activities/flaky/identity';
+import { testCaseId } from '../../../flaky/identity';
 import { CheckQuarantineRequest, CheckQuarantineResponse } from './admin-schemas';
 import { type FlakyRouteDeps, tags } from './deps';
 import { organisationFor, repositoryFor } from './scope';

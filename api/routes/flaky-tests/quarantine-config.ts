@@ -19,11 +19,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { parseUuid, testCaseId, type TestCaseKey } from '../../../activities/flaky/identity';
-import { normaliseFilePath } from '../../../activities/flaky/junit/dialects/generic';
-import { pytestFileFromClassname } from '../../../activities/flaky/junit/dialects/pytest';
-import type { Organisation } from '../../../activities/stores/api-keys';
-import type { RepositoryKey } from '../../../workflows/contract';
+import { parseUuid, testCaseId, type TestCaseKey } from '../../../flaky/identity';
+import { normaliseFilePath } from '../../../flaky/junit/dialects/generic';
+import { pytestFileFromClassname } from '../../../flaky/junit/dialects/pytest';
+import type { Organisation } from '../../../stores/api-keys';
+import type { RepositoryKey } from '../../../contract';
 import { RepoRef } from '../../schemas/common';
 import { EXAMPLE_ORG_SLUG, EXAMPLE_REPO, EXAMPLE_TEST, withExample } from '../../schemas/examples';
 import { type FlakyRouteDeps, tags } from './deps';

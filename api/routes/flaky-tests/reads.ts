@@ -1,6 +1,6 @@
 /**
  * The spec's flaky-test reads (§4.3): list-failing-tests and get-test-details, plus the GET page a
- * test's html_url points at. All come from the rollups (activities/flaky/store).
+ * test's html_url points at. All come from the rollups (flaky/store).
  *
  * list-failing-tests pins its set at the first page: the token carries `as_of` (the first call's
  * time), and every later page reads [start_time, min(end_time, as_of)), so the pages of one listing
@@ -11,7 +11,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { FailingKey } from '../../../activities/flaky/service';
+import type { FailingKey } from '../../../flaky/service';
 import { badRequest } from '../../errors';
 import {
   GetTestDetailsRequest,

@@ -5,11 +5,11 @@
  * repositories exist.
  */
 import type { FastifyRequest } from 'fastify';
-import type { FlakyStore, RepositoryRecord } from '../../../activities/flaky/service';
-import { KEY_PREFIX_LENGTH, type Organisation } from '../../../activities/stores/api-keys';
+import type { FlakyStore, RepositoryRecord } from '../../../flaky/service';
+import { KEY_PREFIX_LENGTH, type Organisation } from '../../../stores/api-keys';
 import { notFound } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
-import type { RepositoryKey } from '../../../workflows/contract';
+import type { RepositoryKey } from '../../../contract';
 
 export function organisationFor(request: FastifyRequest, slug: string | undefined): Organisation {
   const organisation = organisationOf(request);

@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ClassificationParamsError } from '../../../activities/flaky/classification';
-import type { RepositoryRecord } from '../../../activities/flaky/service';
+import { ClassificationParamsError } from '../../../flaky/classification';
+import type { RepositoryRecord } from '../../../flaky/service';
 import { badRequest } from '../../errors';
 import { RepoScopedRequest } from '../../schemas/flaky-tests';
 import {

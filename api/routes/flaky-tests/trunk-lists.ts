@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IdKey } from '../../../activities/flaky/service';
+import type { IdKey } from '../../../flaky/service';
 import { badRequest } from '../../errors';
 import { Empty } from '../../schemas/common';
 import {

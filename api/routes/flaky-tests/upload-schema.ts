@@ -8,7 +8,7 @@
  * with UploadMetadataFields after metadataFromFields); its fields are UploadMetadataFields' own.
  */
 import { z } from 'zod';
-import { CODEOWNERS_LIMITS, readCodeowners } from '../../../activities/flaky/codeowners';
+import { CODEOWNERS_LIMITS, readCodeowners } from '../../../flaky/codeowners';
 import { PrNumber, RepoRef } from '../../schemas/common';
 import {
   EXAMPLE_FAILED_PR,
@@ -81,7 +81,7 @@ export const UploadMetadataFields = z.object({
     .max(MAX_CODEOWNERS_BYTES)
     .regex(NO_NUL, { message: 'must not contain NUL characters' })
     .superRefine((content, ctx) => {
-      // The rule count and pattern length bound what matching can cost (activities/flaky/codeowners.ts).
+      // The rule count and pattern length bound what matching can cost (flaky/codeowners.ts).
       if (content.length > MAX_CODEOWNERS_BYTES) return;
       const reading = readCodeowners(content);
       if (reading.kind === 'refused') ctx.addIssue({ code: 'custom', message: reading.problem });

@@ -1,19 +1,19 @@
 /**
  * Domain records → the spec's wire shapes (api-spec.md §2.6, §2.7; trunk-compat §2). The TestCase
- * object and the links are built in activities/flaky/test-case-wire.ts (the test_case.* webhooks send
+ * object and the links are built in flaky/test-case-wire.ts (the test_case.* webhooks send
  * the same object); here they are checked against the response schemas' types. The list pages'
- * items are written by PostgreSQL (activities/flaky/store/test-case-json.ts); their page object is
+ * items are written by PostgreSQL (flaky/store/test-case-json.ts); their page object is
  * built here.
  */
-import type { KeysetPosition, TestCaseRecord } from '../../../activities/flaky/service';
+import type { KeysetPosition, TestCaseRecord } from '../../../flaky/service';
 import {
   type Links,
   testCase as testCaseWire,
   unhealthyTestCase as unhealthyWire,
-} from '../../../activities/flaky/test-case-wire';
+} from '../../../flaky/test-case-wire';
 import type { Page, TestCase, UnhealthyTestCase } from '../../schemas/flaky-tests';
 
-export { createLinks, type Links, wireLinks } from '../../../activities/flaky/test-case-wire';
+export { createLinks, type Links, wireLinks } from '../../../flaky/test-case-wire';
 
 export function unhealthyTestCase(record: TestCaseRecord, links: Links): UnhealthyTestCase {
   return unhealthyWire(record, links);

@@ -15,9 +15,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GitHubAuthError } from '../../../activities/github/app-auth';
-import { linkInstallation, type LinkingDeps } from '../../../activities/github/linking';
-import type { GitHubInstallation, SyncResult } from '../../../activities/stores/github-installations';
+import { GitHubAuthError } from '../../../github/app/app-auth';
+import { linkInstallation, type LinkingDeps } from '../../../github/app/linking';
+import type { GitHubInstallation, SyncResult } from '../../../github/store/installations';
 import { conflict, forbidden, notFound, unavailable } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
 

@@ -7,14 +7,14 @@
  *   against it first: a missing or wrong signature is a 401 and nothing is stored.
  * - Then X-GitHub-Event and X-GitHub-Delivery must be present and the body must be JSON (400).
  * - The delivery is stored once by its delivery id and answered at once (200, also for a redelivered
- *   id); acting on it happens after the answer (activities/github/webhook-receiver.ts).
+ *   id); acting on it happens after the answer (github/inbound/webhook-receiver.ts).
  * - The body is bounded by the API's body limit (413 past it). The secret is never logged or answered.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { isValidSignature } from '../../../activities/github/webhook-signature';
-import type { WebhookReceiver } from '../../../activities/github/webhook-receiver';
+import { isValidSignature } from '../../../github/inbound/webhook-signature';
+import type { WebhookReceiver } from '../../../github/inbound/webhook-receiver';
 import { badRequest, unauthorized } from '../../errors';
 
 export interface GitHubWebhookApiDeps {

@@ -1,6 +1,6 @@
 /**
  * `Idempotency-Key` on the merge queue's change endpoints (routes with `config.change`), over the
- * durable key store (activities/stores/idempotency-keys.ts).
+ * durable key store (stores/idempotency-keys.ts).
  *
  * Rules:
  * - No header: nothing happens here; the request gets a fresh update id (update-id.ts).
@@ -24,7 +24,7 @@ import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   type IdempotencyKeyStore,
   type KeyRef,
-} from '../../../activities/stores/idempotency-keys';
+} from '../../../stores/idempotency-keys';
 import { conflict, unavailable, unprocessable } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
 import { freshUpdateId, requestHash, type ChangeEndpoint } from './update-id';

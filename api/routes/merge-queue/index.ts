@@ -4,7 +4,7 @@
  * routes (`config.change`) honour an Idempotency-Key (idempotency.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import type { IdempotencyKeyStore } from '../../../activities/stores/idempotency-keys';
+import type { IdempotencyKeyStore } from '../../../stores/idempotency-keys';
 import { batchReadRoutes } from './batch-reads';
 import { registerIdempotency } from './idempotency';
 import { pullRequestRoutes } from './pull-requests';

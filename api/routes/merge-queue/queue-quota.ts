@@ -1,5 +1,5 @@
 /**
- * The merge-queue service with the organisation's queue count enforced (activities/events/queue-quota.ts).
+ * The merge-queue service with the organisation's queue count enforced (events/store/queue-quota.ts).
  *
  * Rules:
  * - createQueue over the limit is a 409 naming the limit and its setting, before anything is started.
@@ -13,7 +13,7 @@
  *   (the queue then counts until it is created and deleted again).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { QueueQuota, QueueRef } from '../../../activities/events/queue-quota';
+import type { QueueQuota, QueueRef } from '../../../events/store/queue-quota';
 import { conflict, isAppError } from '../../errors';
 import type { MergeQueueService, QueueAddress } from './service';
 

@@ -13,8 +13,8 @@
  *   nobody anything about another organisation's repositories.
  */
 import fs from 'node:fs/promises';
-import { repositoryPath } from '../../../activities/git/repository-path';
-import { repositoryLabel, type RepositoryKey } from '../../../workflows/contract';
+import { repositoryPath } from '../../../git/repository-path';
+import { repositoryLabel, type RepositoryKey } from '../../../contract';
 
 /** Null when the repository exists (or cannot be checked); else why the queue cannot be created. */
 export type RepositoryOnHost = (repo: RepositoryKey) => Promise<string | null>;

@@ -12,10 +12,10 @@
  * - `updateId` is fresh for every request, and the same for every retry under one Idempotency-Key
  *   (update-id.ts), so Temporal never merges two requests and applies a keyed retry once.
  */
-import type { Organisation } from '../../../activities/stores/api-keys';
-import type { StoredLogInfo } from '../../../activities/runners/run-logs';
+import type { Organisation } from '../../../stores/api-keys';
+import type { StoredLogInfo } from '../../../test-runs/store/run-logs';
 import { conflict, notFound } from '../../errors';
-import type { RepositoryKey } from '../../../workflows/contract';
+import type { RepositoryKey } from '../../../contract';
 import type {
   GetSubmittedPullRequestRequest,
   ListPullRequestsRequest,

@@ -11,9 +11,9 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { READ_CHUNK_BYTES } from '../../../activities/runners/run-logs';
+import { READ_CHUNK_BYTES } from '../../../test-runs/store/run-logs';
 import { notFound } from '../../errors';
-import type { Organisation } from '../../../activities/stores/api-keys';
+import type { Organisation } from '../../../stores/api-keys';
 import { organisationOf } from '../../plugins/auth';
 import type { MergeQueueService } from './service';
 

@@ -1,7 +1,7 @@
 /**
  * POST /v1/listMergeQueueTestingResults: Trunk's list of the testing a queue completed in a time range
  * (trunk-compat §1.5, docs/api-compat.md), newest first, one entry per PR per attempt, read from the
- * event log (activities/events/testing-results.ts). Testing still in progress is not listed; pass an
+ * event log (events/store/testing-results.ts). Testing still in progress is not listed; pass an
  * entry's `testRunId` to getMergeQueueTestingDetails for its checks.
  *
  * Rules, as Trunk documents them: `since` is required and at most 45 days before `until` (default:
@@ -10,9 +10,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Pool } from 'pg';
+import type { Pool } from '../../../stores/db';
 import { z } from 'zod';
-import { readTestingResults } from '../../../activities/events/testing-results';
+import { readTestingResults } from '../../../events/store/testing-results';
 import { badRequest } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
 import { QueueRequest } from '../../schemas/common';

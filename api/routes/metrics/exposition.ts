@@ -11,12 +11,8 @@
  */
 import { expositionText } from '../../plugins/exposition-text';
 import { Gauge, Histogram, Registry } from 'prom-client';
-import { TERMINAL_STATES } from '../../../workflows/engine';
-import {
-  QUEUE_TYPES,
-  type QueueMetrics,
-  type QueueTypeMetrics,
-} from '../../../activities/events/queue-metrics';
+import { TERMINAL_STATES } from '../../../engine';
+import { QUEUE_TYPES, type QueueMetrics, type QueueTypeMetrics } from '../../../events/queue-metrics';
 
 export const BUCKETS_SECONDS = [60, 300, 600, 900, 1800, 3600, 5400, 7200];
 

@@ -9,10 +9,10 @@
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Pool } from 'pg';
+import type { Pool } from '../../../stores/db';
 import { z } from 'zod';
-import { registerQueue } from '../../../activities/events/log-store';
-import { readQueueMetrics, type RepositoryFilter } from '../../../activities/events/metrics-reads';
+import { registerQueue } from '../../../events/store/log-store';
+import { readQueueMetrics, type RepositoryFilter } from '../../../events/store/metrics-reads';
 import { badRequest, notFound } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
 import type { MergeQueueService } from '../merge-queue';

@@ -11,13 +11,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { RepositoryOwnerStore } from '../../../activities/stores/repository-owners';
+import type { RepositoryOwnerStore } from '../../../stores/repository-owners';
 import { conflict, forbidden } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
 import { repositoryLimitReached } from '../../plugins/repository-access';
 import { RepoRef } from '../../schemas/common';
 import { EXAMPLE_REPO, withExample } from '../../schemas/examples';
-import { repositoryLabel } from '../../../workflows/contract';
+import { repositoryLabel } from '../../../contract';
 
 const tags = ['repositories'];
 

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { getDelivery, listDeliveries } from '../../../activities/webhooks';
+import { getDelivery, listDeliveries } from '../../../webhooks';
 import { badRequest, notFound } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
 import {

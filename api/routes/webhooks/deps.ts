@@ -1,6 +1,6 @@
 /** What the webhook routes need; the composition root (api/server.ts) builds it. */
-import type { Pool } from 'pg';
-import type { Lookup, SubscriptionStore } from '../../../activities/webhooks';
+import type { Pool } from '../../../stores/db';
+import type { Lookup, SubscriptionStore } from '../../../webhooks';
 
 export interface WebhookApiDeps {
   pool: Pool;

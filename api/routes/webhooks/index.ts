@@ -1,6 +1,6 @@
 /**
  * The webhook administration area (/v1/webhooks/*): subscriptions and their delivery records.
- * Delivery itself happens in the worker (activities/webhooks, workflows/webhooks).
+ * Delivery itself happens in the worker (webhooks, workflows/webhooks).
  */
 import type { FastifyInstance } from 'fastify';
 import { deliveryRoutes } from './deliveries';

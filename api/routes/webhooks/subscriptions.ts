@@ -10,11 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  checkWebhookUrlResolved,
-  SubscriptionLimitError,
-  WEBHOOK_EVENT_TYPES,
-} from '../../../activities/webhooks';
+import { checkWebhookUrlResolved, SubscriptionLimitError, WEBHOOK_EVENT_TYPES } from '../../../webhooks';
 import { badRequest, conflict, notFound } from '../../errors';
 import { organisationOf } from '../../plugins/auth';
 import {

@@ -1,6 +1,6 @@
 /** Domain records → the wire shapes of api/schemas/webhooks.ts (ISO times, camelCase). */
 import type { z } from 'zod';
-import type { Delivery, DeliveryDetail, Subscription } from '../../../activities/webhooks';
+import type { Delivery, DeliveryDetail, Subscription } from '../../../webhooks';
 import type * as W from '../../schemas/webhooks';
 
 export const subscriptionWire = (s: Subscription): z.infer<typeof W.Subscription> => ({

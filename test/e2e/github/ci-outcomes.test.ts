@@ -5,13 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  getTestRunQuery,
-  queueWorkflowId,
-  updateQueueUpdate,
-  type TestRunDetails,
-} from '../../../workflows/contract';
-import type { PullRequestRecord } from '../../../workflows/contract';
+import { getTestRunQuery, queueWorkflowId, updateQueueUpdate, type TestRunDetails } from '../../../contract';
+import type { PullRequestRecord } from '../../../contract';
 import { useFakeHub } from '../../support/fakehub';
 import {
   startGitHubQueueHarness,

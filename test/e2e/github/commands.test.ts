@@ -3,8 +3,8 @@
  * `issue_comment` webhook to the API, and the real queue (workers, `github` git host, fake CI) acts.
  */
 import { defaultPayloadConverter } from '@temporalio/common';
-import { commandUpdateId } from '../../../activities/github/pr-command-handler';
-import { queueWorkflowId } from '../../../workflows/contract';
+import { commandUpdateId } from '../../../github/inbound/pr-command-handler';
+import { queueWorkflowId } from '../../../contract';
 import { signAppJwt, useFakeHub, type IssueComment } from '../../support/fakehub';
 import {
   startGitHubQueueHarness,

@@ -13,8 +13,8 @@
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isTerminal } from '../../../workflows/engine';
-import type { PullRequestRecord } from '../../../workflows/contract';
+import { isTerminal } from '../../../engine';
+import type { PullRequestRecord } from '../../../contract';
 import { useFakeHub } from '../../support/fakehub';
 import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 import { killWorkerProcess as kill, startWorkerProcess } from '../../support/worker-process';

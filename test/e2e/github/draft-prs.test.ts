@@ -12,10 +12,10 @@
  *   again leaves a draft PR of a run nobody holds: the reconciliation closes it and deletes its branch,
  *   while the draft PR of the new queue's run in progress is kept and that PR merges.
  */
-import { createGitHubAppAuth } from '../../../activities/github/app-auth';
-import { createGitHubReconciliationActivities } from '../../../activities/github/reconciliation';
-import { queueWorkflowId, type RunnerSettings } from '../../../workflows/contract';
-import type { QueueConfigPatch } from '../../../workflows/engine';
+import { createGitHubAppAuth } from '../../../github/app/app-auth';
+import { createGitHubReconciliationActivities } from '../../../github/inbound/reconciliation';
+import { queueWorkflowId, type RunnerSettings } from '../../../contract';
+import type { QueueConfigPatch } from '../../../engine';
 import { useFakeHub } from '../../support/fakehub';
 import { draftsOf as draftsOfPr, startDraftPrCi } from '../../support/draft-pr-ci';
 import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';

@@ -2,7 +2,7 @@
  * GitHub misbehaving under the merge queue (fakehub's fault knobs), the real stack:
  *
  * - a check_run webhook that never arrives: the PR waits in testing until the reconciliation
- *   (activities/github/reconciliation.ts) redelivers what GitHub failed to deliver; then it merges;
+ *   (github/inbound/reconciliation.ts) redelivers what GitHub failed to deliver; then it merges;
  * - a secondary rate limit in the middle of a run: the throttled client waits it out;
  * - every installation token expiring while a PR tests: the client mints a new one on the 401;
  * - a second worker that has never seen the repository takes over from the first.
@@ -13,9 +13,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { createGitHubAppAuth } from '../../../activities/github/app-auth';
-import { createGitHubReconciliationActivities } from '../../../activities/github/reconciliation';
-import { getTestRunQuery, queueWorkflowId } from '../../../workflows/contract';
+import { createGitHubAppAuth } from '../../../github/app/app-auth';
+import { createGitHubReconciliationActivities } from '../../../github/inbound/reconciliation';
+import { getTestRunQuery, queueWorkflowId } from '../../../contract';
 import { useFakeHub, type WebhookDelivery } from '../../support/fakehub';
 import {
   startGitHubQueueHarness,
@@ -68,7 +68,7 @@ async function testedHead(g: GitHubQueueHarness, n: number): Promise<string> {
   const sha = g.bareGit('rev-parse', `refs/heads/${branch}`);
   await g.waitFor(`PR #${n} testing and its checks read`, async () => {
     const read = hub().requests.some(
-      // The combined status is the last read of the checks (activities/github/checks.ts).
+      // The combined status is the last read of the checks (github/host/checks.ts).
       (r) => r.path.startsWith(`/repos/acme/${g.repo.name}/commits/${sha}/status?`) && r.status === 200,
     );
     return read && (await g.pr(n))?.state === 'testing';

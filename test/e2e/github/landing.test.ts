@@ -7,8 +7,8 @@
  *   fails with GITHUB_API_MERGE_PR_FAILED, nothing lands, and the queue's log says what to configure;
  *   with the App on the bypass list the same PR then merges.
  */
-import type { MergeMethod } from '../../../activities/git/git-host';
-import { getTestRunQuery, queueWorkflowId } from '../../../workflows/contract';
+import type { MergeMethod } from '../../../git/git-host';
+import { getTestRunQuery, queueWorkflowId } from '../../../contract';
 import { useFakeHub } from '../../support/fakehub';
 import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 

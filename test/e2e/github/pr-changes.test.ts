@@ -4,8 +4,8 @@
  * reaches the queue only as a webhook hint (the harness runs no reconciliation and the testing timeout
  * is hours), so every reaction here is the queue re-reading GitHub on a delivered webhook.
  */
-import { getTestRunQuery, queueWorkflowId, type TestRunDetails } from '../../../workflows/contract';
-import type { PullRequestRecord } from '../../../workflows/contract';
+import { getTestRunQuery, queueWorkflowId, type TestRunDetails } from '../../../contract';
+import type { PullRequestRecord } from '../../../contract';
 import { useFakeHub } from '../../support/fakehub';
 import {
   startGitHubQueueHarness,

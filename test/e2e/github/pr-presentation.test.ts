@@ -3,7 +3,7 @@
  * author when the PR leaves the queue unmerged, and a "railyard merge queue" check run on its head.
  */
 import { useFakeHub } from '../../support/fakehub';
-import { prWorkflowId } from '../../../workflows/contract';
+import { prWorkflowId } from '../../../contract';
 import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 
 const hub = useFakeHub();

@@ -6,7 +6,7 @@
  * commits land the PRs (GitHub sees each merged by the push), so the queue itself writes next to
  * nothing and the writes measured are the presenter's.
  */
-import { queueWorkflowId, updateQueueUpdate } from '../../../workflows/contract';
+import { queueWorkflowId, updateQueueUpdate } from '../../../contract';
 import { useFakeHub } from '../../support/fakehub';
 import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 

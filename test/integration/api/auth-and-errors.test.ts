@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { buildTestApp, type CapturedLog } from '../../support/app';
 import { claimRepository } from '../../support/ownership';
 import { createMigratedDatabase } from '../../support/postgres';

@@ -13,8 +13,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Pool, PoolClient } from 'pg';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
-import { createFlakyStore } from '../../../activities/flaky/service';
+import { createApiKeyStore } from '../../../stores/api-keys';
+import { createFlakyStore } from '../../../flaky/service';
 import { createApiPools, type ApiPools } from '../../../api/pools';
 import { buildTestApp, TEST_PAGE_TOKEN_SECRET } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';

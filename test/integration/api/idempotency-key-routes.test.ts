@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { unavailable } from '../../../api/errors';
 import type { MergeQueueService } from '../../../api/routes/merge-queue/service';
 import { CHANGE_ENDPOINTS } from '../../../api/routes/merge-queue/update-id';

@@ -6,7 +6,7 @@
  */
 /* eslint-disable @typescript-eslint/require-await -- synchronous bodies; `async` turns their throws into
    rejections, as the real service's are. */
-import type { Organisation } from '../../../activities/stores/api-keys';
+import type { Organisation } from '../../../stores/api-keys';
 import { badRequest, notFound } from '../../../api/errors';
 import {
   queueExists,
@@ -21,7 +21,7 @@ import type {
   TestingDetails,
 } from '../../../api/schemas/merge-queue';
 import type { QueueSettings } from '../../../api/schemas/queue';
-import { DEFAULT_PRIORITY, priorityName } from '../../../workflows/engine';
+import { DEFAULT_PRIORITY, priorityName } from '../../../engine';
 
 interface FakeQueue {
   settings: QueueSettings;

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import type { z } from 'zod';
-import { createApiKeyStore, type Organisation } from '../../../activities/stores/api-keys';
+import { createApiKeyStore, type Organisation } from '../../../stores/api-keys';
 import { PullRequestPage, SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
 import { QueueSettings, QueueView } from '../../../api/schemas/queue';
 import { buildTestApp } from '../../support/app';

@@ -9,7 +9,7 @@ import { createMergeQueueService } from '../../../api/temporal/merge-queue-servi
 import type { Change } from '../../../api/routes/merge-queue/service';
 import { PullRequestPage, SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
 import { QueueSettings, QueueView } from '../../../api/schemas/queue';
-import { queueWorkflowId, REPOSITORY, TARGET_BRANCH } from '../../../workflows/contract';
+import { queueWorkflowId, REPOSITORY, TARGET_BRANCH } from '../../../contract';
 import { requireTestEnv } from '../../support/env';
 import { startQueueHarness, type QueueHarness } from '../../support/queue-harness';
 

@@ -1,12 +1,7 @@
 /** The served OpenAPI document is valid OpenAPI 3.1; health and readiness answer without auth. */
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import {
-  BRANCH_PATTERN,
-  REPO_HOST_PATTERN,
-  REPO_NAME_PATTERN,
-  REPO_OWNER_PATTERN,
-} from '../../../activities/git/names';
+import { BRANCH_PATTERN, REPO_HOST_PATTERN, REPO_NAME_PATTERN, REPO_OWNER_PATTERN } from '../../../git/names';
 import { buildTestApp } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';
 

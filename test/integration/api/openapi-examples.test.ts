@@ -19,7 +19,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { EXAMPLE_JUNIT_XML, EXAMPLE_ORG_SLUG, EXAMPLE_TEST_ID } from '../../../api/schemas/examples';
 import type { MergeQueueService } from '../../../api/routes/merge-queue/service';
 import { buildTestApp, type CapturedLog, noQueues } from '../../support/app';

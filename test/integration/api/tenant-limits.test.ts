@@ -10,9 +10,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { inThreadJunitParser, type JunitParser } from '../../../activities/flaky/junit';
-import { createFlakyStore } from '../../../activities/flaky/service';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { inThreadJunitParser, type JunitParser } from '../../../flaky/junit';
+import { createFlakyStore } from '../../../flaky/service';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { GUARDED_ROUTES } from '../../../api/plugins/in-flight';
 import type { MergeQueueService } from '../../../api/routes/merge-queue';
 import { buildTestApp, TEST_PAGE_TOKEN_SECRET } from '../../support/app';

@@ -8,11 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { createTemporalGateway, type TemporalGateway } from '../../../api/temporal/client';
 import { createMergeQueueService } from '../../../api/temporal/merge-queue-service';
-import type { QueueWorkflowInput, TestRunWorkflowInput } from '../../../workflows/contract';
-import { queueWorkflowId } from '../../../workflows/contract';
+import type { QueueWorkflowInput, TestRunWorkflowInput } from '../../../contract';
+import { queueWorkflowId } from '../../../contract';
 import { buildTestApp } from '../../support/app';
 import { requireTestEnv } from '../../support/env';
 import { startQueueHarness, type QueueHarness } from '../../support/queue-harness';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { createTemporalGateway, type TemporalGateway } from '../../../api/temporal/client';
 import { createMergeQueueService } from '../../../api/temporal/merge-queue-service';
 import { buildTestApp } from '../../support/app';

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { MAX_PROBLEMS_LISTED } from '../../../api/validation-message';
 import { buildTestApp } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';

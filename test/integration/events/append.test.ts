@@ -5,7 +5,7 @@
  */
 import type { Pool } from 'pg';
 import { createEventActivities } from '../../../activities/events';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { createMigratedDatabase } from '../../support/postgres';
 import { MINUTE, submission } from '../../unit/events/fixtures';
 

@@ -16,11 +16,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Webhook } from 'svix';
-import type { TransitionEvent } from '../../../activities/events/types';
-import { actionsOf } from '../../../activities/webhooks/pull-request-events';
-import { createSubscriptionStore } from '../../../activities/webhooks/subscriptions';
-import type { PrState } from '../../../workflows/engine';
-import { cancelUpdate } from '../../../workflows/contract';
+import type { TransitionEvent } from '../../../events/types';
+import { actionsOf } from '../../../webhooks/pull-request-events';
+import { createSubscriptionStore } from '../../../webhooks/store/subscriptions';
+import type { PrState } from '../../../engine';
+import { cancelUpdate } from '../../../contract';
 import { startQueueHarness, type QueueHarness } from '../../support/queue-harness';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { startScratchCluster, type ScratchCluster } from './scratch-cluster';

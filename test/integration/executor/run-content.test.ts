@@ -1,5 +1,5 @@
 /**
- * Run content and run slots on the real PostgreSQL (activities/executor/run-content.ts, run-slots.ts)
+ * Run content and run slots on the real PostgreSQL (test-runs/store/run-content.ts, run-slots.ts)
  * and the API's route for executors (api/routes/executor/run-content.ts) over real HTTP: a token reads
  * its one bundle, byte for byte, until its run ends; the per-organisation cap holds under a race.
  */
@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Pool } from 'pg';
-import { createRunContentStore, RunContentTooLarge } from '../../../activities/executor/run-content';
-import { createRunSlots } from '../../../activities/executor/run-slots';
+import { createRunContentStore, RunContentTooLarge } from '../../../test-runs/store/run-content';
+import { createRunSlots } from '../../../test-runs/store/run-slots';
 import { startContentServer } from '../../support/executor';
 import { createMigratedDatabase } from '../../support/postgres';
 

@@ -7,7 +7,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import type { ReceivedDelivery } from '../../../activities/github/webhook-receiver';
+import type { ReceivedDelivery } from '../../../github/inbound/webhook-receiver';
 import { gitHubWebhookRoutes } from '../../../api/routes/github/webhooks';
 import { signAppJwt, useFakeHub } from '../../support/fakehub';
 

@@ -1,11 +1,11 @@
 /**
  * fakehub's webhooks, each produced by the state change GitHub announces it for and received by a real
- * HTTP target: signed so that railyard's own check (activities/github/webhook-signature.ts) accepts it,
+ * HTTP target: signed so that railyard's own check (github/inbound/webhook-signature.ts) accepts it,
  * with GitHub's headers, and valid against @octokit/openapi-webhooks (useFakeHub fails any test after
  * which a delivery did not validate). The events: push (created, updated, forced, deleted), the
  * pull_request lifecycle, check_run, status and installation_repositories.
  */
-import { isValidSignature } from '../../../activities/github/webhook-signature';
+import { isValidSignature } from '../../../github/inbound/webhook-signature';
 import { useFakeHub, workClone, type WorkClone } from '../../support/fakehub';
 import { startWebhookReceiver, type Received, type WebhookReceiver } from './webhook-receiver';
 

@@ -7,10 +7,10 @@
 import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { DEFAULT_BUNDLE_LIMITS } from '../../../activities/flaky/bundle';
-import { createFlakyStore } from '../../../activities/flaky/service';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
-import { createRepositoryPublicIds } from '../../../activities/stores/repository-public-ids';
+import { DEFAULT_BUNDLE_LIMITS } from '../../../flaky/bundle';
+import { createFlakyStore } from '../../../flaky/service';
+import { createApiKeyStore } from '../../../stores/api-keys';
+import { createRepositoryPublicIds } from '../../../stores/repository-public-ids';
 import { buildTestApp, type CapturedLog, TEST_PAGE_TOKEN_SECRET } from '../../support/app';
 import { bundleOf, metaJson, type BundleEntry } from '../../support/bundles';
 import { createMigratedDatabase } from '../../support/postgres';

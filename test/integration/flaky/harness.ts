@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Pool } from 'pg';
-import { createFlakyStore, type FlakyStore } from '../../../activities/flaky/service';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createFlakyStore, type FlakyStore } from '../../../flaky/service';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { buildTestApp, TEST_PAGE_TOKEN_SECRET } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';
 

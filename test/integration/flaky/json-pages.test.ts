@@ -8,15 +8,10 @@
  * timestamps with microseconds. The building blocks (string escaping, ISO timestamps, rate rounding,
  * URL encoding) are also checked one by one.
  */
-import { loadTestCases, fraction } from '../../../activities/flaky/store/test-case-reads';
-import { isoSql, jsonText } from '../../../activities/flaky/store/test-case-details';
-import { fractionSql, uriComponentSql } from '../../../activities/flaky/store/test-case-json';
-import {
-  createLinks,
-  quarantinedTest,
-  testCase,
-  unhealthyTestCase,
-} from '../../../activities/flaky/test-case-wire';
+import { loadTestCases, fraction } from '../../../flaky/store/test-case-reads';
+import { isoSql, jsonText } from '../../../flaky/store/test-case-details';
+import { fractionSql, uriComponentSql } from '../../../flaky/store/test-case-json';
+import { createLinks, quarantinedTest, testCase, unhealthyTestCase } from '../../../flaky/test-case-wire';
 import {
   ListFailingTestsResponse,
   ListQuarantinedTestsResponse,

@@ -7,9 +7,9 @@
 import { readdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { type JunitParserPool, startJunitParserPool } from '../../../activities/flaky/junit/pool';
-import { createFlakyStore } from '../../../activities/flaky/service';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { type JunitParserPool, startJunitParserPool } from '../../../flaky/junit/pool';
+import { createFlakyStore } from '../../../flaky/service';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { buildTestApp, TEST_PAGE_TOKEN_SECRET } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';
 import { fixture, FIXTURES, REPO } from './harness';

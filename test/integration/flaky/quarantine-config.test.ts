@@ -6,7 +6,7 @@
  * refusals: a wrong slug, another organisation's repository, too many tests, an oversized field.
  * Also the CLI's telemetry routes: accepted, dropped, bounded, nothing logged as an error.
  */
-import { testCaseId } from '../../../activities/flaky/identity';
+import { testCaseId } from '../../../flaky/identity';
 import { buildTestApp } from '../../support/app';
 import { createHarness, type Harness, junit, REPO } from './harness';
 

@@ -4,8 +4,8 @@
  * when; the merge queue's judgeJunitFiles applies the same check; Trunk's unhealthy list and ticket
  * link work on the same tests.
  */
-import { testCaseId } from '../../../activities/flaky/identity';
-import { QUARANTINE_OVERRIDES, quarantineOf } from '../../../activities/flaky/quarantine';
+import { testCaseId } from '../../../flaky/identity';
+import { QUARANTINE_OVERRIDES, quarantineOf } from '../../../flaky/quarantine';
 import { createHarness, type Harness, junit, REPO } from './harness';
 
 let h: Harness;

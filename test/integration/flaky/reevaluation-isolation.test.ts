@@ -10,11 +10,11 @@ import { Client, Connection } from '@temporalio/client';
 import type { LogLevel, LogMetadata } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createFlakyActivities } from '../../../activities/flaky/activities';
-import type { ReevaluationSummary } from '../../../activities/flaky/service';
+import { createFlakyActivities } from '../../../activities/flaky';
+import type { ReevaluationSummary } from '../../../flaky/service';
 import { requireTestEnv } from '../../support/env';
 import { recordHistory } from '../../support/histories';
-import { FLAKY_REEVALUATION_WORKFLOW_TYPE } from '../../../workflows/contract';
+import { FLAKY_REEVALUATION_WORKFLOW_TYPE } from '../../../contract';
 import { createHarness, type Harness, junit, REPO } from './harness';
 
 const DAY = 86_400_000;

@@ -5,10 +5,10 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createFlakyActivities } from '../../../activities/flaky/activities';
-import { FLAKY_REEVALUATION_WORKFLOW_TYPE } from '../../../workflows/contract';
+import { createFlakyActivities } from '../../../activities/flaky';
+import { FLAKY_REEVALUATION_WORKFLOW_TYPE } from '../../../contract';
 import { ensureReevaluationSchedule } from '../../../worker/reevaluation-schedule';
-import type { ReevaluationSummary } from '../../../activities/flaky/service';
+import type { ReevaluationSummary } from '../../../flaky/service';
 import { requireTestEnv } from '../../support/env';
 import { createHarness, type Harness, junit } from './harness';
 

@@ -3,7 +3,7 @@
  * re-sends, concurrent uploads, refusals of bad files and bodies, and organisation scoping.
  */
 import { readdirSync } from 'node:fs';
-import { combineUploadFiles, parseJunitText } from '../../../activities/flaky/junit';
+import { combineUploadFiles, parseJunitText } from '../../../flaky/junit';
 import { createHarness, fixture, FIXTURES, type Harness, junit, REPO } from './harness';
 
 let h: Harness;

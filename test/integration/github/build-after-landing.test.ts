@@ -5,8 +5,8 @@
  * building until its testing timeout (found by the GitHub crash story). Landing still refuses a
  * closed PR.
  */
-import type { GitHost } from '../../../activities/git/git-host';
-import type { RepositoryKey } from '../../../workflows/contract';
+import type { GitHost } from '../../../git/git-host';
+import type { RepositoryKey } from '../../../contract';
 import { useFakeHub, type WorkClone } from '../../support/fakehub';
 import { useGitHubHostFixture } from '../../support/github-host-fixture';
 

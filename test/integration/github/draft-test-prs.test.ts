@@ -6,8 +6,8 @@
  * merged), then deletes it. A build without the request opens nothing.
  */
 import { execFileSync } from 'node:child_process';
-import type { BuildTestBranchInput, GitHost } from '../../../activities/git/git-host';
-import type { RepositoryKey } from '../../../workflows/contract';
+import type { BuildTestBranchInput, GitHost } from '../../../git/git-host';
+import type { RepositoryKey } from '../../../contract';
 import { useFakeHub, type WorkClone } from '../../support/fakehub';
 import { useGitHubHostFixture } from '../../support/github-host-fixture';
 

@@ -11,9 +11,9 @@
  * - `GET /collaborators/{u}/permission`: each role's base permission (maintain → write, triage →
  *   read), 404 for a login without a role and for a repository the token does not cover.
  */
-import { createGitHubAppAuth } from '../../../activities/github/app-auth';
-import { createGitHubClients, GitHubApiError, type GitHubRest } from '../../../activities/github/rest-client';
-import { isValidSignature } from '../../../activities/github/webhook-signature';
+import { createGitHubAppAuth } from '../../../github/app/app-auth';
+import { createGitHubClients, GitHubApiError, type GitHubRest } from '../../../github/app/rest-client';
+import { isValidSignature } from '../../../github/inbound/webhook-signature';
 import { useFakeHub, workClone, type WorkClone } from '../../support/fakehub';
 import { startWebhookReceiver, type Received, type WebhookReceiver } from '../fakehub/webhook-receiver';
 

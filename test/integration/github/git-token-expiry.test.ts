@@ -5,8 +5,8 @@
  * token, not fail on the dead one again and again on every retry of the activity. (Pushes always come
  * after a REST read of the same installation, which already replaced the token.)
  */
-import type { GitHost } from '../../../activities/git/git-host';
-import type { RepositoryKey } from '../../../workflows/contract';
+import type { GitHost } from '../../../git/git-host';
+import type { RepositoryKey } from '../../../contract';
 import { useFakeHub, type WorkClone } from '../../support/fakehub';
 import { useGitHubHostFixture } from '../../support/github-host-fixture';
 

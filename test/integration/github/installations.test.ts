@@ -6,15 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { createGitHubAppAuth } from '../../../activities/github/app-auth';
-import { createInstallationsApi } from '../../../activities/github/installations-api';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createGitHubAppAuth } from '../../../github/app/app-auth';
+import { createInstallationsApi } from '../../../github/app/installations-api';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import {
   createGitHubInstallationStore,
   installationOwnership,
   InstallationNotLinkedError,
-} from '../../../activities/stores/github-installations';
-import { createRepositoryOwnerStore } from '../../../activities/stores/repository-owners';
+} from '../../../github/store/installations';
+import { createRepositoryOwnerStore } from '../../../stores/repository-owners';
 import { repositoryAccessWithGitHub } from '../../../api/plugins/github-repository-access';
 import type { ClaimPolicy } from '../../../api/plugins/repository-access';
 import { buildTestApp } from '../../support/app';

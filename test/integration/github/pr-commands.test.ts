@@ -10,8 +10,8 @@
  * - a queue with commandsEnabled false stays silent; a branch without a queue gets a reply.
  */
 import { randomUUID } from 'node:crypto';
-import { commandUpdateId } from '../../../activities/github/pr-command-handler';
-import { queueWorkflowId, updateQueueUpdate } from '../../../workflows/contract';
+import { commandUpdateId } from '../../../github/inbound/pr-command-handler';
+import { queueWorkflowId, updateQueueUpdate } from '../../../contract';
 import { signAppJwt, useFakeHub, type IssueComment } from '../../support/fakehub';
 import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 

@@ -18,14 +18,14 @@ import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
-import { createGitHubAppAuth } from '../../../activities/github/app-auth';
-import { createGitHubOwnerLookup } from '../../../activities/github/owner-lookup';
-import { createQueueHinter, type QueueHinter } from '../../../activities/github/queue-hints';
-import { createGitHubReconciliationActivities } from '../../../activities/github/reconciliation';
-import { signatureOf } from '../../../activities/github/webhook-signature';
-import { createWebhookReceiver, type WebhookReceiver } from '../../../activities/github/webhook-receiver';
-import { createGitHubInstallationStore } from '../../../activities/stores/github-installations';
-import { createWebhookDeliveryStore } from '../../../activities/stores/github-webhook-deliveries';
+import { createGitHubAppAuth } from '../../../github/app/app-auth';
+import { createGitHubOwnerLookup } from '../../../github/store/owner-lookup';
+import { createQueueHinter, type QueueHinter } from '../../../github/inbound/queue-hints';
+import { createGitHubReconciliationActivities } from '../../../github/inbound/reconciliation';
+import { signatureOf } from '../../../github/inbound/webhook-signature';
+import { createWebhookReceiver, type WebhookReceiver } from '../../../github/inbound/webhook-receiver';
+import { createGitHubInstallationStore } from '../../../github/store/installations';
+import { createWebhookDeliveryStore } from '../../../github/store/webhook-deliveries';
 import { createTemporalGateway, type TemporalGateway } from '../../../api/temporal/client';
 import { createMergeQueueService } from '../../../api/temporal/merge-queue-service';
 import {
@@ -38,7 +38,7 @@ import {
   queueWorkflowId,
   type HostHint,
   type QueueKey,
-} from '../../../workflows/contract';
+} from '../../../contract';
 import { buildTestApp } from '../../support/app';
 import { requireTestEnv } from '../../support/env';
 import { useFakeHub } from '../../support/fakehub';

@@ -1,5 +1,5 @@
 /**
- * The GitHub reconciliation activities (activities/github/reconciliation.ts) on the real PostgreSQL,
+ * The GitHub reconciliation activities (github/inbound/reconciliation.ts) on the real PostgreSQL,
  * with an in-memory delivery log standing in for `GET /app/hook/deliveries` (keyset cursors, newest
  * first, like GitHub's) and a recording hinter:
  * - redelivery asks only for deliveries none of whose attempts succeeded and that are not stored,
@@ -15,14 +15,14 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Pool } from 'pg';
-import { GitHubAuthError } from '../../../activities/github/app-auth';
-import type { HookDeliveriesApi, HookDelivery } from '../../../activities/github/hook-deliveries-api';
-import type { HintResult, QueueHinter } from '../../../activities/github/queue-hints';
+import { GitHubAuthError } from '../../../github/app/app-auth';
+import type { HookDeliveriesApi, HookDelivery } from '../../../github/app/hook-deliveries-api';
+import type { HintResult, QueueHinter } from '../../../github/inbound/queue-hints';
 import {
   createGitHubReconciliationActivities,
   type ReconciliationLimits,
-} from '../../../activities/github/reconciliation';
-import { createWebhookDeliveryStore } from '../../../activities/stores/github-webhook-deliveries';
+} from '../../../github/inbound/reconciliation';
+import { createWebhookDeliveryStore } from '../../../github/store/webhook-deliveries';
 import { createMigratedDatabase } from '../../support/postgres';
 
 let pool: Pool;

@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { signatureOf } from '../../../activities/github/webhook-signature';
-import { createWebhookReceiver, type WebhookReceiver } from '../../../activities/github/webhook-receiver';
-import { createGitHubOwnerLookup } from '../../../activities/github/owner-lookup';
-import { createGitHubInstallationStore } from '../../../activities/stores/github-installations';
-import { createWebhookDeliveryStore } from '../../../activities/stores/github-webhook-deliveries';
+import { signatureOf } from '../../../github/inbound/webhook-signature';
+import { createWebhookReceiver, type WebhookReceiver } from '../../../github/inbound/webhook-receiver';
+import { createGitHubOwnerLookup } from '../../../github/store/owner-lookup';
+import { createGitHubInstallationStore } from '../../../github/store/installations';
+import { createWebhookDeliveryStore } from '../../../github/store/webhook-deliveries';
 import { BODY_LIMIT_BYTES } from '../../../api/app';
 import { buildTestApp, type CapturedLog } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';

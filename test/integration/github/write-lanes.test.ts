@@ -7,8 +7,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InstallationToken } from '../../../activities/github/app-auth';
-import { createGitHubClients } from '../../../activities/github/rest-client';
+import { InstallationToken } from '../../../github/app/app-auth';
+import { createGitHubClients } from '../../../github/app/rest-client';
 
 let server: Server;
 const arrivals: string[] = [];

@@ -5,12 +5,12 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import {
   createIdempotencyKeyStore,
   type ClaimRequest,
   type IdempotencyKeyStore,
-} from '../../../activities/stores/idempotency-keys';
+} from '../../../stores/idempotency-keys';
 import { createMigratedDatabase } from '../../support/postgres';
 
 let pool: Pool;

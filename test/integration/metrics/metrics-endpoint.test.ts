@@ -14,7 +14,7 @@ import {
   type PromMetrics,
 } from 'prom2javascript';
 import { createEventActivities } from '../../../activities/events';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { buildTestApp } from '../../support/app';
 import { claimRepository } from '../../support/ownership';
 import { createMigratedDatabase } from '../../support/postgres';

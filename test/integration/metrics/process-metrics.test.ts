@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { getMetricsFromStream, type PromData, type PromHistogramData } from 'prom2javascript';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { unavailable, notFound } from '../../../api/errors';
 import { createProcessMetrics, instrumentTemporalGateway } from '../../../api/plugins/process-metrics';
 import { buildTestApp } from '../../support/app';

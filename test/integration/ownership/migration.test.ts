@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import { Client } from 'pg';
-import { MIGRATIONS_DIR, runMigrations } from '../../../activities/platform/migrate';
+import { MIGRATIONS_DIR, runMigrations } from '../../../stores/migrate';
 import { createScratchDatabase } from '../../support/postgres';
 
 async function migrateBefore(url: string, first: string): Promise<void> {

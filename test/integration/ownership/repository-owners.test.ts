@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { createGitActivities } from '../../../activities/merge-queue/git-activities';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
-import { createRepositoryOwnerStore } from '../../../activities/stores/repository-owners';
+import { createApiKeyStore } from '../../../stores/api-keys';
+import { createRepositoryOwnerStore } from '../../../stores/repository-owners';
 import { repositoryAccessOver, type ClaimPolicy } from '../../../api/plugins/repository-access';
 import { buildTestApp } from '../../support/app';
 import { createRepoWithMain } from '../../support/git-fixture';

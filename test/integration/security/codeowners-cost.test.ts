@@ -9,10 +9,10 @@
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { type JunitParser } from '../../../activities/flaky/junit';
-import { type JunitParserPool, startJunitParserPool } from '../../../activities/flaky/junit/pool';
-import { createFlakyStore } from '../../../activities/flaky/service';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { type JunitParser } from '../../../flaky/junit';
+import { type JunitParserPool, startJunitParserPool } from '../../../flaky/junit/pool';
+import { createFlakyStore } from '../../../flaky/service';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { buildTestApp, TEST_PAGE_TOKEN_SECRET } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';
 

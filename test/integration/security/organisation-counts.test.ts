@@ -5,8 +5,8 @@
  * do not get past it together. The real API over HTTP, the real Temporal service and worker, with the
  * limits set low (3 queues, 2 subscriptions) through the same stores server.ts builds.
  */
-import { createQueueQuota } from '../../../activities/events/queue-quota';
-import { createSubscriptionStore } from '../../../activities/webhooks';
+import { createQueueQuota } from '../../../events/store/queue-quota';
+import { createSubscriptionStore } from '../../../webhooks';
 import { startLiveApi, type LiveApi } from './support/live-api';
 
 const QUEUES = 3;

@@ -7,11 +7,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { type JunitParserPool, startJunitParserPool } from '../../../activities/flaky/junit/pool';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { type JunitParserPool, startJunitParserPool } from '../../../flaky/junit/pool';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { buildTestApp, TEST_PAGE_TOKEN_SECRET } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';
-import { createFlakyStore } from '../../../activities/flaky/service';
+import { createFlakyStore } from '../../../flaky/service';
 import { codeownersCost, junitFiles, xmlEntities } from './bad-input/flaky-tests';
 import type { BadInputContext, BadInputRow } from './bad-input/rows';
 import { startSentinel } from './support/sentinel';

@@ -7,8 +7,8 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCommandRunner, type CommandRunnerOptions } from '../../../activities/runners/command-runner';
-import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../../activities/runners/sandbox';
+import { createCommandRunner, type CommandRunnerOptions } from '../../../executor/command-runner';
+import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../../executor/sandbox';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 import { requireTestEnv } from '../../support/env';
 

@@ -1,5 +1,5 @@
 /**
- * The network of a sandboxed test run (activities/runners/sandbox-network.ts, issue 17): with the
+ * The network of a sandboxed test run (executor/sandbox-network.ts, issue 17): with the
  * network on and pasta available, a test command reaches the internet (the npm registry) but none of
  * the host's loopback services — listeners this test starts on 127.0.0.1 and on every address, the
  * real PostgreSQL and Temporal of `npm test` — not through 127.0.0.1, ::1, the gateway address or the
@@ -13,8 +13,8 @@ import { request } from 'node:https';
 import { createServer, type Server } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCommandRunner } from '../../../activities/runners/command-runner';
-import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../../activities/runners/sandbox';
+import { createCommandRunner } from '../../../executor/command-runner';
+import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../../executor/sandbox';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 import { requireTestEnv } from '../../support/env';
 

@@ -7,8 +7,8 @@
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Pool } from 'pg';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
-import { createUiSessionStore, MAX_SESSIONS_PER_KEY } from '../../../api/ui/sessions';
+import { createApiKeyStore } from '../../../stores/api-keys';
+import { createUiSessionStore, MAX_SESSIONS_PER_KEY } from '../../../api/dashboard/store/sessions';
 import { buildTestApp, type CapturedLog } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';
 import { junit } from '../flaky/harness';

@@ -14,11 +14,11 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { Pool } from 'pg';
 import { Webhook } from 'svix';
 import { createEventActivities } from '../../../activities/events';
-import { createPool } from '../../../activities/platform/db';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
-import { recordDeliveries } from '../../../activities/webhooks/deliveries';
-import { startDeliveries } from '../../../activities/webhooks/dispatch';
-import { createSubscriptionStore } from '../../../activities/webhooks/subscriptions';
+import { createPool } from '../../../stores/db';
+import { createApiKeyStore } from '../../../stores/api-keys';
+import { recordDeliveries } from '../../../webhooks/store/deliveries';
+import { startDeliveries } from '../../../webhooks/dispatch';
+import { createSubscriptionStore } from '../../../webhooks/store/subscriptions';
 import { requireTestEnv } from '../../support/env';
 import { startScratchCluster, type ScratchCluster } from '../events/scratch-cluster';
 import { startReceiver, waitFor, type Receiver } from './receiver';

@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { createSubscriptionStore } from '../../../activities/webhooks';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createSubscriptionStore } from '../../../webhooks';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { buildTestApp } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';
 

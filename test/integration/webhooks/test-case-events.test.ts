@@ -1,7 +1,7 @@
 /**
  * The flaky-test webhooks on the real stack: PostgreSQL, the Temporal dev server, an in-process worker
  * running webhookDeliveryWorkflow with the real delivery activities, the real app (uploads and
- * overrides through HTTP), the store's outbox and its dispatcher (activities/flaky/events.ts), and a
+ * overrides through HTTP), the store's outbox and its dispatcher (flaky/events.ts), and a
  * real local HTTP receiver whose requests svix verifies.
  *
  * Shown: an upload that flips a test healthy → flaky, and one that flips another healthy → broken,
@@ -20,14 +20,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { Webhook } from 'svix';
 import { createEventActivities } from '../../../activities/events';
-import { createFlakyActivities } from '../../../activities/flaky/activities';
-import { createTestCaseEvents, type TestCaseEvents } from '../../../activities/flaky/events';
-import {
-  createFlakyStore,
-  type FlakyStore,
-  type ReevaluationSummary,
-} from '../../../activities/flaky/service';
-import { createApiKeyStore } from '../../../activities/stores/api-keys';
+import { createFlakyActivities } from '../../../activities/flaky';
+import { createTestCaseEvents, type TestCaseEvents } from '../../../flaky/events';
+import { createFlakyStore, type FlakyStore, type ReevaluationSummary } from '../../../flaky/service';
+import { createApiKeyStore } from '../../../stores/api-keys';
 import { buildTestApp, TEST_PAGE_TOKEN_SECRET } from '../../support/app';
 import { requireTestEnv } from '../../support/env';
 import { createMigratedDatabase } from '../../support/postgres';

@@ -1,6 +1,6 @@
 /**
  * fakehub's GitHub Actions runs, as far as railyard reads them: `GET /repos/{o}/{r}/actions/runs/{id}`
- * (the check of `x-forked-workflow-run-id`, activities/github/forked-runs.ts). rest.ts spreads these
+ * (the check of `x-forked-workflow-run-id`, github/inbound/forked-runs.ts). rest.ts spreads these
  * handlers into its own.
  *
  * A test records a run with `addWorkflowRun(hub, …)`: its event, status, head sha, the PRs GitHub

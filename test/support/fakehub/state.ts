@@ -20,8 +20,8 @@
  */
 import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { createGit, type Git } from '../../../activities/git/git-cli';
-import { initBareRepository } from '../../../activities/git/repository-path';
+import { createGit, type Git } from '../../../git/git-cli';
+import { initBareRepository } from '../../../git/repository-path';
 import type { Actor, HubEvent, HubEventListener, PullRequestChanges } from './events';
 
 export const GITHUB_HOST = 'github.com';

@@ -3,7 +3,7 @@
  * asking about the pending ones, and never strands a waiter that arrives while a query is in flight.
  */
 import { createAdmissionWatcher } from '../../../api/temporal/admission-watcher';
-import type { AdmissionState } from '../../../workflows/contract';
+import type { AdmissionState } from '../../../contract';
 
 function stub(answer: (ids: string[], call: number) => Record<string, AdmissionState>, queryMs = 0) {
   const calls: string[][] = [];

@@ -6,7 +6,7 @@ import { freshUpdateId, requestHash } from '../../../api/routes/merge-queue/upda
 import * as wire from '../../../api/temporal/wire';
 import { SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
 import { CreateQueueRequest, UpdateQueueRequest } from '../../../api/schemas/queue';
-import type { PullRequestRecord, QueueSettingsSnapshot, TestRunDetails } from '../../../workflows/contract';
+import type { PullRequestRecord, QueueSettingsSnapshot, TestRunDetails } from '../../../contract';
 
 const Q = { repo: { host: 'github.com', owner: 'acme', name: 'app' }, targetBranch: 'main' };
 const ORG = { id: 'org-1', slug: 'acme' };

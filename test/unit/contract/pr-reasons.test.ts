@@ -1,10 +1,10 @@
 /**
- * Reason sentences (workflows/contract/pr-reasons.ts): one module for records, webhooks and PR
+ * Reason sentences (contract/pr-reasons.ts): one module for records, webhooks and PR
  * comments. Each detail makes its sentence concrete; a command failure is its own reason, a statuses
  * failure keeps Trunk's.
  */
-import { explainState, reasonClause, type ExplainInput } from '../../../workflows/contract';
-import { verdictOf } from '../../../workflows/engine/verdict';
+import { explainState, reasonClause, type ExplainInput } from '../../../contract';
+import { verdictOf } from '../../../engine/verdict';
 
 test('a failed command is TEST_RUN_COMMAND_FAILED; failed statuses keep Trunk’s reason', () => {
   expect(verdictOf('failed', [], 'command')).toEqual({ passed: false, reason: 'TEST_RUN_COMMAND_FAILED' });

@@ -17,7 +17,7 @@ import {
   type PullRequestWorkflow,
   type QueueWorkflow,
   type TestRunWorkflow,
-} from '../../../workflows/contract';
+} from '../../../contract';
 
 /** The bundle as callers see it through the contract; the assignment is the compile-time check. */
 const asCalled: {

@@ -8,7 +8,7 @@
 import { loadApiConfig } from '../../../api/config';
 import { loadWorkerConfig } from '../../../worker/config';
 import { loadExecutorConfig } from '../../../worker/executor-config';
-import { SEARCH_ATTRIBUTE_FLAGS } from '../../../workflows/contract';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../../../contract';
 import { loadCompose } from './deploy-files';
 
 const services = loadCompose().services;

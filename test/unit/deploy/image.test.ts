@@ -5,7 +5,7 @@
  * is created root-owned). Paths the code resolves relative to its own module must exist in dist/.
  */
 import path from 'node:path';
-import { MIGRATIONS_DIR } from '../../../activities/platform/migrate';
+import { MIGRATIONS_DIR } from '../../../stores/migrate';
 import { finalStage, loadCompose, parseVolume, readText, ROOT, type Instruction } from './deploy-files';
 
 const stage = finalStage();

@@ -1,4 +1,4 @@
-import { type QueueConfigPatch } from '../../../workflows/engine';
+import { type QueueConfigPatch } from '../../../engine';
 import { Harness, type SubmitOptions } from './harness';
 
 const batching: QueueConfigPatch = { batch: true, batchingMinSize: 3, batchingMaxWaitTimeMinutes: 5 };

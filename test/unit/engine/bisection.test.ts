@@ -1,5 +1,5 @@
-import { queueConfig, type QueueConfigPatch } from '../../../workflows/engine';
-import { chunkCount, splitIntoChunks } from '../../../workflows/engine/bisection';
+import { queueConfig, type QueueConfigPatch } from '../../../engine';
+import { chunkCount, splitIntoChunks } from '../../../engine/bisection';
 import { Harness } from './harness';
 
 const skip = 'bisection_skip_redundant_tests' as const;

@@ -1,9 +1,4 @@
-import {
-  applyConfigPatch,
-  DEFAULT_CONFIG,
-  queueConfig,
-  type QueueConfigPatch,
-} from '../../../workflows/engine';
+import { applyConfigPatch, DEFAULT_CONFIG, queueConfig, type QueueConfigPatch } from '../../../engine';
 
 describe('queue config', () => {
   it("defaults to Trunk's API defaults", () => {

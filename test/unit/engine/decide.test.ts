@@ -1,4 +1,4 @@
-import { decide, initialState, type EngineEvent, type QueueState } from '../../../workflows/engine';
+import { decide, initialState, type EngineEvent, type QueueState } from '../../../engine';
 import { Harness } from './harness';
 
 function deepFreeze<T>(value: T): T {

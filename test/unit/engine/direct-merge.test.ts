@@ -1,4 +1,4 @@
-import { type QueueConfigPatch } from '../../../workflows/engine';
+import { type QueueConfigPatch } from '../../../engine';
 import { Harness, type SubmitOptions } from './harness';
 
 const always: QueueConfigPatch = { directMergeMode: 'always', concurrency: 2 };

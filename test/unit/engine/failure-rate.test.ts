@@ -1,12 +1,6 @@
-import { initialState, type QueueConfigPatch, type QueueState } from '../../../workflows/engine';
-import { openDraft } from '../../../workflows/engine/draft';
-import {
-  failureRateOf,
-  KEEP,
-  observeCulprit,
-  observeMerged,
-  PRIOR,
-} from '../../../workflows/engine/failure-rate';
+import { initialState, type QueueConfigPatch, type QueueState } from '../../../engine';
+import { openDraft } from '../../../engine/draft';
+import { failureRateOf, KEEP, observeCulprit, observeMerged, PRIOR } from '../../../engine/failure-rate';
 
 const ctx = { now: 0, newId: () => 'x' };
 

@@ -12,7 +12,7 @@ import {
   type QueueState,
   type Reason,
   type TestCaseResult,
-} from '../../../workflows/engine';
+} from '../../../engine';
 
 export type StartCommand = Extract<EngineCommand, { type: 'startTestRun' }>;
 export type MergeCommand = Extract<EngineCommand, { type: 'merge' }>;

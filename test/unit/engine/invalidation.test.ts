@@ -1,4 +1,4 @@
-import { type RestartReason } from '../../../workflows/engine';
+import { type RestartReason } from '../../../engine';
 import { Harness } from './harness';
 
 /** PR 1 and PR 2 testing (2 on top of 1), then something happens to 1 or under it. */

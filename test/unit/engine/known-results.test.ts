@@ -1,6 +1,6 @@
-import { initialState, type KnownResult } from '../../../workflows/engine';
-import { openDraft } from '../../../workflows/engine/draft';
-import { MAX_KNOWN_RESULTS, rebaseResults, recordResult } from '../../../workflows/engine/known-results';
+import { initialState, type KnownResult } from '../../../engine';
+import { openDraft } from '../../../engine/draft';
+import { MAX_KNOWN_RESULTS, rebaseResults, recordResult } from '../../../engine/known-results';
 
 const result = (tree: number[]): KnownResult => ({ tree, passed: false, runId: null });
 const ctx = { now: 0, newId: () => 'x' };

@@ -1,4 +1,4 @@
-import { targetsIntersect, type TargetList } from '../../../workflows/engine';
+import { targetsIntersect, type TargetList } from '../../../engine';
 import { Harness } from './harness';
 
 describe('lanes', () => {

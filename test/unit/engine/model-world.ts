@@ -12,7 +12,7 @@ import {
   type QueueConfigPatch,
   type QueueState,
   type TargetList,
-} from '../../../workflows/engine';
+} from '../../../engine';
 
 interface Run {
   /** The target branch content when the run was asked for, then the PRs it tested, in order. */

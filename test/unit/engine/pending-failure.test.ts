@@ -1,4 +1,4 @@
-import { type QueueConfigPatch } from '../../../workflows/engine';
+import { type QueueConfigPatch } from '../../../engine';
 import { Harness } from './harness';
 
 function line(config: QueueConfigPatch, prs: number[]): Harness {

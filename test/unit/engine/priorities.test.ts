@@ -1,4 +1,4 @@
-import { parsePriority, priorityName } from '../../../workflows/engine';
+import { parsePriority, priorityName } from '../../../engine';
 import { Harness } from './harness';
 
 describe('priorities', () => {

@@ -4,7 +4,7 @@
  * PR ends in exactly one terminal state.
  */
 import fc from 'fast-check';
-import { type QueueConfigPatch, type QueueState, type TargetList } from '../../../workflows/engine';
+import { type QueueConfigPatch, type QueueState, type TargetList } from '../../../engine';
 import { ModelWorld, overlap } from './model-world';
 
 const pr = fc.integer({ min: 1, max: 7 });

@@ -1,4 +1,4 @@
-import { type QueueConfigPatch, type RequestedStatus } from '../../../workflows/engine';
+import { type QueueConfigPatch, type RequestedStatus } from '../../../engine';
 import { Harness } from './harness';
 
 describe('test slots', () => {

@@ -1,5 +1,5 @@
-import { type FailureRate, type QueueConfigPatch } from '../../../workflows/engine';
-import { chanceAllPass } from '../../../workflows/engine/speculation-threshold';
+import { type FailureRate, type QueueConfigPatch } from '../../../engine';
+import { chanceAllPass } from '../../../engine/speculation-threshold';
 import { Harness } from './harness';
 
 const batchesOf2: QueueConfigPatch = { batch: true, batchingMinSize: 2, concurrency: 4 };

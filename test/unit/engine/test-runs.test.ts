@@ -1,5 +1,5 @@
-import { type TestCaseResult, type TestRunOutcome } from '../../../workflows/engine';
-import { verdictOf } from '../../../workflows/engine/verdict';
+import { type TestCaseResult, type TestRunOutcome } from '../../../engine';
+import { verdictOf } from '../../../engine/verdict';
 import { Harness } from './harness';
 
 const test = (name: string, status: TestCaseResult['status'], quarantined = false): TestCaseResult => ({

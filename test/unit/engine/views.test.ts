@@ -4,7 +4,7 @@ import {
   isInQueue,
   pullRequestView,
   testRunView,
-} from '../../../workflows/engine';
+} from '../../../engine';
 import { Harness } from './harness';
 
 describe('views', () => {

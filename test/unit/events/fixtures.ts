@@ -2,8 +2,8 @@
  * Builders for TransitionEvents: one submission's path through the queue as a list of steps, numbered
  * 1, 2, 3… with `from` filled in from the step before, as the queue workflow reports them.
  */
-import type { TransitionEvent } from '../../../activities/events/types';
-import type { PrState } from '../../../workflows/engine';
+import type { TransitionEvent } from '../../../events/types';
+import type { PrState } from '../../../engine';
 
 export interface Step {
   to: PrState;

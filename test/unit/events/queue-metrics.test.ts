@@ -7,8 +7,8 @@ import {
   type CurrentCount,
   type LoggedTransition,
   type QueueMetrics,
-} from '../../../activities/events/queue-metrics';
-import type { TransitionEvent } from '../../../activities/events/types';
+} from '../../../events/queue-metrics';
+import type { TransitionEvent } from '../../../events/types';
 import { MINUTE, submission } from './fixtures';
 import { scriptedHour } from './scenario';
 

@@ -11,7 +11,7 @@
  *           #7 merged two hours ago (outside the window: nothing)
  * release:  #8 pending
  */
-import type { TransitionEvent } from '../../../activities/events/types';
+import type { TransitionEvent } from '../../../events/types';
 import { MINUTE, submission } from './fixtures';
 
 export interface ExpectedQueueType {

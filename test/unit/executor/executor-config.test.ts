@@ -2,7 +2,7 @@
  * The executor's configuration (worker/executor-config.ts) and sandbox choice (worker/sandbox-settings.ts):
  * it refuses the control plane's credentials and refuses to run unsandboxed unless told.
  */
-import { ConfigError } from '../../../activities/platform/env';
+import { ConfigError } from '../../../platform/env';
 import { FORBIDDEN, loadExecutorConfig } from '../../../worker/executor-config';
 import { sandboxOf } from '../../../worker/sandbox-settings';
 

@@ -1,5 +1,5 @@
-/** The run report (activities/executor/run-report.ts): it always fits a Temporal payload; and what counts as a sandbox setup failure. */
-import { sandboxSetupFailure } from '../../../activities/executor/executor-activities';
+/** The run report (executor/run-report.ts): it always fits a Temporal payload; and what counts as a sandbox setup failure. */
+import { sandboxSetupFailure } from '../../../executor/executor-activities';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import {
@@ -8,7 +8,7 @@ import {
   packRunReport,
   unpackRunReport,
   type RunReport,
-} from '../../../activities/executor/run-report';
+} from '../../../executor/run-report';
 
 const base: RunReport = {
   outcome: 'failed',

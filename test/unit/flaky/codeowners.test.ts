@@ -1,10 +1,6 @@
-import { createOwnersResolver, readCodeowners, resolveOwners } from '../../../activities/flaky/codeowners';
-import {
-  matchOwnersInSlices,
-  matchOwnersNow,
-  OwnersMatching,
-} from '../../../activities/flaky/owners-matching';
-import { GlobList } from '../../../activities/platform/glob';
+import { createOwnersResolver, readCodeowners, resolveOwners } from '../../../flaky/codeowners';
+import { matchOwnersInSlices, matchOwnersNow, OwnersMatching } from '../../../flaky/owners-matching';
+import { GlobList } from '../../../platform/glob';
 
 const CODEOWNERS = `# Default owners
 *                     @acme/everyone

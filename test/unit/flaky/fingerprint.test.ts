@@ -1,8 +1,4 @@
-import {
-  fingerprintFailure,
-  firstMeaningfulLine,
-  normaliseFailureLine,
-} from '../../../activities/flaky/fingerprint';
+import { fingerprintFailure, firstMeaningfulLine, normaliseFailureLine } from '../../../flaky/fingerprint';
 
 describe('failure fingerprints', () => {
   test.each([

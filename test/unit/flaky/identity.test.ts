@@ -13,7 +13,7 @@ import {
   TRUNK_TEST_ID_NAMESPACE,
   testCaseId,
   type TestCaseKey,
-} from '../../../activities/flaky/identity';
+} from '../../../flaky/identity';
 
 // The fields every vector of context/src/meta/id.rs uses (e.g. id.rs:102-108).
 const example: InfoIdFields = {

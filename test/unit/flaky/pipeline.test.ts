@@ -7,11 +7,11 @@ import {
   DEFAULT_CLASSIFICATION_PARAMS as params,
   outcomeOfStatus,
   summariseUpload,
-} from '../../../activities/flaky/classification';
-import { createOwnersResolver } from '../../../activities/flaky/codeowners';
-import { fingerprintFailure } from '../../../activities/flaky/fingerprint';
-import { testCaseId } from '../../../activities/flaky/identity';
-import { combineUploadFiles } from '../../../activities/flaky/junit';
+} from '../../../flaky/classification';
+import { createOwnersResolver } from '../../../flaky/codeowners';
+import { fingerprintFailure } from '../../../flaky/fingerprint';
+import { testCaseId } from '../../../flaky/identity';
+import { combineUploadFiles } from '../../../flaky/junit';
 import { parseFixture } from './junit/fixtures';
 
 const repository = { host: 'github.com', owner: 'acme', name: 'shop' };

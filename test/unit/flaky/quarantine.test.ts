@@ -1,5 +1,5 @@
 /** The quarantine rule's full truth table (api-spec.md §2.6 rule 1, plus NEVER_QUARANTINE). */
-import { QUARANTINE_OVERRIDES, quarantineOf } from '../../../activities/flaky/quarantine';
+import { QUARANTINE_OVERRIDES, quarantineOf } from '../../../flaky/quarantine';
 
 const STATUSES = ['healthy', 'flaky', 'broken'] as const;
 

@@ -5,13 +5,13 @@
  * and ids evicted by the bound come back the same.
  */
 import fc from 'fast-check';
-import { testCaseId } from '../../../activities/flaky/identity';
+import { testCaseId } from '../../../flaky/identity';
 import {
   computedTestIds,
   createTestIdCache,
   type TestIdentity,
   type UploadScope,
-} from '../../../activities/flaky/test-ids';
+} from '../../../flaky/test-ids';
 
 const repository = { host: 'github.com', owner: 'acme', name: 'shop' };
 const scope = (variant: string, organisationSlug = 'acme', repo = repository): UploadScope => ({

@@ -1,8 +1,8 @@
 /** The fast UUIDv5 gives exactly what the `uuid` package gives, so stored test ids never change. */
 import fc from 'fast-check';
 import { v5 as uuidv5 } from 'uuid';
-import { TRUNK_TEST_ID_NAMESPACE } from '../../../activities/flaky/identity';
-import { namespaceBytes, uuidV5 } from '../../../activities/flaky/uuid5';
+import { TRUNK_TEST_ID_NAMESPACE } from '../../../flaky/identity';
+import { namespaceBytes, uuidV5 } from '../../../flaky/uuid5';
 
 test('equal to uuid.v5 for any well-formed string', () => {
   const namespace = namespaceBytes(TRUNK_TEST_ID_NAMESPACE);

@@ -2,7 +2,7 @@
  * Landing tested commits: the target branch moves by compare-and-swap from the base the run was built
  * on, so a push that happened meanwhile is detected and never overwritten; retries are harmless.
  */
-import { testBranchName } from '../../../activities/git/names';
+import { testBranchName } from '../../../git/names';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 
 describe('advancing the target branch', () => {

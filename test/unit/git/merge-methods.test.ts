@@ -3,8 +3,8 @@
  * so every method has to do a real merge. The tested commit must hold both sides' changes, and its
  * shape (parents, authors, messages) must be what the method promises.
  */
-import type { MergeMethod } from '../../../activities/git/git-host';
-import { testBranchName } from '../../../activities/git/names';
+import type { MergeMethod } from '../../../git/git-host';
+import { testBranchName } from '../../../git/names';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 
 const GRACE = 'Grace Hopper <grace@example.com>';

@@ -1,5 +1,5 @@
 /**
- * The name rules as the OpenAPI document's patterns (activities/git/names.ts): every name a check
+ * The name rules as the OpenAPI document's patterns (git/names.ts): every name a check
  * accepts matches its pattern, in JavaScript with and without the `u` flag (how JSON Schema
  * validators compile patterns); the patterns may be looser than the checks, never stricter.
  */
@@ -11,7 +11,7 @@ import {
   REPO_HOST_PATTERN,
   REPO_NAME_PATTERN,
   REPO_OWNER_PATTERN,
-} from '../../../activities/git/names';
+} from '../../../git/names';
 
 const compiled = (pattern: string) => [new RegExp(pattern), new RegExp(pattern, 'u')];
 const host = compiled(REPO_HOST_PATTERN);

@@ -8,8 +8,8 @@ import {
   checkRepositoryKey,
   checkSha,
   testBranchName,
-} from '../../../activities/git/names';
-import { existingRepositoryPath, repositoryPath } from '../../../activities/git/repository-path';
+} from '../../../git/names';
+import { existingRepositoryPath, repositoryPath } from '../../../git/repository-path';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 
 const long = 'a'.repeat(256);

@@ -2,8 +2,8 @@
  * Test branches and pull requests on the local host: conflicts name the culprit, a PR that moved or
  * closed since the queue read it is reported (and not tested), builds and deletes are idempotent.
  */
-import { classifyPullRequestChange } from '../../../activities/git/pr-events';
-import { testBranchName } from '../../../activities/git/names';
+import { classifyPullRequestChange } from '../../../git/pr-events';
+import { testBranchName } from '../../../git/names';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 
 describe('test branches and pull requests', () => {

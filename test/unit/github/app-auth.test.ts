@@ -1,10 +1,10 @@
 /**
- * GitHub App authentication (activities/github/app-auth.ts) against a loopback stand-in that checks
+ * GitHub App authentication (github/app/app-auth.ts) against a loopback stand-in that checks
  * the App JWT like GitHub: tokens are cached, refreshed before they expire, minted once for concurrent
  * callers, and neither a token nor the JWT reaches a log line or an error message.
  */
 import { inspect } from 'node:util';
-import { createGitHubAppAuth, GitHubAuthError } from '../../../activities/github/app-auth';
+import { createGitHubAppAuth, GitHubAuthError } from '../../../github/app/app-auth';
 import { captureLogger } from '../../support/app';
 import { startGitHubAppStub, type GitHubAppStub } from '../../support/github-app-stub';
 

@@ -1,5 +1,5 @@
 /** Check runs and commit statuses become the queue's reports the way GitHub's protection reads them. */
-import { reportsOf, type CheckRunWire } from '../../../activities/github/checks';
+import { reportsOf, type CheckRunWire } from '../../../github/host/checks';
 
 const SHA = 'a'.repeat(40);
 const run = (id: number, name: string, status: string, conclusion: string | null): CheckRunWire => ({

@@ -1,10 +1,10 @@
 /**
- * GitHub App settings (activities/github/config.ts): off without an app id, a clear sentence for a
+ * GitHub App settings (github/app/config.ts): off without an app id, a clear sentence for a
  * half-configured app, and never the key or the webhook secret in a message.
  */
 import { z } from 'zod';
-import { gitHubAppSettingsOf, gitHubConfigShape } from '../../../activities/github/config';
-import { parseEnv } from '../../../activities/platform/env';
+import { gitHubAppSettingsOf, gitHubConfigShape } from '../../../github/app/config';
+import { parseEnv } from '../../../platform/env';
 import { loadApiConfig } from '../../../api/config';
 import { loadWorkerConfig } from '../../../worker/config';
 import { testAppKey } from '../../support/github-app-stub';

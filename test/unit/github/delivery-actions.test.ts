@@ -1,16 +1,16 @@
 /**
- * createDeliveryActions (activities/github/delivery-actions.ts) with recording fakes: a routed
+ * createDeliveryActions (github/inbound/delivery-actions.ts) with recording fakes: a routed
  * delivery hints only the organisation that holds the repository through the delivery's installation,
  * with the spellings a queue may use; each outcome says what happened (how many queues were hinted,
  * why nothing was), a failure is recorded and never thrown. A PR comment carrying a command goes to the
  * command handler for that same organisation, and its outcome is the row's.
  */
-import { createDeliveryActions, hintOutcome } from '../../../activities/github/delivery-actions';
-import type { RoutedComment } from '../../../activities/github/hint-routing';
-import type { GitHubOwnerLookup } from '../../../activities/github/owner-lookup';
-import type { CommandTarget, PrCommandHandler } from '../../../activities/github/pr-command-handler';
-import type { HintResult, QueueHinter } from '../../../activities/github/queue-hints';
-import type { HostHint, RepositoryKey } from '../../../workflows/contract';
+import { createDeliveryActions, hintOutcome } from '../../../github/inbound/delivery-actions';
+import type { RoutedComment } from '../../../github/inbound/hint-routing';
+import type { GitHubOwnerLookup } from '../../../github/store/owner-lookup';
+import type { CommandTarget, PrCommandHandler } from '../../../github/inbound/pr-command-handler';
+import type { HintResult, QueueHinter } from '../../../github/inbound/queue-hints';
+import type { HostHint, RepositoryKey } from '../../../contract';
 
 const SHA = 'c'.repeat(40);
 const ORG = '5d8e0a8e-4a57-4b39-9d1f-0f9b8d7a1c11';

@@ -3,8 +3,8 @@
  * against fakehub in test/integration/api/fork-auth.test.ts): GitHub refusing the App is
  * `not_permitted`, an error or no answer within the deadline is `unavailable`, never an acceptance.
  */
-import { createForkedRunVerifier } from '../../../activities/github/forked-runs';
-import { GitHubApiError, type GitHubClients } from '../../../activities/github/rest-client';
+import { createForkedRunVerifier } from '../../../github/inbound/forked-runs';
+import { GitHubApiError, type GitHubClients } from '../../../github/app/rest-client';
 
 const claim = {
   installationId: 1,

@@ -1,12 +1,12 @@
 /**
- * routeDelivery (activities/github/hint-routing.ts): every routed event and action gives its hint for
+ * routeDelivery (github/inbound/hint-routing.ts): every routed event and action gives its hint for
  * the repository and installation of the payload; other events and actions are not routed; tags and
  * test branches are not target pushes; a routed payload without its fields, or with fields out of
  * bounds, is invalid (never thrown). A created PR comment by a person carrying a command is routed as a
  * command (edited and deleted comments, issue comments, bots' comments and plain comments are not).
  */
-import { pushedTargetBranch, routeDelivery, type Routing } from '../../../activities/github/hint-routing';
-import { parseComment } from '../../../activities/github/pr-commands';
+import { pushedTargetBranch, routeDelivery, type Routing } from '../../../github/inbound/hint-routing';
+import { parseComment } from '../../../github/inbound/pr-commands';
 
 const SHA = 'a'.repeat(40);
 const SHA256 = 'b'.repeat(64);

@@ -1,19 +1,19 @@
 /**
- * createPrCommandHandler (activities/github/pr-command-handler.ts) with a recording Temporal client and
+ * createPrCommandHandler (github/inbound/pr-command-handler.ts) with a recording Temporal client and
  * a recording GitHub REST client: which queue a command reaches (the PR's base, the organisation's
  * running queue under the first spelling that has one), who may command it (write or admin), what is
  * replied when nothing is applied, the update ids derived from the comment, and the reactions.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { RoutedComment } from '../../../activities/github/hint-routing';
+import type { RoutedComment } from '../../../github/inbound/hint-routing';
 import {
   commandUpdateId,
   createPrCommandHandler,
   type CommandTarget,
-} from '../../../activities/github/pr-command-handler';
-import { ACCEPTED_COMMANDS, parseComment } from '../../../activities/github/pr-commands';
-import { GitHubApiError, type GitHubRest } from '../../../activities/github/rest-client';
+} from '../../../github/inbound/pr-command-handler';
+import { ACCEPTED_COMMANDS, parseComment } from '../../../github/inbound/pr-commands';
+import { GitHubApiError, type GitHubRest } from '../../../github/app/rest-client';
 import {
   cancelUpdate,
   getAdmissionsQuery,
@@ -22,7 +22,7 @@ import {
   submitUpdate,
   type AdmissionState,
   type RepositoryKey,
-} from '../../../workflows/contract';
+} from '../../../contract';
 
 const ORG = 'b9f2c1f0-1111-4c4c-8888-000000000001';
 const GITHUB_SPELLING: RepositoryKey = { host: 'github.com', owner: 'Acme', name: 'Widgets' };

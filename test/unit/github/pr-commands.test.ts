@@ -1,5 +1,5 @@
 /**
- * parseComment (activities/github/pr-commands.ts): which comment bodies carry a merge-queue command,
+ * parseComment (github/inbound/pr-commands.ts): which comment bodies carry a merge-queue command,
  * which one, and what an invalid one is told; Markdown that is not text (code, quotes, HTML
  * comments) never commands; at most one command per comment; bounded input.
  */
@@ -9,7 +9,7 @@ import {
   parseComment,
   quoted,
   type CommentParse,
-} from '../../../activities/github/pr-commands';
+} from '../../../github/inbound/pr-commands';
 
 const merge = (priority: number | null = null, noBatch = false) => ({
   kind: 'merge' as const,

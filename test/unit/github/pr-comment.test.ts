@@ -4,9 +4,9 @@ import {
   liveComment,
   LIVE_MARKER,
   presentedState,
-} from '../../../activities/github/pr-comment';
-import type { PullRequestRecord } from '../../../workflows/contract';
-import type { PrState } from '../../../workflows/engine';
+} from '../../../github/presentation/pr-comment';
+import type { PullRequestRecord } from '../../../contract';
+import type { PrState } from '../../../engine';
 
 const record = (state: PrState, reason: string): PullRequestRecord => ({
   id: 'sub-1',

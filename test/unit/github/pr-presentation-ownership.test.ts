@@ -5,8 +5,8 @@
 import {
   createPresentationActivities,
   type PullRequestPresenter,
-} from '../../../activities/github/pr-presenter';
-import type { PresentPullRequestInput, RepositoryKey } from '../../../workflows/contract';
+} from '../../../github/presentation/pr-presenter';
+import type { PresentPullRequestInput, RepositoryKey } from '../../../contract';
 
 const repo: RepositoryKey = { host: 'github.com', owner: 'acme', name: 'app' };
 const input = {

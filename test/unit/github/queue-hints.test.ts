@@ -3,9 +3,9 @@
  * exactly the key the contract built it from (and nothing else parses), and only the `cursor` of a
  * `rel="next"` link is taken from GitHub's link header.
  */
-import { nextCursor } from '../../../activities/github/hook-deliveries-api';
-import { parseQueueWorkflowId } from '../../../activities/github/queue-hints';
-import { queueWorkflowId, type QueueKey } from '../../../workflows/contract';
+import { nextCursor } from '../../../github/app/hook-deliveries-api';
+import { parseQueueWorkflowId } from '../../../github/inbound/queue-hints';
+import { queueWorkflowId, type QueueKey } from '../../../contract';
 
 test('queue workflow ids parse back to their key, with / and % inside components', () => {
   const keys: QueueKey[] = [

@@ -1,5 +1,5 @@
 /** `.trunk/trunk.yaml`'s merge.required_statuses, read with bounds; problems are reported, not skipped. */
-import { MAX_CONTEXTS, requiredFromTrunkConfig } from '../../../activities/github/required-checks';
+import { MAX_CONTEXTS, requiredFromTrunkConfig } from '../../../github/host/required-checks';
 
 test('the names under merge.required_statuses, trimmed and without duplicates', () => {
   const yaml = 'version: 0.1\nmerge:\n  required_statuses:\n    - test\n    - " lint "\n    - test\n';

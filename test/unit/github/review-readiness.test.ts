@@ -1,4 +1,4 @@
-import { reviewSentence } from '../../../activities/github/review-readiness';
+import { reviewSentence } from '../../../github/host/review-readiness';
 
 const r = (login: string, state: string) => ({ user: { login }, state });
 const rule = (requiredApprovals: number | undefined, threadResolution = false) => ({

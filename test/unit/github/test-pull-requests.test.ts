@@ -11,8 +11,8 @@ import {
   runIdOfTestBranch,
   TEST_PR_MARKER,
   testPullRequestText,
-} from '../../../activities/github/test-pull-requests';
-import { GitHubApiError, type GitHubRest } from '../../../activities/github/rest-client';
+} from '../../../github/host/test-pull-requests';
+import { GitHubApiError, type GitHubRest } from '../../../github/app/rest-client';
 
 const REPO = { owner: 'acme', repo: 'widgets' };
 const RUN = { runId: 'run-1', prs: [12, 13] };

@@ -3,7 +3,7 @@
  * the implementation behind `@octokit/webhooks`: what one signs the other verifies, and both refuse the
  * same tampered bodies, other secrets and malformed headers.
  */
-import { isValidSignature, signatureOf } from '../../../activities/github/webhook-signature';
+import { isValidSignature, signatureOf } from '../../../github/inbound/webhook-signature';
 
 const SECRET = 'It is a secret to everybody';
 const BODY = '{"action":"opened","number":1,"note":"caf\u00e9 \u2603"}';

@@ -1,5 +1,5 @@
 /** The worker's ownership cache: positive answers only, fresh for minutes, stale ones only in an outage. */
-import { rememberingOwnership, type RepositoryOwnership } from '../../../activities/stores/repository-owners';
+import { rememberingOwnership, type RepositoryOwnership } from '../../../stores/repository-owners';
 
 const REPO = { host: 'github.com', owner: 'acme', name: 'app' };
 

@@ -5,7 +5,7 @@
  * default is the one the code applies. Nothing here lists names: they are collected from the source
  * (test/support/config-sources.ts), so a new setting without its row fails this test, naming it.
  */
-import { KNOWN_VARIABLES } from '../../../activities/platform/env';
+import { KNOWN_VARIABLES } from '../../../platform/env';
 import {
   codeDefaults,
   codeFiles,

@@ -4,7 +4,7 @@
  * and patterns that made those backtrack for minutes, answered at once and within a step count that
  * grows with path length x pattern length, not exponentially.
  */
-import { compileGlob, GlobList } from '../../../activities/platform/glob';
+import { compileGlob, GlobList } from '../../../platform/glob';
 
 describe('codeowners dialect (gitignore rules)', () => {
   it.each([

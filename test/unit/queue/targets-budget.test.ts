@@ -1,5 +1,5 @@
 /** The queue's budget on held impacted targets (workflows/queue/targets-budget.ts). */
-import { initialState, type QueueState } from '../../../workflows/engine';
+import { initialState, type QueueState } from '../../../engine';
 import { TARGETS_BUDGET_CHARS, withinTargetsBudget } from '../../../workflows/queue/targets-budget';
 
 /** Targets of `count` labels, each `length` characters. */

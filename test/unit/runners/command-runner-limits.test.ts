@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCommandRunner, type CommandRunnerOptions } from '../../../activities/runners/command-runner';
+import { createCommandRunner, type CommandRunnerOptions } from '../../../executor/command-runner';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 
 describe('command runner limits', () => {

@@ -5,8 +5,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCommandRunner } from '../../../activities/runners/command-runner';
-import type { TestRunInput } from '../../../activities/runners/test-runner';
+import { createCommandRunner } from '../../../executor/command-runner';
+import type { TestRunInput } from '../../../executor/test-runner';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 
 /** True once `pid` is gone; a zombie waiting for a reaper that is not ours counts as gone. */

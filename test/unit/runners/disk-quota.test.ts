@@ -1,5 +1,5 @@
 /**
- * The checkout's disk quota (activities/runners/disk-quota.ts) on real folders: the walk counts what
+ * The checkout's disk quota (executor/disk-quota.ts) on real folders: the walk counts what
  * `du` counts, stops at each of its bounds, never follows links, and the watch reports the first
  * breach once and stops cleanly.
  */
@@ -13,7 +13,7 @@ import {
   watchDiskQuota,
   type QuotaBreach,
   type TreeLimits,
-} from '../../../activities/runners/disk-quota';
+} from '../../../executor/disk-quota';
 
 const MiB = 1024 ** 2;
 const wide: TreeLimits = { maxBytes: 1024 ** 4, maxEntries: 1_000_000, maxDepth: 128 };

@@ -6,7 +6,7 @@ import {
   DEFAULT_JUNIT_GLOBS,
   DEFAULT_JUNIT_LIMITS,
   junitFileMatcher,
-} from '../../../activities/runners/junit-files';
+} from '../../../executor/junit-files';
 
 // The junit glob dialect's rows live with the matcher (test/unit/platform/glob.test.ts).
 

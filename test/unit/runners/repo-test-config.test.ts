@@ -1,4 +1,4 @@
-import { parseRepoTestConfig, readRepoTestConfig } from '../../../activities/runners/repo-test-config';
+import { parseRepoTestConfig, readRepoTestConfig } from '../../../executor/repo-test-config';
 import { createRepoWithMain } from '../../support/git-fixture';
 
 describe('the repository test configuration', () => {

@@ -1,13 +1,13 @@
 /**
- * The command lines of a sandboxed run's network (activities/runners/sandbox-network.ts): which kind a
+ * The command lines of a sandboxed run's network (executor/sandbox-network.ts): which kind a
  * run gets, and that both ways of starting pasta carry every option that keeps the host's loopback out
  * of reach. The runs themselves are in test/integration/security/sandbox-network.test.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_SANDBOX, networkKind, sandboxedCommand } from '../../../activities/runners/sandbox';
-import { PASTA_OPTIONS, pastaSpawn, ROUTE_WAIT } from '../../../activities/runners/sandbox-network';
+import { DEFAULT_SANDBOX, networkKind, sandboxedCommand } from '../../../executor/sandbox';
+import { PASTA_OPTIONS, pastaSpawn, ROUTE_WAIT } from '../../../executor/sandbox-network';
 
 const runAs = { uid: 65534, gid: 65534 };
 const spec = {

@@ -3,7 +3,7 @@
  * RAILYARD_* name (a dropped KNOWN_VARIABLES entry stops npm start as an unknown setting), bad values
  * are named, and the stop waits longer than the worker's own shutdown grace.
  */
-import { ConfigError } from '../../../activities/platform/env';
+import { ConfigError } from '../../../platform/env';
 import { appGraceMs, loadStartConfig, stopWithinMs } from '../../../scripts/lib/start-config';
 
 it('accepts every setting npm start reads', () => {

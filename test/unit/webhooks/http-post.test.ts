@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { postWebhook } from '../../../activities/webhooks/http-post';
+import { postWebhook } from '../../../webhooks/http-post';
 
 let server: http.Server;
 let base: string;

@@ -3,8 +3,8 @@
  * fields per action, batch events for runs with more than one PR, and keys that make a repeat the
  * same event.
  */
-import { pullRequestEventsOf } from '../../../activities/webhooks/pull-request-events';
-import type { TransitionEvent } from '../../../activities/events/types';
+import { pullRequestEventsOf } from '../../../webhooks/pull-request-events';
+import type { TransitionEvent } from '../../../events/types';
 import { MINUTE, submission } from '../events/fixtures';
 
 const T = Date.parse('2026-03-01T12:00:00Z');

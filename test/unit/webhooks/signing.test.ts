@@ -3,7 +3,7 @@
  * a tampered body, a wrong secret or a stale timestamp do not.
  */
 import { Webhook } from 'svix';
-import { generateSecret, svixHeaders } from '../../../activities/webhooks/signing';
+import { generateSecret, svixHeaders } from '../../../webhooks/signing';
 
 const body = JSON.stringify({ type: 'pull_request.merged', pr_number: 1, title: 'naïve ✓' });
 

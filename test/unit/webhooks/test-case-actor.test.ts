@@ -1,5 +1,5 @@
 /** Trunk's `actor {full_name, email}` of test_case.quarantining_setting_changed, from the recorded actor. */
-import { actorOf } from '../../../activities/flaky/events';
+import { actorOf } from '../../../flaky/events';
 
 test.each([
   ['Ada Lovelace <ada@example.com>', { fullName: 'Ada Lovelace', email: 'ada@example.com' }],

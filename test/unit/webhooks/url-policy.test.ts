@@ -5,11 +5,7 @@
  * hex and dotted notation alike; the ones whose IPv4 address cannot be known (local-use NAT64, Teredo)
  * are refused outright.
  */
-import {
-  checkWebhookUrl,
-  checkWebhookUrlResolved,
-  isPrivateAddress,
-} from '../../../activities/webhooks/url-policy';
+import { checkWebhookUrl, checkWebhookUrlResolved, isPrivateAddress } from '../../../webhooks/url-policy';
 
 test.each([
   '127.0.0.1',

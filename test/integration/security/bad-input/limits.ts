@@ -2,14 +2,10 @@
  * Values a tenant sets that later run in shared code (the queue workflow's state, the hourly flaky
  * sweep, every list page), each one step past its bound (issue 11): a 400 naming the field, never a
  * value stored for the shared worker to choke on. The bounds are api/schemas/limits.ts,
- * CLASSIFICATION_BOUNDS (activities/flaky/classification/params.ts) and the ticket template's
+ * CLASSIFICATION_BOUNDS (flaky/classification/params.ts) and the ticket template's
  * placeholder count; a row at a bound shows the bound itself is allowed.
  */
-import {
-  CLASSIFICATION_BOUNDS,
-  type NumberBound,
-  type NumberKey,
-} from '../../../../activities/flaky/classification';
+import { CLASSIFICATION_BOUNDS, type NumberBound, type NumberKey } from '../../../../flaky/classification';
 import { MAX_TICKET_PLACEHOLDERS } from '../../../../api/routes/flaky-tests/admin-schemas';
 import {
   MAX_IMPACTED_TARGETS,

@@ -5,7 +5,7 @@
  * Page sizes, cursors and malformed ids of these endpoints are in flaky-tests.ts's sections of the
  * same names.
  */
-import { WEBHOOK_EVENT_TYPES } from '../../../../activities/webhooks';
+import { WEBHOOK_EVENT_TYPES } from '../../../../webhooks';
 import type { BadInputContext, BadInputRow } from './rows';
 
 const SUBSCRIPTIONS = '/v1/webhooks/subscriptions';

@@ -13,9 +13,9 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { createActivities } from '../../../../activities';
-import { createLocalGitHost } from '../../../../activities/git/local-git-host';
-import type { RepositoryKey } from '../../../../workflows/contract';
-import { createApiKeyStore } from '../../../../activities/stores/api-keys';
+import { createLocalGitHost } from '../../../../git/local-git-host';
+import type { RepositoryKey } from '../../../../contract';
+import { createApiKeyStore } from '../../../../stores/api-keys';
 import { createTemporalGateway, type TemporalGateway } from '../../../../api/temporal/client';
 import { createMergeQueueService } from '../../../../api/temporal/merge-queue-service';
 import { createGitWorld, type GitWorld } from '../../../../scripts/lib/git-world';

@@ -1,5 +1,5 @@
 /** CI facts from the variables the CLI captured: PR number, job name and link, attempt. */
-import { ciDetailsOf } from '../../../../activities/flaky/bundle';
+import { ciDetailsOf } from '../../../../flaky/bundle';
 
 const of = (envs: Record<string, string>) => ciDetailsOf(new Map(Object.entries(envs)));
 

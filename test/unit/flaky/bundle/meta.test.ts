@@ -3,7 +3,7 @@
  * bundle/src/bundle_meta.rs) is read, named, and mapped to the same fields; a missing or malformed
  * field railyard needs refuses the bundle with a sentence naming it.
  */
-import { BundleRefusal, metaSchemaOf, parseBundleMeta } from '../../../../activities/flaky/bundle';
+import { BundleRefusal, metaSchemaOf, parseBundleMeta } from '../../../../flaky/bundle';
 import { metaJson } from '../../../support/bundles';
 
 const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));

@@ -2,8 +2,8 @@
  * The protobuf test report (internal.bin / internal/N) becomes the same ParsedJunitFile shape the
  * JUnit parser gives: identity fields, statuses, durations, failure text, retries as attempts.
  */
-import { BundleRefusal, decodeTestReport, testReportToParsedFile } from '../../../../activities/flaky/bundle';
-import { parseJunitText } from '../../../../activities/flaky/junit';
+import { BundleRefusal, decodeTestReport, testReportToParsedFile } from '../../../../flaky/bundle';
+import { parseJunitText } from '../../../../flaky/junit';
 import { testReport, testResult } from '../../../support/test-report-wire';
 
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -143,5 +143,5 @@ describe('protobuf test reports', () => {
   });
 });
 
-import { resolveJunitLimits, type JunitLimits } from '../../../../activities/flaky/junit';
+import { resolveJunitLimits, type JunitLimits } from '../../../../flaky/junit';
 const limits = (overrides: Partial<JunitLimits>) => resolveJunitLimits(overrides);

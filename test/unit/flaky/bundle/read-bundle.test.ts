@@ -14,8 +14,8 @@ import {
   DEFAULT_BUNDLE_LIMITS,
   readBundle,
   type BundleLimits,
-} from '../../../../activities/flaky/bundle';
-import { inThreadJunitParser, JunitParseError } from '../../../../activities/flaky/junit';
+} from '../../../../flaky/bundle';
+import { inThreadJunitParser, JunitParseError } from '../../../../flaky/junit';
 import { bundleOf, metaJson, tarOf, zstd, type BundleEntry } from '../../../support/bundles';
 import { testReport } from '../../../support/test-report-wire';
 

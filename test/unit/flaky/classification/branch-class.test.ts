@@ -2,7 +2,7 @@ import {
   branchClassOf,
   DEFAULT_CLASSIFICATION_PARAMS as params,
   isStableSet,
-} from '../../../../activities/flaky/classification';
+} from '../../../../flaky/classification';
 
 describe('branch class (D3)', () => {
   test.each([

@@ -7,7 +7,7 @@ import {
   type ObservedResult,
   type Outcome,
   type UploadSummary,
-} from '../../../../activities/flaky/classification';
+} from '../../../../flaky/classification';
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;

@@ -6,7 +6,7 @@ import {
   classify,
   DEFAULT_CLASSIFICATION_PARAMS as params,
   resolveClassificationParams,
-} from '../../../../activities/flaky/classification';
+} from '../../../../flaky/classification';
 import { DAY, HOUR, join, runs, series, T0 } from './builders';
 
 const judge = (history: ReturnType<typeof runs>, at: number, p = params) =>

@@ -1,4 +1,4 @@
-import { ConsecutiveFailingCommits } from '../../../../activities/flaky/classification/consecutive';
+import { ConsecutiveFailingCommits } from '../../../../flaky/classification/consecutive';
 
 const feed = (spec: string): boolean => {
   const tracker = new ConsecutiveFailingCommits(3);

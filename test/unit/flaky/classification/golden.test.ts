@@ -6,8 +6,8 @@ import {
   classify,
   classifyAll,
   DEFAULT_CLASSIFICATION_PARAMS as params,
-} from '../../../../activities/flaky/classification';
-import { testCaseId } from '../../../../activities/flaky/identity';
+} from '../../../../flaky/classification';
+import { testCaseId } from '../../../../flaky/identity';
 import { DAY, HOUR, join, runs, series, T0 } from './builders';
 
 const judge = (history: ReturnType<typeof runs>, at: number) => classify(history, params, new Date(at));

@@ -1,8 +1,8 @@
-import { prepareHistory } from '../../../../activities/flaky/classification/history';
+import { prepareHistory } from '../../../../flaky/classification/history';
 import {
   DEFAULT_CLASSIFICATION_PARAMS as params,
   type ObservedResult,
-} from '../../../../activities/flaky/classification';
+} from '../../../../flaky/classification';
 
 const result = (overrides: Partial<ObservedResult>): ObservedResult => ({
   uploadId: 'u1',

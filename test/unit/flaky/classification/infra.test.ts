@@ -4,7 +4,7 @@ import {
   isInfraUpload,
   outcomeOfStatus,
   summariseUpload,
-} from '../../../../activities/flaky/classification';
+} from '../../../../flaky/classification';
 
 describe('infrastructure exclusion (D4)', () => {
   test('summarises an upload over non-skipped results', () => {

@@ -3,8 +3,8 @@ import {
   mixedEvidence,
   readMixed,
   type MixedContext,
-} from '../../../../activities/flaky/classification/mixed';
-import { type CountedResult } from '../../../../activities/flaky/classification/history';
+} from '../../../../flaky/classification/mixed';
+import { type CountedResult } from '../../../../flaky/classification/history';
 
 const r = (atMs: number, failed: boolean, commitSha = 'c1'): CountedResult => ({
   atMs,

@@ -5,7 +5,7 @@ import {
   DEFAULT_CLASSIFICATION_PARAMS,
   resolveClassificationParams,
   type RepositoryClassificationOverrides,
-} from '../../../../activities/flaky/classification';
+} from '../../../../flaky/classification';
 
 describe('classification parameters', () => {
   test('defaults are those of flaky-detection.md §5', () => {

@@ -13,7 +13,7 @@ import {
   type ObservedResult,
   type Outcome,
   type UploadSummary,
-} from '../../../../activities/flaky/classification';
+} from '../../../../flaky/classification';
 import { DAY, HOUR, T0 } from './builders';
 
 interface Upload {

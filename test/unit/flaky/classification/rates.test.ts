@@ -1,4 +1,4 @@
-import { rateStep } from '../../../../activities/flaky/classification/rates';
+import { rateStep } from '../../../../flaky/classification/rates';
 
 const threshold = { minAttempts: 20, on: 0.1, off: 0.05 };
 const reading = (attempts: number, failures: number) => ({

@@ -5,7 +5,7 @@ import {
   plainReason,
   ratio,
   stableRateReason,
-} from '../../../../activities/flaky/classification/reason';
+} from '../../../../flaky/classification/reason';
 
 describe('reason strings (code:detail)', () => {
   test.each([

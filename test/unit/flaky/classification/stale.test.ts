@@ -1,4 +1,4 @@
-import { presenceAt } from '../../../../activities/flaky/classification/stale';
+import { presenceAt } from '../../../../flaky/classification/stale';
 
 describe('staleness', () => {
   test.each([

@@ -1,4 +1,4 @@
-import { mustRecord, transition, type Classification } from '../../../../activities/flaky/classification';
+import { mustRecord, transition, type Classification } from '../../../../flaky/classification';
 
 const verdict = (status: Classification['status'], reason: string, at = 1_000): Classification => ({
   status,

@@ -1,4 +1,4 @@
-import { countInWindow, FailureSeries, lowerBound } from '../../../../activities/flaky/classification/window';
+import { countInWindow, FailureSeries, lowerBound } from '../../../../flaky/classification/window';
 
 describe('half-open windows', () => {
   const times = [10, 20, 20, 30];

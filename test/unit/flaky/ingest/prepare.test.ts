@@ -4,8 +4,8 @@
  */
 import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { prepareUpload } from '../../../../activities/flaky/ingest/prepare';
-import { parseJunit, parseJunitText } from '../../../../activities/flaky/junit';
+import { prepareUpload } from '../../../../flaky/ingest/prepare';
+import { parseJunit, parseJunitText } from '../../../../flaky/junit';
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures', 'junit');
 const repository = { host: 'github.com', owner: 'acme', name: 'shop' };

@@ -1,7 +1,7 @@
 /**
  * Retry encodings on small hand-written testcases (the fixtures show them as the tools write them).
  */
-import { parseJunitText } from '../../../../activities/flaky/junit';
+import { parseJunitText } from '../../../../flaky/junit';
 
 const attemptsOf = async (body: string, attributes = '') => {
   const xml = `<testsuite name="s"><testcase name="t" classname="c" time="1.5"${attributes}>${body}</testcase></testsuite>`;

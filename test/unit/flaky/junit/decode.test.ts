@@ -1,4 +1,4 @@
-import { parseJunit } from '../../../../activities/flaky/junit';
+import { parseJunit } from '../../../../flaky/junit';
 
 const XML = '<testsuite name="s"><testcase name="Grüße ✓ 😀" classname="c"/></testsuite>';
 const nameOf = async (chunks: (Buffer | string)[]) =>

@@ -1,5 +1,5 @@
-import { parseJunitText } from '../../../../activities/flaky/junit';
-import { pytestFileFromClassname } from '../../../../activities/flaky/junit/dialects/pytest';
+import { parseJunitText } from '../../../../flaky/junit';
+import { pytestFileFromClassname } from '../../../../flaky/junit/dialects/pytest';
 
 const dialectOf = async (xml: string) => (await parseJunitText(xml, { fileName: 'r.xml' })).dialect;
 

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import { parseJunit, type ParsedJunitFile, type ParsedTestCase } from '../../../../activities/flaky/junit';
+import { parseJunit, type ParsedJunitFile, type ParsedTestCase } from '../../../../flaky/junit';
 
 export const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures', 'junit');
 

@@ -1,5 +1,5 @@
-import { parseJunitText } from '../../../../activities/flaky/junit';
-import { BoundedTextBuilder, shortenIdentityField } from '../../../../activities/flaky/junit/limits';
+import { parseJunitText } from '../../../../flaky/junit';
+import { BoundedTextBuilder, shortenIdentityField } from '../../../../flaky/junit/limits';
 
 describe('text bounds', () => {
   test('a bounded builder keeps the head and remembers the full length', () => {

@@ -1,4 +1,4 @@
-import { combineUploadFiles, JunitParseError, parseJunitText } from '../../../../activities/flaky/junit';
+import { combineUploadFiles, JunitParseError, parseJunitText } from '../../../../flaky/junit';
 
 const parse = (cases: string, fileName = 'r.xml', root = '<testsuite name="s">') =>
   parseJunitText(`${root}${cases}</testsuite>`, { fileName });

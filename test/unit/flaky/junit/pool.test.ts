@@ -8,21 +8,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import {
-  inThreadJunitParser,
-  JunitParseError,
-  type JunitLimits,
-  parseJunit,
-} from '../../../../activities/flaky/junit';
+import { inThreadJunitParser, JunitParseError, type JunitLimits, parseJunit } from '../../../../flaky/junit';
 import {
   createJunitParser,
   defaultParserThreads,
   type JunitParserPool,
   startJunitParserPool,
-} from '../../../../activities/flaky/junit/pool';
-import { jsonExact } from '../../../../activities/flaky/junit/pool/protocol';
-import { matchOwnersNow } from '../../../../activities/flaky/owners-matching';
-import { spawnParserWorker } from '../../../../activities/flaky/junit/pool/spawn';
+} from '../../../../flaky/junit/pool';
+import { jsonExact } from '../../../../flaky/junit/pool/protocol';
+import { matchOwnersNow } from '../../../../flaky/owners-matching';
+import { spawnParserWorker } from '../../../../flaky/junit/pool/spawn';
 import { FIXTURES } from './fixtures';
 
 let pool: JunitParserPool;

@@ -2,7 +2,7 @@
  * What the parser refuses, and how it says so: one sentence naming the file and the problem.
  * Entities are never expanded and external entities never read: any DOCTYPE is refused.
  */
-import { JunitParseError, parseJunit, parseJunitText } from '../../../../activities/flaky/junit';
+import { JunitParseError, parseJunit, parseJunitText } from '../../../../flaky/junit';
 
 const BILLION_LAUGHS = `<?xml version="1.0"?>
 <!DOCTYPE lolz [

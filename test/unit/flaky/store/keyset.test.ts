@@ -3,8 +3,8 @@
  * (keysetPosition) and the placeholder numbering the statements are assembled with (sqlParams).
  */
 import fc from 'fast-check';
-import { keysetPosition } from '../../../../activities/flaky/store/keyset';
-import { sqlParams } from '../../../../activities/flaky/store/sql-params';
+import { keysetPosition } from '../../../../flaky/store/keyset';
+import { sqlParams } from '../../../../flaky/store/sql-params';
 
 /** Keys are the 1-based ranks themselves, so a cursor says where the next page starts. */
 const position = (total: number, offset: number, size: number) =>

@@ -1,5 +1,5 @@
 /** Array literals without quoting: only for values that need none, anything else is refused. */
-import { plainArray } from '../../../../activities/flaky/store/pg-arrays';
+import { plainArray } from '../../../../flaky/store/pg-arrays';
 
 test('integers, uuids, words, booleans and nulls', () => {
   expect(plainArray([1, '22', null, 'fail', true, false, '243c6ca1-0eb9-5391-a1ef-5e042bd810b8'])).toBe(

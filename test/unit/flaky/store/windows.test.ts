@@ -1,6 +1,6 @@
 /** splitWindow: whole UTC days plus two edges that together cover exactly [from, to). */
 import fc from 'fast-check';
-import { dayOf, daysBefore, splitWindow } from '../../../../activities/flaky/store/windows';
+import { dayOf, daysBefore, splitWindow } from '../../../../flaky/store/windows';
 
 const at = (iso: string) => new Date(iso);
 const DAY = 86_400_000;

@@ -1,0 +1,78 @@
+/**
+ * createFlakyActivities(deps): the flaky-test service's Temporal activities. The periodic
+ * re-evaluation (store/reevaluate.ts) runs as one activity that heartbeats after every batch, so a
+ * worker that dies mid-sweep is noticed within the heartbeat timeout and the sweep is retried; it is
+ * idempotent, so a retry only redoes work.
+ *
+ * A repository whose sweep throws is logged at error level with its host, owner, name and
+ * organisation, and counted in the summary (`failedRepositories`); the sweep goes on with the next
+ * one, so the activity does not fail (and retry everything) for one tenant's bad data.
+ *
+ * With `events`, the sweep's status changes go out as test_case.status_changed webhooks (waited for
+ * before the activity ends), and the outbox rows any process left behind are dispatched after it. A
+ * failure there is reported, never thrown: webhooks cannot fail the sweep.
+ */
+import { Context } from '@temporalio/activity';
+import { type Pool } from '../stores/db';
+import { type TestCaseEvents } from '../flaky/events';
+import { createFlakyStore, type RepositoryFailure, type ReevaluationSummary } from '../flaky/service';
+
+export interface FlakyActivityDeps {
+  readonly pool: Pool;
+  /** Evaluation clock; the real time unless a test pins it. */
+  readonly now?: () => Date;
+  /** The test_case.* webhook events (events.ts); without it none are sent from here. */
+  readonly events?: TestCaseEvents;
+}
+
+/** Well inside the workflow's heartbeat timeout (2 minutes). */
+const HEARTBEAT_MS = 30_000;
+
+export function createFlakyActivities(deps: FlakyActivityDeps) {
+  const store = createFlakyStore(deps.pool, {
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+    ...(deps.events === undefined ? {} : { events: deps.events }),
+  });
+  return {
+    async reevaluateFlakyTests(): Promise<ReevaluationSummary> {
+      const context = Context.current();
+      const summary = await store.reevaluate({
+        onProgress: (s) => context.heartbeat(s),
+        onRepositoryFailed: (failure) => logFailure(context, failure),
+      });
+      if (deps.events !== undefined) {
+        // Dispatching is work too: keep the heartbeat going while it runs.
+        const beat = setInterval(() => context.heartbeat(summary), HEARTBEAT_MS);
+        try {
+          await deps.events.idle();
+          await deps.events.drain();
+        } catch (err) {
+          context.log.warn('test_case webhook events left in the outbox could not be dispatched', {
+            error: err instanceof Error ? err.message : String(err),
+          });
+        } finally {
+          clearInterval(beat);
+        }
+      }
+      return summary;
+    },
+  };
+}
+
+function logFailure(context: Context, failure: RepositoryFailure): void {
+  const repository = `${failure.host}/${failure.owner}/${failure.name}`;
+  context.log.error(
+    `re-evaluation of repository ${repository} (organisation ${failure.organisation}) failed; the sweep goes on`,
+    {
+      repository,
+      host: failure.host,
+      owner: failure.owner,
+      name: failure.name,
+      organisation: failure.organisation,
+      organisationId: failure.organisationId,
+      error: failure.error instanceof Error ? failure.error.message : String(failure.error),
+    },
+  );
+}
+
+export type FlakyActivities = ReturnType<typeof createFlakyActivities>;

@@ -1,0 +1,131 @@
+/**
+ * Flaky-test pages, all through the flaky store the API's routes use (flaky/service.ts):
+ * - /ui/flaky: the organisation's repositories;
+ * - /ui/flaky/repository: its flaky, broken and quarantined tests (first LIST_SIZE of each);
+ * - /ui/flaky/tests/:id (what a test's html_url points at): status and why, failure rates, failures
+ *   per day as a chart, most common failures, owners, quarantine and its override, ticket; forms set
+ *   the override (with a reason) and link a ticket, recorded with the session's key prefix as actor;
+ * - /ui/flaky/tickets/:ticket: the tests a ticket is linked to (a ticket's html_url without template).
+ * Every read is scoped to the signed-in organisation; another's test or repository is a 404.
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { QUARANTINE_OVERRIDES } from '../../../flaky/quarantine';
+import { createLinks, wireLinks } from '../../../flaky/test-case-wire';
+import type { FlakyStore } from '../../../flaky/service';
+import { notFound } from '../../errors';
+import { NO_NUL, TestId, TicketKey } from '../../schemas/flaky-tests';
+import type { UiRouteDeps } from './deps';
+import { historyChart, jsonForScript } from './charts';
+import { parse, RepoQuery, repoQs, render, requireOwned } from './forms';
+import { sessionOf } from './guard';
+
+export const LIST_SIZE = 50;
+
+const TestParams = z.object({ id: TestId });
+const OverrideForm = z.object({
+  override: z.enum(QUARANTINE_OVERRIDES, { error: `must be one of: ${QUARANTINE_OVERRIDES.join(', ')}` }),
+  reason: z
+    .string()
+    .trim()
+    .max(1000)
+    .regex(NO_NUL, { message: 'must not contain NUL characters' })
+    .optional(),
+});
+const TicketForm = z.object({ ticket: TicketKey });
+
+const items = (page: { items: string } | null): Record<string, unknown>[] =>
+  page === null ? [] : (JSON.parse(`[${page.items}]`) as Record<string, unknown>[]);
+
+export function flakyPages(deps: UiRouteDeps) {
+  const links = createLinks(deps.publicUrl);
+  const store = (): FlakyStore => {
+    if (deps.flaky === undefined) throw notFound('The flaky-test service is not enabled on this server.');
+    return deps.flaky;
+  };
+
+  /** The test (of the signed-in organisation) and its repository, or the 404. */
+  async function testOf(request: Parameters<typeof sessionOf>[0], id: string) {
+    const org = sessionOf(request).organisation;
+    const record = await store().getTestInOrganisation(org.id, id);
+    const repository = record ? await store().findRepository(org.id, record.repository) : null;
+    if (record === null || repository === null) throw notFound(`Test case ${id} was not found.`);
+    return { record, repository };
+  }
+
+  return (app: FastifyInstance): void => {
+    app.get('/ui/flaky', async (request, reply) => {
+      const org = sessionOf(request).organisation;
+      const repositories = (await deps.owners.list(org.id)).map((r) => ({
+        label: `${r.host}/${r.owner}/${r.name}`,
+        qs: repoQs(r),
+      }));
+      return render(deps, request, reply, 'flaky', { title: 'Flaky tests', repositories });
+    });
+
+    app.get('/ui/flaky/repository', async (request, reply) => {
+      const repo = parse(RepoQuery, request.query, 'querystring');
+      await requireOwned(deps, request, repo);
+      const scope = { organisationId: sessionOf(request).organisation.id, key: repo };
+      const wire = wireLinks(links, repo);
+      const [flaky, broken, quarantined, settings] = await Promise.all([
+        store().listUnhealthyTests(scope, 'flaky', LIST_SIZE, null, wire),
+        store().listUnhealthyTests(scope, 'broken', LIST_SIZE, null, wire),
+        store().listQuarantinedTests(scope, LIST_SIZE, null),
+        store().findRepository(scope.organisationId, repo),
+      ]);
+      return render(deps, request, reply, 'flaky-repository', {
+        title: `Flaky tests of ${repo.owner}/${repo.name}`,
+        repo,
+        settings,
+        flaky: items(flaky),
+        broken: items(broken),
+        quarantined: items(quarantined),
+        listSize: LIST_SIZE,
+      });
+    });
+
+    app.get('/ui/flaky/tests/:id', async (request, reply) => {
+      const { id } = parse(TestParams, request.params, 'querystring');
+      const { record, repository } = await testOf(request, id);
+      const history = await deps.reads.testHistory(record.pk, new Date(deps.now()));
+      return render(deps, request, reply, 'flaky-test', {
+        title: record.name,
+        t: record,
+        repository,
+        repoQs: repoQs(record.repository),
+        overrides: QUARANTINE_OVERRIDES,
+        chartsJson: jsonForScript([historyChart(history)]),
+        ticketHref:
+          record.ticket?.url ??
+          (record.ticket ? `/ui/flaky/tickets/${encodeURIComponent(record.ticket.key)}` : null),
+      });
+    });
+
+    app.post('/ui/flaky/tests/:id/override', async (request, reply) => {
+      const { id } = parse(TestParams, request.params, 'querystring');
+      const form = parse(OverrideForm, request.body, 'body');
+      const { repository } = await testOf(request, id);
+      await store().setQuarantineOverride(repository, id, {
+        override: form.override,
+        actor: `dashboard:${sessionOf(request).keyPrefix}`,
+        ...(form.reason ? { reason: form.reason } : {}),
+      });
+      return reply.redirect(`/ui/flaky/tests/${id}`, 303);
+    });
+
+    app.post('/ui/flaky/tests/:id/ticket', async (request, reply) => {
+      const { id } = parse(TestParams, request.params, 'querystring');
+      const { ticket } = parse(TicketForm, request.body, 'body');
+      const { repository } = await testOf(request, id);
+      await store().linkTicket(repository, id, ticket);
+      return reply.redirect(`/ui/flaky/tests/${id}`, 303);
+    });
+
+    app.get('/ui/flaky/tickets/:ticket', async (request, reply) => {
+      const { ticket } = parse(z.object({ ticket: TicketKey }), request.params, 'querystring');
+      const tests = await store().testsForTicket(sessionOf(request).organisation.id, ticket);
+      return render(deps, request, reply, 'flaky-ticket', { title: `Ticket ${ticket}`, ticket, tests });
+    });
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The executor's side of run content (run-content.ts): downloads a run's git bundle from the API with
+ * its bearer token, then makes the checkout from it. The executor needs no git root, mirror or
+ * credential of a code host: only the token its activity was handed.
+ *
+ * Rules:
+ * - The token goes in the Authorization header, never in a URL (URLs end up in logs).
+ * - The download is bounded by `maxBytes` while it streams; a bigger answer fails the run.
+ * - Network errors and 5xx answers are retried with backoff for up to `retryForMs` (an API restarting
+ *   must not fail a run); 401/404 mean the run's content is gone (the run ended or the token expired)
+ *   and are not retried (ContentGone).
+ */
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { CheckoutInput } from '../git/git-host';
+import { gitCommand as git } from './git-command';
+
+export const RUN_CONTENT_PATH = '/v1/executor/run-content';
+/** The largest run content the control plane stages and an executor accepts (RAILYARD_RUN_CONTENT_MAX_MB). */
+export const DEFAULT_RUN_CONTENT_MAX_BYTES = 512 * 1024 * 1024;
+
+export class ContentGone extends Error {
+  override readonly name = 'ContentGone';
+}
+
+export interface ContentFetchOptions {
+  /** The API's base URL as executors reach it. */
+  apiUrl: string;
+  token: string;
+  maxBytes: number;
+  retryForMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Downloads the bundle to `file`. */
+export async function downloadRunContent(file: string, opts: ContentFetchOptions): Promise<void> {
+  const deadline = Date.now() + (opts.retryForMs ?? 60_000);
+  const url = new URL(RUN_CONTENT_PATH, opts.apiUrl);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await downloadOnce(url, file, opts);
+      return;
+    } catch (err) {
+      if (err instanceof ContentGone || opts.signal?.aborted || Date.now() > deadline) throw err;
+      if (err instanceof TooLarge) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(500 * 2 ** attempt, 5_000)));
+    }
+  }
+}
+
+class TooLarge extends Error {}
+
+async function downloadOnce(url: URL, file: string, opts: ContentFetchOptions): Promise<void> {
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${opts.token}` },
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  if (res.status === 401 || res.status === 404) {
+    await res.body?.cancel();
+    throw new ContentGone(
+      `the run's content is gone from ${url.origin} (HTTP ${res.status}): the run ended or its token expired`,
+    );
+  }
+  if (!res.ok || !res.body) {
+    await res.body?.cancel();
+    throw new Error(`fetching the run's content from ${url.origin} answered HTTP ${res.status}`);
+  }
+  let seen = 0;
+  const bound = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      if (seen > opts.maxBytes)
+        done(new TooLarge(`the run's content is larger than the executor's ${opts.maxBytes} bytes`));
+      else done(null, chunk);
+    },
+  });
+  await pipeline(
+    Readable.fromWeb(res.body as unknown as WebReadableStream<Uint8Array>),
+    bound,
+    createWriteStream(file, { mode: 0o600 }),
+  );
+}
+
+/** A GitHost-shaped `checkout` that makes the working tree from the run's bundle. */
+export function bundleCheckout(opts: ContentFetchOptions): { checkout(input: CheckoutInput): Promise<void> } {
+  return {
+    async checkout({ sha, directory }) {
+      const bundle = join(dirname(directory), 'content.bundle');
+      try {
+        await downloadRunContent(bundle, opts);
+        await git(dirname(directory), ['clone', '--quiet', '--no-checkout', '--', bundle, directory]);
+        await git(directory, ['checkout', '--quiet', '--detach', sha]);
+        await git(directory, ['remote', 'remove', 'origin']);
+      } finally {
+        await rm(bundle, { force: true });
+      }
+    },
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * createFlakyStore(pool, options): the flaky-test service over PostgreSQL, as one object the HTTP
+ * routes, the merge queue's runner and the activities call. It composes the layers below it and is
+ * the only module that sees all of them: ingestion (ingest/, which writes through store/), the reads
+ * and admin changes of store/, and re-evaluation. Layering: ingest/ may import store/, store/ never
+ * imports ingest/, and neither imports this file.
+ *
+ * Every call is scoped to an organisation (a repository is found by organisation + key, a test by
+ * repository + id), so one organisation's key can never reach another's rows. The clock is a
+ * dependency: ingest times, rate windows and re-evaluation all read `now()`, which the benchmark
+ * replaces with a simulated one.
+ */
+import { type Pool } from '../stores/db';
+import { type TestStatus } from './classification';
+import type { RepositoryKey } from '../contract';
+import { ingestUpload } from './ingest/ingest';
+import { type JudgeInput, type JudgeResult, judgeJunitFiles } from './ingest/judge';
+import { type UploadInput, type UploadOutcome } from './ingest/types';
+import { type OutboxSink } from './store/event-outbox';
+import { type JsonPage } from './store/keyset';
+import {
+  type FailingKey,
+  type FailingWindow,
+  type IdKey,
+  listFailingTests,
+  listQuarantinedTests,
+  listUnhealthyTests,
+} from './store/lists';
+import { checkQuarantine, type QuarantineCheck, quarantinedTestIds } from './store/quarantine-check';
+import { type ReevaluationOptions, type ReevaluationSummary, reevaluateAll } from './store/reevaluate';
+import {
+  findRepository,
+  type RepositoryRecord,
+  type SettingsChange,
+  updateRepositorySettings,
+} from './store/repositories';
+import { type RepositoryScope } from './store/repository-scope';
+import {
+  findTestPk,
+  findTestPkInOrganisation,
+  linkTicket,
+  type OverrideChange,
+  setQuarantineOverride,
+  type TicketLink,
+  testsForTicket,
+} from './store/test-case-admin';
+import { testDetailsJson } from './store/test-case-json';
+import { loadTestCases } from './store/test-case-reads';
+import { type TestCaseRecord } from './test-case-record';
+import { type WireLinks } from './test-case-wire';
+import { createTestIdCache } from './test-ids';
+
+export type { FailingKey, IdKey } from './store/lists';
+export type { JsonPage, KeysetPosition } from './store/keyset';
+export type { RepositoryScope } from './store/repository-scope';
+export type { RepositoryRecord, SettingsChange } from './store/repositories';
+export type { TestCaseRecord, CommonFailure } from './test-case-record';
+export type { QuarantineAnswer, QuarantineCheck } from './store/quarantine-check';
+export type { RepositoryFailure, ReevaluationSummary } from './store/reevaluate';
+export type { TicketLink } from './store/test-case-admin';
+
+export interface FlakyStoreOptions {
+  readonly now?: () => Date;
+  /**
+   * Gets the test_case.* webhook outbox rows each change wrote, after its commit (events.ts);
+   * without it the rows wait in the outbox for a drain.
+   */
+  readonly events?: { readonly published: OutboxSink };
+}
+
+export interface FlakyStore {
+  readonly now: () => Date;
+  ingest(input: UploadInput): Promise<UploadOutcome>;
+  judgeJunitFiles(input: JudgeInput): Promise<JudgeResult>;
+  findRepository(organisationId: string, key: RepositoryKey): Promise<RepositoryRecord | null>;
+  updateSettings(
+    organisationId: string,
+    key: RepositoryKey,
+    change: SettingsChange,
+    actor: string,
+  ): Promise<RepositoryRecord>;
+  /**
+   * The list pages find the repository themselves (one statement each, store/lists.ts) and answer their
+   * items as JSON text; null when the organisation has no such repository.
+   */
+  listFailingTests(
+    scope: RepositoryScope,
+    window: FailingWindow,
+    size: number,
+    after: FailingKey | null,
+    links: WireLinks,
+  ): Promise<JsonPage<FailingKey> | null>;
+  listUnhealthyTests(
+    scope: RepositoryScope,
+    status: Exclude<TestStatus, 'healthy'>,
+    size: number,
+    after: IdKey | null,
+    links: WireLinks,
+  ): Promise<JsonPage<IdKey> | null>;
+  listQuarantinedTests(
+    scope: RepositoryScope,
+    size: number,
+    after: IdKey | null,
+  ): Promise<JsonPage<IdKey> | null>;
+  getTest(repository: RepositoryRecord, id: string): Promise<TestCaseRecord | null>;
+  /**
+   * get-test-details as the TestCase object's JSON text, in one statement that also finds the
+   * repository (store/test-case-json.ts); null without the repository, `test: null` without the test.
+   */
+  getTestJson(
+    scope: RepositoryScope,
+    id: string,
+    links: WireLinks,
+  ): Promise<{ readonly test: string | null } | null>;
+  /** A test by id alone, within the organisation (the GET page that html_url points at). */
+  getTestInOrganisation(organisationId: string, id: string): Promise<TestCaseRecord | null>;
+  setQuarantineOverride(repository: RepositoryRecord, id: string, change: OverrideChange): Promise<boolean>;
+  linkTicket(repository: RepositoryRecord, id: string, ticket: string): Promise<boolean>;
+  testsForTicket(organisationId: string, ticket: string): Promise<TicketLink[]>;
+  checkQuarantine(repository: RepositoryRecord, failedTestIds: readonly string[]): Promise<QuarantineCheck>;
+  /** The ids of every test of the repository quarantined now. */
+  quarantinedTestIds(repository: RepositoryRecord): Promise<string[]>;
+  reevaluate(options?: ReevaluationOptions): Promise<ReevaluationSummary>;
+}
+
+export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): FlakyStore {
+  const now = options.now ?? (() => new Date());
+  const sink = options.events?.published;
+  // Test ids of recent uploads' tests: CI uploads the same tests again and again.
+  const ids = createTestIdCache();
+  const record = async (pk: string | null) =>
+    pk === null ? null : ((await loadTestCases(pool, [pk], now()))[0] ?? null);
+  return {
+    now,
+    ingest: (input) => ingestUpload(pool, input, now(), sink, ids),
+    judgeJunitFiles: (input) => judgeJunitFiles(pool, input, now(), sink),
+    findRepository: (organisationId, key) => findRepository(pool, organisationId, key),
+    updateSettings: (organisationId, key, change, actor) =>
+      updateRepositorySettings(pool, organisationId, key, change, actor, now()),
+    listFailingTests: (scope, window, size, after, links) =>
+      listFailingTests(pool, scope, window, size, after, links, now()),
+    listUnhealthyTests: (scope, status, size, after, links) =>
+      listUnhealthyTests(pool, scope, status, size, after, links, now()),
+    listQuarantinedTests: (scope, size, after) => listQuarantinedTests(pool, scope, size, after),
+    getTest: async (repository, id) => record(await findTestPk(pool, repository.pk, id)),
+    getTestJson: (scope, id, links) => testDetailsJson(pool, scope, id, links, now()),
+    getTestInOrganisation: async (organisationId, id) =>
+      record(await findTestPkInOrganisation(pool, organisationId, id)),
+    setQuarantineOverride: (repository, id, change) =>
+      setQuarantineOverride(pool, repository.pk, id, change, now(), sink),
+    linkTicket: (repository, id, ticket) => linkTicket(pool, repository.pk, id, ticket, now()),
+    testsForTicket: (organisationId, ticket) => testsForTicket(pool, organisationId, ticket),
+    checkQuarantine: (repository, failedTestIds) => checkQuarantine(pool, repository, failedTestIds),
+    quarantinedTestIds: (repository) => quarantinedTestIds(pool, repository),
+    reevaluate: (reevaluation) =>
+      reevaluateAll(pool, now(), sink === undefined ? reevaluation : { onEvents: sink, ...reevaluation }),
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * What a person reads on a GitHub PR about its place in the merge queue (docs/github.md, "The PR on
+ * GitHub"): the live comment's text, the failure announcement, and the check run's title and
+ * conclusion, for each state of the PR's record. Pure: the same record gives the same text.
+ *
+ * Rules: one headline per state, then what happens next or what to do; reasons are sentences, with
+ * Trunk's reason name in backticks for searching; the live comment carries LIVE_MARKER and each
+ * announcement ANNOUNCE_MARKER + its submission and transition, so a retried activity finds what it
+ * already wrote instead of writing it twice.
+ */
+import { detailedClause, type Presentation, type PullRequestRecord, type ReasonDetail } from '../../contract';
+
+export const LIVE_MARKER = '<!-- railyard:live-comment -->';
+export const announceMarker = (submissionId: string, seq: number) =>
+  `<!-- railyard:announce ${submissionId}/${seq} -->`;
+export const CHECK_RUN_NAME = 'railyard merge queue';
+
+/**
+ * A reason as the comment shows it: the sentence of contract/pr-reasons.ts (one module for
+ * the API, the webhooks and this comment), made concrete by the transition's detail when it has one,
+ * with Trunk's reason name in backticks.
+ */
+export const reasonText = (reason: string, detail?: ReasonDetail, branch?: string): string =>
+  `${detailedClause(reason, detail, branch).replace(/\.$/, '')} (\`${reason}\`).`;
+
+const latestDetail = (record: PullRequestRecord) => record.timeline.at(-1)?.detail;
+
+export interface PresentedState {
+  headline: string;
+  /** What follows the headline in the comment and the check run's summary. */
+  detail: string;
+  checkRun: { status: 'in_progress' | 'completed'; conclusion?: 'success' | 'failure' | 'cancelled' };
+  /** Failures and cancellations are announced in a comment of their own (edits notify nobody). */
+  announce: boolean;
+}
+
+export function presentedState(
+  record: PullRequestRecord,
+  presentation: Presentation,
+  branch: string,
+): PresentedState {
+  const inProgress = { status: 'in_progress' } as const;
+  switch (record.state) {
+    case 'not_ready':
+      return {
+        headline: '⏸️ Submitted, not ready yet',
+        detail: `It enters the queue as soon as it is ready; now ${
+          record.details?.readiness.blockedBy
+            ? `${record.details.readiness.blockedBy}.`
+            : reasonText(record.reason)
+        }`,
+        checkRun: inProgress,
+        announce: false,
+      };
+    case 'pending':
+      return {
+        headline: `⏳ Queued${presentation.position ? `: position ${presentation.position} of ${presentation.queueLength}` : ''}`,
+        detail: `It will be tested on top of \`${branch}\` and the PRs ahead of it.`,
+        checkRun: inProgress,
+        announce: false,
+      };
+    case 'testing':
+      return {
+        headline: '🧪 Testing',
+        detail: `CI is checking ${testedOnText(record)}${runOf(record)}.`,
+        checkRun: inProgress,
+        announce: false,
+      };
+    case 'tests_passed':
+      return {
+        headline: '✅ Tests passed',
+        detail: `It merges into \`${branch}\` once the PRs ahead of it have merged.`,
+        checkRun: inProgress,
+        announce: false,
+      };
+    case 'pending_failure':
+      return {
+        headline: '⚠️ Its test run failed',
+        detail: 'The queue waits for the PRs ahead of it before deciding which PR broke the run.',
+        checkRun: inProgress,
+        announce: false,
+      };
+    case 'merged':
+      return {
+        headline: `🎉 Merged into \`${branch}\``,
+        detail:
+          record.reason === 'MANUAL_MERGE'
+            ? 'Merged outside the queue.'
+            : `Merged by the merge queue, as tested${record.mergedAs ? `: \`${branch}\` is now at ${record.mergedAs}` : ''}.`,
+        checkRun: { status: 'completed', conclusion: 'success' },
+        announce: false,
+      };
+    case 'failed':
+      return {
+        headline: '❌ Failed',
+        detail: `It left the queue because ${reasonText(record.reason, latestDetail(record), branch)} Fix it and comment \`/trunk merge\` (or submit it again) to retry.`,
+        checkRun: { status: 'completed', conclusion: 'failure' },
+        announce: true,
+      };
+    case 'cancelled':
+      return {
+        headline: '🚫 Cancelled',
+        detail: `It left the queue because ${reasonText(record.reason, latestDetail(record), branch)} Submit it again to re-queue it.`,
+        checkRun: { status: 'completed', conclusion: 'cancelled' },
+        announce: true,
+      };
+  }
+}
+
+function runOf(record: PullRequestRecord): string {
+  const last = record.timeline.at(-1);
+  return last?.testRunId ? ` (test run \`${last.testRunId}\`)` : '';
+}
+
+/**
+ * The test branch and its commit. A full sha stays outside backticks so GitHub links it to the commit,
+ * whose page shows the checks CI reports on it.
+ */
+function testedOnText(record: PullRequestRecord): string {
+  const on = record.testedOn;
+  if (!on) return "this PR's test branch";
+  return `its test branch \`${on.branch}\`${on.sha ? ` at ${on.sha}` : ''}`;
+}
+
+/** The live comment's body. */
+export function liveComment(record: PullRequestRecord, presentation: Presentation, branch: string): string {
+  const s = presentedState(record, presentation, branch);
+  return `${LIVE_MARKER}\n**railyard merge queue** · \`${branch}\`\n\n**${s.headline}**\n\n${s.detail}\n`;
+}
+
+/** The comment that tells the author the PR left the queue (an edit would notify nobody). */
+export function announcement(
+  record: PullRequestRecord,
+  presentation: Presentation,
+  branch: string,
+  seq: number,
+): string {
+  const s = presentedState(record, presentation, branch);
+  const who = record.details?.author ? `@${record.details.author} ` : '';
+  return `${announceMarker(record.id, seq)}\n${who}this PR left the merge queue for \`${branch}\` (${record.state}). ${s.detail}\n`;
+}
