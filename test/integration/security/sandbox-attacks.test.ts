@@ -165,14 +165,23 @@ maybe('sandboxed test runs: attacks', () => {
     expect(processesRunning('bomb')).toEqual([]);
   }, 30_000);
 
+  // The file-size limit and the /tmp size alone: the checkout quota (20 MiB here, checked every
+  // 200 ms) is lifted above the 64 MiB a blocked dd leaves behind, or it would fail the run whenever a
+  // check lands before the command ends (it did on a loaded machine). The quota has its own test below.
   it('cannot fill the disk: file size and /tmp are bounded', async () => {
-    const { result } = await attack(
+    const { result, log } = await attack(
       [
         blocked('dd if=/dev/zero of=big bs=1M count=200 2>/dev/null'),
         blocked('dd if=/dev/zero of=/tmp/big bs=1M count=100 2>/dev/null'),
+        'echo "checkout file: $(stat -c %s big) bytes"',
       ].join('\n'),
+      {},
+      20_000,
+      { maxDiskBytes: 1024 ** 3 },
     );
     expect(result.outcome).toBe('passed');
+    // dd stopped at RLIMIT_FSIZE (64 MiB), not at the 200 MiB it asked for.
+    expect(log).toContain(`checkout file: ${64 * 1024 * 1024} bytes`);
   });
 
   it('cannot fill the disk with many files under the size limit: the checkout quota stops the run', async () => {
