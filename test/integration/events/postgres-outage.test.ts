@@ -4,7 +4,7 @@
  * PostgreSQL cluster of this test's own that it stops and starts again.
  *
  * The outage is longer than the time after which b471ab5 gave up: it gave an append 30 attempts (here,
- * with the test's backoff cap of 1 s, about 30 s; in production about 24 min) and then dropped the
+ * with the test's backoff cap of 300 ms, about 9 s; in production about 24 min) and then dropped the
  * drain's transitions, and it counted delivery attempts that failed on our own database against the
  * webhook's budget (3 here), so the deliveries under way ended `failed` without reaching the receiver.
  *
@@ -26,16 +26,16 @@ import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { startScratchCluster, type ScratchCluster } from './scratch-cluster';
 
 /** The test's cap on the pause between append retries (QueueWorkflowInput.appendMaximumIntervalMs). */
-const APPEND_MAXIMUM_INTERVAL_MS = 1_000;
+const APPEND_MAXIMUM_INTERVAL_MS = 300;
 /** When b471ab5 would have dropped a drain's transitions under that cap: 30 attempts. */
 const OLD_APPEND_GIVE_UP_MS = 30 * APPEND_MAXIMUM_INTERVAL_MS;
-const OUTAGE_MS = OLD_APPEND_GIVE_UP_MS + 10_000;
+const OUTAGE_MS = OLD_APPEND_GIVE_UP_MS + 4_000;
 const CONTINUE_AS_NEW_AFTER = 15;
-/** Three attempts 5 s apart: b471ab5 spent the last ones on the outage and gave up. */
+/** Three attempts 3 s apart, all within the outage: b471ab5 spent the last ones on it and gave up. */
 const WEBHOOK_RETRY = {
-  initialIntervalMs: 5_000,
+  initialIntervalMs: 3_000,
   backoffCoefficient: 1,
-  maximumIntervalMs: 5_000,
+  maximumIntervalMs: 3_000,
   maximumAttempts: 3,
   requestTimeoutMs: 5_000,
   storeMaximumIntervalMs: 1_000,
