@@ -3,12 +3,15 @@
  * organisation and repository each upload URL is for, until when, and whether its bundle came.
  *
  * Rules: at most `maxLive` unexpired uploads per organisation (createBundleUpload answers 429 past
- * it; expired rows of the organisation are deleted first); one PUT claims an upload, atomically, and
+ * it; expired rows of the organisation are deleted first), counted and inserted under a
+ * per-organisation advisory lock, so concurrent calls at the cap cannot all pass it (each would
+ * otherwise count the same snapshot); one PUT claims an upload, atomically, and
  * only a pending, unexpired one; a claim ends `received` or `refused`, or is released back to
  * pending when railyard failed, so the client's retry can use the same URL.
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '../../stores/db';
+import { inTransaction } from '../../stores/transaction';
 import type { Organisation } from '../../stores/api-keys';
 import type { RepositoryKey } from '../../contract';
 
@@ -55,15 +58,21 @@ export function createPendingBundleUploads(
   return {
     async create(organisationId, repo, expiresAt, now) {
       const id = randomUUID();
-      const { rowCount } = await pool.query(
-        `WITH purged AS (
+      const { rowCount } = await inTransaction(pool, async (client) => {
+        // A statement's snapshot is taken when it starts: after the lock, it sees the previous holder's row.
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+          `bundle-uploads/${organisationId}`,
+        ]);
+        return client.query(
+          `WITH purged AS (
            DELETE FROM bundle_uploads WHERE organisation_id = $2 AND expires_at <= $7
          )
          INSERT INTO bundle_uploads (id, organisation_id, host, owner, name, state, created_at, expires_at)
          SELECT $1, $2, $3, $4, $5, 'pending', $7, $6
          WHERE (SELECT count(*) FROM bundle_uploads WHERE organisation_id = $2 AND expires_at > $7) < $8`,
-        [id, organisationId, repo.host, repo.owner, repo.name, expiresAt, now, maxLive],
-      );
+          [id, organisationId, repo.host, repo.owner, repo.name, expiresAt, now, maxLive],
+        );
+      });
       return rowCount === 1 ? { kind: 'created', id } : { kind: 'limit_reached', limit: maxLive };
     },
     async organisationOf(id) {
