@@ -10,7 +10,9 @@
  *    the executor (run-content.ts);
  *  - recordTestRun: the executor's report (run-report.ts) stored and judged: the log kept for the API
  *    (best effort, bounded in time: a slow database does not hold up the verdict) and the JUnit results
- *    judged by the flaky-test service (quarantine applied).
+ *    judged by the flaky-test service (quarantine applied). A failed run whose JUnit files could not
+ *    all be read, or were not all collected (junitTruncated), reports that as a failure no quarantine
+ *    forgives, so it is never rescued (the rule of flaky/ingest/judge.ts's quarantinedRunPasses).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -25,10 +27,14 @@ import { RunContentTooLarge, type RunContentStore } from '../test-runs/store/run
 import { gitCommand } from '../executor/git-command';
 import { unpackRunReport } from '../executor/run-report';
 import type { RunSlots } from '../test-runs/store/run-slots';
+import type { FlakyStore } from '../flaky/service';
 
 const LOG_STORE_TIMEOUT_MS = 10_000;
 
-/** The flaky-test service's judgement of a run's JUnit files (results ingested, quarantine applied). */
+/**
+ * The flaky-test service's judgement of a run's JUnit files (results ingested, quarantine applied):
+ * a verdict per test read, and one sentence per file that could not be read.
+ */
 export type JudgeTests = (input: {
   organisationId: string;
   repo: RepositoryKey;
@@ -36,7 +42,35 @@ export type JudgeTests = (input: {
   headSha: string;
   branchName: string;
   junitFiles: JunitFile[];
-}) => Promise<TestCaseVerdict[]>;
+}) => Promise<{ tests: TestCaseVerdict[]; problems: string[] }>;
+
+/** JudgeTests by the flaky-test service: the run's results ingested, each test's quarantine applied. */
+export function judgeTestsWith(flaky: Pick<FlakyStore, 'judgeJunitFiles'>): JudgeTests {
+  return async ({ organisationId, repo, runId, headSha, branchName, junitFiles }) => {
+    const { verdicts, problems } = await flaky.judgeJunitFiles({
+      organisationId,
+      repo,
+      runId,
+      headSha,
+      branchName,
+      junitFiles,
+    });
+    return {
+      tests: verdicts.map(({ name, status, quarantined }) => ({ name, status, quarantined })),
+      problems: [...problems],
+    };
+  };
+}
+
+/** What a failed run's JUnit did not let the judge see, as failures quarantine cannot forgive. */
+export const JUNIT_LEFT_OUT =
+  'JUnit reports left out (over the count or size limits): their tests were not judged';
+export const unreadableJunit = (problem: string) => `unreadable JUnit report: ${problem}`;
+
+function unjudged(problems: readonly string[], truncated: boolean): TestCaseVerdict[] {
+  const names = [...problems.map(unreadableJunit), ...(truncated ? [JUNIT_LEFT_OUT] : [])];
+  return names.map((name) => ({ name, status: 'failed', quarantined: false }));
+}
 
 export type PreparedTestRun =
   | { kind: 'ready'; command: string; junitGlobs?: string[]; contentToken: string }
@@ -152,7 +186,7 @@ export function createTestRunControlActivities(deps: TestRunControlDeps) {
           problem: stored,
         });
     }
-    const tests = deps.judgeTests
+    const judged = deps.judgeTests
       ? await deps.judgeTests({
           organisationId: run.organisationId,
           branchName: run.branchName,
@@ -161,7 +195,13 @@ export function createTestRunControlActivities(deps: TestRunControlDeps) {
           headSha: run.headSha,
           junitFiles: report.junitFiles,
         })
-      : [];
+      : { tests: [], problems: [] };
+    // Quarantine forgives only the failures it can name (engine/verdict.ts): a failed run with a report
+    // that could not be read, or with reports left out, also failed in tests nobody judged.
+    const tests =
+      report.outcome === 'failed'
+        ? [...judged.tests, ...unjudged(judged.problems, report.junitTruncated)]
+        : judged.tests;
     return {
       kind: 'finished',
       outcome: report.outcome,

@@ -16,6 +16,7 @@ import {
 import { Client, Connection } from '@temporalio/client';
 import { createRunLogStore } from '../test-runs/store/run-logs';
 import { createActivities } from '../activities';
+import { judgeTestsWith } from '../activities/test-runs';
 import { createLocalGitHost } from '../git/local-git-host';
 import { createRoutingGitHost } from '../git/routing-git-host';
 import { createGitHubWorkerHost } from '../github/app/worker-host';
@@ -111,17 +112,7 @@ async function main(): Promise<void> {
         maxBytes: config.RAILYARD_RUN_LOG_MAX_BYTES,
         retentionDays: config.RAILYARD_RUN_LOG_RETENTION_DAYS,
       }),
-      judgeTests: async ({ organisationId, repo, runId, headSha, branchName, junitFiles }) => {
-        const { verdicts } = await flaky.judgeJunitFiles({
-          organisationId,
-          repo,
-          runId,
-          headSha,
-          branchName,
-          junitFiles,
-        });
-        return verdicts.map(({ name, status, quarantined }) => ({ name, status, quarantined }));
-      },
+      judgeTests: judgeTestsWith(flaky),
       allowPrivateWebhookUrls: config.RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS,
       publicUrl: publicUrlOf(config.RAILYARD_PUBLIC_URL),
       testCaseEvents,

@@ -1,0 +1,307 @@
+/**
+ * The spec's quarantine rule 2 through the merge queue and the executor: a quarantined test's failure
+ * counts as a pass, so a PR whose test command fails only in quarantined tests merges
+ * (QUARANTINED_FAILURES_IGNORED), and the same PR fails when a failing test is not quarantined.
+ *
+ * Real stack, one per file: Temporal's dev server, a worker in this process (the bundled workflows, the
+ * real activities with the flaky-test service judging each run as worker/main.ts wires it), an executor
+ * running the command in its sandbox, PostgreSQL and git. Each test has its own repository, organisation
+ * and queue. The repository's command writes JUnit files the way a test runner does; which tests fail
+ * is what the PR brings in `fixtures/`.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import type { Pool } from 'pg';
+import { createActivities } from '../../activities';
+import { JUNIT_LEFT_OUT, judgeTestsWith } from '../../activities/test-runs';
+import { DEFAULT_JUNIT_LIMITS } from '../../executor';
+import {
+  QUEUE_WORKFLOW_TYPE,
+  queueWorkflowId,
+  submitUpdate,
+  getAdmissionsQuery,
+  type PullRequestRecord,
+  type QueueKey,
+  type QueueWorkflowInput,
+} from '../../contract';
+import { parseJunitText } from '../../flaky/junit';
+import { createFlakyStore, type FlakyStore } from '../../flaky/service';
+import { createLocalGitHost } from '../../git/local-git-host';
+import { createPool } from '../../stores/db';
+import { createRepositoryOwnerStore } from '../../stores/repository-owners';
+import { requireTestEnv } from '../support/env';
+import { startTestExecutor, type TestExecutor } from '../support/executor';
+import { createRepoWithMain, type GitFixture } from '../support/git-fixture';
+import { settledRecord, waitFor } from '../support/pr-waiting';
+
+/** Copies the PR's reports where a runner writes them, and fails when any of them has a failure. */
+const COMMAND =
+  'mkdir -p build/test-results && cp fixtures/*.xml build/test-results/ && ! grep -qs "<failure" build/test-results/*.xml';
+const CONFIG = JSON.stringify({ version: 1, command: COMMAND, junitGlobs: ['build/test-results/*.xml'] });
+
+let root: string;
+let pool: Pool;
+let flaky: FlakyStore;
+let client: Client;
+let connection: Connection;
+let nativeConnection: NativeConnection;
+let executor: TestExecutor;
+let worker: Worker;
+let running: Promise<void>;
+let taskQueue: string;
+const fixtures: GitFixture[] = [];
+
+beforeAll(async () => {
+  // Activities of the failing runs fail on purpose; their warnings are noise here.
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const address = requireTestEnv('TEST_TEMPORAL_ADDRESS');
+  root = mkdtempSync(path.join(tmpdir(), 'railyard-quarantine-'));
+  pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 4 });
+  flaky = createFlakyStore(pool);
+  nativeConnection = await NativeConnection.connect({ address });
+  connection = await Connection.connect({ address });
+  client = new Client({ connection });
+  taskQueue = `e2e-quarantine-${randomUUID()}`;
+  executor = await startTestExecutor({ controlTaskQueue: taskQueue, pool });
+  worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue,
+    workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
+    activities: createActivities({
+      workerIdentity: 'e2e-quarantine',
+      gitHost: createLocalGitHost({ root }),
+      client,
+      taskQueue,
+      pool,
+      allowPrivateWebhookUrls: true,
+      judgeTests: judgeTestsWith(flaky),
+    }),
+  });
+  running = worker.run();
+}, 60_000);
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await executor?.close();
+  await connection?.close();
+  await nativeConnection?.close();
+  await pool?.end();
+  for (const fx of fixtures) fx.cleanup();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+/** A JUnit report of suite `cart`: test name → 'P' (passed) or 'F' (failed), in one run. */
+const report = (tests: Record<string, string>) =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites><testsuite name="cart">${Object.entries(tests)
+    .map(([name, outcomes]) =>
+      [...outcomes]
+        .map(
+          (o) =>
+            `<testcase classname="cart" name="${name}" file="src/cart.test.ts">${o === 'F' ? '<failure message="expected 2, got 3">at src/cart.test.ts:12</failure>' : ''}</testcase>`,
+        )
+        .join(''),
+    )
+    .join('')}</testsuite></testsuites>`;
+
+interface World {
+  key: QueueKey;
+  fx: GitFixture;
+  slug: string;
+  /** Results of a CI run on main, ingested as an upload (what makes the tests known and classified). */
+  uploadOnMain(tests: Record<string, string>): Promise<void>;
+  quarantine(opts: { enabled: boolean; autoQuarantine?: boolean }): Promise<void>;
+  /** Sets a test's override, by name; the test must be known. */
+  override(name: string, override: 'ALWAYS_QUARANTINE' | 'NEVER_QUARANTINE'): Promise<void>;
+  /** Opens PR `n` adding the reports in `files` (fixtures/<name>) and submits it. */
+  submitPr(n: number, files: Record<string, string>): Promise<void>;
+  settled(n: number): Promise<PullRequestRecord>;
+  mainLog(): string[];
+}
+
+/** A new repository with the test command on main, a new organisation owning it, and its queue. */
+async function world(): Promise<World> {
+  const repo = { host: 'github.com', owner: 'acme', name: `cart-${randomUUID().slice(0, 8)}` };
+  const fx = await createRepoWithMain(repo, root);
+  fixtures.push(fx);
+  fx.commit('add merge-queue config', { '.railyard/merge-queue.json': CONFIG });
+  fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
+  const initial = Number(fx.bareGit('rev-list', '--count', 'main'));
+  const organisationId = randomUUID();
+  const slug = `q-${organisationId.slice(0, 8)}`;
+  await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [organisationId, slug]);
+  const claimed = await createRepositoryOwnerStore(pool).claim(organisationId, repo, 'operator');
+  if (claimed.kind !== 'claimed') throw new Error(`repository not claimed: ${claimed.kind}`);
+  const key: QueueKey = { organisationId, repo, targetBranch: 'main' };
+  const handle = client.workflow.getHandle(queueWorkflowId(key));
+  await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
+    workflowId: queueWorkflowId(key),
+    taskQueue,
+    args: [{ key, config: { concurrency: 1 }, runner: {} } satisfies QueueWorkflowInput],
+  });
+  let uploads = 0;
+  return {
+    key,
+    fx,
+    slug,
+    async uploadOnMain(tests) {
+      uploads += 1;
+      const created = await flaky.ingest({
+        organisationId,
+        organisationSlug: slug,
+        repository: repo,
+        metadata: {
+          uploadId: `main-${uploads}`,
+          commitSha: fx.tip('main'),
+          branch: 'main',
+          attempt: 1,
+          variant: '',
+        },
+        files: [await parseJunitText(report(tests), { fileName: 'build/test-results/cart.xml' })],
+      });
+      expect(created.created).toBe(true);
+    },
+    async quarantine({ enabled, autoQuarantine = false }) {
+      await flaky.updateSettings(organisationId, repo, { quarantineEnabled: enabled, autoQuarantine }, 'e2e');
+    },
+    async override(name, override) {
+      const { rows } = await pool.query<{ id: string }>(
+        `SELECT t.id FROM test_cases t JOIN repositories r ON r.pk = t.repository_pk
+          WHERE r.organisation_id = $1 AND r.name = $2 AND t.name = $3`,
+        [organisationId, repo.name, name],
+      );
+      expect(rows).toHaveLength(1);
+      const repository = await flaky.findRepository(organisationId, repo);
+      expect(await flaky.setQuarantineOverride(repository!, rows[0]!.id, { override, actor: 'e2e' })).toBe(
+        true,
+      );
+    },
+    async submitPr(n, files) {
+      fx.git('fetch', '--quiet', 'origin');
+      fx.branchFrom(`pr-${n}`, 'origin/main');
+      const sha = fx.commit(
+        `PR ${n}`,
+        Object.fromEntries(Object.entries(files).map(([name, xml]) => [`fixtures/${name}`, xml])),
+      );
+      fx.pushPr(n, sha);
+      const { submissionId } = await handle.executeUpdate(submitUpdate, {
+        args: [{ pr: n, priority: null, noBatch: false }],
+      });
+      const admitted = await waitFor(`PR #${n} admitted`, async () => {
+        const state = (await handle.query(getAdmissionsQuery, [submissionId]))[submissionId];
+        return state?.state === 'pending' ? undefined : state;
+      });
+      expect(admitted.state).not.toBe('rejected');
+    },
+    settled: (n) => settledRecord(client, key, n, 90_000),
+    mainLog: () => fx.bareGit('log', '--reverse', '--format=%s', 'main').split('\n').slice(initial),
+  };
+}
+
+const reasonsOf = (record: PullRequestRecord) => record.timeline.map((t) => t.reason);
+/** The failing tests the failed transition names (quarantined ones are left out of it). */
+const failedTestsOf = (record: PullRequestRecord) => {
+  const detail = record.timeline.at(-1)?.detail;
+  return detail?.kind === 'command_failed' ? detail.failedTests : null;
+};
+
+test('a PR failing only in a test quarantined by its override merges', async () => {
+  const w = await world();
+  await w.uploadOnMain({ adds: 'P', totals: 'P' });
+  await w.quarantine({ enabled: true });
+  await w.override('totals', 'ALWAYS_QUARANTINE');
+
+  await w.submitPr(1, { 'cart.xml': report({ adds: 'P', totals: 'F' }) });
+  const merged = await w.settled(1);
+  expect(merged.state).toBe('merged');
+  expect(reasonsOf(merged)).toContain('QUARANTINED_FAILURES_IGNORED');
+  expect(w.mainLog()).toEqual(['PR 1 (#1)']);
+}, 120_000);
+
+test('a PR failing only in a test quarantined by the rule (auto-quarantine of a flaky test) merges', async () => {
+  const w = await world();
+  // A failure and a pass of one commit: same-commit disagreement makes the test flaky.
+  await w.uploadOnMain({ adds: 'P', totals: 'FP' });
+  await w.quarantine({ enabled: true, autoQuarantine: true });
+
+  await w.submitPr(1, { 'cart.xml': report({ adds: 'P', totals: 'F' }) });
+  const merged = await w.settled(1);
+  expect(merged.state).toBe('merged');
+  expect(reasonsOf(merged)).toContain('QUARANTINED_FAILURES_IGNORED');
+  expect(w.mainLog()).toEqual(['PR 1 (#1)']);
+}, 120_000);
+
+test('the same PR fails when its failing test is not quarantined (quarantine off, or NEVER_QUARANTINE)', async () => {
+  const w = await world();
+  await w.uploadOnMain({ adds: 'P', totals: 'FP' });
+  // Flaky, but quarantining is off for the repository.
+  await w.quarantine({ enabled: false, autoQuarantine: true });
+  await w.submitPr(1, { 'cart.xml': report({ adds: 'P', totals: 'F' }) });
+  const off = await w.settled(1);
+  expect(off).toMatchObject({ state: 'failed', reason: 'TEST_RUN_COMMAND_FAILED' });
+  expect(failedTestsOf(off)).toEqual(['cart › totals']);
+
+  // On, but the override keeps this flaky test out of quarantine.
+  await w.quarantine({ enabled: true, autoQuarantine: true });
+  await w.override('totals', 'NEVER_QUARANTINE');
+  await w.submitPr(2, { 'cart.xml': report({ adds: 'P', totals: 'F' }) });
+  const never = await w.settled(2);
+  expect(never).toMatchObject({ state: 'failed', reason: 'TEST_RUN_COMMAND_FAILED' });
+  expect(failedTestsOf(never)).toEqual(['cart › totals']);
+  expect(w.mainLog()).toEqual([]);
+}, 120_000);
+
+test('a quarantined failure does not excuse a failing test that is not quarantined', async () => {
+  const w = await world();
+  await w.uploadOnMain({ adds: 'P', totals: 'P' });
+  await w.quarantine({ enabled: true });
+  await w.override('totals', 'ALWAYS_QUARANTINE');
+
+  await w.submitPr(1, { 'cart.xml': report({ adds: 'F', totals: 'F' }) });
+  const failed = await w.settled(1);
+  expect(failed).toMatchObject({ state: 'failed', reason: 'TEST_RUN_COMMAND_FAILED' });
+  expect(reasonsOf(failed)).not.toContain('QUARANTINED_FAILURES_IGNORED');
+  expect(failedTestsOf(failed)).toEqual(['cart › adds']);
+  expect(w.mainLog()).toEqual([]);
+}, 120_000);
+
+test('a quarantined failure does not excuse a JUnit report that could not be read', async () => {
+  const w = await world();
+  await w.uploadOnMain({ adds: 'P', totals: 'P' });
+  await w.quarantine({ enabled: true });
+  await w.override('totals', 'ALWAYS_QUARANTINE');
+
+  // The runner died while writing its second report: whatever failed in it cannot be named.
+  await w.submitPr(1, {
+    'cart.xml': report({ totals: 'F' }),
+    'checkout.xml':
+      '<testsuites><testsuite name="checkout"><testcase classname="checkout" name="pays"><failure',
+  });
+  const failed = await w.settled(1);
+  expect(failed).toMatchObject({ state: 'failed', reason: 'TEST_RUN_COMMAND_FAILED' });
+  expect(failedTestsOf(failed)).toEqual([expect.stringMatching(/^unreadable JUnit report: .*checkout\.xml/)]);
+  expect(w.mainLog()).toEqual([]);
+}, 120_000);
+
+test('a quarantined failure does not excuse JUnit reports the executor left out (over its file count)', async () => {
+  const w = await world();
+  await w.uploadOnMain({ adds: 'P', totals: 'P' });
+  await w.quarantine({ enabled: true });
+  await w.override('totals', 'ALWAYS_QUARANTINE');
+
+  // Reports are collected in path order up to maxFiles: the last one, with a real failure, is left out.
+  const files: Record<string, string> = { 'a-cart.xml': report({ totals: 'F' }) };
+  for (let i = 0; i < DEFAULT_JUNIT_LIMITS.maxFiles; i += 1)
+    files[`z-${String(i).padStart(3, '0')}.xml`] = report({
+      [`case ${i}`]: i === DEFAULT_JUNIT_LIMITS.maxFiles - 1 ? 'F' : 'P',
+    });
+  await w.submitPr(1, files);
+  const failed = await w.settled(1);
+  expect(failed).toMatchObject({ state: 'failed', reason: 'TEST_RUN_COMMAND_FAILED' });
+  expect(failedTestsOf(failed)).toEqual([JUNIT_LEFT_OUT]);
+  expect(w.mainLog()).toEqual([]);
+}, 120_000);
