@@ -8,15 +8,13 @@
  * the request handed to the fork authenticator.
  */
 import type { FastifyInstance } from 'fastify';
-import type { ApiKeyStore, Organisation } from '../../stores/api-keys';
+import type { ApiKeyStore } from '../../stores/api-keys';
 import { unauthorized } from '../errors';
 import type { AuthFailureLimiter } from './auth-failures';
-import type { ForkAuthenticator } from './fork-auth';
+import type { ForkAuthenticator } from './auth-types';
+import { missingApiKey } from './request-context';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    organisation: Organisation | null;
-  }
   interface FastifyContextConfig {
     public?: boolean;
   }
@@ -38,7 +36,7 @@ export function registerAuth(
     const token = (Array.isArray(header) ? header[0] : header)?.trim() ?? '';
     if (token === '') {
       if (forks && (await forks.authenticate(request))) return;
-      throw unauthorized('Missing API key: send it in the x-api-token header.');
+      throw missingApiKey();
     }
     const refused = failures?.check(request.ip);
     if (refused) throw refused;
@@ -49,10 +47,4 @@ export function registerAuth(
     }
     request.organisation = organisation;
   });
-}
-
-/** The organisation of an authenticated request (routes behind the auth hook only). */
-export function organisationOf(request: { organisation: Organisation | null }): Organisation {
-  if (!request.organisation) throw unauthorized('Missing API key: send it in the x-api-token header.');
-  return request.organisation;
 }

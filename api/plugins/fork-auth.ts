@@ -26,18 +26,10 @@ import type { RepositoryPublicIds } from '../../stores/repository-public-ids';
 import { repositoryLabel, type RepositoryKey } from '../../contract';
 import { forbidden, unauthorized, unavailable } from '../errors';
 import type { AuthFailureLimiter } from './auth-failures';
-import { namedRepository } from './repository-access';
-
-export type ForkAuthMode = 'public-repo-id' | 'forked-run';
-
-export type ForkPrincipal =
-  { kind: 'public-repo-id'; repository: RepositoryKey } | { kind: 'forked-run'; runId: number };
+import type { ForkAuthenticator, ForkAuthMode } from './auth-types';
+import { namedRepository } from './request-context';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set when the request authenticated with a fork header instead of an API key. */
-    fork: ForkPrincipal | null;
-  }
   interface FastifyContextConfig {
     /** The fork header this route accepts instead of an API key. */
     forkAuth?: ForkAuthMode;
@@ -48,11 +40,6 @@ export interface ForkAuthDeps {
   publicIds: RepositoryPublicIds;
   /** The GitHub App's host and run checks; absent without an App (forked runs are then refused). */
   forkedRuns?: { host: string; verifier: ForkedRunVerifier };
-}
-
-export interface ForkAuthenticator {
-  /** For a request without an API key: true when a fork header authenticated it. */
-  authenticate(request: FastifyRequest): Promise<boolean>;
 }
 
 const RUN_ID = /^[1-9][0-9]{0,15}$/;

@@ -14,7 +14,7 @@
  *   unclaimed repository is claimed for the caller; a repository owned by another stays a 404.
  * - Claims over the organisation's repository limit are a 409 naming the limit.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Organisation } from '../../stores/api-keys';
 import type { Pool } from '../../stores/db';
 import {
@@ -24,7 +24,7 @@ import {
 } from '../../stores/repository-owners';
 import { repositoryLabel, type RepositoryKey } from '../../contract';
 import { conflict, notFound } from '../errors';
-import { organisationOf } from './auth';
+import { namedRepository, organisationOf } from './request-context';
 
 /**
  * Who may claim an unclaimed repository: `first-use` (an organisation's first queue or upload claims
@@ -121,20 +121,6 @@ export function createRepositoryAccess(deps: RepositoryAccessDeps): RepositoryAc
       if (await owners.owns(org.id, repo)) await owners.remove(repo);
     },
   };
-}
-
-/** The repository a validated request names, if it names one the generic way. */
-export function namedRepository(request: FastifyRequest): RepositoryKey | null {
-  const body = request.body as { repo?: unknown } | null | undefined;
-  if (body !== null && typeof body === 'object' && isRepositoryKey(body.repo)) return body.repo;
-  if (isRepositoryKey(request.query)) return request.query;
-  return null;
-}
-
-function isRepositoryKey(value: unknown): value is RepositoryKey {
-  if (value === null || typeof value !== 'object') return false;
-  const v = value as Record<string, unknown>;
-  return typeof v.host === 'string' && typeof v.owner === 'string' && typeof v.name === 'string';
 }
 
 export function registerRepositoryAccess(app: FastifyInstance, access: RepositoryAccess): void {

@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FlakyStore, RepositoryRecord } from '../../../flaky/service';
 import { KEY_PREFIX_LENGTH, type Organisation } from '../../../stores/api-keys';
 import { notFound } from '../../errors';
-import { organisationOf } from '../../plugins/auth';
+import { organisationOf } from '../../plugins/request-context';
 import type { RepositoryKey } from '../../../contract';
 
 export function organisationFor(request: FastifyRequest, slug: string | undefined): Organisation {

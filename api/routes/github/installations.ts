@@ -19,7 +19,7 @@ import { GitHubAuthError } from '../../../github/app/app-auth';
 import { linkInstallation, type LinkingDeps } from '../../../github/app/linking';
 import type { GitHubInstallation, SyncResult } from '../../../github/store/installations';
 import { conflict, forbidden, notFound, unavailable } from '../../errors';
-import { organisationOf } from '../../plugins/auth';
+import { organisationOf } from '../../plugins/request-context';
 
 export type GitHubInstallationApiDeps = LinkingDeps;
 

@@ -10,7 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { organisationOf } from '../../plugins/auth';
+import { organisationOf } from '../../plugins/request-context';
 import { PrNumber, QueueRequest } from '../../schemas/common';
 import {
   EXAMPLE_CONFLICTING_PR,

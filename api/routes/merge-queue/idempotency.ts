@@ -26,7 +26,7 @@ import {
   type KeyRef,
 } from '../../../stores/idempotency-keys';
 import { conflict, unavailable, unprocessable } from '../../errors';
-import { organisationOf } from '../../plugins/auth';
+import { organisationOf } from '../../plugins/request-context';
 import { freshUpdateId, requestHash, type ChangeEndpoint } from './update-id';
 
 declare module 'fastify' {

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { organisationOf } from '../../plugins/auth';
+import { organisationOf } from '../../plugins/request-context';
 import { Empty } from '../../schemas/common';
 import {
   GetSubmittedPullRequestRequest,

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { organisationOf } from '../../plugins/auth';
+import { organisationOf } from '../../plugins/request-context';
 import { Empty, QueueRequest } from '../../schemas/common';
 import { CreateQueueRequest, QueueSettings, QueueView, UpdateQueueRequest } from '../../schemas/queue';
 import { IdempotencyHeaders } from './idempotency';

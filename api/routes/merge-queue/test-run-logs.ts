@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { READ_CHUNK_BYTES } from '../../../test-runs/store/run-logs';
 import { notFound } from '../../errors';
 import type { Organisation } from '../../../stores/api-keys';
-import { organisationOf } from '../../plugins/auth';
+import { organisationOf } from '../../plugins/request-context';
 import type { MergeQueueService } from './service';
 
 /** A test run id as the queue makes them (a uuid), bounded; anything else is a 400. */

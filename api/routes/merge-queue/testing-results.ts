@@ -14,7 +14,7 @@ import type { Pool } from '../../../stores/db';
 import { z } from 'zod';
 import { readTestingResults } from '../../../events/store/testing-results';
 import { badRequest } from '../../errors';
-import { organisationOf } from '../../plugins/auth';
+import { organisationOf } from '../../plugins/request-context';
 import { QueueRequest } from '../../schemas/common';
 import { EXAMPLE_QUEUE, exampleWeek, withExample } from '../../schemas/examples';
 import { queueNotFound } from './service';

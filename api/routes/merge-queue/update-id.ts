@@ -17,7 +17,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { organisationOf } from '../../plugins/auth';
+import { organisationOf } from '../../plugins/request-context';
 import type { Change } from './service';
 
 /** The endpoints that change something (each may carry an Idempotency-Key). */

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { registerQueue } from '../../../events/store/log-store';
 import { readQueueMetrics, type RepositoryFilter } from '../../../events/store/metrics-reads';
 import { badRequest, notFound } from '../../errors';
-import { organisationOf } from '../../plugins/auth';
+import { organisationOf } from '../../plugins/request-context';
 import type { MergeQueueService } from '../merge-queue';
 import { EXAMPLE_REPO } from '../../schemas/examples';
 import { renderQueueMetrics } from './exposition';

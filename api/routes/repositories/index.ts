@@ -13,7 +13,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { RepositoryOwnerStore } from '../../../stores/repository-owners';
 import { conflict, forbidden } from '../../errors';
-import { organisationOf } from '../../plugins/auth';
+import { organisationOf } from '../../plugins/request-context';
 import { repositoryLimitReached } from '../../plugins/repository-access';
 import { RepoRef } from '../../schemas/common';
 import { EXAMPLE_REPO, withExample } from '../../schemas/examples';

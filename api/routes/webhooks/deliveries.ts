@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getDelivery, listDeliveries } from '../../../webhooks';
 import { badRequest, notFound } from '../../errors';
-import { organisationOf } from '../../plugins/auth';
+import { organisationOf } from '../../plugins/request-context';
 import {
   DeliveryDetail,
   DeliveryPage,

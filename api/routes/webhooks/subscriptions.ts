@@ -12,7 +12,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { checkWebhookUrlResolved, SubscriptionLimitError, WEBHOOK_EVENT_TYPES } from '../../../webhooks';
 import { badRequest, conflict, notFound } from '../../errors';
-import { organisationOf } from '../../plugins/auth';
+import { organisationOf } from '../../plugins/request-context';
 import {
   CreatedSubscription,
   CreateSubscriptionRequest,

@@ -17,7 +17,7 @@ import { createApiKeyStore } from '../../../stores/api-keys';
 import { createGitHubInstallationStore } from '../../../github/store/installations';
 import { createRepositoryOwnerStore } from '../../../stores/repository-owners';
 import { createRepositoryPublicIds } from '../../../stores/repository-public-ids';
-import { organisationOf } from '../../../api/plugins/auth';
+import { organisationOf } from '../../../api/plugins/request-context';
 import { repositoryAccessWithGitHub } from '../../../api/plugins/github-repository-access';
 import { RepoRef } from '../../../api/schemas/common';
 import type { SetImpactedTargetsRequest } from '../../../api/schemas/merge-queue';
