@@ -10,8 +10,9 @@ import { createMergeQueueActivities, type MergeQueueActivityDeps } from './merge
 import type { GitHubAppAuth } from '../github/app/app-auth';
 import type { GitHubAppSettings } from '../github/app/config';
 import type { GitHubClients } from '../github/app/rest-client';
-import { createGitHubReconciliationActivities } from '../github/inbound/reconciliation';
-import { createPresentationActivities, type PullRequestPresenter } from '../github/presentation/pr-presenter';
+import { createGitHubReconciliationActivities } from './github-reconciliation';
+import type { PullRequestPresenter } from '../github/presentation/pr-presenter';
+import { createPresentationActivities } from './presentation';
 import { createPingActivities } from './ping';
 import { installationOwnership } from '../github/store/installations';
 import { createRepositoryOwnerStore, rememberingOwnership } from '../stores/repository-owners';
@@ -30,7 +31,7 @@ export interface ActivityDeps extends MergeQueueActivityDeps {
   testCaseEvents?: TestCaseEvents;
   /** repo.host a configured GitHub App serves: its repositories are owned through linked installations. */
   gitHubHost?: string;
-  /** With a GitHub App: what the webhook reconciliation needs (github/inbound/reconciliation.ts). */
+  /** With a GitHub App: what the webhook reconciliation needs (activities/github-reconciliation.ts). */
   gitHub?: { settings: GitHubAppSettings; auth: GitHubAppAuth; clients?: GitHubClients; namespace: string };
   /** Shows PRs' records on their host (GitHub's live comment and check run); none: nothing shown. */
   presenter?: PullRequestPresenter;

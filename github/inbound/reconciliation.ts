@@ -1,11 +1,12 @@
 /**
- * createGitHubReconciliationActivities(deps): the four steps of the periodic GitHub reconciliation
- * (workflows/github/reconciliation-workflow.ts, run by the Schedule of
- * worker/github-reconciliation-schedule.ts). Webhooks are hints; these steps make up for the ones that
+ * createGitHubReconciliation(deps): the four steps of the periodic GitHub reconciliation. The worker
+ * registers them as activities (activities/github-reconciliation.ts) that
+ * workflows/github/reconciliation-workflow.ts runs on the Schedule of
+ * worker/github-reconciliation-schedule.ts. Webhooks are hints; these steps make up for the ones that
  * never arrived or were never acted on. Each is bounded per run and idempotent, so a retried or
  * overlapping run only repeats work.
  *
- * (a) `redeliverFailedGitHubDeliveries`: reads the app's delivery log newest first back to the last
+ * (a) `redeliverFailed`: reads the app's delivery log newest first back to the last
  *     run's high-water mark (migration 0012; less `overlapMs`; `firstLookbackMs` on the first run), at
  *     most `deliveryPagesPerRun` pages, and asks GitHub to redeliver each delivery (guid) none of whose
  *     listed attempts succeeded (2xx) and that is not stored here, oldest first. The mark advances only
@@ -13,19 +14,18 @@
  *     with more redeliveries to ask than `redeliveriesPerRun` asks for the oldest and keeps the mark, so
  *     the next run reads the same window again (the redelivered ones are stored by then). A resume
  *     cursor GitHub refuses (400/422) is dropped and the listing starts again from the newest.
- * (b) `actOnUnhandledGitHubDeliveries`: stored deliveries never marked handled and received more than
+ * (b) `actOnUnhandled`: stored deliveries never marked handled and received more than
  *     `unhandledAfterMs` ago (the api stopped between storing and acting) are acted on as the receiver
  *     would (delivery-actions.ts), oldest first, at most `unhandledPerRun`.
- * (c) `reconcileGitHubQueues`: `{kind:'reconcile'}` to every running queue workflow of the app's host
+ * (c) `reconcileQueues`: `{kind:'reconcile'}` to every running queue workflow of the app's host
  *     whose organisation holds the repository through a linked installation (queue-hints.ts).
- * (d) `pruneGitHubDeliveries`: deletes stored deliveries received more than `retentionMs` (14 days)
+ * (d) `prune`: deletes stored deliveries received more than `retentionMs` (14 days)
  *     ago, in batches, at most `prunePerRun`.
  *
  * No token or JWT reaches a log, a result or an error (hook-deliveries-api.ts wraps every failure).
  */
 import { createPrCommandHandler } from './pr-command-handler';
 import type { GitHubClients } from '../app/rest-client';
-import { log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../../stores/db';
 import { createGitHubInstallationStore } from '../store/installations';
@@ -76,8 +76,8 @@ export interface GitHubReconciliationDeps {
   auth: Pick<GitHubAppAuth, 'appAuthorization'>;
   limits?: Partial<ReconciliationLimits>;
   now?: () => Date;
-  /** Default: the activity logger (warn). */
-  onError?: (err: unknown, message: string) => void;
+  /** Told of each failure a step survives (a redelivery GitHub refused, a delivery not acted on). */
+  onError: (err: unknown, message: string) => void;
   /** Tests: a delivery-log client or a hinter of their own. */
   deliveryLog?: HookDeliveriesApi;
   hinter?: QueueHinter;
@@ -110,14 +110,10 @@ export interface PruneSummary {
 const succeeded = (d: HookDelivery) => d.statusCode >= 200 && d.statusCode < 300;
 const latest = (a: Date | null, b: Date | null) => (a === null ? b : b === null || a > b ? a : b);
 
-function defaultOnError(err: unknown, message: string): void {
-  log.warn(message, { error: err instanceof Error ? err.message : String(err) });
-}
-
-export function createGitHubReconciliationActivities(deps: GitHubReconciliationDeps) {
+export function createGitHubReconciliation(deps: GitHubReconciliationDeps) {
   const limits = { ...DEFAULT_RECONCILIATION_LIMITS, ...deps.limits };
   const now = deps.now ?? (() => new Date());
-  const onError = deps.onError ?? defaultOnError;
+  const onError = deps.onError;
   const store = createWebhookDeliveryStore(deps.pool);
   const owners = createGitHubOwnerLookup(deps.pool, deps.settings.host);
   const hinter =
@@ -164,7 +160,7 @@ export function createGitHubReconciliationActivities(deps: GitHubReconciliationD
   }
 
   return {
-    async redeliverFailedGitHubDeliveries(): Promise<RedeliverySummary> {
+    async redeliverFailed(): Promise<RedeliverySummary> {
       const api = await logOf();
       const appId = deps.settings.appId;
       const state = await store.listing(appId);
@@ -239,7 +235,7 @@ export function createGitHubReconciliationActivities(deps: GitHubReconciliationD
       return summary;
     },
 
-    async actOnUnhandledGitHubDeliveries(): Promise<UnhandledSummary> {
+    async actOnUnhandled(): Promise<UnhandledSummary> {
       const before = new Date(now().getTime() - limits.unhandledAfterMs);
       const rows = await store.unhandled(before, limits.unhandledPerRun);
       const summary: UnhandledSummary = { acted: 0, failed: 0 };
@@ -251,11 +247,11 @@ export function createGitHubReconciliationActivities(deps: GitHubReconciliationD
       return summary;
     },
 
-    async reconcileGitHubQueues(): Promise<HintResult> {
+    async reconcileQueues(): Promise<HintResult> {
       return hinter.reconcileHost(deps.settings.host, (queues) => owners.holdsQueues(queues));
     },
 
-    async pruneGitHubDeliveries(): Promise<PruneSummary> {
+    async prune(): Promise<PruneSummary> {
       const before = new Date(now().getTime() - limits.retentionMs);
       let deleted = 0;
       while (deleted < limits.prunePerRun) {
@@ -268,4 +264,4 @@ export function createGitHubReconciliationActivities(deps: GitHubReconciliationD
   };
 }
 
-export type GitHubReconciliationActivities = ReturnType<typeof createGitHubReconciliationActivities>;
+export type GitHubReconciliation = ReturnType<typeof createGitHubReconciliation>;

@@ -170,18 +170,18 @@ export function routingPresenter(
 }
 
 /**
- * The PR workflow's presentPullRequest activity (no presenter: nothing is shown anywhere). Like the
- * queue's git activities, it writes only to a repository the queue's organisation owns (ADR 0006).
+ * The presenter, writing only to a repository the queue's organisation owns (ADR 0006): a PR of any
+ * other repository presents nothing and keeps its ids. No presenter: nothing is shown anywhere.
  */
-export function createPresentationActivities(deps: {
-  presenter?: PullRequestPresenter;
-  owns: (organisationId: string, repo: RepositoryKey) => Promise<boolean>;
-}) {
-  const presenter = deps.presenter ?? NO_PRESENTER;
+export function ownedRepositoriesOnly(
+  presenter: PullRequestPresenter | undefined,
+  owns: (organisationId: string, repo: RepositoryKey) => Promise<boolean>,
+): PullRequestPresenter {
+  const inner = presenter ?? NO_PRESENTER;
   return {
-    async presentPullRequest(input: PresentPullRequestInput): Promise<PresentedIds> {
-      if (!(await deps.owns(input.key.organisationId, input.key.repo))) return input.ids;
-      return presenter.present(input);
+    async present(input) {
+      if (!(await owns(input.key.organisationId, input.key.repo))) return input.ids;
+      return inner.present(input);
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * gitHubReconciliationWorkflow: one periodic GitHub reconciliation, started by the Temporal Schedule of
  * worker/github-reconciliation-schedule.ts (every RAILYARD_GITHUB_RECONCILE_MINUTES). The work is four
- * activities (github/inbound/reconciliation.ts), run in order: redeliver the webhook deliveries
+ * activities (activities/github-reconciliation.ts), run in order: redeliver the webhook deliveries
  * GitHub failed to deliver, act on stored deliveries nobody acted on, hint every queue of the GitHub
  * host to reconcile, prune old deliveries.
  *
@@ -12,11 +12,11 @@
 import { ActivityFailure, ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
 import type {
   GitHubReconciliationActivities,
+  HintResult,
   PruneSummary,
   RedeliverySummary,
   UnhandledSummary,
-} from '../../github/inbound/reconciliation';
-import type { HintResult } from '../../github/inbound/queue-hints';
+} from '../../activities/github-reconciliation';
 
 const steps = proxyActivities<GitHubReconciliationActivities>({
   startToCloseTimeout: '3 minutes',

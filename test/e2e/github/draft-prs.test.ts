@@ -13,7 +13,7 @@
  *   while the draft PR of the new queue's run in progress is kept and that PR merges.
  */
 import { createGitHubAppAuth } from '../../../github/app/app-auth';
-import { createGitHubReconciliationActivities } from '../../../github/inbound/reconciliation';
+import { createGitHubReconciliationActivities } from '../../../activities/github-reconciliation';
 import { queueWorkflowId, type RunnerSettings } from '../../../contract';
 import type { QueueConfigPatch } from '../../../engine';
 import { useFakeHub } from '../../support/fakehub';

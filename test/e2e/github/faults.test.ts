@@ -2,7 +2,7 @@
  * GitHub misbehaving under the merge queue (fakehub's fault knobs), the real stack:
  *
  * - a check_run webhook that never arrives: the PR waits in testing until the reconciliation
- *   (github/inbound/reconciliation.ts) redelivers what GitHub failed to deliver; then it merges;
+ *   (activities/github-reconciliation.ts) redelivers what GitHub failed to deliver; then it merges;
  * - a secondary rate limit in the middle of a run: the throttled client waits it out;
  * - every installation token expiring while a PR tests: the client mints a new one on the 401;
  * - a second worker that has never seen the repository takes over from the first.
@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { createGitHubAppAuth } from '../../../github/app/app-auth';
-import { createGitHubReconciliationActivities } from '../../../github/inbound/reconciliation';
+import { createGitHubReconciliationActivities } from '../../../activities/github-reconciliation';
 import { getTestRunQuery, queueWorkflowId } from '../../../contract';
 import { useFakeHub, type WebhookDelivery } from '../../support/fakehub';
 import {

@@ -21,7 +21,7 @@ import type { FastifyInstance } from 'fastify';
 import { createGitHubAppAuth } from '../../../github/app/app-auth';
 import { createGitHubOwnerLookup } from '../../../github/store/owner-lookup';
 import { createQueueHinter, type QueueHinter } from '../../../github/inbound/queue-hints';
-import { createGitHubReconciliationActivities } from '../../../github/inbound/reconciliation';
+import { createGitHubReconciliationActivities } from '../../../activities/github-reconciliation';
 import { signatureOf } from '../../../github/inbound/webhook-signature';
 import { createWebhookReceiver, type WebhookReceiver } from '../../../github/inbound/webhook-receiver';
 import { createGitHubInstallationStore } from '../../../github/store/installations';

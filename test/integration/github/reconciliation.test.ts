@@ -1,7 +1,7 @@
 /**
- * The GitHub reconciliation activities (github/inbound/reconciliation.ts) on the real PostgreSQL,
- * with an in-memory delivery log standing in for `GET /app/hook/deliveries` (keyset cursors, newest
- * first, like GitHub's) and a recording hinter:
+ * The GitHub reconciliation activities (activities/github-reconciliation.ts over
+ * github/inbound/reconciliation.ts) on the real PostgreSQL, with an in-memory delivery log standing in
+ * for `GET /app/hook/deliveries` (keyset cursors, newest first, like GitHub's) and a recording hinter:
  * - redelivery asks only for deliveries none of whose attempts succeeded and that are not stored,
  *   oldest first, once per guid; the high-water mark keeps a second run from asking again; a listing
  *   stopped by its page bound resumes from its cursor; more missing deliveries than the per-run bound
@@ -18,10 +18,8 @@ import type { Pool } from 'pg';
 import { GitHubAuthError } from '../../../github/app/app-auth';
 import type { HookDeliveriesApi, HookDelivery } from '../../../github/app/hook-deliveries-api';
 import type { HintResult, QueueHinter } from '../../../github/inbound/queue-hints';
-import {
-  createGitHubReconciliationActivities,
-  type ReconciliationLimits,
-} from '../../../github/inbound/reconciliation';
+import { createGitHubReconciliationActivities } from '../../../activities/github-reconciliation';
+import type { ReconciliationLimits } from '../../../github/inbound/reconciliation';
 import { createWebhookDeliveryStore } from '../../../github/store/webhook-deliveries';
 import { createMigratedDatabase } from '../../support/postgres';
 

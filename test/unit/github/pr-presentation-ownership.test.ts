@@ -2,10 +2,8 @@
  * Tenant safety of presentPullRequest: a PR of a repository the queue's organisation does not own is
  * never shown (nothing is written to it), whatever the presenter could reach; an owned one is.
  */
-import {
-  createPresentationActivities,
-  type PullRequestPresenter,
-} from '../../../github/presentation/pr-presenter';
+import { createPresentationActivities } from '../../../activities/presentation';
+import type { PullRequestPresenter } from '../../../github/presentation/pr-presenter';
 import type { PresentPullRequestInput, RepositoryKey } from '../../../contract';
 
 const repo: RepositoryKey = { host: 'github.com', owner: 'acme', name: 'app' };
