@@ -1,15 +1,14 @@
 /** Batching, bisection, optimistic merging and pending failure depth on the real stack. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
+import { updateQueueUpdate, type PullRequestRecord } from '../../contract';
+import { useQueueHarness, type QueueHarness } from '../support/queue-harness';
 
+const newQueue = useQueueHarness();
 let h: QueueHarness;
-afterEach(async () => {
-  await h?.close();
-});
 
 test('a bad PR in a batch is isolated by bisection and the rest merge', async () => {
-  h = await startQueueHarness();
+  h = await newQueue();
   await h.createQueue({
     batch: true,
     batchingMinSize: 4,
@@ -32,12 +31,15 @@ test('a bad PR in a batch is isolated by bisection and the rest merge', async ()
   );
 }, 180_000);
 
-/** A command that fails the first run containing FLAKY_ONCE and passes afterwards. */
+/**
+ * Fails the first run of PR 1's own tree (FLAKY_ONCE without PR 2's f2.txt) and passes afterwards; a
+ * run of PR 2 on top of PR 1 never flakes, whichever of the two runs starts first.
+ */
 const FLAKY =
-  'test ! -e BROKEN && if [ -e FLAKY_ONCE ] && [ ! -e $GATE/flaked ]; then touch $GATE/flaked; exit 1; fi; sleep 1';
+  'test ! -e BROKEN && if [ -e FLAKY_ONCE ] && [ ! -e f2.txt ] && [ ! -e $GATE/flaked ]; then touch $GATE/flaked; exit 1; fi; sleep 1';
 
 test('optimistic merging: a later passing run carries a flaked PR ahead of it', async () => {
-  h = await startQueueHarness({ command: FLAKY });
+  h = await newQueue({ command: FLAKY });
   await h.createQueue({ concurrency: 2, canOptimisticallyMerge: true, pendingFailureDepth: 1 });
   h.openPr(1, { FLAKY_ONCE: 'x\n' });
   h.openPr(2, { 'f2.txt': '2\n' });
@@ -50,19 +52,66 @@ test('optimistic merging: a later passing run carries a flaked PR ahead of it', 
   expect(h.mainLog()).toEqual(['PR 1 (#1)', 'PR 2 (#2)']);
 }, 120_000);
 
-test('pending failure depth without optimistic merging: a flaked PR is retested after its successor, not blamed at once', async () => {
-  h = await startQueueHarness({ command: FLAKY });
+/** The runs a PR was tested in, oldest first. */
+const runsOf = (r: PullRequestRecord) => [
+  ...new Set(r.timeline.filter((t) => t.to === 'testing').map((t) => t.testRunId)),
+];
+
+test('pending failure depth without optimistic merging: a flaked PR is not blamed at once but after its successor is tested; the successor is retested without it', async () => {
+  // As FLAKY, and the run of PR 2 on top of PR 1 waits for $GATE/go: the test decides when it ends.
+  h = await newQueue({
+    command: `${FLAKY.replace('; sleep 1', '')}; if [ -e FLAKY_ONCE ]; then while [ ! -e $GATE/go ]; do sleep 0.1; done; fi`,
+  });
   await h.createQueue({ concurrency: 2, pendingFailureDepth: 1 });
   h.openPr(1, { FLAKY_ONCE: 'x\n' });
   h.openPr(2, { 'f2.txt': '2\n' });
   await h.submit(1);
   await h.submit(2);
+  const flaked = await h.waitFor('PR 1 flaked', async () => {
+    const r = await h.pr(1);
+    return r?.timeline.some((t) => t.to === 'pending_failure') ? r : undefined;
+  });
+  expect(fs.existsSync(path.join(h.gate, 'flaked'))).toBe(true);
+  expect(flaked.state).toBe('pending_failure');
+
+  // Not blamed at once: with depth 1 PR 1 waits for the run built on top of it, which is still testing.
+  // (A no-op update is a barrier: the queue has decided on everything before it when it answers.)
+  await h.client.workflow
+    .getHandle(h.workflowId)
+    .executeUpdate(updateQueueUpdate, { args: [{ config: {} }] });
+  expect((await h.pr(1))?.state).toBe('pending_failure');
+  expect((await h.queue()).enqueued).toMatchObject([
+    { pr: 1, state: 'pending_failure' },
+    { pr: 2, state: 'testing' },
+  ]);
+
+  // The successor's run passes; without optimistic merging that does not forgive PR 1: it is blamed now.
+  fs.writeFileSync(path.join(h.gate, 'go'), '');
   const one = await h.settled(1);
   const two = await h.settled(2);
-  expect(one.timeline.map((t) => t.to)).toContain('pending_failure');
-  // Whatever the engine concludes, the target only holds tested trees and nothing merges twice.
-  const merged = [one, two]
-    .filter((r) => r.state === 'merged')
-    .map((r) => `PR ${r.prNumber} (#${r.prNumber})`);
-  expect(h.mainLog()).toEqual(merged);
+  expect(one).toMatchObject({ state: 'failed', reason: 'TEST_RUN_COMMAND_FAILED' });
+  expect(one.timeline.map((t) => t.to)).toEqual([
+    'not_ready',
+    'pending',
+    'testing',
+    'pending_failure',
+    'failed',
+  ]);
+  expect(runsOf(one)).toHaveLength(1);
+  const [onTopOfOne, withoutOne] = runsOf(two);
+  const passedOnTop = two.timeline.find((t) => t.to === 'tests_passed' && t.testRunId === onTopOfOne)!;
+  expect(passedOnTop).toBeDefined();
+  // Blamed only once its successor's run had ended, not when its own run failed.
+  expect(one.timeline.at(-1)!.at).toBeGreaterThanOrEqual(passedOnTop.at);
+
+  // The successor passed on a tree that will never exist: it is retested without PR 1, then merges.
+  expect(two.state).toBe('merged');
+  expect(withoutOne).toBeDefined();
+  expect(withoutOne).not.toBe(onTopOfOne);
+  expect(two.timeline.map((t) => [t.to, t.reason])).toContainEqual([
+    'pending',
+    'PREREQUISITE_MERGE_ITEM_FAILED',
+  ]);
+  expect(two.verifiedByTestRun).toBe(withoutOne);
+  expect(h.mainLog()).toEqual(['PR 2 (#2)']);
 }, 120_000);

@@ -9,15 +9,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { prWorkflowId, submitUpdate, testRunWorkflowId } from '../../contract';
 import { recordHistory } from '../support/histories';
-import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
+import { useQueueHarness, type QueueHarness } from '../support/queue-harness';
 
+const newQueue = useQueueHarness();
 let h: QueueHarness;
-afterEach(async () => {
-  await h?.close();
-});
 
 test('the queue continues as new under load and loses nothing', async () => {
-  h = await startQueueHarness({ command: 'true' });
+  h = await newQueue({ command: 'true' });
   await h.createQueue({ concurrency: 2 }, {}, { continueAsNewAfterEvents: 40 });
   const firstRun = (await h.client.workflow.getHandle(h.workflowId).describe()).runId;
   for (const n of [1, 2, 3, 4, 5, 6]) h.openPr(n, { [`f${n}.txt`]: `${n}\n` });
@@ -39,7 +37,7 @@ test('the queue continues as new under load and loses nothing', async () => {
 }, 150_000);
 
 test('a retried submit with the same update id is applied once', async () => {
-  h = await startQueueHarness({ command: 'sleep 2' });
+  h = await newQueue({ command: 'sleep 2' });
   await h.createQueue({ concurrency: 1 });
   h.openPr(1, { 'f1.txt': '1\n' });
   const handle = h.client.workflow.getHandle(h.workflowId);
@@ -53,7 +51,7 @@ test('a retried submit with the same update id is applied once', async () => {
 }, 60_000);
 
 test('a PR pushed to while queued is cancelled with PR_PUSHED_TO; a closed PR with PR_CLOSED', async () => {
-  h = await startQueueHarness({ command: 'while [ ! -e $GATE/go ]; do sleep 0.1; done' });
+  h = await newQueue({ command: 'while [ ! -e $GATE/go ]; do sleep 0.1; done' });
   await h.createQueue({ concurrency: 1 });
   h.openPr(1, { 'f1.txt': '1\n' });
   h.openPr(2, { 'f2.txt': '2\n' });

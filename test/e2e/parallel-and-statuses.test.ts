@@ -1,17 +1,15 @@
 /** Parallel lanes from impacted targets, and the `statuses` runner, on the real stack. */
 import { testBranchName } from '../../git/names';
 import { commitStatusSignal, getTestRunQuery, setImpactedTargetsUpdate } from '../../contract';
-import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
+import { useQueueHarness, type QueueHarness } from '../support/queue-harness';
 
+const newQueue = useQueueHarness();
 let h: QueueHarness;
-afterEach(async () => {
-  await h?.close();
-});
 
 const handle = () => h.client.workflow.getHandle(h.workflowId);
 
 test('parallel mode: disjoint PRs test independently, an overlapping PR on top of both, ALL on everything, [] alone', async () => {
-  h = await startQueueHarness({ command: 'sleep 1' });
+  h = await newQueue({ command: 'sleep 1' });
   await h.createQueue({ mode: 'parallel', concurrency: 5 });
   const shas: Record<number, string> = {};
   for (const n of [1, 2, 3, 4, 5]) shas[n] = h.openPr(n, { [`f${n}.txt`]: `${n}\n` });
@@ -44,7 +42,7 @@ test('parallel mode: disjoint PRs test independently, an overlapping PR on top o
 }, 150_000);
 
 test('parallel mode: a PR without impacted targets for its head stays not_ready', async () => {
-  h = await startQueueHarness();
+  h = await newQueue();
   await h.createQueue({ mode: 'parallel' });
   h.openPr(1, { 'f1.txt': '1\n' });
   await h.submit(1);
@@ -54,7 +52,7 @@ test('parallel mode: a PR without impacted targets for its head stays not_ready'
 }, 60_000);
 
 test('statuses runner: the run passes when every required status succeeded, fails on a failed one', async () => {
-  h = await startQueueHarness();
+  h = await newQueue();
   await h.createQueue({ concurrency: 1 }, { requiredStatuses: ['ci/test', 'ci/lint'] });
   h.openPr(1, { 'f1.txt': '1\n' });
   h.openPr(2, { 'f2.txt': '2\n' });

@@ -1,13 +1,11 @@
 /** Stories of the single-mode queue on the real stack: real Temporal, real worker, real git. */
-import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
+import { useQueueHarness, type QueueHarness } from '../support/queue-harness';
 
+const newQueue = useQueueHarness();
 let h: QueueHarness;
-afterEach(async () => {
-  await h?.close();
-});
 
 test('three PRs submitted in order merge in order, each on a tested tree', async () => {
-  h = await startQueueHarness();
+  h = await newQueue();
   await h.createQueue({ concurrency: 1, mergeMethod: 'squash' });
   h.openPr(1, { 'one.txt': '1\n' });
   h.openPr(2, { 'two.txt': '2\n' });
@@ -49,7 +47,7 @@ test('three PRs submitted in order merge in order, each on a tested tree', async
 }, 120_000);
 
 test('concurrency 3: PR 3 is tested on top of PRs 1 and 2 while they are still testing', async () => {
-  h = await startQueueHarness({ command: 'test ! -e BROKEN && sleep 2' });
+  h = await newQueue({ command: 'test ! -e BROKEN && sleep 2' });
   await h.createQueue({ concurrency: 3 });
   for (const n of [1, 2, 3]) h.openPr(n, { [`f${n}.txt`]: `${n}\n` });
   for (const n of [1, 2, 3]) await h.submit(n);
@@ -63,7 +61,7 @@ test('concurrency 3: PR 3 is tested on top of PRs 1 and 2 while they are still t
 }, 120_000);
 
 test('a PR that conflicts with the PR ahead of it fails with the merge-conflict reason', async () => {
-  h = await startQueueHarness();
+  h = await newQueue();
   await h.createQueue({ concurrency: 2 });
   h.openPr(1, { 'lines.txt': 'a\nB1\nc\nd\ne\n' });
   h.openPr(2, { 'lines.txt': 'a\nB2\nc\nd\ne\n' });
@@ -77,7 +75,7 @@ test('a PR that conflicts with the PR ahead of it fails with the merge-conflict 
 }, 120_000);
 
 test('a broken PR fails and the one behind it is retested without it and merges', async () => {
-  h = await startQueueHarness();
+  h = await newQueue();
   await h.createQueue({ concurrency: 2 });
   h.openPr(1, { BROKEN: 'yes\n' });
   h.openPr(2, { 'two.txt': '2\n' });
@@ -91,7 +89,7 @@ test('a broken PR fails and the one behind it is retested without it and merges'
 }, 120_000);
 
 test('resubmitting a queued PR changes its priority in place', async () => {
-  h = await startQueueHarness({ command: 'sleep 3' });
+  h = await newQueue({ command: 'sleep 3' });
   await h.createQueue({ concurrency: 1 });
   for (const n of [1, 2, 3]) h.openPr(n, { [`f${n}.txt`]: `${n}\n` });
   for (const n of [1, 2, 3]) await h.submit(n);

@@ -12,17 +12,15 @@ import {
   submitUpdate,
   updateQueueUpdate,
 } from '../../contract';
-import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
+import { useQueueHarness, type QueueHarness } from '../support/queue-harness';
 
 const EventType = temporal.api.enums.v1.EventType;
 
+const newQueue = useQueueHarness();
 let h: QueueHarness;
-afterEach(async () => {
-  await h?.close();
-});
 
 test('every update of the queue completes in the workflow task that accepted it', async () => {
-  h = await startQueueHarness({ command: 'while [ ! -e $GATE/go ]; do sleep 0.1; done' });
+  h = await newQueue({ command: 'while [ ! -e $GATE/go ]; do sleep 0.1; done' });
   await h.createQueue({ concurrency: 1 });
   const queue = h.client.workflow.getHandle(h.workflowId);
   for (const n of [1, 2, 3]) h.openPr(n, { [`f${n}.txt`]: `${n}\n` });
@@ -65,7 +63,7 @@ test('every update of the queue completes in the workflow task that accepted it'
 }, 90_000);
 
 test('a submit of a PR the host does not know is rejected by its admission, and remembered', async () => {
-  h = await startQueueHarness();
+  h = await newQueue();
   await h.createQueue({ concurrency: 1 });
   const queue = h.client.workflow.getHandle(h.workflowId);
   const { submissionId } = await queue.executeUpdate(submitUpdate, {

@@ -38,6 +38,11 @@ export interface TestExecutorOptions {
   /** false: never sandbox (tests of the unsandboxed path). */
   sandbox?: boolean;
   heartbeatIntervalMs?: number;
+  /**
+   * How often heartbeats reach Temporal at most (the SDK's default is 80% of the heartbeat timeout, 16 s
+   * for test runs): also how soon a run learns it was cancelled or its workflow ended, and stops.
+   */
+  heartbeatThrottleMs?: number;
   /** Temporal's address; default TEST_TEMPORAL_ADDRESS (scripts/test.sh). */
   temporalAddress?: string;
 }
@@ -118,6 +123,9 @@ export async function startTestExecutor(opts: TestExecutorOptions): Promise<Test
     connection,
     taskQueue: executorTaskQueue(opts.controlTaskQueue),
     maxConcurrentActivityTaskExecutions: opts.slots ?? 4,
+    ...(opts.heartbeatThrottleMs !== undefined
+      ? { maxHeartbeatThrottleInterval: opts.heartbeatThrottleMs }
+      : {}),
     activities: createExecutorActivities({
       apiUrl: address,
       workRoot: path.join(root, 'checkouts'),

@@ -2,15 +2,23 @@
  * End-to-end harness for the merge queue: a real git repository (local host), a real worker in this
  * process (the bundled workflows, the real activities) on its own task queue, and a Temporal client on
  * the dev server started by scripts/test.sh. Stories drive it through the same messages the API sends.
+ *
+ * The processes (control worker, executor, connections) are a deployment, started once per test file
+ * (`useQueueHarness`, or `startQueueDeployment` by hand); every test gets a queue of its own on it: a
+ * new organisation, a new repository with its own test command and `$GATE`, a new queue workflow.
+ * Closing a queue ends every workflow it started (the queue, its PRs, its test runs, whose commands the
+ * executor then stops), so the next test finds the deployment as idle as a fresh one.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createEventActivities } from '../../activities/events';
+import { createLocalGitHost } from '../../git/local-git-host';
 import { createPool } from '../../stores/db';
 import { createRunSlots } from '../../test-runs/store/run-slots';
 import { createRepositoryOwnerStore } from '../../stores/repository-owners';
@@ -32,6 +40,7 @@ import { prRecord, settledRecord, waitFor } from './pr-waiting';
 import { requireTestEnv } from './env';
 import { startTestExecutor } from './executor';
 import { createRepoWithMain, type GitFixture } from './git-fixture';
+import { endQueueWorkflows } from './queue-teardown';
 
 let runtimeInstalled = false;
 
@@ -61,15 +70,15 @@ export interface QueueHarness {
   settled(n: number, timeoutMs?: number): Promise<PullRequestRecord>;
   /** Subjects of main's commits, oldest first, after the initial commits. */
   mainLog(): string[];
+  /**
+   * Ends this queue: every workflow of its key is terminated (test commands stop with their runs) and
+   * its repository removed. On a harness of `startQueueHarness`, the deployment is closed too.
+   */
   close(): Promise<void>;
 }
 
-export interface HarnessOptions {
-  /**
-   * The repository's test command. `$GATE` is replaced by a directory the test may write to, e.g. to make
-   * a PR's first run fail (flake) or to hold runs until released.
-   */
-  command?: string;
+/** What one deployment is: shared by every queue started on it. */
+export interface DeploymentOptions {
   /** The worker's database (migrated); default TEST_DATABASE_URL. */
   databaseUrl?: string;
   /** The worker's webhook delivery retry policy (tests shorten it); default the production one. */
@@ -79,143 +88,224 @@ export interface HarnessOptions {
    * for tests whose activities fail on purpose, which the SDK reports as warnings. Default `WARN`.
    */
   logLevel?: 'WARN' | 'ERROR';
-  /**
-   * Share another harness's deployment (two organisations on one railyard): its git root, control
-   * worker and executor serve this harness's repository too; this harness starts no process of its own.
-   */
-  shareWith?: QueueHarness;
   /** The executor's slots (default 4) and the per-organisation cap on runs (default the worker's). */
   executorSlots?: number;
   runsPerOrganisation?: number;
 }
 
+/** What one queue is: its repository's test command. */
+export interface QueueOptions {
+  /**
+   * The repository's test command. `$GATE` is replaced by a directory the test may write to, e.g. to make
+   * a PR's first run fail (flake) or to hold runs until released.
+   */
+  command?: string;
+}
+
+export type HarnessOptions = DeploymentOptions & QueueOptions;
+
+export interface QueueDeployment {
+  pool: Pool;
+  client: Client;
+  /** The control task queue (its executor serves `<it>-ci`). */
+  taskQueue: string;
+  /** The git root every queue's bare repository is created in (the worker's local git host). */
+  gitRoot: string;
+  /** A queue of its own: a new organisation owning a new repository, no workflow started yet. */
+  newQueue(opts?: QueueOptions): Promise<QueueHarness>;
+  close(): Promise<void>;
+}
+
 export const DEFAULT_COMMAND = 'test ! -e BROKEN && sleep 0.2';
 
-export async function startQueueHarness(opts: HarnessOptions = {}): Promise<QueueHarness> {
+export async function startQueueDeployment(opts: DeploymentOptions = {}): Promise<QueueDeployment> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger(opts.logLevel ?? 'WARN') });
     runtimeInstalled = true;
   }
   const address = requireTestEnv('TEST_TEMPORAL_ADDRESS');
-  // A repository name of its own: suites share one database, and a repository has one owner (ADR 0006).
-  const fx = await createRepoWithMain(
-    { host: 'github.com', owner: 'acme', name: `widgets-${randomUUID().slice(0, 8)}` },
-    opts.shareWith?.fx.root,
-  );
-  const gate = path.join(fx.dir, 'gate');
-  fs.mkdirSync(gate);
-  fx.commit('add merge-queue config', {
-    '.railyard/merge-queue.json': JSON.stringify({
-      version: 1,
-      command: (opts.command ?? DEFAULT_COMMAND).replaceAll('$GATE', gate),
-    }),
-  });
-  fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
-  const initialCommits = Number(fx.bareGit('rev-list', '--count', 'main'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-e2e-'));
+  const gitRoot = path.join(dir, 'root');
+  // Each queue's $GATE is a folder in here; the sandbox binds this one writable for all of them.
+  const gates = path.join(dir, 'gates');
+  fs.mkdirSync(gates);
 
   const pool = createPool(opts.databaseUrl ?? requireTestEnv('TEST_DATABASE_URL'), { max: 4 });
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
-  const taskQueue = opts.shareWith?.taskQueue ?? `e2e-${randomUUID()}`;
+  const taskQueue = `e2e-${randomUUID()}`;
   // Test runs go to an executor of their own, as in production (issue 17); $GATE is writable in it.
-  const executor = opts.shareWith
-    ? null
-    : await startTestExecutor({
-        controlTaskQueue: taskQueue,
-        pool,
-        writablePaths: [gate],
-        ...(opts.executorSlots ? { slots: opts.executorSlots } : {}),
-      });
-  const worker = opts.shareWith
-    ? null
-    : await Worker.create({
-        connection: nativeConnection,
-        taskQueue,
-        workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
-        activities: {
-          ...createActivities({
-            workerIdentity: 'e2e',
-            gitHost: fx.host,
-            client,
-            ...(opts.runsPerOrganisation ? { slots: createRunSlots(pool, opts.runsPerOrganisation) } : {}),
-            taskQueue,
-            pool,
-            allowPrivateWebhookUrls: true,
-          }),
-          ...(opts.webhookRetry
-            ? createEventActivities({
-                pool,
-                client,
-                taskQueue,
-                allowPrivateWebhookUrls: true,
-                webhookRetry: opts.webhookRetry,
-              })
-            : {}),
-        },
-      });
-  const running = worker?.run() ?? Promise.resolve();
-  const key: QueueKey = { organisationId: randomUUID(), repo: fx.repo, targetBranch: 'main' };
-  await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [
-    key.organisationId,
-    `e2e-${key.organisationId.slice(0, 8)}`,
-  ]);
-  // The worker writes only to repositories the queue's organisation owns (ADR 0006).
-  const claimed = await createRepositoryOwnerStore(pool).claim(key.organisationId, key.repo, 'operator');
-  if (claimed.kind !== 'claimed') throw new Error(`harness repository not claimed: ${claimed.kind}`);
-  const workflowId = queueWorkflowId(key);
-  const handle = () => client.workflow.getHandle(workflowId);
-
-  const h: QueueHarness = {
-    fx,
+  const executor = await startTestExecutor({
+    controlTaskQueue: taskQueue,
     pool,
-    gate,
-    client,
-    key,
-    workflowId,
+    writablePaths: [gates],
+    // A test's teardown ends its runs; their commands stop within a second instead of 16 s.
+    heartbeatThrottleMs: 1_000,
+    ...(opts.executorSlots ? { slots: opts.executorSlots } : {}),
+  });
+  const worker = await Worker.create({
+    connection: nativeConnection,
     taskQueue,
-    async createQueue(config = {}, runnerSettings = {}, extra = {}) {
-      await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
-        workflowId,
+    workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
+    activities: {
+      ...createActivities({
+        workerIdentity: 'e2e',
+        gitHost: createLocalGitHost({ root: gitRoot }),
+        client,
+        ...(opts.runsPerOrganisation ? { slots: createRunSlots(pool, opts.runsPerOrganisation) } : {}),
         taskQueue,
-        args: [{ key, config, runner: runnerSettings, ...extra } satisfies QueueWorkflowInput],
-      });
+        pool,
+        allowPrivateWebhookUrls: true,
+      }),
+      ...(opts.webhookRetry
+        ? createEventActivities({
+            pool,
+            client,
+            taskQueue,
+            allowPrivateWebhookUrls: true,
+            webhookRetry: opts.webhookRetry,
+          })
+        : {}),
     },
-    openPr(n, files, from = 'main') {
-      fx.git('fetch', '--quiet', 'origin');
-      fx.branchFrom(`pr-${n}`, from === 'main' ? 'origin/main' : from);
-      const sha = fx.commit(`PR ${n}`, files);
-      fx.pushPr(n, sha);
-      return sha;
-    },
-    async submit(n, opts = {}) {
-      const { submissionId } = await handle().executeUpdate(submitUpdate, {
-        args: [{ pr: n, priority: opts.priority ?? null, noBatch: opts.noBatch ?? false }],
-      });
-      // Like the API: return once the queue admitted the PR (its record can be read).
-      const outcome = await h.waitFor(`PR #${n} admitted`, async () => {
-        const state = (await handle().query(getAdmissionsQuery, [submissionId]))[submissionId];
-        return state?.state === 'pending' ? undefined : state;
-      });
-      if (outcome.state === 'rejected') throw new Error(outcome.message);
-    },
-    queue: () => handle().query(getQueueQuery),
-    pr: (n) => prRecord(client, key, n),
-    waitFor,
-    settled: (n, timeoutMs) => settledRecord(client, key, n, timeoutMs),
-    mainLog() {
-      const subjects = fx.bareGit('log', '--reverse', '--format=%s', 'main').split('\n');
-      return subjects.slice(initialCommits);
-    },
+  });
+  const running = worker.run();
+  const open = new Set<QueueHarness>();
+
+  async function newQueue(queueOpts: QueueOptions = {}): Promise<QueueHarness> {
+    // A repository name of its own: suites share one database, and a repository has one owner (ADR 0006).
+    const fx = await createRepoWithMain(
+      { host: 'github.com', owner: 'acme', name: `widgets-${randomUUID().slice(0, 8)}` },
+      gitRoot,
+    );
+    const gate = path.join(gates, fx.repo.name);
+    fs.mkdirSync(gate);
+    // Writable by the sandbox's unprivileged user when tests run as root (as the executor does for `gates`).
+    fs.chmodSync(gate, 0o777);
+    fx.commit('add merge-queue config', {
+      '.railyard/merge-queue.json': JSON.stringify({
+        version: 1,
+        command: (queueOpts.command ?? DEFAULT_COMMAND).replaceAll('$GATE', gate),
+      }),
+    });
+    fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
+    const initialCommits = Number(fx.bareGit('rev-list', '--count', 'main'));
+
+    const key: QueueKey = { organisationId: randomUUID(), repo: fx.repo, targetBranch: 'main' };
+    await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [
+      key.organisationId,
+      `e2e-${key.organisationId.slice(0, 8)}`,
+    ]);
+    // The worker writes only to repositories the queue's organisation owns (ADR 0006).
+    const claimed = await createRepositoryOwnerStore(pool).claim(key.organisationId, key.repo, 'operator');
+    if (claimed.kind !== 'claimed') throw new Error(`harness repository not claimed: ${claimed.kind}`);
+    const workflowId = queueWorkflowId(key);
+    const handle = () => client.workflow.getHandle(workflowId);
+    const prs = new Set<number>();
+
+    const h: QueueHarness = {
+      fx,
+      pool,
+      gate,
+      client,
+      key,
+      workflowId,
+      taskQueue,
+      async createQueue(config = {}, runnerSettings = {}, extra = {}) {
+        await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
+          workflowId,
+          taskQueue,
+          args: [{ key, config, runner: runnerSettings, ...extra } satisfies QueueWorkflowInput],
+        });
+      },
+      openPr(n, files, from = 'main') {
+        prs.add(n);
+        fx.git('fetch', '--quiet', 'origin');
+        fx.branchFrom(`pr-${n}`, from === 'main' ? 'origin/main' : from);
+        const sha = fx.commit(`PR ${n}`, files);
+        fx.pushPr(n, sha);
+        return sha;
+      },
+      async submit(n, opts = {}) {
+        prs.add(n);
+        const { submissionId } = await handle().executeUpdate(submitUpdate, {
+          args: [{ pr: n, priority: opts.priority ?? null, noBatch: opts.noBatch ?? false }],
+        });
+        // Like the API: return once the queue admitted the PR (its record can be read).
+        const outcome = await h.waitFor(`PR #${n} admitted`, async () => {
+          const state = (await handle().query(getAdmissionsQuery, [submissionId]))[submissionId];
+          return state?.state === 'pending' ? undefined : state;
+        });
+        if (outcome.state === 'rejected') throw new Error(outcome.message);
+      },
+      queue: () => handle().query(getQueueQuery),
+      pr: (n) => prRecord(client, key, n),
+      waitFor,
+      settled: (n, timeoutMs) => settledRecord(client, key, n, timeoutMs),
+      mainLog() {
+        const subjects = fx.bareGit('log', '--reverse', '--format=%s', 'main').split('\n');
+        return subjects.slice(initialCommits);
+      },
+      async close() {
+        if (!open.delete(h)) return;
+        await endQueueWorkflows(client, key, [...prs]);
+        fx.cleanup();
+        fs.rmSync(gate, { recursive: true, force: true });
+      },
+    };
+    open.add(h);
+    return h;
+  }
+
+  return {
+    pool,
+    client,
+    taskQueue,
+    gitRoot,
+    newQueue,
     async close() {
-      worker?.shutdown();
+      for (const q of [...open]) await q.close();
+      worker.shutdown();
       await running;
-      await executor?.close();
+      await executor.close();
       await connection.close();
       await nativeConnection.close();
       await pool.end();
-      fx.cleanup();
+      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
-  return h;
+}
+
+/**
+ * One deployment for the test file (started before its first test, closed after its last) and a
+ * function that gives a test a queue of its own on it; each queue is closed after the test that made it.
+ */
+export function useQueueHarness(
+  opts: DeploymentOptions = {},
+): (queue?: QueueOptions) => Promise<QueueHarness> {
+  let deployment: QueueDeployment | undefined;
+  const made: QueueHarness[] = [];
+  beforeAll(async () => {
+    deployment = await startQueueDeployment(opts);
+  }, 60_000);
+  afterEach(async () => {
+    for (const q of made.splice(0)) await q.close();
+  }, 60_000);
+  afterAll(async () => {
+    await deployment?.close();
+  }, 60_000);
+  return async (queue) => {
+    if (!deployment) throw new Error('no deployment: call useQueueHarness() at the top of the test file');
+    const q = await deployment.newQueue(queue);
+    made.push(q);
+    return q;
+  };
+}
+
+/** A deployment with one queue, closed together (for files that need a deployment of their own). */
+export async function startQueueHarness(opts: HarnessOptions = {}): Promise<QueueHarness> {
+  const { command, ...deploymentOpts } = opts;
+  const deployment = await startQueueDeployment(deploymentOpts);
+  const q = await deployment.newQueue(command !== undefined ? { command } : {});
+  return { ...q, close: () => deployment.close() };
 }
