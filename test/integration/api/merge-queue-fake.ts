@@ -2,7 +2,9 @@
  * A stateful in-memory MergeQueueService for route tests: queues per (organisation, repository,
  * branch), submissions per PR, test runs seeded by the test. It keeps the contract the real service
  * keeps (reads null when absent, changes throw the AppErrors the queue workflow's rejections map to)
- * and records every call with its update id. PRs are ready at once: a submission is `pending`.
+ * and records every call with its update id. PRs are ready at once: a submission is `pending`. A new
+ * queue has the real defaults: the engine's config (engine/config.ts) and the queue workflow's runner
+ * settings (DEFAULT_RUNNER, workflows/queue/carried.ts), imported, not restated.
  */
 /* eslint-disable @typescript-eslint/require-await -- synchronous bodies; `async` turns their throws into
    rejections, as the real service's are. */
@@ -20,8 +22,9 @@ import type {
   SubmittedPullRequest,
   TestingDetails,
 } from '../../../api/schemas/merge-queue';
-import type { QueueSettings } from '../../../api/schemas/queue';
-import { DEFAULT_PRIORITY, priorityName } from '../../../engine';
+import type { CreateQueueRequest, QueueSettings } from '../../../api/schemas/queue';
+import { DEFAULT_PRIORITY, priorityName, queueConfig } from '../../../engine';
+import { DEFAULT_RUNNER } from '../../../workflows/queue/carried';
 
 interface FakeQueue {
   settings: QueueSettings;
@@ -41,6 +44,27 @@ export interface RecordedCall {
 const label = (k: QueueAddress) => `${k.repo.host}/${k.repo.owner}/${k.repo.name} branch "${k.targetBranch}"`;
 const idOf = (org: Organisation, k: QueueAddress) => `${org.id}|${label(k)}`;
 const ACTIVE = new Set(['not_ready', 'pending', 'testing', 'tests_passed', 'pending_failure']);
+
+/** A new queue's settings as the real getQueue reports them (api/temporal/wire.ts, queueSettings). */
+function newQueueSettings(request: CreateQueueRequest): QueueSettings {
+  const { speculationThreshold: _engineOnly, ...config } = queueConfig({
+    ...(request.mode === undefined ? {} : { mode: request.mode }),
+    ...(request.concurrency === undefined ? {} : { concurrency: request.concurrency }),
+  });
+  const { requiredStatuses, landingMode, testBranchPrefix, testNetwork, ...runner } = DEFAULT_RUNNER;
+  return {
+    state: 'running',
+    branch: request.targetBranch,
+    ...config,
+    ...runner,
+    requiredStatuses: requiredStatuses ?? [],
+    allowedBotSubmitters: [],
+    batchingRules: [],
+    landingMode: landingMode ?? 'push',
+    testBranchPrefix: testBranchPrefix ?? null,
+    testNetwork: request.testNetwork ?? testNetwork ?? true,
+  };
+}
 
 export function createFakeMergeQueue(clock: () => number = Date.now) {
   const queues = new Map<string, FakeQueue>();
@@ -70,40 +94,8 @@ export function createFakeMergeQueue(clock: () => number = Date.now) {
     async createQueue(who, request) {
       const org = record('createQueue', who, request);
       if (queues.has(idOf(org, request))) throw queueExists(request);
-      const concurrency = request.concurrency ?? 1;
       queues.set(idOf(org, request), {
-        settings: {
-          state: 'running',
-          branch: request.targetBranch,
-          extensionEnabled: false,
-          enqueueingLabel: 'railyard-merge-queue-submit',
-          labelCommandsEnabled: false,
-          stateLabelsEnabled: false,
-          notReadyTimeoutHours: 24,
-          testBranchConstructionMode: 'push_new_branch_from_temp',
-          concurrency,
-          testingTimeoutMinutes: 300,
-          mode: request.mode ?? 'single',
-          canOptimisticallyMerge: false,
-          pendingFailureDepth: 0,
-          batch: false,
-          batchingMaxWaitTimeMinutes: 5,
-          batchingMinSize: 4,
-          createPrsForTestingBranches: true,
-          commentsEnabled: true,
-          commandsEnabled: true,
-          statusCheckEnabled: true,
-          bisectionConcurrency: concurrency,
-          requiredStatuses: [],
-          allowedBotSubmitters: [],
-          batchingRules: [],
-          directMergeMode: 'off',
-          optimizationMode: 'off',
-          mergeMethod: 'squash',
-          landingMode: 'push',
-          testBranchPrefix: null,
-          testNetwork: request.testNetwork ?? true,
-        },
+        settings: newQueueSettings(request),
         prs: new Map(),
         runs: new Map(),
         statuses: [],
