@@ -1,15 +1,19 @@
 /**
- * `npm test`: `npm run check`, then every jest test against private PostgreSQL and Temporal instances
- * on free ports in a temp dir, stopped and removed at the end. Tests find them through TEST_* variables:
- * TEST_DATABASE_URL (migrated), TEST_PG_ADMIN_URL (to create scratch databases; both carry the cluster's
- * password, scripts/lib/pg-password.ts), TEST_TEMPORAL_ADDRESS,
- * TEST_WORKFLOW_BUNDLE (the workflow code, bundled once per run). Extra arguments go to jest.
+ * `npm test`: every jest test against private PostgreSQL and Temporal instances on free ports in a temp
+ * dir, stopped and removed at the end, with `npm run check` (typecheck, lint, format) running beside
+ * them; the run fails at the end when the check failed, printing its output. Tests find the instances
+ * through TEST_* variables: TEST_DATABASE_URL (migrated), TEST_PG_ADMIN_URL (to create scratch
+ * databases; both carry the cluster's password, scripts/lib/pg-password.ts), TEST_PG_TEMPLATE (a
+ * migrated template database scratch databases are copied from), TEST_TEMPORAL_ADDRESS,
+ * TEST_WORKFLOW_BUNDLE (the workflow code, bundled once per run). Extra arguments go to jest (and skip
+ * the check).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { Client } from 'pg';
 import { runMigrations } from '../stores/migrate';
 import { PROJECT_ROOT } from './lib/data-dir';
 import { freePort } from './lib/ports';
@@ -19,6 +23,9 @@ import { startDevServer } from './lib/temporal';
 
 const say = (msg: string) => console.error(`railyard test: ${msg}`);
 
+/** The migrated database scratch databases are copied from (test/support/postgres.ts). */
+const TEMPLATE_DATABASE = 'railyard_template';
+
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: PROJECT_ROOT, env, stdio: 'inherit' });
@@ -27,42 +34,121 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
   });
 }
 
-async function main(sup: Supervisor, tmp: string): Promise<number> {
-  const jestArgs = process.argv.slice(2);
-  if (process.env.RAILYARD_SKIP_CHECK !== '1' && jestArgs.length === 0) {
-    say('npm run check (typecheck, lint, format)...');
-    if ((await run('npm', ['run', '--silent', 'check'])) !== 0) {
-      say('npm run check failed; fix the errors above (npm run format rewrites formatting).');
-      return 1;
-    }
+interface Check {
+  /** Its exit code and everything it printed. */
+  done: Promise<{ code: number; output: string }>;
+  finished(): boolean;
+  stop(): void;
+}
+
+/**
+ * `npm run check` beside the tests, its output kept for the end. Niced: the tests' timing matters more,
+ * and the check has the whole jest run to finish in. Its own process group, so a stop reaches tsc too.
+ */
+function startCheck(): Check {
+  const child = spawn('nice', ['-n', '10', 'npm', 'run', '--silent', 'check'], {
+    cwd: PROJECT_ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  const done = new Promise<{ code: number; output: string }>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+    child.on('error', (err) => resolve({ code: 127, output: `could not start: ${err.message}` }));
+  });
+  return {
+    done,
+    finished: () => child.exitCode !== null || child.signalCode !== null,
+    stop() {
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
+    },
+  };
+}
+
+/** Waits for the check and says how it went; false when it failed (its output printed, framed). */
+async function reportCheck(check: Check): Promise<boolean> {
+  if (!check.finished()) say('waiting for npm run check (typecheck, lint, format) to finish...');
+  const { code, output } = await check.done;
+  if (code === 0) {
+    say('npm run check (typecheck, lint, format) passed.');
+    return true;
   }
-  say('starting PostgreSQL and the Temporal dev server on free ports...');
-  const [pgPort, temporalPort] = [await freePort(), await freePort()];
-  const [pg] = await Promise.all([
-    startCluster(
-      sup,
-      {
-        dataDir: path.join(tmp, 'pg'),
-        port: pgPort,
-        ephemeral: true,
-        logFile: path.join(tmp, 'postgres.log'),
-      },
-      'railyard',
-    ),
-    startDevServer(sup, {
-      port: temporalPort,
-      namespace: 'default',
-      logFile: path.join(tmp, 'temporal.log'),
-    }),
-  ]);
-  await runMigrations(pg.url);
-  say('bundling workflow code...');
+  const rule = '='.repeat(100);
+  console.error(`\n${rule}\nnpm run check FAILED (exit ${code}); its output:\n${rule}`);
+  console.error(output.trimEnd());
+  console.error(`${rule}\n`);
+  say('npm run check failed; fix the errors above (npm run format rewrites formatting). The run fails.');
+  return false;
+}
+
+/** Creates the template database, migrates it, and closes it to connections (a copy needs none). */
+async function migrateTemplate(adminUrl: string): Promise<void> {
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${TEMPLATE_DATABASE}`;
+    await runMigrations(url.toString());
+    await admin.query(`ALTER DATABASE ${TEMPLATE_DATABASE} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function bundleWorkflows(tmp: string): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../workflows'),
     logger: { trace() {}, debug() {}, info() {}, warn: say, error: say, log() {} },
   });
   const bundlePath = path.join(tmp, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, code);
+  return bundlePath;
+}
+
+async function main(sup: Supervisor, tmp: string, checkStarted: (c: Check) => void): Promise<number> {
+  const jestArgs = process.argv.slice(2);
+  let check: Check | null = null;
+  if (process.env.RAILYARD_SKIP_CHECK !== '1' && jestArgs.length === 0) {
+    say('npm run check (typecheck, lint, format) runs beside the tests; its result comes at the end.');
+    check = startCheck();
+    checkStarted(check);
+  }
+  say('starting PostgreSQL and the Temporal dev server on free ports, bundling workflow code...');
+  const [pgPort, temporalPort] = [await freePort(), await freePort()];
+  const stack = async () => {
+    const [pg] = await Promise.all([
+      startCluster(
+        sup,
+        {
+          dataDir: path.join(tmp, 'pg'),
+          port: pgPort,
+          ephemeral: true,
+          logFile: path.join(tmp, 'postgres.log'),
+        },
+        'railyard',
+      ),
+      startDevServer(sup, {
+        port: temporalPort,
+        namespace: 'default',
+        logFile: path.join(tmp, 'temporal.log'),
+      }),
+    ]);
+    await Promise.all([runMigrations(pg.url), migrateTemplate(pg.adminUrl)]);
+    return pg;
+  };
+  const bundling = bundleWorkflows(tmp);
+  // Awaited below; a stack that fails first must not leave its failure unhandled meanwhile.
+  bundling.catch(() => undefined);
+  const pg = await stack();
+  const bundlePath = await bundling;
 
   // The launcher's own switch must not reach processes the tests start (they reject unknown settings).
   const { RAILYARD_SKIP_CHECK: _skip, ...inherited } = process.env;
@@ -70,27 +156,32 @@ async function main(sup: Supervisor, tmp: string): Promise<number> {
     ...inherited,
     TEST_DATABASE_URL: pg.url,
     TEST_PG_ADMIN_URL: pg.adminUrl,
+    TEST_PG_TEMPLATE: TEMPLATE_DATABASE,
     TEST_TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     TEST_TEMPORAL_CLI: path.join(PROJECT_ROOT, '.tools', 'venv', 'bin', 'temporal'),
     TEST_WORKFLOW_BUNDLE: bundlePath,
     TEST_TMP: tmp,
   };
   say('running jest...');
-  return run(path.join(PROJECT_ROOT, 'node_modules', '.bin', 'jest'), ['--ci', ...jestArgs], env);
+  const jest = await run(path.join(PROJECT_ROOT, 'node_modules', '.bin', 'jest'), ['--ci', ...jestArgs], env);
+  const checked = check ? await reportCheck(check) : true;
+  return jest !== 0 ? jest : checked ? 0 : 1;
 }
 
 const supervisor = new Supervisor(say);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-test-'));
 // The PostgreSQL user (unprivileged when we are root) must be able to reach its data dir inside.
 fs.chmodSync(tmp, 0o755);
+let check: Check | null = null;
 const finish = async (code: number) => {
+  check?.stop();
   await supervisor.stopAll(10_000);
   fs.rmSync(tmp, { recursive: true, force: true });
   process.exit(code);
 };
 process.on('SIGINT', () => void finish(130));
 process.on('SIGTERM', () => void finish(143));
-main(supervisor, tmp)
+main(supervisor, tmp, (c) => (check = c))
   .then(finish)
   .catch(async (err: unknown) => {
     say(

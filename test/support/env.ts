@@ -6,6 +6,7 @@ export function requireTestEnv(
   name:
     | 'TEST_DATABASE_URL'
     | 'TEST_PG_ADMIN_URL'
+    | 'TEST_PG_TEMPLATE'
     | 'TEST_TEMPORAL_ADDRESS'
     | 'TEST_WORKFLOW_BUNDLE'
     | 'TEST_TMP'

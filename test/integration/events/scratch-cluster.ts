@@ -1,7 +1,8 @@
 /**
  * A PostgreSQL cluster of one test's own, which the test may stop and start again: the cluster of the
  * test run is shared by every test file and must stay up. Same binaries and settings as `npm test`'s
- * (scripts/lib/postgres.ts), data under TEST_TMP, a free port kept across restarts, migrated once.
+ * (scripts/lib/postgres.ts), data under TEST_TMP, a free port kept across restarts, migrated once (in
+ * this process: a cluster of its own cannot copy the run's template database).
  *
  * `stop` is PostgreSQL's fast shutdown (SIGINT: open connections are closed, new ones refused), as the
  * chaos run's restart does; `start` brings the same data directory back on the same port.
@@ -11,8 +12,8 @@ import path from 'node:path';
 import { freePort } from '../../../scripts/lib/ports';
 import { startCluster } from '../../../scripts/lib/postgres';
 import { Supervisor, type Managed } from '../../../scripts/lib/supervisor';
+import { runMigrations } from '../../../stores/migrate';
 import { requireTestEnv } from '../../support/env';
-import { migrate } from '../../support/postgres';
 
 export interface ScratchCluster {
   /** URL of its migrated `railyard` database. */
@@ -42,7 +43,7 @@ export async function startScratchCluster(name: string): Promise<ScratchCluster>
   };
   const first = await startCluster(sup, options, 'railyard');
   let managed = first.managed;
-  await migrate(first.url);
+  await runMigrations(first.url);
   return {
     url: first.url,
     stop: () => stopManaged(managed),
