@@ -17,6 +17,9 @@ const WorkerConfig = z.object({
   RAILYARD_WORKER_METRICS_PORT: envInt(0, 65535).default(9464),
   RAILYARD_SHUTDOWN_GRACE_SECONDS: envInt(0, 3600).default(30),
   RAILYARD_WORK_ROOT: z.string().min(1).default('.data/work'),
+  // A workflow bundle built beforehand (bundleWorkflowCode's output in a file), loaded instead of
+  // bundling the workflows at start; `npm test` hands its one bundle to every worker it starts.
+  RAILYARD_WORKFLOW_BUNDLE: z.string().min(1).optional(),
   // Test-run logs kept in PostgreSQL for the API (test-runs/store/run-logs.ts, ADR 0011).
   RAILYARD_RUN_LOG_MAX_BYTES: envInt(4096, 64 * 1024 * 1024).default(DEFAULT_RUN_LOG_MAX_BYTES),
   RAILYARD_RUN_LOG_RETENTION_DAYS: envInt(1, 3650).default(DEFAULT_RUN_LOG_RETENTION_DAYS),

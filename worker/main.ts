@@ -39,10 +39,29 @@ import {
 
 const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
 
+/**
+ * The workflow code: RAILYARD_WORKFLOW_BUNDLE's prebuilt bundle when set (it must exist), else the one
+ * production images ship (see Dockerfile); development bundles the workflows at start.
+ */
+function workflowCode(
+  bundle: string | undefined,
+): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  if (bundle !== undefined) {
+    const codePath = path.resolve(bundle);
+    if (!fs.existsSync(codePath))
+      throw new ConfigError(`RAILYARD_WORKFLOW_BUNDLE: no workflow bundle at ${codePath}`);
+    return { workflowBundle: { codePath } };
+  }
+  return fs.existsSync(PREBUILT_BUNDLE)
+    ? { workflowBundle: { codePath: PREBUILT_BUNDLE } }
+    : { workflowsPath: require.resolve('../workflows') };
+}
+
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
   // Checked at start so a half-configured GitHub App stops the worker too (github/app/config.ts).
   const gitHub = gitHubAppSettingsOf(config);
+  const workflows = workflowCode(config.RAILYARD_WORKFLOW_BUNDLE);
   Runtime.install({
     logger: new DefaultLogger(SDK_LOG_LEVEL[config.RAILYARD_LOG_LEVEL]),
     telemetryOptions: {
@@ -93,10 +112,7 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.RAILYARD_TASK_QUEUE,
     identity,
-    // Production images ship a prebuilt bundle (see Dockerfile); development bundles at start.
-    ...(fs.existsSync(PREBUILT_BUNDLE)
-      ? { workflowBundle: { codePath: PREBUILT_BUNDLE } }
-      : { workflowsPath: require.resolve('../workflows') }),
+    ...workflows,
     activities: createActivities({
       workerIdentity: identity,
       gitHost,

@@ -34,6 +34,8 @@ export interface ChaosOptions extends WorkloadOptions {
   settleTimeoutMs: number;
   /** Use this database instead of a cluster of the run's own (no PostgreSQL restarts then). */
   databaseUrl?: string;
+  /** A prebuilt workflow bundle for the worker (RAILYARD_WORKFLOW_BUNDLE) instead of one at each start. */
+  workflowBundle?: string;
   /**
    * When the fault plan's clock starts: with the first submission (default), or once every PR has been
    * answered, so that faults hit testing and merging but not admission.
@@ -189,7 +191,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     stack = await startStack({
       dir,
       databaseUrl: opts.databaseUrl,
-      env: { RAILYARD_SANDBOX_WRITABLE_PATHS: ledger },
+      env: {
+        RAILYARD_SANDBOX_WRITABLE_PATHS: ledger,
+        ...(opts.workflowBundle ? { RAILYARD_WORKFLOW_BUNDLE: opts.workflowBundle } : {}),
+      },
       log,
     });
     opts.onStack?.(stack);

@@ -67,7 +67,13 @@ async function main(): Promise<number> {
       stack = await startStack({
         dir: reportDir,
         durableTemporal: false,
-        env: { RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+        env: {
+          RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+          // A prebuilt workflow bundle (npm test hands its own) saves the worker its bundling.
+          ...(process.env.RAILYARD_WORKFLOW_BUNDLE
+            ? { RAILYARD_WORKFLOW_BUNDLE: process.env.RAILYARD_WORKFLOW_BUNDLE }
+            : {}),
+        },
         log: say,
       });
       for (const signal of ['SIGINT', 'SIGTERM'] as const)

@@ -7,6 +7,7 @@
  */
 import { failedChecks, formatReport } from '../../bench/chaos/report';
 import { runChaos } from '../../bench/chaos/scenario';
+import { requireTestEnv } from '../support/env';
 import { createScratchDatabase } from '../support/postgres';
 
 test('12 PRs through worker and API kills and a Temporal restart: nothing lost, merged twice or untested', async () => {
@@ -24,7 +25,8 @@ test('12 PRs through worker and API kills and a Temporal restart: nothing lost, 
     settleTimeoutMs: 90_000,
     // Faults start with the first submit, so kills land while submissions are being admitted too.
     faultsFrom: 'start',
-    databaseUrl: await createScratchDatabase('chaos'),
+    databaseUrl: await createScratchDatabase('chaos', requireTestEnv('TEST_PG_TEMPLATE')),
+    workflowBundle: requireTestEnv('TEST_WORKFLOW_BUNDLE'),
     log: (m) => lines.push(m),
   });
   const summary = formatReport(report, 'short chaos run');

@@ -70,6 +70,8 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
     RAILYARD_WORK_ROOT: path.join(fx.dir, 'work-root'),
     RAILYARD_WORKER_METRICS_PORT: '0',
     RAILYARD_LOG_LEVEL: 'warn',
+    // The run's one bundle: a restart costs no bundling.
+    RAILYARD_WORKFLOW_BUNDLE: requireTestEnv('TEST_WORKFLOW_BUNDLE'),
   };
   const connection = await Connection.connect({ address: requireTestEnv('TEST_TEMPORAL_ADDRESS') });
   const client = new Client({ connection });

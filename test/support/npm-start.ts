@@ -11,6 +11,7 @@ import { PROJECT_ROOT } from '../../scripts/lib/data-dir';
 import { allProcesses, descendants, isSameProcess, type ProcessInfo } from '../../scripts/lib/process-tree';
 import { freePort, isPortOpen } from '../../scripts/lib/ports';
 import { cleanEnv } from '../../scripts/lib/services';
+import { requireTestEnv } from './env';
 
 export interface StartSettings {
   env: NodeJS.ProcessEnv;
@@ -32,6 +33,9 @@ export async function startSettings(dir: string): Promise<StartSettings> {
     RAILYARD_WORK_ROOT: path.join(dir, 'work'),
     RAILYARD_WORKER_METRICS_PORT: '0',
     RAILYARD_LOG_LEVEL: 'warn',
+    // The test run's one workflow bundle: the worker starts without bundling (the worker-process test
+    // covers bundling at start).
+    RAILYARD_WORKFLOW_BUNDLE: requireTestEnv('TEST_WORKFLOW_BUNDLE'),
   });
   return { env, ports, dataDir };
 }

@@ -28,6 +28,8 @@ export function startWorkerProcess(
       RAILYARD_TASK_QUEUE: g.taskQueue,
       RAILYARD_GIT_ROOT: path.join(workRoot, 'git'),
       RAILYARD_WORK_ROOT: workRoot,
+      // The run's one bundle: a restart costs no bundling.
+      RAILYARD_WORKFLOW_BUNDLE: requireTestEnv('TEST_WORKFLOW_BUNDLE'),
       RAILYARD_WORKER_METRICS_PORT: '0',
       RAILYARD_LOG_LEVEL: 'warn',
       RAILYARD_GITHUB_APP_ID: String(hub.app.id),

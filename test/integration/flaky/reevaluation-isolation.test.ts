@@ -137,7 +137,7 @@ describe('a repository that throws', () => {
       const worker = await Worker.create({
         connection: workerConnection,
         taskQueue,
-        workflowsPath: require.resolve('../../../workflows/flaky/reevaluation-workflow'),
+        workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
         activities: createFlakyActivities({ pool: h.pool, now: () => h.clock.now }),
       });
       const summary = await worker.runUntil(

@@ -68,7 +68,7 @@ test('the schedule is created once, updated after, and its run heals the test', 
     const worker = await Worker.create({
       connection: workerConnection,
       taskQueue,
-      workflowsPath: require.resolve('../../../workflows/flaky/reevaluation-workflow'),
+      workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
       activities: createFlakyActivities({ pool: h.pool, now: () => h.clock.now }),
     });
     const summary = await worker.runUntil(async () => {

@@ -8,14 +8,18 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { requireTestEnv } from '../../support/env';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
-/** The test launcher's own settings would be refused by the processes the script starts. */
+/**
+ * The test launcher's own settings would be refused by the processes the script starts; the run's
+ * workflow bundle is handed on, so the stack's worker does not bundle its own.
+ */
 function scriptEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(RAILYARD_|TEST_)/.test(k)) env[k] = v;
-  return env;
+  return { ...env, RAILYARD_WORKFLOW_BUNDLE: requireTestEnv('TEST_WORKFLOW_BUNDLE') };
 }
 
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { Webhook } from 'svix';
@@ -74,14 +74,11 @@ beforeAll(async () => {
     publicUrl: 'http://railyard.test',
     webhookRetry: RETRY,
   });
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../../workflows/webhooks/delivery-workflow'),
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-  });
   worker = await Worker.create({
     connection: nativeConnection,
     taskQueue,
-    workflowBundle: { code },
+    // The run's one bundle (scripts/test.ts), not a bundling of the delivery workflow here.
+    workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
     activities,
   });
   running = worker.run();

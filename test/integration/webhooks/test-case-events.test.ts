@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { Webhook } from 'svix';
@@ -91,14 +91,11 @@ beforeAll(async () => {
   store = createFlakyStore(pool, { now, events });
   ({ app } = await buildTestApp(pool, { flaky: { store, pageTokenSecret: TEST_PAGE_TOKEN_SECRET } }));
 
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../../workflows/webhooks/delivery-workflow'),
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-  });
   worker = await Worker.create({
     connection: nativeConnection,
     taskQueue,
-    workflowBundle: { code },
+    // The run's one bundle (scripts/test.ts), not a bundling of the delivery workflow here.
+    workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
     activities: createEventActivities({ pool, allowPrivateWebhookUrls: true }),
   });
   running = worker.run();

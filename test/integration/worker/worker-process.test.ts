@@ -1,7 +1,9 @@
 /**
  * The real worker process (worker/main.ts) against the real Temporal dev server: the ping workflow
- * makes the round trip, the Prometheus telemetry endpoint answers, SIGTERM shuts down cleanly, and a
- * bad setting stops it with a clear message. /readyz reports Temporal down when it is unreachable.
+ * makes the round trip (with the workflows bundled at start, as in development: the other tests' workers
+ * load the run's one bundle through RAILYARD_WORKFLOW_BUNDLE), the Prometheus telemetry endpoint
+ * answers, SIGTERM shuts down cleanly, and a bad setting stops it with a clear message. /readyz
+ * reports Temporal down when it is unreachable.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -59,6 +61,13 @@ test('an unknown RAILYARD_ setting stops the worker with a clear message', async
   const worker = startWorker({ DATABASE_URL: 'postgres://x@127.0.0.1/x', RAILYARD_TASK_QEUE: 'typo' });
   expect(await worker.exited).toBe(1);
   expect(worker.output()).toContain('Invalid configuration: RAILYARD_TASK_QEUE is not a railyard setting');
+});
+
+test('a RAILYARD_WORKFLOW_BUNDLE naming no file stops the worker with a clear message', async () => {
+  const missing = path.join(requireTestEnv('TEST_TMP'), 'no-such-bundle.js');
+  const worker = startWorker({ DATABASE_URL: 'postgres://x@127.0.0.1/x', RAILYARD_WORKFLOW_BUNDLE: missing });
+  expect(await worker.exited).toBe(1);
+  expect(worker.output()).toContain(`RAILYARD_WORKFLOW_BUNDLE: no workflow bundle at ${missing}`);
 });
 
 test('the gateway reports Temporal down as unavailable (what /readyz shows)', async () => {
