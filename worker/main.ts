@@ -16,7 +16,7 @@ import {
 import { Client, Connection } from '@temporalio/client';
 import { createRunLogStore } from '../test-runs/store/run-logs';
 import { createActivities } from '../activities';
-import { judgeTestsWith } from '../activities/test-runs';
+import { judgeTestsWith } from '../test-runs/judge';
 import { createLocalGitHost } from '../git/local-git-host';
 import { createRoutingGitHost } from '../git/routing-git-host';
 import { createGitHubWorkerHost } from '../github/app/worker-host';

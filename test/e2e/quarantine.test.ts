@@ -17,7 +17,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { Pool } from 'pg';
 import { createActivities } from '../../activities';
-import { JUNIT_LEFT_OUT, judgeTestsWith } from '../../activities/test-runs';
+import { JUNIT_LEFT_OUT, judgeTestsWith } from '../../test-runs/judge';
 import { DEFAULT_JUNIT_LIMITS } from '../../executor';
 import {
   QUEUE_WORKFLOW_TYPE,
