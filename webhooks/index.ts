@@ -1,4 +1,7 @@
-/** Outbound webhooks: event catalogue, payloads, signing, URL policy, subscriptions (the delivery activities are activities/webhook-delivery.ts). */
+/**
+ * Outbound webhooks: event catalogue, payloads, signing, URL policy, subscriptions, deliveries
+ * (delivery.ts; its activity adapters are activities/webhook-delivery.ts).
+ */
 export {
   WEBHOOK_EVENT_TYPES,
   isWebhookEventType,

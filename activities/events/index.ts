@@ -1,7 +1,8 @@
 /**
  * createEventActivities(deps): the event-log and webhook activities the worker registers:
  * `appendTransitions` (append.ts), and `attemptWebhook`, `recordWebhookAttempt` and
- * `finishWebhookDelivery` (../webhooks/deliver.ts, run by workflows/webhooks/delivery-workflow.ts).
+ * `finishWebhookDelivery` (../webhook-delivery.ts over webhooks/delivery.ts, run by
+ * workflows/webhooks/delivery-workflow.ts).
  *
  * Without `client` and `taskQueue` the log is still written but no webhook is recorded or sent.
  */
