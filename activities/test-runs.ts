@@ -21,6 +21,7 @@ import { unpackRunReport } from '../executor/run-report';
 import type { RunSlots } from '../test-runs/store/run-slots';
 import { type PrepareDeps, type PreparedTestRun, prepareRun } from '../test-runs/prepare';
 import { type RecordDeps, recordRun } from '../test-runs/record';
+import { whileHeartbeating } from './heartbeat';
 
 export interface TestRunControlDeps extends PrepareDeps, RecordDeps {
   slots: RunSlots;
@@ -53,10 +54,12 @@ export function createTestRunControlActivities(deps: TestRunControlDeps) {
       }
     },
 
-    prepareTestRun: (input: RunCommandInput) => whileHeartbeating(() => prepare(input)),
+    // Heartbeating every 5 s: a worker that dies mid-step is noticed in seconds.
+    prepareTestRun: (input: RunCommandInput) => whileHeartbeating(() => prepare(input), 5_000),
 
     /** The report is an argument of its own: a top-level Uint8Array is a binary payload, not JSON. */
-    recordTestRun: (run: RunCommandInput, packed: Uint8Array) => whileHeartbeating(() => record(run, packed)),
+    recordTestRun: (run: RunCommandInput, packed: Uint8Array) =>
+      whileHeartbeating(() => record(run, packed), 5_000),
   };
 
   async function prepare(input: RunCommandInput): Promise<PreparedTestRun> {
@@ -77,16 +80,5 @@ export function createTestRunControlActivities(deps: TestRunControlDeps) {
         problem,
       });
     });
-  }
-}
-
-/** Runs `work` while heartbeating every 5 s: a worker that dies mid-step is noticed in seconds. */
-async function whileHeartbeating<T>(work: () => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  const timer = setInterval(() => ctx.heartbeat(), 5_000);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
   }
 }

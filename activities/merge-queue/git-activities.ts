@@ -3,12 +3,13 @@
  * draft PR in draft-PR testing mode), land tested commits on the target branch, delete test branches,
  * list railyard's test PRs. Each is idempotent (the port guarantees it) and
  * turns outcomes the workflow acts on into result kinds; invalid names from requests become
- * non-retryable failures, since retrying cannot fix them.
+ * non-retryable failures, since retrying cannot fix them. Each heartbeats while it runs.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { repositoryLabel, type RepositoryKey } from '../../contract';
 import type { GitHost, TestPullRequest } from '../../git/git-host';
 import type { RepositoryOwnership } from '../../stores/repository-owners';
+import { heartbeating } from '../heartbeat';
 import { assertValid, checkBranchName, InvalidGitNameError, testBranchName } from '../../git/names';
 import type {
   BuildRunInput,
@@ -19,6 +20,9 @@ import type {
   PullRequestSnapshot,
   RunChecks,
 } from './types';
+
+/** Well inside the git activities' heartbeat timeout (10 s, workflows/queue/activity-proxies.ts). */
+const HEARTBEAT_MS = 1_000;
 
 async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -286,13 +290,15 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
     return guard(() => gitHost.listTestPullRequests(input.repo, input.targetBranch, prefixOf(input)));
   }
 
+  // Each heartbeats while git (or the host's API) works: the workflow gives them a heartbeat timeout of
+  // seconds (workflows/queue/activity-proxies.ts), so a call on a worker that died is retried that soon.
   return {
-    readPullRequest,
-    readTargetTip,
-    buildTestRun,
-    land,
-    readChecks,
-    deleteTestBranch,
-    listTestPullRequests,
+    readPullRequest: heartbeating(readPullRequest, HEARTBEAT_MS),
+    readTargetTip: heartbeating(readTargetTip, HEARTBEAT_MS),
+    buildTestRun: heartbeating(buildTestRun, HEARTBEAT_MS),
+    land: heartbeating(land, HEARTBEAT_MS),
+    readChecks: heartbeating(readChecks, HEARTBEAT_MS),
+    deleteTestBranch: heartbeating(deleteTestBranch, HEARTBEAT_MS),
+    listTestPullRequests: heartbeating(listTestPullRequests, HEARTBEAT_MS),
   };
 }
