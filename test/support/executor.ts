@@ -4,8 +4,9 @@
  * listening Fastify server reading the test database — so every test run goes control plane → API →
  * executor exactly as in production, without the executor holding the database.
  *
- * Test commands run in the bwrap sandbox when this machine can run it (scripts/test.sh installs it),
- * with `writablePaths` (the stories' $GATE folder) bound in; otherwise unsandboxed, said once on stderr.
+ * Test commands run in the bwrap sandbox (scripts/test.sh installs it), with `writablePaths` (the
+ * stories' $GATE folder) bound in. Where bwrap or pasta cannot run, under CI the test fails; elsewhere
+ * the runs are unsandboxed or share the host's network, said loudly (testSandbox).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../execu
 import { executorTaskQueue } from '../../contract';
 import { executorRoutes } from '../../api/routes/executor/run-content';
 import { requireTestEnv } from './env';
+import { INSTALL, requireTool } from './required-tool';
 
 export interface TestExecutor {
   /** The content server's base URL (what RAILYARD_EXECUTOR_API_URL would be). */
@@ -48,18 +50,28 @@ export interface TestExecutorOptions {
 }
 
 const ROOT = path.resolve(__dirname, '..', '..');
-let saidUnsandboxed = false;
 
+/**
+ * The sandbox test commands run in: bwrap, with pasta giving network-on runs a network of their own
+ * (as an executor would choose). Without either, under CI this throws (required-tool.ts); elsewhere the
+ * runs are unsandboxed (null) or share the host's network, said loudly once per test file.
+ */
 export function testSandbox(writablePaths: string[] = []): SandboxSettings | null {
   const probe = probeSandbox('bwrap');
-  if (probe.kind !== 'available') {
-    if (!saidUnsandboxed) console.error(`test executor runs unsandboxed: ${probe.reason}`);
-    saidUnsandboxed = true;
-    return null;
-  }
-  // A network of its own for network-on runs where pasta works here, as an executor would choose.
-  const pasta = probe.isolatedNetwork.kind === 'available' ? { pasta: 'pasta' } : {};
-  return { ...DEFAULT_SANDBOX, bwrap: 'bwrap', ...pasta, writablePaths };
+  const bwrap = requireTool({
+    tool: 'bwrap',
+    probe,
+    install: INSTALL.bwrap,
+    neededBy: "the test executor's sandbox (without it test commands run unsandboxed)",
+  });
+  if (!bwrap || probe.kind !== 'available') return null;
+  const isolated = requireTool({
+    tool: 'pasta',
+    probe: probe.isolatedNetwork,
+    install: INSTALL.pasta,
+    neededBy: "the test executor's isolated network (without it network-on runs share the host's network)",
+  });
+  return { ...DEFAULT_SANDBOX, bwrap: 'bwrap', ...(isolated ? { pasta: 'pasta' } : {}), writablePaths };
 }
 
 /** The API's run-content route alone, on a loopback port: what executors fetch from. */

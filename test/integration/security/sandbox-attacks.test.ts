@@ -11,9 +11,16 @@ import { createCommandRunner, type CommandRunnerOptions } from '../../../executo
 import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../../executor/sandbox';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 import { requireTestEnv } from '../../support/env';
+import { INSTALL, requireTool } from '../../support/required-tool';
 
 const CANARY = `canary-${process.pid}-secret`;
-const available = probeSandbox('bwrap').kind === 'available';
+// Missing bwrap fails this suite under CI, and skips it loudly elsewhere (required-tool.ts).
+const available = requireTool({
+  tool: 'bwrap',
+  probe: probeSandbox('bwrap'),
+  install: INSTALL.bwrap,
+  neededBy: 'the sandbox attack suite (sandbox-attacks.test.ts)',
+});
 const maybe = available ? describe : describe.skip;
 
 maybe('sandboxed test runs: attacks', () => {

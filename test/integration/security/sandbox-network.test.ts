@@ -17,14 +17,29 @@ import { createCommandRunner } from '../../../executor/command-runner';
 import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../../executor/sandbox';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 import { requireTestEnv } from '../../support/env';
+import { INSTALL, requireTool } from '../../support/required-tool';
 
 jest.setTimeout(60_000);
 
+// Missing bwrap or pasta fails this suite under CI, and skips what needs it loudly elsewhere.
 const probe = probeSandbox('bwrap', 'pasta');
-const pasta = probe.kind === 'available' ? probe.isolatedNetwork : probe;
-if (pasta.kind === 'unavailable') console.warn(`sandbox-network: pasta cases skipped: ${pasta.reason}`);
-const withBwrap = probe.kind === 'available' ? describe : describe.skip;
-const withPasta = pasta.kind === 'available' ? it : it.skip;
+const bwrap = requireTool({
+  tool: 'bwrap',
+  probe,
+  install: INSTALL.bwrap,
+  neededBy: 'the sandbox network suite (sandbox-network.test.ts)',
+});
+const pasta =
+  bwrap &&
+  probe.kind === 'available' &&
+  requireTool({
+    tool: 'pasta',
+    probe: probe.isolatedNetwork,
+    install: INSTALL.pasta,
+    neededBy: "sandbox-network.test.ts's isolated-network cases",
+  });
+const withBwrap = bwrap ? describe : describe.skip;
+const withPasta = pasta ? it : it.skip;
 
 interface Listener {
   server: Server;
@@ -58,7 +73,10 @@ function hostAddress(): string | undefined {
     .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
 }
 
-/** Whether this machine reaches the npm registry at all (else that one check is skipped, saying so). */
+/**
+ * Whether this machine reaches the npm registry at all: null when it does, else why not (then the
+ * registry check fails under CI, and is skipped saying so elsewhere).
+ */
 function registryReachable(): Promise<string | null> {
   return new Promise((resolve) => {
     const req = request('https://registry.npmjs.org/', { method: 'HEAD', timeout: 8_000 }, (res) => {
@@ -161,10 +179,14 @@ withBwrap('a sandboxed run with the network on', () => {
 
   withPasta('reaches the npm registry: DNS and HTTPS', async () => {
     const unreachable = await registryReachable();
-    if (unreachable !== null) {
-      console.warn(`sandbox-network: registry check skipped: this machine cannot reach it (${unreachable})`);
-      return;
-    }
+    // Unreachable from the host: under CI a failure (throws), never a pass; elsewhere said loudly.
+    const reachable = requireTool({
+      tool: 'the npm registry',
+      probe: unreachable === null ? { kind: 'available' } : { kind: 'unavailable', reason: unreachable },
+      install: 'network access from this machine to https://registry.npmjs.org/',
+      neededBy: "sandbox-network.test.ts's registry check",
+    });
+    if (!reachable) return;
     const { result, log } = await run(
       'getent hosts registry.npmjs.org && curl -sS -o /dev/null -w "status %{http_code}\\n" -m 20 https://registry.npmjs.org/',
       { network: true, pasta: 'pasta' },
