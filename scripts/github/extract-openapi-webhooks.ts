@@ -1,16 +1,15 @@
 /**
  * Extracts the webhook events fakehub delivers from GitHub's published webhook description
- * (`@octokit/openapi-webhooks`, ~36 MB unpacked: kept out of the dependencies like `@octokit/openapi`)
+ * (`@octokit/openapi-webhooks`, a devDependency pinned to WEBHOOKS_SOURCE.version, ~36 MB unpacked)
  * into the committed `test/support/fakehub/contract/webhooks-subset.json`.
  *
- *   npm pack @octokit/openapi-webhooks@12.1.0 --pack-destination /tmp/owh && tar xzf /tmp/owh/*.tgz -C /tmp/owh
- *   npx tsx scripts/github/extract-openapi-webhooks.ts --package /tmp/owh/package
- *   (or `npm install --no-save @octokit/openapi-webhooks@12.1.0`, then run it without --package)
+ *   npx tsx scripts/github/extract-openapi-webhooks.ts
+ *   (or, for another version unpacked elsewhere: `--package <its folder>`)
  *
  * Rules: the same as scripts/github/extract-openapi.ts — only the events of SERVED_WEBHOOKS are kept
  * (their `webhooks.<key>.post` operation: header parameters and the request body schema), every schema
  * they reference is copied unchanged under `components.schemas`, examples are dropped, and the output
- * is deterministic (test/unit/fakehub checks it against a fresh extraction when the package is present).
+ * is deterministic (test/unit/fakehub checks it against a fresh extraction in every `npm test`).
  * The source is OpenAPI 3.1, whose schemas are JSON Schema 2020-12: nothing to rewrite.
  */
 import { readFileSync } from 'node:fs';

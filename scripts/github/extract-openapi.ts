@@ -1,18 +1,17 @@
 /**
  * Extracts the GitHub REST operations fakehub serves from GitHub's published OpenAPI description
- * (`@octokit/openapi`, too large to be a dependency: ~390 MB unpacked) into the committed
- * `test/support/fakehub/contract/rest-subset.json`.
+ * (`@octokit/openapi`, a devDependency pinned to OPENAPI_SOURCE.version; ~390 MB unpacked, so the
+ * fake keeps only a subset) into the committed `test/support/fakehub/contract/rest-subset.json`.
  *
- *   npm pack @octokit/openapi@23.0.2 --pack-destination /tmp/oapi && tar xzf /tmp/oapi/*.tgz -C /tmp/oapi
- *   npx tsx scripts/github/extract-openapi.ts --package /tmp/oapi/package
- *   (or `npm install --no-save @octokit/openapi@23.0.2`, then run it without --package)
+ *   npx tsx scripts/github/extract-openapi.ts
+ *   (or, for another version unpacked elsewhere: `--package <its folder>`)
  *
  * Rules: only the operations of SERVED_OPERATIONS are kept, each with its parameters, request body,
  * responses and headers inlined, and every schema they reference (transitively) copied under
  * `components.schemas` unchanged, so the subset is itself a valid OpenAPI 3.0 document that validates
  * exactly as the full description does. Examples are dropped (documentation, never validated). The
  * output is deterministic: the same package gives byte-identical JSON (test/unit/fakehub checks the
- * committed file against a fresh extraction whenever the package is installed).
+ * committed file against a fresh extraction in every `npm test`).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
