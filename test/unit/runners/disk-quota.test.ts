@@ -1,22 +1,53 @@
 /**
  * The checkout's disk quota (executor/disk-quota.ts) on real folders: the walk counts what
  * `du` counts, stops at each of its bounds, never follows links, and the watch reports the first
- * breach once and stops cleanly.
+ * breach once and stops cleanly. Every case runs as root too: the walker that must not be root runs as
+ * nobody then.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { register } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   describeBreach,
   measureTree,
   watchDiskQuota,
   type QuotaBreach,
   type TreeLimits,
+  type TreeUsage,
 } from '../../../executor/disk-quota';
+import { DEFAULT_SANDBOX } from '../../../executor/sandbox';
 
 const MiB = 1024 ** 2;
 const wide: TreeLimits = { maxBytes: 1024 ** 4, maxEntries: 1_000_000, maxDepth: 128 };
+const asRoot = process.getuid?.() === 0;
+/** The user a root worker runs the sandbox as (DEFAULT_SANDBOX.runAs). */
+const NOBODY = DEFAULT_SANDBOX.runAs;
+const PROJECT = join(__dirname, '..', '..', '..');
+
+/**
+ * measureTree by a walker that is not root: this process, or, when tests run as root, a child process
+ * running as nobody (spawned with its uid and gid, as the sandbox spawns bwrap; libuv drops root's groups).
+ */
+async function measureUnprivileged(tree: string, limits: TreeLimits): Promise<TreeUsage> {
+  if (!asRoot) return measureTree(tree, limits);
+  const script = [
+    "import('./executor/disk-quota.ts').then(async (m) => {",
+    '  const [tree, limits] = process.argv.slice(1);',
+    '  const usage = await (m.measureTree ?? m.default.measureTree)(tree, JSON.parse(limits));',
+    '  process.stdout.write(JSON.stringify(usage));',
+    '});',
+  ].join('\n');
+  const loader = typeof register === 'function' ? '--import' : '--loader';
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [loader, 'tsx', '-e', script, tree, JSON.stringify(limits)],
+    { cwd: PROJECT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, uid: NOBODY.uid, gid: NOBODY.gid },
+  );
+  return JSON.parse(stdout) as TreeUsage;
+}
 
 describe('disk quota', () => {
   let root: string;
@@ -107,15 +138,20 @@ describe('disk quota', () => {
     });
   });
 
-  // Root reads every folder whatever its mode: only a worker that is not root can see this case.
-  (process.getuid?.() === 0 ? it.skip : it)(
-    'calls a folder the command made unreadable unreadable',
-    async () => {
-      fill(join(root, 'hidden'), 2, MiB);
-      chmodSync(join(root, 'hidden'), 0o000);
-      expect(await measureTree(root, wide)).toEqual({ kind: 'unreadable', code: 'EACCES' });
-    },
-  );
+  it('calls a folder the command made unreadable unreadable; a root walker counts it', async () => {
+    fill(join(root, 'hidden'), 2, MiB);
+    // The tree is the command's: as root, the sandbox's user (nobody) owns it, as in a real run.
+    if (asRoot) execFileSync('chown', ['-R', `${NOBODY.uid}:${NOBODY.gid}`, root]);
+    // The same walker reads the tree while the folder is readable: what follows is the folder's mode.
+    expect(await measureUnprivileged(root, wide)).toMatchObject({ kind: 'within', entries: 3 });
+    chmodSync(join(root, 'hidden'), 0o000);
+    expect(await measureUnprivileged(root, wide)).toEqual({ kind: 'unreadable', code: 'EACCES' });
+    // Root reads every folder whatever its mode: hiding a folder does not hide it from a root worker's quota.
+    if (asRoot) {
+      expect(await measureTree(root, wide)).toMatchObject({ kind: 'within', entries: 3 });
+      expect((await measureTree(root, { ...wide, maxBytes: MiB })).kind).toBe('over_bytes');
+    }
+  });
 
   it('reads a root that is gone as empty, and ends early when aborted', async () => {
     expect(await measureTree(join(root, 'missing'), wide)).toEqual({ kind: 'within', bytes: 0, entries: 0 });
