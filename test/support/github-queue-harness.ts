@@ -5,6 +5,12 @@
  * activities, the `github` git host with a mirror folder of their own), and a fake CI that reports a
  * check run for every commit pushed to a test branch or a PR. Stories drive the queue through the same
  * messages the API sends, like queue-harness.ts does for the local host.
+ *
+ * As there, the processes (API, workers, executor, connections) are a deployment started once per test
+ * file (`useGitHubQueueHarness`, which starts the file's fakehub too); each test gets a queue of its
+ * own: a new organisation with a new App installation, a new repository on the fake with its own fake
+ * CI, a new queue workflow. Closing a queue ends its workflows and its CI; its `logs` hold what the
+ * deployment logged while it was open.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -22,7 +28,7 @@ import { createGitHubGitHost } from '../../github/host/git-host';
 import { createGitHubAppAuth } from '../../github/app/app-auth';
 import { createGitHubPresenter } from '../../github/presentation/pr-presenter';
 import { createApiKeyStore } from '../../stores/api-keys';
-import { createTemporalGateway } from '../../api/temporal/client';
+import { createQueueClient, createTemporalCalls, createTemporalGateway } from '../../queue-client';
 import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
 import { DEFAULT_GITHUB_PRESENTATION_WRITES_PER_MINUTE } from '../../github/app/config';
 import { createPresentationClients } from '../../github/app/worker-host';
@@ -57,27 +63,25 @@ import { buildTestApp } from './app';
 import { prRecord, settledRecord, waitFor } from './pr-waiting';
 import { startTestExecutor } from './executor';
 import { requireTestEnv } from './env';
-import type { FakeHub } from './fakehub';
+import { startFakeHub, type FakeHub, type FakeHubOptions } from './fakehub';
 import { workClone, type WorkClone } from './fakehub/work-clone';
+import { endQueueWorkflows } from './queue-teardown';
 
 let runtimeInstalled = false;
 /**
- * The log of the harness running now: the Runtime's logger (installed once per process) writes every
- * workflow and activity log line there (e.g. the queue's 'landing refused' with its detail).
+ * The logs of the deployments running now: the Runtime's logger (installed once per process) writes
+ * every workflow and activity log line to each (e.g. the queue's 'landing refused' with its detail).
  */
-let runtimeLog: string[] | null = null;
+const runtimeLogs = new Set<(line: string) => void>();
 const SEVERITY = { TRACE: 0, DEBUG: 1, INFO: 2, WARN: 3, ERROR: 4 } as const;
 
 /** What the fake CI reports for a commit: a conclusion, or null to never report. */
 export type CiVerdict = 'success' | 'failure' | null;
 
-export interface GitHubHarnessOptions {
+/** What one deployment is: shared by every queue started on it. */
+export interface GitHubDeploymentOptions {
   /** Workers serving the task queue, each with its own data folder (default 1). */
   workers?: number;
-  /** The check the fake CI reports (default `test`). */
-  checkName?: string;
-  /** Decides each commit's check; default: failure when the tree has a file BROKEN, else success. */
-  ci?: (sha: string, branch: string, files: string[]) => CiVerdict;
   /** Rate-limit handling of the GitHub clients (tests shorten the waits). */
   clientOptions?: GitHubClientOptions;
   /** The PR presenter's write pace per installation (default the worker's). */
@@ -85,6 +89,16 @@ export interface GitHubHarnessOptions {
   presentationClientOptions?: GitHubClientOptions;
   logLevel?: 'WARN' | 'ERROR';
 }
+
+/** What one queue is: its repository's fake CI. */
+export interface GitHubQueueOptions {
+  /** The check the fake CI reports (default `test`). */
+  checkName?: string;
+  /** Decides each commit's check; default: failure when the tree has a file BROKEN, else success. */
+  ci?: (sha: string, branch: string, files: string[]) => CiVerdict;
+}
+
+export type GitHubHarnessOptions = GitHubDeploymentOptions & GitHubQueueOptions;
 
 export interface GitHubQueueHarness {
   hub: FakeHub;
@@ -99,7 +113,7 @@ export interface GitHubQueueHarness {
   receiver: WebhookReceiver;
   /**
    * Every process-side log line of the workers (incl. workflow and activity logs at INFO and above) and
-   * the API (added at close), for the token scan.
+   * the API (added at close) while this queue was open, for the token scan.
    */
   logs: string[];
   /** The task queue the workers poll (a worker in another process can serve it too). */
@@ -133,72 +147,59 @@ export interface GitHubQueueHarness {
   mainTrees(): string[];
   /** Branches on GitHub under `prefix`. */
   branches(prefix: string): string[];
-  /** Stops worker `i` gracefully (its running activities finish first). */
+  /** Stops worker `i` of the deployment gracefully (its running activities finish first). */
+  stopWorker(i: number): Promise<void>;
+  startWorker(): Promise<number>;
+  /**
+   * Ends this queue: its CI stops and every workflow of its key is terminated. On a harness of
+   * `startGitHubQueueHarness`, the deployment is closed too.
+   */
+  close(): Promise<void>;
+}
+
+export interface GitHubDeployment {
+  hub: FakeHub;
+  pool: Pool;
+  client: Client;
+  receiver: WebhookReceiver;
+  taskQueue: string;
+  dataRoot: string;
+  /** A queue of its own: a new organisation, installation and repository; no workflow started yet. */
+  newQueue(opts?: GitHubQueueOptions): Promise<GitHubQueueHarness>;
   stopWorker(i: number): Promise<void>;
   startWorker(): Promise<number>;
   close(): Promise<void>;
 }
 
-export async function startGitHubQueueHarness(
+export async function startGitHubDeployment(
   hub: FakeHub,
-  opts: GitHubHarnessOptions = {},
-): Promise<GitHubQueueHarness> {
+  opts: GitHubDeploymentOptions = {},
+): Promise<GitHubDeployment> {
   if (!runtimeInstalled) {
     const shown = SEVERITY[opts.logLevel ?? 'WARN'];
     const printer = new DefaultLogger(opts.logLevel ?? 'WARN');
     Runtime.install({
       logger: new DefaultLogger('INFO', (entry) => {
-        runtimeLog?.push(
-          `${entry.level} ${entry.message} ${inspect(entry.meta ?? {}, { depth: 5, breakLength: Infinity })}`,
-        );
+        const line = `${entry.level} ${entry.message} ${inspect(entry.meta ?? {}, { depth: 5, breakLength: Infinity })}`;
+        for (const write of runtimeLogs) write(line);
         if (SEVERITY[entry.level] >= shown) printer.log(entry.level, entry.message, entry.meta);
       }),
     });
     runtimeInstalled = true;
   }
   const address = requireTestEnv('TEST_TEMPORAL_ADDRESS');
-  const owner = 'acme';
-  const name = `widgets-${randomUUID().slice(0, 8)}`;
-  const repo: RepositoryKey = { host: 'github.com', owner, name };
   const pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 6 });
-  const organisationId = randomUUID();
-  await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [
-    organisationId,
-    `gh-${organisationId.slice(0, 8)}`,
-  ]);
   const installations = createGitHubInstallationStore(pool);
-  // Every fakehub (one per test file) counts ids from the same start, but the database is shared by
-  // all files: an installation id another file linked already is skipped for a fresh one.
-  const linkNew = async () => {
-    const created = hub.createInstallation({ account: `${owner}-${name}` });
-    const linked = await installations.link(
-      organisationId,
-      { installationId: created.id, host: 'github.com', accountLogin: created.account, suspendedAt: null },
-      'operator',
-    );
-    return linked.kind === 'taken' ? null : created;
+
+  // Every line goes to the log of each queue open when it is written.
+  const sinks = new Set<string[]>();
+  const log = (line: string) => {
+    for (const sink of sinks) sink.push(line);
   };
-  let linked = await linkNew();
-  while (linked === null) linked = await linkNew();
-  const installation = linked;
-  const repository = await hub.createRepository({ installationId: installation.id, owner, name });
-  const clone = await workClone(hub.gitUrl(owner, name), () => hub.installationToken(installation.id));
-  const first = await clone.commit({ 'README.md': 'widgets\n' }, 'initial');
-  await clone.push(first, 'main');
-  const bareGit = (...args: string[]) =>
-    execFileSync('git', ['-C', repository.bare, ...args], { encoding: 'utf8' }).trim();
-  const initialCommits = Number(bareGit('rev-list', '--count', 'main'));
-
-  await installations.syncRepositories(installation.id, [{ owner, name }]);
-
-  const logs: string[] = [];
-  runtimeLog = logs;
+  runtimeLogs.add(log);
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
   const taskQueue = `gh-e2e-${randomUUID()}`;
-  const key: QueueKey = { organisationId, repo, targetBranch: 'main' };
-  const workflowId = queueWorkflowId(key);
-  const handle = () => client.workflow.getHandle(workflowId);
   const dataRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-gh-e2e-'));
 
   // The API's webhook route, with the receiver the API server builds (api/server.ts): its own App
@@ -208,32 +209,30 @@ export async function startGitHubQueueHarness(
     maxLimitWaitSeconds: 5,
     ...opts.clientOptions,
   });
+  // The GitHub handlers' queue client, with their 10 s call deadline.
+  const gitHubQueues = createQueueClient(
+    createTemporalCalls(client, { namespace: 'default', callTimeoutMs: 10_000 }),
+  );
   const receiver = createWebhookReceiver({
     deliveries: createWebhookDeliveryStore(pool),
     installations,
     owners: createGitHubOwnerLookup(pool, 'github.com'),
     hinter: createQueueHinter({
-      client,
-      namespace: 'default',
-      onError: (err, message) => logs.push(`api: ${message}: ${String(err)}`),
+      queues: gitHubQueues,
+      onError: (err, message) => log(`api: ${message}: ${String(err)}`),
     }),
     commands: createPrCommandHandler({
-      client,
+      queues: gitHubQueues,
       clients: apiClients,
-      onError: (err, message) => logs.push(`api: ${message}: ${String(err)}`),
+      onError: (err, message) => log(`api: ${message}: ${String(err)}`),
     }),
-    onError: (err, message) => logs.push(`api: ${message}: ${String(err)}`),
+    onError: (err, message) => log(`api: ${message}: ${String(err)}`),
   });
   // The merge-queue routes reach the real queue workflows, as a CI client's HTTP calls do.
   const temporal = createTemporalGateway({ address, namespace: 'default', taskQueue, callTimeoutMs: 30_000 });
-  const { rows: slugRows } = await pool.query<{ slug: string }>(
-    'SELECT slug FROM organisations WHERE id = $1',
-    [organisationId],
-  );
-  const apiKey = (await createApiKeyStore(pool).create(slugRows[0]!.slug)).key;
   const { app, log: apiLog } = await buildTestApp(pool, {
     gitHubWebhooks: { secret: hub.app.webhookSecret, receiver },
-    mergeQueue: createMergeQueueService(temporal),
+    mergeQueue: createMergeQueueService(createQueueClient(temporal)),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -249,7 +248,7 @@ export async function startGitHubQueueHarness(
       maxLimitWaitSeconds: 5,
       ...opts.clientOptions,
       onLimit: (what, seconds, route) =>
-        logs.push(`worker ${index}: ${what} limit, waiting ${seconds}s (${route})`),
+        log(`worker ${index}: ${what} limit, waiting ${seconds}s (${route})`),
     });
     // As the worker does (worker-host.ts): showing PRs in a write lane of its own.
     const presentationClients = await createPresentationClients(
@@ -294,144 +293,283 @@ export async function startGitHubQueueHarness(
     workers.push({ worker, running: worker.run(), connection });
     return index;
   }
+  async function stopWorker(i: number): Promise<void> {
+    const w = workers[i];
+    if (!w) return;
+    workers[i] = null;
+    w.worker.shutdown();
+    await w.running;
+    await w.connection.close();
+  }
   for (let i = 0; i < (opts.workers ?? 1); i++) await startWorker();
   // Test runs of the `command` runner go to an executor, as in production (issue 17).
-  const executor = await startTestExecutor({ controlTaskQueue: taskQueue, pool });
+  const executor = await startTestExecutor({ controlTaskQueue: taskQueue, pool, heartbeatThrottleMs: 1_000 });
+  const open = new Set<GitHubQueueHarness>();
 
-  // The fake CI: a check run for every new head of a test branch or a PR branch.
-  const checkName = opts.checkName ?? 'test';
-  const decide =
-    opts.ci ??
-    ((_sha: string, _branch: string, files: string[]) => (files.includes('BROKEN') ? 'failure' : 'success'));
-  const reported = new Set<string>();
-  let ciStopped = false;
-  const ciLoop = (async () => {
-    while (!ciStopped) {
-      try {
-        const refs = bareGit('for-each-ref', '--format=%(objectname) %(refname:short)', 'refs/heads/');
-        for (const line of refs.split('\n').filter(Boolean)) {
-          const [sha, branch] = line.split(' ') as [string, string];
-          if (branch === 'main' || reported.has(`${branch}@${sha}`)) continue;
-          reported.add(`${branch}@${sha}`);
-          const files = bareGit('ls-tree', '--name-only', sha).split('\n');
-          const verdict = decide(sha, branch, files);
-          if (verdict !== null)
-            hub.setCheckRun(owner, name, sha, { name: checkName, status: 'completed', conclusion: verdict });
+  async function newQueue(queueOpts: GitHubQueueOptions = {}): Promise<GitHubQueueHarness> {
+    const logs: string[] = [];
+    sinks.add(logs);
+    const apiLinesBefore = apiLog.lines.length;
+    const owner = 'acme';
+    const name = `widgets-${randomUUID().slice(0, 8)}`;
+    const repo: RepositoryKey = { host: 'github.com', owner, name };
+    const organisationId = randomUUID();
+    await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [
+      organisationId,
+      `gh-${organisationId.slice(0, 8)}`,
+    ]);
+    // Every fakehub (one per test file) counts ids from the same start, but the database is shared by
+    // all files: an installation id another file linked already is skipped for a fresh one.
+    const linkNew = async () => {
+      const created = hub.createInstallation({ account: `${owner}-${name}` });
+      const linked = await installations.link(
+        organisationId,
+        { installationId: created.id, host: 'github.com', accountLogin: created.account, suspendedAt: null },
+        'operator',
+      );
+      return linked.kind === 'taken' ? null : created;
+    };
+    let linked = await linkNew();
+    while (linked === null) linked = await linkNew();
+    const installation = linked;
+    const repository = await hub.createRepository({ installationId: installation.id, owner, name });
+    const clone = await workClone(hub.gitUrl(owner, name), () => hub.installationToken(installation.id));
+    const first = await clone.commit({ 'README.md': 'widgets\n' }, 'initial');
+    await clone.push(first, 'main');
+    const bareGit = (...args: string[]) =>
+      execFileSync('git', ['-C', repository.bare, ...args], { encoding: 'utf8' }).trim();
+    const initialCommits = Number(bareGit('rev-list', '--count', 'main'));
+
+    await installations.syncRepositories(installation.id, [{ owner, name }]);
+
+    const key: QueueKey = { organisationId, repo, targetBranch: 'main' };
+    const workflowId = queueWorkflowId(key);
+    const handle = () => client.workflow.getHandle(workflowId);
+    const { rows: slugRows } = await pool.query<{ slug: string }>(
+      'SELECT slug FROM organisations WHERE id = $1',
+      [organisationId],
+    );
+    const apiKey = (await createApiKeyStore(pool).create(slugRows[0]!.slug)).key;
+    const prs = new Set<number>();
+
+    // The fake CI: a check run for every new head of a test branch or a PR branch.
+    const checkName = queueOpts.checkName ?? 'test';
+    const decide =
+      queueOpts.ci ??
+      ((_sha: string, _branch: string, files: string[]) =>
+        files.includes('BROKEN') ? 'failure' : 'success');
+    const reported = new Set<string>();
+    let ciStopped = false;
+    const ciLoop = (async () => {
+      while (!ciStopped) {
+        try {
+          const refs = bareGit('for-each-ref', '--format=%(objectname) %(refname:short)', 'refs/heads/');
+          for (const line of refs.split('\n').filter(Boolean)) {
+            const [sha, branch] = line.split(' ') as [string, string];
+            if (branch === 'main' || reported.has(`${branch}@${sha}`)) continue;
+            reported.add(`${branch}@${sha}`);
+            const files = bareGit('ls-tree', '--name-only', sha).split('\n');
+            const verdict = decide(sha, branch, files);
+            if (verdict !== null)
+              hub.setCheckRun(owner, name, sha, {
+                name: checkName,
+                status: 'completed',
+                conclusion: verdict,
+              });
+          }
+        } catch {
+          // A ref deleted while it was read: the next round sees the new state.
         }
-      } catch {
-        // A ref deleted while it was read: the next round sees the new state.
+        await new Promise((r) => setTimeout(r, 150));
       }
-      await new Promise((r) => setTimeout(r, 150));
-    }
-  })();
+    })();
 
-  let branchCounter = 0;
-  const h: GitHubQueueHarness = {
+    let branchCounter = 0;
+    const h: GitHubQueueHarness = {
+      hub,
+      repo,
+      key,
+      pool,
+      client,
+      installationId: installation.id,
+      clone,
+      receiver,
+      logs,
+      taskQueue,
+      dataRoot,
+      bareGit,
+      async createQueue(config = {}, runnerSettings = {}) {
+        // The search attributes the API sets (merge-queue-service.ts): webhook hints find queues by them.
+        await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
+          workflowId,
+          taskQueue,
+          args: [{ key, config, runner: runnerSettings } satisfies QueueWorkflowInput],
+          typedSearchAttributes: [
+            { key: REPOSITORY, value: repositoryLabel(repo) },
+            { key: TARGET_BRANCH, value: key.targetBranch },
+          ],
+        });
+      },
+      async openPr(files, title, prOpts = {}) {
+        const branch = `feature-${++branchCounter}`;
+        await clone.git('fetch', '-q', 'origin');
+        await clone.branch(branch, 'origin/main');
+        const sha = await clone.commit(files, title ?? `change ${branchCounter}`);
+        await clone.push(sha, branch);
+        const pr = await hub.openPullRequest({
+          owner,
+          repo: name,
+          head: branch,
+          title: title ?? `change ${branchCounter}`,
+          ...(prOpts.draft ? { draft: true } : {}),
+        });
+        prs.add(pr.number);
+        return { number: pr.number, headSha: sha };
+      },
+      async pushToPr(n, files) {
+        const pr = hub.pullRequest(owner, name, n);
+        await clone.git('fetch', '-q', 'origin');
+        await clone.branch(pr.headBranch, `origin/${pr.headBranch}`);
+        const sha = await clone.commit(files);
+        await clone.push(sha, pr.headBranch);
+        return sha;
+      },
+      async submit(n, o = {}) {
+        prs.add(n);
+        const { submissionId } = await handle().executeUpdate(submitUpdate, {
+          args: [{ pr: n, priority: o.priority ?? null, noBatch: o.noBatch ?? false }],
+        });
+        const outcome = await h.waitFor(`PR #${n} admitted`, async () => {
+          const state = (await handle().query(getAdmissionsQuery, [submissionId]))[submissionId];
+          return state?.state === 'pending' ? undefined : state;
+        });
+        if (outcome.state === 'rejected') throw new Error(outcome.message);
+      },
+      hint: (hintValue) => handle().signal(hostHintSignal, hintValue),
+      async api(apiPath, body) {
+        const res = await app.inject({
+          method: 'POST',
+          url: `/v1/${apiPath}`,
+          headers: { 'x-api-token': apiKey },
+          payload: body,
+        });
+        return { status: res.statusCode, body: res.json<unknown>() };
+      },
+      queue: () => handle().query(getQueueQuery),
+      pr: (n) => prRecord(client, key, n),
+      waitFor,
+      settled: (n, timeoutMs) => settledRecord(client, key, n, timeoutMs),
+      mainLog: () =>
+        bareGit('log', '--first-parent', '--reverse', '--format=%s', 'main')
+          .split('\n')
+          .slice(initialCommits),
+      mainTip: () => bareGit('rev-parse', 'main'),
+      mainTrees: () =>
+        bareGit('log', '--first-parent', '--reverse', '--format=%T', 'main')
+          .split('\n')
+          .slice(initialCommits),
+      branches: (prefix) =>
+        bareGit('for-each-ref', '--format=%(refname:short)', `refs/heads/${prefix}`)
+          .split('\n')
+          .filter(Boolean),
+      stopWorker,
+      startWorker,
+      async close() {
+        if (!open.delete(h)) return;
+        ciStopped = true;
+        await ciLoop;
+        // PRs the queue knows of besides those opened here (e.g. a draft PR someone submitted).
+        await endQueueWorkflows(client, key, [...prs]);
+        await receiver.idle();
+        sinks.delete(logs);
+        logs.push(...apiLog.lines.slice(apiLinesBefore));
+        clone.cleanup();
+      },
+    };
+    open.add(h);
+    return h;
+  }
+
+  return {
     hub,
-    repo,
-    key,
     pool,
     client,
-    installationId: installation.id,
-    clone,
     receiver,
-    logs,
     taskQueue,
     dataRoot,
-    bareGit,
-    async createQueue(config = {}, runnerSettings = {}) {
-      // The search attributes the API sets (merge-queue-service.ts): webhook hints find queues by them.
-      await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
-        workflowId,
-        taskQueue,
-        args: [{ key, config, runner: runnerSettings } satisfies QueueWorkflowInput],
-        typedSearchAttributes: [
-          { key: REPOSITORY, value: repositoryLabel(repo) },
-          { key: TARGET_BRANCH, value: key.targetBranch },
-        ],
-      });
-    },
-    async openPr(files, title, prOpts = {}) {
-      const branch = `feature-${++branchCounter}`;
-      await clone.git('fetch', '-q', 'origin');
-      await clone.branch(branch, 'origin/main');
-      const sha = await clone.commit(files, title ?? `change ${branchCounter}`);
-      await clone.push(sha, branch);
-      const pr = await hub.openPullRequest({
-        owner,
-        repo: name,
-        head: branch,
-        title: title ?? `change ${branchCounter}`,
-        ...(prOpts.draft ? { draft: true } : {}),
-      });
-      return { number: pr.number, headSha: sha };
-    },
-    async pushToPr(n, files) {
-      const pr = hub.pullRequest(owner, name, n);
-      await clone.git('fetch', '-q', 'origin');
-      await clone.branch(pr.headBranch, `origin/${pr.headBranch}`);
-      const sha = await clone.commit(files);
-      await clone.push(sha, pr.headBranch);
-      return sha;
-    },
-    async submit(n, o = {}) {
-      const { submissionId } = await handle().executeUpdate(submitUpdate, {
-        args: [{ pr: n, priority: o.priority ?? null, noBatch: o.noBatch ?? false }],
-      });
-      const outcome = await h.waitFor(`PR #${n} admitted`, async () => {
-        const state = (await handle().query(getAdmissionsQuery, [submissionId]))[submissionId];
-        return state?.state === 'pending' ? undefined : state;
-      });
-      if (outcome.state === 'rejected') throw new Error(outcome.message);
-    },
-    hint: (hintValue) => handle().signal(hostHintSignal, hintValue),
-    async api(apiPath, body) {
-      const res = await app.inject({
-        method: 'POST',
-        url: `/v1/${apiPath}`,
-        headers: { 'x-api-token': apiKey },
-        payload: body,
-      });
-      return { status: res.statusCode, body: res.json<unknown>() };
-    },
-    queue: () => handle().query(getQueueQuery),
-    pr: (n) => prRecord(client, key, n),
-    waitFor,
-    settled: (n, timeoutMs) => settledRecord(client, key, n, timeoutMs),
-    mainLog: () =>
-      bareGit('log', '--first-parent', '--reverse', '--format=%s', 'main').split('\n').slice(initialCommits),
-    mainTip: () => bareGit('rev-parse', 'main'),
-    mainTrees: () =>
-      bareGit('log', '--first-parent', '--reverse', '--format=%T', 'main').split('\n').slice(initialCommits),
-    branches: (prefix) =>
-      bareGit('for-each-ref', '--format=%(refname:short)', `refs/heads/${prefix}`)
-        .split('\n')
-        .filter(Boolean),
-    async stopWorker(i) {
-      const w = workers[i];
-      if (!w) return;
-      workers[i] = null;
-      w.worker.shutdown();
-      await w.running;
-      await w.connection.close();
-    },
+    newQueue,
+    stopWorker,
     startWorker,
     async close() {
-      ciStopped = true;
-      await ciLoop;
+      for (const q of [...open]) await q.close();
       hub.webhooks.setTarget(null);
-      for (let i = 0; i < workers.length; i++) await h.stopWorker(i);
+      for (let i = 0; i < workers.length; i++) await stopWorker(i);
       await executor.close();
       await receiver.idle();
       await app.close();
       await temporal.close();
-      logs.push(...apiLog.lines);
-      if (runtimeLog === logs) runtimeLog = null;
+      runtimeLogs.delete(log);
       await connection.close();
       await pool.end();
-      clone.cleanup();
       fs.rmSync(dataRoot, { recursive: true, force: true });
     },
   };
-  return h;
+}
+
+/**
+ * The file's fakehub and one deployment on it (both started before the first test, closed after the
+ * last), and a function that gives a test a queue of its own; each queue is closed after its test.
+ * Takes the place of `useFakeHub()`: every test after which the fake recorded a contract violation fails.
+ */
+export function useGitHubQueueHarness(opts: GitHubDeploymentOptions & { hub?: FakeHubOptions } = {}): {
+  hub: () => FakeHub;
+  newQueue: (queue?: GitHubQueueOptions) => Promise<GitHubQueueHarness>;
+} {
+  let hub: FakeHub | undefined;
+  let deployment: GitHubDeployment | undefined;
+  const made: GitHubQueueHarness[] = [];
+  beforeAll(async () => {
+    const { hub: hubOptions, ...deploymentOpts } = opts;
+    hub = await startFakeHub(hubOptions);
+    deployment = await startGitHubDeployment(hub, deploymentOpts);
+  }, 60_000);
+  afterEach(async () => {
+    try {
+      hub?.assertNoViolations();
+    } finally {
+      for (const q of made.splice(0)) await q.close();
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await deployment?.close();
+    await hub?.close();
+  }, 60_000);
+  return {
+    hub: () => {
+      if (!hub)
+        throw new Error('fakehub is not running: call useGitHubQueueHarness() at the top of the test file');
+      return hub;
+    },
+    async newQueue(queue) {
+      if (!deployment)
+        throw new Error('no deployment: call useGitHubQueueHarness() at the top of the test file');
+      const q = await deployment.newQueue(queue);
+      made.push(q);
+      return q;
+    },
+  };
+}
+
+/** A deployment with one queue, closed together (for files that need a deployment of their own). */
+export async function startGitHubQueueHarness(
+  hub: FakeHub,
+  opts: GitHubHarnessOptions = {},
+): Promise<GitHubQueueHarness> {
+  const { checkName, ci, ...deploymentOpts } = opts;
+  const deployment = await startGitHubDeployment(hub, deploymentOpts);
+  const q = await deployment.newQueue({
+    ...(checkName !== undefined ? { checkName } : {}),
+    ...(ci !== undefined ? { ci } : {}),
+  });
+  return { ...q, close: () => deployment.close() };
 }

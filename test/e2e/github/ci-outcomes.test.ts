@@ -7,19 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { getTestRunQuery, queueWorkflowId, updateQueueUpdate, type TestRunDetails } from '../../../contract';
 import type { PullRequestRecord } from '../../../contract';
-import { useFakeHub } from '../../support/fakehub';
 import {
-  startGitHubQueueHarness,
+  useGitHubQueueHarness,
   type CiVerdict,
   type GitHubQueueHarness,
 } from '../../support/github-queue-harness';
 
-const hub = useFakeHub();
+const { hub, newQueue } = useGitHubQueueHarness();
 let h: GitHubQueueHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
 
 /** The harness's default CI: a tree with a file BROKEN fails. */
 const verdict = (files: string[]): CiVerdict => (files.includes('BROKEN') ? 'failure' : 'success');
@@ -74,7 +69,7 @@ async function testBranchesDeleted(q: GitHubQueueHarness): Promise<void> {
 test('a failing required check fails its PR; the PR tested on top of it waits, is retested without it and merges', async () => {
   // PR 1's check is held until PR 2, tested on top of it, has failed too (its tree holds BROKEN).
   const heldForPr1: string[] = [];
-  h = await startGitHubQueueHarness(hub(), {
+  h = await newQueue({
     ci: (sha, branch, files) => {
       if (!branch.startsWith('trunk-merge/pr-1/')) return verdict(files);
       heldForPr1.push(sha);
@@ -115,7 +110,7 @@ test('a failing required check fails its PR; the PR tested on top of it waits, i
 }, 120_000);
 
 test('a required check that never reports times the run out, naming the missing check', async () => {
-  h = await startGitHubQueueHarness(hub(), {
+  h = await newQueue({
     ci: (sha, branch, files) => {
       if (!branch.startsWith('trunk-merge/')) return verdict(files);
       // Another check passes; the required one never reports.
@@ -144,7 +139,7 @@ test('a required check that never reports times the run out, naming the missing 
 }, 120_000);
 
 test('required checks come from .trunk/trunk.yaml, else from branch protection; with neither the run cannot start', async () => {
-  h = await startGitHubQueueHarness(hub());
+  h = await newQueue();
   // The queue names no required statuses.
   await h.createQueue({ concurrency: 1, mergeMethod: 'squash' });
 
@@ -189,7 +184,7 @@ test('required checks come from .trunk/trunk.yaml, else from branch protection; 
 }, 150_000);
 
 test('a batch with a broken PR in the middle is bisected: the broken one fails, the other two merge', async () => {
-  h = await startGitHubQueueHarness(hub());
+  h = await newQueue();
   await h.createQueue(
     {
       batch: true,

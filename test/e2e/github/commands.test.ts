@@ -5,24 +5,20 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { commandUpdateId } from '../../../github/inbound/pr-command-handler';
 import { queueWorkflowId } from '../../../contract';
-import { signAppJwt, useFakeHub, type IssueComment } from '../../support/fakehub';
+import { signAppJwt, type IssueComment } from '../../support/fakehub';
 import {
-  startGitHubQueueHarness,
+  useGitHubQueueHarness,
   type CiVerdict,
   type GitHubQueueHarness,
 } from '../../support/github-queue-harness';
 
-const hub = useFakeHub();
+const { hub, newQueue } = useGitHubQueueHarness();
 let h: GitHubQueueHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
 
 const QUEUE = { requiredStatuses: ['test'], commandsEnabled: true };
 
 async function start(ci?: (sha: string, branch: string, files: string[]) => CiVerdict) {
-  const g = await startGitHubQueueHarness(hub(), ci ? { ci } : {});
+  const g = await newQueue(ci ? { ci } : {});
   await g.createQueue({ concurrency: 1, mergeMethod: 'squash' }, QUEUE);
   hub().setPermission(g.repo.owner, g.repo.name, 'alice', 'write');
   hub().setPermission(g.repo.owner, g.repo.name, 'bob', 'read');

@@ -15,18 +15,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isTerminal } from '../../../engine';
 import type { PullRequestRecord } from '../../../contract';
-import { useFakeHub } from '../../support/fakehub';
-import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+import { useGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 import { killWorkerProcess as kill, startWorkerProcess } from '../../support/worker-process';
 
-const hub = useFakeHub();
+// No worker in this process: the child worker process serves the deployment's task queue.
+const { hub, newQueue } = useGitHubQueueHarness({ workers: 0 });
 let h: GitHubQueueHarness | undefined;
 let worker: ChildProcess | undefined;
 
 afterEach(async () => {
   if (worker) await kill(worker);
   worker = undefined;
-  await h?.close();
   h = undefined;
 });
 
@@ -80,8 +79,7 @@ describe.each<['push' | 'api', (n: number) => string]>([
     const passed: string[] = [];
     const waiting: string[] = [];
     let ciOpen = false;
-    h = await startGitHubQueueHarness(hub(), {
-      workers: 0,
+    h = await newQueue({
       ci: (sha, branch) => {
         if (!branch.startsWith('trunk-merge/')) return 'success';
         passed.push(sha);
@@ -93,9 +91,9 @@ describe.each<['push' | 'api', (n: number) => string]>([
     const g = h;
     const treeOf = (sha: string) => g.bareGit('rev-parse', `${sha}^{tree}`);
     const initial = g.mainTip();
-    const workRoot = path.join(g.dataRoot, 'child');
+    const workRoot = path.join(g.dataRoot, `child-${g.repo.name}`);
     fs.mkdirSync(workRoot, { recursive: true });
-    const log = path.join(g.dataRoot, 'child-worker.log');
+    const log = path.join(g.dataRoot, `child-worker-${g.repo.name}.log`);
     const hold = holdMainUpdates(g.repo.name);
     const record = (n: number) => g.pr(n).catch(() => null); // fails while the worker is down
     try {

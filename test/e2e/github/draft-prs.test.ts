@@ -16,11 +16,10 @@ import { createGitHubAppAuth } from '../../../github/app/app-auth';
 import { createGitHubReconciliationActivities } from '../../../activities/github-reconciliation';
 import { queueWorkflowId, type RunnerSettings } from '../../../contract';
 import type { QueueConfigPatch } from '../../../engine';
-import { useFakeHub } from '../../support/fakehub';
 import { draftsOf as draftsOfPr, startDraftPrCi } from '../../support/draft-pr-ci';
-import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+import { useGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 
-const hub = useFakeHub();
+const { hub, newQueue } = useGitHubQueueHarness();
 let h: GitHubQueueHarness | undefined;
 let stopPrCi: (() => Promise<void>) | undefined;
 
@@ -53,7 +52,7 @@ const patchesOf = (g: GitHubQueueHarness, n: number) =>
   );
 
 test('a PR merges through its draft PR: opened from the trunk-merge branch, closed after, the branch deleted, never commented on', async () => {
-  h = await startGitHubQueueHarness(hub(), { ci: noPushCiOnTestBranches });
+  h = await newQueue({ ci: noPushCiOnTestBranches });
   pullRequestCi(h);
   await h.createQueue(CONFIG, { ...DRAFT_MODE, commentsEnabled: true });
   const pr = await h.openPr({ 'one.txt': '1\n' }, 'first change');
@@ -105,7 +104,7 @@ test('a PR merges through its draft PR: opened from the trunk-merge branch, clos
 }, 60_000);
 
 test('a failing run closes its draft PR and deletes its branch; the draft PR itself cannot be submitted', async () => {
-  h = await startGitHubQueueHarness(hub(), { ci: noPushCiOnTestBranches });
+  h = await newQueue({ ci: noPushCiOnTestBranches });
   const ci = pullRequestCi(h);
   ci.pause();
   await h.createQueue(CONFIG, DRAFT_MODE);
@@ -133,7 +132,7 @@ test('a failing run closes its draft PR and deletes its branch; the draft PR its
 }, 60_000);
 
 test('a draft PR left by a stopped worker’s terminated queue is closed by the reconciliation; a live run’s is kept', async () => {
-  h = await startGitHubQueueHarness(hub(), { ci: noPushCiOnTestBranches });
+  h = await newQueue({ ci: noPushCiOnTestBranches });
   const ci = pullRequestCi(h);
   ci.pause();
   await h.createQueue(CONFIG, DRAFT_MODE);

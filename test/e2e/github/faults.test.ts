@@ -16,14 +16,15 @@ import zlib from 'node:zlib';
 import { createGitHubAppAuth } from '../../../github/app/app-auth';
 import { createGitHubReconciliationActivities } from '../../../activities/github-reconciliation';
 import { getTestRunQuery, queueWorkflowId } from '../../../contract';
-import { useFakeHub, type WebhookDelivery } from '../../support/fakehub';
+import type { WebhookDelivery } from '../../support/fakehub';
 import {
   startGitHubQueueHarness,
+  useGitHubQueueHarness,
   type GitHubHarnessOptions,
   type GitHubQueueHarness,
 } from '../../support/github-queue-harness';
 
-const hub = useFakeHub();
+const { hub, newQueue } = useGitHubQueueHarness();
 let h: GitHubQueueHarness | undefined;
 
 /** fakehub's installation tokens, and git's `Authorization: Basic` value (base64 of `x-access-token:`). */
@@ -46,6 +47,7 @@ function scanFiles(dir: string): void {
   }
 }
 
+// After the harness's own afterEach has closed the test's queue (its logs complete then).
 afterEach(async () => {
   if (!h) return;
   const g = h;
@@ -108,7 +110,7 @@ const repoRequests = (g: GitHubQueueHarness, from = 0) =>
     );
 
 test('a dropped check_run webhook leaves the PR testing until the reconciliation redelivers it; then it merges', async () => {
-  h = await startGitHubQueueHarness(hub(), { ci: ciOnPrsOnly });
+  h = await newQueue({ ci: ciOnPrsOnly });
   await h.createQueue({ concurrency: 1, mergeMethod: 'squash' }, { requiredStatuses: ['test'] });
   const pr = await h.openPr({ 'one.txt': '1\n' }, 'first change');
   await h.submit(pr.number);
@@ -156,7 +158,7 @@ test('a dropped check_run webhook leaves the PR testing until the reconciliation
 }, 120_000);
 
 test('a secondary rate limit in the middle of a run is waited out and the PR merges', async () => {
-  h = await startGitHubQueueHarness(hub(), { ci: ciOnPrsOnly });
+  h = await newQueue({ ci: ciOnPrsOnly });
   await h.createQueue({ concurrency: 1, mergeMethod: 'squash' }, { requiredStatuses: ['test'] });
   const pr = await h.openPr({ 'one.txt': '1\n' }, 'first change');
   await h.submit(pr.number);
@@ -174,7 +176,7 @@ test('a secondary rate limit in the middle of a run is waited out and the PR mer
 }, 120_000);
 
 test('installation tokens expiring while a PR tests: the worker mints a new one and the PR merges', async () => {
-  h = await startGitHubQueueHarness(hub(), { ci: ciOnPrsOnly });
+  h = await newQueue({ ci: ciOnPrsOnly });
   await h.createQueue({ concurrency: 1, mergeMethod: 'squash' }, { requiredStatuses: ['test'] });
   const pr = await h.openPr({ 'one.txt': '1\n' }, 'first change');
   await h.submit(pr.number);
@@ -202,7 +204,8 @@ test('installation tokens expiring while a PR tests: the worker mints a new one 
 }, 120_000);
 
 test('a second worker that has never seen the repository takes over from the first and finishes the queue', async () => {
-  // CI holds every test branch after PR #1's until the second worker has taken over.
+  // CI holds every test branch after PR #1's until the second worker has taken over. A deployment of
+  // its own: its first worker's mirrors hold this repository alone, and no second worker exists yet.
   let open = false;
   h = await startGitHubQueueHarness(hub(), {
     ci: (_sha, branch) =>

@@ -9,15 +9,10 @@
  */
 import type { MergeMethod } from '../../../git/git-host';
 import { getTestRunQuery, queueWorkflowId } from '../../../contract';
-import { useFakeHub } from '../../support/fakehub';
-import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+import { useGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 
-const hub = useFakeHub();
+const { hub, newQueue } = useGitHubQueueHarness();
 let h: GitHubQueueHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
 
 /**
  * The commit that passed PR `n`'s tests: the head of the trunk-merge/ branch of the run in its
@@ -40,7 +35,7 @@ describe.each<[MergeMethod, (n: number, title: string) => string]>([
   ['squash', (n, title) => `${title} (#${n})`],
 ])('landing mode api, %s', (method, subject) => {
   test('GitHub merges each PR through the API, marks it merged, and main holds the tested trees', async () => {
-    h = await startGitHubQueueHarness(hub());
+    h = await newQueue();
     await h.createQueue(
       { concurrency: 1, mergeMethod: method },
       { requiredStatuses: ['test'], landingMode: 'api' },
@@ -76,7 +71,7 @@ describe.each<[MergeMethod, (n: number, title: string) => string]>([
 });
 
 test('a push refused by protection fails the PR and says to add the App to the bypass list; with the bypass it merges', async () => {
-  h = await startGitHubQueueHarness(hub());
+  h = await newQueue();
   hub().setProtection(h.repo.owner, h.repo.name, 'main', { restrictUpdates: true });
   await h.createQueue({ concurrency: 1, mergeMethod: 'merge_commit' }, { requiredStatuses: ['test'] });
   const one = await h.openPr({ 'one.txt': '1\n' }, 'first change');

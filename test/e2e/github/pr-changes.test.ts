@@ -6,19 +6,14 @@
  */
 import { getTestRunQuery, queueWorkflowId, type TestRunDetails } from '../../../contract';
 import type { PullRequestRecord } from '../../../contract';
-import { useFakeHub } from '../../support/fakehub';
 import {
-  startGitHubQueueHarness,
+  useGitHubQueueHarness,
   type CiVerdict,
   type GitHubQueueHarness,
 } from '../../support/github-queue-harness';
 
-const hub = useFakeHub();
+const { hub, newQueue } = useGitHubQueueHarness();
 let h: GitHubQueueHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
 
 /** The harness's default CI: a tree with a file BROKEN fails. */
 const verdict = (files: string[]): CiVerdict => (files.includes('BROKEN') ? 'failure' : 'success');
@@ -90,7 +85,7 @@ async function testBranchesDeleted(q: GitHubQueueHarness): Promise<void> {
 test('two PRs changing the same line: the second fails with START_TEST_RUN_MERGE_CONFLICT once the first merges', async () => {
   // PR 1's verdict waits until PR 2 has tried to build its run on top of it.
   const { holding, ci } = holdingCi('trunk-merge/pr-1/');
-  h = await startGitHubQueueHarness(hub(), { ci });
+  h = await newQueue({ ci });
   await h.createQueue({ concurrency: 2, mergeMethod: 'squash' }, { requiredStatuses: ['test'] });
   const one = await h.openPr({ 'lines.txt': 'a\nB1\nc\n' }, 'first edit');
   const two = await h.openPr({ 'lines.txt': 'a\nB2\nc\n' }, 'second edit');
@@ -118,7 +113,7 @@ test('two PRs changing the same line: the second fails with START_TEST_RUN_MERGE
 
 test('a push to a PR while it tests cancels it with PR_PUSHED_TO on the webhook, and its test branch is deleted', async () => {
   const { holding, ci } = holdingCi('trunk-merge/');
-  h = await startGitHubQueueHarness(hub(), { ci });
+  h = await newQueue({ ci });
   await h.createQueue({ concurrency: 1 }, { requiredStatuses: ['test'] });
   const one = await h.openPr({ 'one.txt': '1\n' });
   await h.submit(one.number);
@@ -140,7 +135,7 @@ test('a push to a PR while it tests cancels it with PR_PUSHED_TO on the webhook,
 
 test('a PR closed on GitHub while it tests is cancelled with PR_CLOSED; the PR tested on top of it is retested without it', async () => {
   const { holding, ci } = holdingCi('trunk-merge/pr-1/');
-  h = await startGitHubQueueHarness(hub(), { ci });
+  h = await newQueue({ ci });
   await h.createQueue({ concurrency: 2, mergeMethod: 'squash' }, { requiredStatuses: ['test'] });
   const one = await h.openPr({ 'one.txt': '1\n' }, 'first change');
   const two = await h.openPr({ 'two.txt': '2\n' }, 'second change');
@@ -163,7 +158,7 @@ test('a PR closed on GitHub while it tests is cancelled with PR_CLOSED; the PR t
 
 test('a PR retargeted while it tests goes back to not_ready (BASE_BRANCH_MISMATCH); retargeted back, it merges', async () => {
   const { holding, ci } = holdingCi('trunk-merge/');
-  h = await startGitHubQueueHarness(hub(), { ci });
+  h = await newQueue({ ci });
   await h.clone.push(h.mainTip(), 'release');
   await h.createQueue({ concurrency: 1, mergeMethod: 'squash' }, { requiredStatuses: ['test'] });
   const one = await h.openPr({ 'one.txt': '1\n' }, 'first change');
@@ -194,7 +189,7 @@ test('a PR retargeted while it tests goes back to not_ready (BASE_BRANCH_MISMATC
 
 test('a push to main outside the queue restarts the run on the new tip, and the PR merges on top of it', async () => {
   const { holding, ci } = holdingCi('trunk-merge/');
-  h = await startGitHubQueueHarness(hub(), { ci });
+  h = await newQueue({ ci });
   await h.createQueue({ concurrency: 1, mergeMethod: 'squash' }, { requiredStatuses: ['test'] });
   const one = await h.openPr({ 'one.txt': '1\n' }, 'first change');
   await h.submit(one.number);

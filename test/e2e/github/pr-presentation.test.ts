@@ -2,16 +2,11 @@
  * The PR on GitHub (issue 14): one live comment edited in place, an announcement that mentions the
  * author when the PR leaves the queue unmerged, and a "railyard merge queue" check run on its head.
  */
-import { useFakeHub } from '../../support/fakehub';
 import { prWorkflowId } from '../../../contract';
-import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+import { useGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 
-const hub = useFakeHub();
+const { hub, newQueue } = useGitHubQueueHarness();
 let h: GitHubQueueHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
 
 const LIVE = '<!-- railyard:live-comment -->';
 /** Off by default (getQueue shows false); a queue turns them on with updateQueue. */
@@ -31,7 +26,7 @@ function shown(n: number) {
 }
 
 test('a merged PR shows one live comment that ends "Merged" and a successful check run', async () => {
-  h = await startGitHubQueueHarness(hub());
+  h = await newQueue();
   await h.createQueue({ mergeMethod: 'merge_commit' }, { requiredStatuses: ['test'], ...SHOWN });
   const pr = await h.openPr({ 'a.txt': 'a\n' }, 'add a');
   await h.submit(pr.number);
@@ -75,7 +70,7 @@ const dedupe = (items: string[]) => items.filter((item, i) => item !== items[i -
 
 test('a write collaborator comments /trunk merge: the live comment and the check run go queued → testing → merged', async () => {
   // CI reports on test branches only when the test says so, so each state lasts long enough to show.
-  h = await startGitHubQueueHarness(hub(), {
+  h = await newQueue({
     ci: (_sha, branch) => (branch.startsWith('trunk-merge/') ? null : 'success'),
   });
   await h.createQueue(
@@ -120,21 +115,27 @@ test('a write collaborator comments /trunk merge: the live comment and the check
         checkRunStory(second.number).at(-1)?.startsWith('completed'),
     ),
   );
-  expect(dedupe(liveHeadlines(second.number))).toEqual([
+  // "Tests passed" is shown only when the merge takes longer than the presenter's next write (as on a
+  // loaded machine): allowed, in its place between testing and merged, not required.
+  const story = dedupe(liveHeadlines(second.number));
+  expect(story).toEqual([
     '⏳ Queued: position 2 of 2',
     '🧪 Testing',
+    ...(story.includes('✅ Tests passed') ? ['✅ Tests passed'] : []),
     '🎉 Merged into `main`',
   ]);
   expect(shown(second.number).live[0]).toContain(`\`main\` is now at ${h.mainTip()}`);
-  expect(dedupe(checkRunStory(second.number))).toEqual([
+  const checkRun = dedupe(checkRunStory(second.number));
+  expect(checkRun).toEqual([
     'in_progress: Queued: position 2 of 2',
     'in_progress: Testing',
+    ...(checkRun.includes('in_progress: Tests passed') ? ['in_progress: Tests passed'] : []),
     'completed/success: Merged into `main`',
   ]);
 }, 120_000);
 
 test('a failed PR says why in its live comment, mentions its author once, and fails its check run', async () => {
-  h = await startGitHubQueueHarness(hub());
+  h = await newQueue();
   await h.createQueue({ mergeMethod: 'squash' }, { requiredStatuses: ['test'], ...SHOWN });
   const pr = await h.openPr({ BROKEN: 'yes\n' }, 'break things');
   await h.submit(pr.number);
@@ -155,7 +156,7 @@ test('a failed PR says why in its live comment, mentions its author once, and fa
 }, 120_000);
 
 test('with commentsEnabled and statusCheckEnabled off the PR shows nothing of the queue', async () => {
-  h = await startGitHubQueueHarness(hub());
+  h = await newQueue();
   await h.createQueue(
     { mergeMethod: 'merge_commit' },
     { requiredStatuses: ['test'], commentsEnabled: false, statusCheckEnabled: false },

@@ -3,19 +3,14 @@
  * person understands, naming a required check that has not reported, and is admitted as soon as the
  * blocking condition clears (a webhook, no waiting for the periodic recheck).
  */
-import { useFakeHub } from '../../support/fakehub';
-import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+import { useGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 
-const hub = useFakeHub();
+const { hub, newQueue } = useGitHubQueueHarness();
 let h: GitHubQueueHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
 
 test('a PR whose own required check has not reported waits not_ready, says which check, then merges', async () => {
   // CI reports `test` on test branches only; the PR's own `lint` is required by protection.
-  h = await startGitHubQueueHarness(hub(), {
+  h = await newQueue({
     ci: (_sha, branch) => (branch.startsWith('trunk-merge/') ? 'success' : null),
   });
   hub().setProtection(h.repo.owner, h.repo.name, 'main', {
@@ -51,7 +46,7 @@ test('a PR whose own required check has not reported waits not_ready, says which
 }, 120_000);
 
 test('a draft PR waits not_ready as a draft and is admitted once it is marked ready', async () => {
-  h = await startGitHubQueueHarness(hub());
+  h = await newQueue();
   await h.createQueue({ mergeMethod: 'merge_commit' }, { requiredStatuses: ['test'] });
   const pr = await h.openPr({ 'd.txt': 'd\n' }, 'add d', { draft: true });
   await h.submit(pr.number);
@@ -66,7 +61,7 @@ test('a draft PR waits not_ready as a draft and is admitted once it is marked re
 }, 120_000);
 
 test('a PR missing an approval waits not_ready saying which review it needs, and is admitted when the review arrives', async () => {
-  h = await startGitHubQueueHarness(hub());
+  h = await newQueue();
   hub().setProtection(h.repo.owner, h.repo.name, 'main', {
     requiredApprovingReviewCount: 1,
     restrictUpdates: true,

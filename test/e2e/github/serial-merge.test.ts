@@ -1,16 +1,11 @@
 /** Stories of the merge queue on GitHub (fakehub): the real stack, the `github` git host. */
-import { useFakeHub } from '../../support/fakehub';
-import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+import { useGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 
-const hub = useFakeHub();
+const { hub, newQueue } = useGitHubQueueHarness();
 let h: GitHubQueueHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
 
 test('two PRs merge in order on GitHub, each tested on a trunk-merge/ branch by its required check', async () => {
-  h = await startGitHubQueueHarness(hub());
+  h = await newQueue();
   await h.createQueue({ concurrency: 1, mergeMethod: 'squash' }, { requiredStatuses: ['test'] });
   const one = await h.openPr({ 'one.txt': '1\n' }, 'first change');
   const two = await h.openPr({ 'two.txt': '2\n' }, 'second change');
@@ -46,7 +41,7 @@ test('two PRs merge in order on GitHub, each tested on a trunk-merge/ branch by 
 
 test("a queue's own test-branch prefix names its test branches on GitHub, and they are deleted after", async () => {
   const tested: string[] = [];
-  h = await startGitHubQueueHarness(hub(), {
+  h = await newQueue({
     ci: (_sha, branch, files) => {
       tested.push(branch);
       return files.includes('BROKEN') ? 'failure' : 'success';
@@ -69,7 +64,7 @@ test("a queue's own test-branch prefix names its test branches on GitHub, and th
 }, 120_000);
 
 test('submitPullRequest over HTTP with the PR number alone (no sha), as Trunk clients send it, merges the GitHub PR', async () => {
-  h = await startGitHubQueueHarness(hub());
+  h = await newQueue();
   await h.createQueue({ mergeMethod: 'merge_commit' }, { requiredStatuses: ['test'] });
   const pr = await h.openPr({ 'http.txt': 'h\n' }, 'submitted over HTTP');
   const repo = { host: 'github.com', owner: h.repo.owner, name: h.repo.name };
