@@ -44,4 +44,7 @@ module.exports = {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,
+  // The longest files first (test/durations.json); the slowest files and the totals at the end.
+  testSequencer: '<rootDir>/test/support/jest-sequencer.js',
+  reporters: ['default', '<rootDir>/test/support/jest-slowest-reporter.js'],
 };

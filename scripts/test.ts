@@ -173,10 +173,12 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-test-'));
 // The PostgreSQL user (unprivileged when we are root) must be able to reach its data dir inside.
 fs.chmodSync(tmp, 0o755);
 let check: Check | null = null;
+const startedAt = Date.now();
 const finish = async (code: number) => {
   check?.stop();
   await supervisor.stopAll(10_000);
   fs.rmSync(tmp, { recursive: true, force: true });
+  say(`${code === 0 ? 'passed' : 'failed'} after ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`);
   process.exit(code);
 };
 process.on('SIGINT', () => void finish(130));

@@ -1,0 +1,49 @@
+/**
+ * `npx tsx scripts/test-durations.ts <jest.json>...`: merges the per-file durations of one or more
+ * `jest --json` reports into test/durations.json, the table the test order comes from
+ * (test/support/jest-sequencer.js: the longest files first). Files a report measured get its seconds;
+ * the others keep theirs; files that no longer exist are dropped. After a full run on the 2-core
+ * reference machine:
+ *
+ *   npm test -- --json --outputFile=/tmp/jest.json && npx tsx scripts/test-durations.ts /tmp/jest.json
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..');
+const TABLE = path.join(ROOT, 'test', 'durations.json');
+
+interface JestReport {
+  testResults: { name: string; startTime: number; endTime: number }[];
+}
+
+function main(reports: string[]): number {
+  if (reports.length === 0) {
+    console.error('usage: npx tsx scripts/test-durations.ts <jest --json report>...');
+    return 2;
+  }
+  const table: Record<string, number> = fs.existsSync(TABLE)
+    ? (JSON.parse(fs.readFileSync(TABLE, 'utf8')) as Record<string, number>)
+    : {};
+  let measured = 0;
+  for (const report of reports) {
+    const { testResults } = JSON.parse(fs.readFileSync(report, 'utf8')) as JestReport;
+    for (const r of testResults) {
+      if (!(r.endTime > r.startTime)) continue;
+      const file = path.relative(ROOT, r.name).split(path.sep).join('/');
+      table[file] = Math.round((r.endTime - r.startTime) / 100) / 10;
+      measured++;
+    }
+  }
+  const kept = Object.keys(table)
+    .filter((file) => fs.existsSync(path.join(ROOT, file)))
+    .sort();
+  fs.writeFileSync(TABLE, `${JSON.stringify(Object.fromEntries(kept.map((f) => [f, table[f]])), null, 2)}\n`);
+  console.error(
+    `test/durations.json: ${measured} files measured, ${kept.length} in the table; ` +
+      `the sequencer reads it on the next run.`,
+  );
+  return 0;
+}
+
+process.exit(main(process.argv.slice(2)));
