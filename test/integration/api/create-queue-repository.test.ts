@@ -1,86 +1,94 @@
 /**
  * createQueue for a repository that does not exist on the local git host answers 404 with a sentence
  * naming the command that creates it, and leaves no claim behind; an existing one is created (and
- * claimed on first use). Real HTTP stack, real PostgreSQL, real bare repositories on disk; the queue
- * service is the in-memory fake (the check happens before it is called).
+ * claimed on first use). Real HTTP stack, real PostgreSQL, real bare repositories on disk under the git
+ * root the worker serves, and the real queue behind the API (test/support/api-stack.ts): a created
+ * queue is a running queue workflow. Each test has organisations and a repository of its own.
  */
-import fs from 'node:fs';
-import os from 'node:os';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import type { Pool } from 'pg';
 import { initBareRepository } from '../../../git/repository-path';
-import { createApiKeyStore } from '../../../stores/api-keys';
 import { localRepositoryCheck } from '../../../api/routes/merge-queue/repository-on-host';
-import { buildTestApp } from '../../support/app';
-import { createMigratedDatabase } from '../../support/postgres';
-import { createFakeMergeQueue } from './merge-queue-fake';
+import { queueWorkflowId, type RepositoryKey } from '../../../contract';
+import { useApiStack } from '../../support/api-stack';
 
-let pool: Pool;
-let app: FastifyInstance;
-let key: string;
-let otherKey: string;
-let gitRoot: string;
-const fake = createFakeMergeQueue();
-
-beforeAll(async () => {
-  ({ pool } = await createMigratedDatabase('api_create_queue_repo'));
-  const keys = createApiKeyStore(pool);
-  key = (await keys.create('acme')).key;
-  otherKey = (await keys.create('globex')).key;
-  gitRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'create-queue-'));
-  await initBareRepository(gitRoot, { host: 'local', owner: 'acme', name: 'app' });
-  ({ app } = await buildTestApp(pool, {
-    mergeQueue: fake.service,
-    repositoryOnHost: localRepositoryCheck({ gitRoot, gitHubHost: 'github.com' }),
-  }));
+const api = useApiStack({
+  prefix: 'api_create_queue_repo',
+  app: ({ gitRoot }) => ({ repositoryOnHost: localRepositoryCheck({ gitRoot, gitHubHost: 'github.com' }) }),
 });
 
-afterAll(async () => {
-  await app.close();
-  await pool.end();
-  fs.rmSync(gitRoot, { recursive: true, force: true });
-});
-
-const post = (url: string, body: object, token = key) =>
-  app.inject({ method: 'POST', url: `/v1/${url}`, headers: { 'x-api-token': token }, payload: body });
-const claimed = async () => {
-  const res = await app.inject({ method: 'GET', url: '/v1/repositories', headers: { 'x-api-token': key } });
+const post = (url: string, body: object, token: string) =>
+  api
+    .stack()
+    .app.inject({ method: 'POST', url: `/v1/${url}`, headers: { 'x-api-token': token }, payload: body });
+const claimed = async (token: string) => {
+  const res = await api
+    .stack()
+    .app.inject({ method: 'GET', url: '/v1/repositories', headers: { 'x-api-token': token } });
   return res.json<{ repositories: { name: string }[] }>().repositories.map((r) => r.name);
 };
 
+/** A bare repository of the test's own on the worker's git host (`local/acme/app-…`). */
+async function newRepository() {
+  const repo = { host: 'local', owner: 'acme', name: `app-${randomUUID().slice(0, 8)}` };
+  await initBareRepository(api.stack().deployment.gitRoot, repo);
+  return repo;
+}
+
+type Org = { id: string; token: string };
+
+/** createQueue through the API as `org`; the queue workflow it may start ends after the test. */
+function createQueue(org: Org, repo: RepositoryKey, targetBranch: string) {
+  api.stack().endAfterTest({ organisationId: org.id, repo, targetBranch });
+  return post('createQueue', { repo, targetBranch }, org.token);
+}
+
+/** Whether the queue workflow of `org`'s queue runs. */
+async function queueStatus(org: Org, repo: RepositoryKey, targetBranch: string) {
+  const id = queueWorkflowId({ organisationId: org.id, repo, targetBranch });
+  return (await api.stack().client.workflow.getHandle(id).describe()).status.name;
+}
+
 test('a repository missing from the local host: 404 naming the command, and no claim left behind', async () => {
-  const res = await post('createQueue', {
-    repo: { host: 'local', owner: 'acme', name: 'ap' },
-    targetBranch: 'main',
-  });
+  const org = await api.stack().newOrganisation();
+  const repo = await newRepository();
+  const missing = { ...repo, name: repo.name.slice(0, -1) };
+  const res = await createQueue(org, missing, 'main');
   expect(res.statusCode).toBe(404);
   expect(res.body).toBe(
-    'Repository local/acme/ap does not exist on the local git host; create it with `npm run repos -- create local/acme/ap` and push its target branch first.',
+    `Repository local/acme/${missing.name} does not exist on the local git host; create it with \`npm run repos -- create local/acme/${missing.name}\` and push its target branch first.`,
   );
-  expect(await claimed()).toEqual([]);
+  expect(await claimed(org.token)).toEqual([]);
 });
 
 test('an existing repository: the queue is created and the repository claimed', async () => {
-  const res = await post('createQueue', {
-    repo: { host: 'local', owner: 'acme', name: 'app' },
-    targetBranch: 'main',
-  });
+  const org = await api.stack().newOrganisation();
+  const repo = await newRepository();
+  const res = await createQueue(org, repo, 'main');
   expect(res.statusCode).toBe(200);
-  expect(await claimed()).toEqual(['app']);
+  expect(await claimed(org.token)).toEqual([repo.name]);
+  expect(await queueStatus(org, repo, 'main')).toBe('RUNNING');
+  expect((await post('getQueue', { repo, targetBranch: 'main' }, org.token)).json()).toMatchObject({
+    state: 'running',
+    branch: 'main',
+  });
 });
 
 test("another organisation's existing repository answers as before: not yours, nothing said about the disk", async () => {
-  const res = await post(
-    'createQueue',
-    { repo: { host: 'local', owner: 'acme', name: 'app' }, targetBranch: 'release' },
-    otherKey,
-  );
+  const owner = await api.stack().newOrganisation();
+  const other = await api.stack().newOrganisation();
+  const repo = await newRepository();
+  expect((await createQueue(owner, repo, 'main')).statusCode).toBe(200);
+  const res = await createQueue(other, repo, 'release');
   expect(res.statusCode).toBe(404);
-  expect(res.body).toMatch(/^Repository local\/acme\/app is not one of your organisation's repositories/);
+  expect(res.body).toMatch(
+    new RegExp(`^Repository local/acme/${repo.name} is not one of your organisation's repositories`),
+  );
+  expect(await claimed(other.token)).toEqual([]);
 });
 
 test('a repository of the GitHub host is not looked for on disk', async () => {
+  const { gitRoot } = api.stack().deployment;
   expect(
     await localRepositoryCheck({ gitRoot, gitHubHost: 'github.com' })({
       host: 'github.com',
@@ -91,6 +99,6 @@ test('a repository of the GitHub host is not looked for on disk', async () => {
 });
 
 test('an API without the git root (another machine) refuses nothing', async () => {
-  const check = localRepositoryCheck({ gitRoot: path.join(gitRoot, 'not-here') });
+  const check = localRepositoryCheck({ gitRoot: path.join(api.stack().deployment.gitRoot, 'not-here') });
   expect(await check({ host: 'local', owner: 'acme', name: 'missing' })).toBeNull();
 });
