@@ -1,6 +1,7 @@
 /**
- * The merge-queue use cases the routes call, in the wire shapes of the Trunk API. The real
- * implementation talks to Temporal (api/temporal/merge-queue-service.ts); tests use an in-memory fake.
+ * The merge-queue use cases the routes call, in the wire shapes of the Trunk API. The implementation
+ * talks to Temporal (api/temporal/merge-queue-service.ts); the route tests run against it and the real
+ * queue (test/support/api-stack.ts).
  *
  * Contract:
  * - Every call is scoped to the caller's organisation; another organisation's queue does not exist.
