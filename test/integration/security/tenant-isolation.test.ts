@@ -21,7 +21,9 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { QueueView } from '../../../api/schemas/queue';
+import { prWorkflowId, queueWorkflowId } from '../../../contract';
 import { TEST_PAGE_TOKEN_SECRET } from '../../support/app';
 import { startLiveApi, type LiveApi } from './support/live-api';
 
@@ -468,9 +470,35 @@ describe('a second organisation', () => {
       const refused = await call('POST', route, keys.globex, body);
       expect([route, refused.status, refused.body]).toEqual([route, 404, NO_QUEUE]);
     }
-    // Long enough for a direct merge to have happened (it took 15 s before repositories had owners
-    // under load; a direct merge here takes well under 2 s).
-    await new Promise((r) => setTimeout(r, 3_000));
+    // Only a workflow can move main (a direct merge is the queue's): no queue of the other organisation
+    // for the repository and no PR workflow of #78 under either organisation may exist. Read from
+    // Temporal by id (not from visibility, which lags): the refused requests were answered, so anything
+    // they started exists by now. (Before repositories had owners, such a queue was created and its
+    // direct merge landed within seconds.)
+    const orgs = await api.pool.query<{ slug: string; id: string }>(
+      "SELECT slug, id FROM organisations WHERE slug IN ('acme', 'globex')",
+    );
+    const orgId = (slug: string) => orgs.rows.find((r) => r.slug === slug)!.id;
+    const keyOf = (slug: string) => ({ organisationId: orgId(slug), repo: REPO, targetBranch: 'main' });
+    const workflows = [
+      queueWorkflowId(keyOf('globex')),
+      prWorkflowId(keyOf('globex'), 78),
+      prWorkflowId(keyOf('acme'), 78),
+    ];
+    const found = await Promise.all(
+      workflows.map(async (id) => {
+        try {
+          return `${id}: ${(await api.temporal.client.workflow.getHandle(id).describe()).status.name}`;
+        } catch (err) {
+          if (err instanceof WorkflowNotFoundError) return null;
+          throw err;
+        }
+      }),
+    );
+    expect(found.filter((f) => f !== null)).toEqual([]);
+    // The first organisation's queue, having answered every update before this query, holds only #2.
+    const theirs = QueueView.parse((await call('POST', '/v1/getQueue', keys.acme, QUEUE)).json());
+    expect(theirs.enqueuedPullRequests.map((p) => p.prNumber)).toEqual([2]);
     expect(api.world.tip()).toBe(mainBefore);
     const owners = await api.pool.query<{ slug: string }>(
       `SELECT o.slug FROM repository_owners r JOIN organisations o ON o.id = r.organisation_id
