@@ -199,15 +199,17 @@ withBwrap('a sandboxed run with the network on', () => {
     const marker = String(500_000 + process.pid);
     for (const [command, outcome, timeoutMs] of [
       [`sleep 1.${marker}`, 'passed', 30_000],
-      [`sleep ${marker}`, 'timeout', 2_000],
+      // Long enough for pasta to start on a loaded machine: it joins only once bwrap's namespaces exist.
+      [`sleep ${marker}`, 'timeout', 5_000],
     ] as const) {
       const seen = new Map<number, string>();
       const done = run(command, { network: true, pasta: 'pasta' }, timeoutMs);
       let finished = false;
       void done.finally(() => (finished = true));
       while (!finished) {
-        // A process that has exited (a zombie) has an empty command line: keep the first one seen.
-        for (const p of runGroup(marker)) if (!seen.get(p.pid)) seen.set(p.pid, p.cmdline);
+        // Keep the last non-empty command line of each process: a zombie's is empty, and between fork
+        // and exec a process shows its parent's (pasta is forked by the helper's bash, then setpriv).
+        for (const p of runGroup(marker)) if (p.cmdline || !seen.has(p.pid)) seen.set(p.pid, p.cmdline);
         await new Promise((r) => setTimeout(r, 50));
       }
       const { result, log } = await done;
