@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the test-run sandbox runs on (executor/sandbox.ts) when missing: Debian's
-# bubblewrap (bwrap; without it the sandbox attack suite is skipped, and an executor refuses to start
+# bubblewrap (bwrap; without it the sandbox suites fail under CI and skip loudly elsewhere, an executor refuses to start
 # unless RAILYARD_EXECUTOR_UNSANDBOXED=1) and passt (pasta: a network-on run gets a network of its own
 # that cannot reach the host's loopback services, sandbox-network.ts; without it such runs share the
 # host's network and the executor warns at start).
