@@ -1,7 +1,7 @@
 /**
- * API composition root: config → pino → pg pools → stores → Temporal gateway → JUnit parser threads →
- * buildApp → listen. SIGINT/SIGTERM close the server (in-flight requests finish), then the parser
- * threads, the pool and the connection.
+ * API composition root: config → pino → pg pools → stores → Temporal gateway → queue client → JUnit
+ * parser threads → buildApp → listen. SIGINT/SIGTERM close the server (in-flight requests finish), then
+ * the parser threads, the pool and the connection.
  */
 import { createRunContentStore } from '../test-runs/store/run-content';
 import { randomBytes } from 'node:crypto';
@@ -38,7 +38,7 @@ import { createApiPools } from './pools';
 import { createMergeQueueService } from './temporal/merge-queue-service';
 import { createTestDurations } from '../events/store/test-durations';
 import { createRunLogStore } from '../test-runs/store/run-logs';
-import { createTemporalGateway } from './temporal/client';
+import { createQueueClient, createTemporalGateway } from '../queue-client';
 import { createUiSessionStore } from './dashboard/store/sessions';
 
 async function main(): Promise<void> {
@@ -70,6 +70,9 @@ async function main(): Promise<void> {
     }),
     processMetrics,
   );
+  // The one queue client of this process: the merge-queue routes and the GitHub handlers share its
+  // deadlines, per-workflow slots and admission poller.
+  const queues = createQueueClient(temporal);
   const publicUrl = publicUrlOf(config.RAILYARD_PUBLIC_URL, {
     host: config.RAILYARD_API_HOST,
     port: config.RAILYARD_API_PORT,
@@ -101,12 +104,11 @@ async function main(): Promise<void> {
           installations,
           owners: createGitHubOwnerLookup(pool, gitHub.host),
           hinter: createQueueHinter({
-            client: temporal.client,
-            namespace: config.TEMPORAL_NAMESPACE,
+            queues,
             onError: (err, message) => logger.warn({ err }, message),
           }),
           commands: createPrCommandHandler({
-            client: temporal.client,
+            queues,
             clients: gitHubClients,
             onError: (err, message) => logger.warn({ err }, message),
           }),
@@ -141,7 +143,7 @@ async function main(): Promise<void> {
         }
       : {}),
     // Records link their runs' logs and estimate time to merge from the event log (ADR 0011).
-    mergeQueue: createMergeQueueService(temporal, {
+    mergeQueue: createMergeQueueService(queues, {
       publicUrl,
       testDurations: createTestDurations(pool),
       runLogs: createRunLogStore(pool),

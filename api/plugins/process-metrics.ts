@@ -20,6 +20,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { isAppError } from '../errors';
+import { isQueueClientError } from '../../queue-client';
 
 export type TemporalCallOutcome = 'ok' | 'rejected' | 'unavailable' | 'error';
 
@@ -78,8 +79,12 @@ const ANSWERS = [
   WorkflowFailedError,
 ];
 
-/** How a failed Temporal call ended: a 503 is "unavailable", an answer on purpose "rejected". */
+/** The queue client's errors that say Temporal or the worker did not answer in time. */
+const UNANSWERED = new Set(['unavailable', 'busy', 'admission_timeout']);
+
+/** How a failed Temporal call ended: no answer in time is "unavailable", an answer on purpose "rejected". */
 export function outcomeOf(err: unknown): TemporalCallOutcome {
+  if (isQueueClientError(err)) return UNANSWERED.has(err.problem.kind) ? 'unavailable' : 'rejected';
   if (isAppError(err)) return err.statusCode >= 500 ? 'unavailable' : 'rejected';
   return ANSWERS.some((answer) => err instanceof answer) ? 'rejected' : 'error';
 }

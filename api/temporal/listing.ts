@@ -1,11 +1,7 @@
 /**
- * The pure rules of listPullRequests; the Temporal adapter (merge-queue-service.ts) runs them against
- * Temporal visibility.
+ * The API's own rules of listPullRequests; the queue client runs the visibility query
+ * (queue-client/visibility.ts `submissionsQuery`) and reads the records (submission-listing.ts).
  *
- * - The visibility query selects the queue's PR workflows by id prefix: every PR workflow id of a queue
- *   is `pr/<organisation>/<repository>/<branch>/` plus a number (contract/ids.ts, each part
- *   percent-encoded), so the prefix alone isolates organisation and queue; the search attributes
- *   narrow the scan. Values are quoted with `"` and `\` escaped.
  * - The cursor wraps Temporal's page token with a check over the token and the query it belongs to.
  *   Temporal answers a forged token with a retryable error (the call would hang until its deadline),
  *   so a cursor that fails the check is refused before it gets there, as is one from another listing.
@@ -14,37 +10,10 @@
  *   and until select PRs that concluded (reached merged, failed or cancelled) in [since, until).
  */
 import { createHash } from 'node:crypto';
-import type { Organisation } from '../../stores/api-keys';
 import { isTerminal } from '../../engine';
-import {
-  PR_STATE,
-  prWorkflowId,
-  PULL_REQUEST_WORKFLOW_TYPE,
-  REPOSITORY,
-  repositoryLabel,
-  TARGET_BRANCH,
-  type PullRequestRecord,
-} from '../../contract';
+import type { PullRequestRecord } from '../../contract';
 import { badRequest } from '../errors';
 import type { ListPullRequestsRequest } from '../schemas/merge-queue';
-import type { QueueAddress } from '../routes/merge-queue/service';
-
-const quote = (s: string) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-
-/** The visibility query for one queue's PR workflows, optionally in one state. */
-export function submissionsQuery(org: Organisation, key: QueueAddress, state?: string): string {
-  const prefix = prWorkflowId(
-    { organisationId: org.id, repo: key.repo, targetBranch: key.targetBranch },
-    0,
-  ).slice(0, -1);
-  return [
-    `WorkflowType = ${quote(PULL_REQUEST_WORKFLOW_TYPE)}`,
-    `WorkflowId STARTS_WITH ${quote(prefix)}`,
-    `${REPOSITORY.name} = ${quote(repositoryLabel(key.repo))}`,
-    `${TARGET_BRANCH.name} = ${quote(key.targetBranch)}`,
-    ...(state !== undefined ? [`${PR_STATE.name} = ${quote(state)}`] : []),
-  ].join(' AND ');
-}
 
 const check = (query: string, token: Uint8Array) =>
   createHash('sha256').update(query).update('\n').update(token).digest('base64url').slice(0, 16);

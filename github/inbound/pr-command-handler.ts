@@ -2,7 +2,8 @@
  * Acting on a command in a PR comment (docs/github.md "Commands"), for the organisation that holds the
  * repository through the delivery's linked installation (delivery-actions.ts decides that first). It
  * runs in the API right after a delivery is stored and in the worker's reconciliation for rows the API
- * left unhandled, so it reaches the queue only through the Temporal client and the workflow contract.
+ * left unhandled, so it reaches the queue only through the queue client (queue-client/) and the workflow
+ * contract.
  *
  * Steps, each a reason to stop:
  * 1. The PR's base branch (`GET /pulls/{n}`) names the queue: the organisation's queue workflow of that
@@ -17,32 +18,26 @@
  *    under an update id derived from the comment's id: the queue answers a known update id with its
  *    first result, so a comment acted on twice (a redelivery under a new delivery id, the API and the
  *    reconciliation both) applies once, and a later `/trunk cancel` is never undone by a replayed
- *    `/trunk merge`. A submit then waits (bounded) for the queue to admit the PR.
+ *    `/trunk merge`. A submit then waits (bounded, `admissionTimeoutMs`) for the queue to admit the PR
+ *    (queue-client/admission.ts).
  * 4. Acknowledgement: a `+1` reaction once applied (`eyes` when the admission is still pending at the
  *    bound); a refusal or failure is one plain sentence in a reply instead. Reactions and replies are
  *    best effort: their failure is logged and noted in the outcome, never thrown.
  *
- * The outcome (recorded on the delivery's row) says which of these happened. Every Temporal call has a
- * deadline, so an outage cannot hold the API's shutdown beyond it.
+ * The outcome (recorded on the delivery's row) says which of these happened. Every Temporal call goes
+ * through the queue client, with its deadline, so an outage cannot hold the API's shutdown beyond it;
+ * the queue client's errors are worded here: a missing queue is the no-queue reply, the queue's
+ * refusal its own sentence, anything else "could not reach the merge queue".
  */
-import {
-  ApplicationFailure,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  type Client,
-  type WorkflowHandle,
-} from '@temporalio/client';
 import { z } from 'zod';
 import {
   cancelUpdate,
-  getAdmissionsQuery,
   getQueueQuery,
-  queueWorkflowId,
   submitUpdate,
   type AdmissionState,
-  type QueueSnapshot,
   type RepositoryKey,
 } from '../../contract';
+import { isQueueProblem, type QueueClient } from '../../queue-client';
 import type { RoutedComment } from './hint-routing';
 import { ACCEPTED_COMMANDS, quoted, type PrCommand } from './pr-commands';
 import { GitHubApiError, type GitHubClients, type GitHubRest } from '../app/rest-client';
@@ -63,14 +58,10 @@ export interface PrCommandHandler {
 }
 
 export interface PrCommandHandlerDeps {
-  client: Pick<Client, 'workflow' | 'connection'>;
+  queues: Pick<QueueClient, 'findQueue' | 'updateQueue' | 'waitForAdmission'>;
   clients: Pick<GitHubClients, 'forInstallation'>;
-  /** Deadline of each Temporal call (default 10 s). */
-  callTimeoutMs?: number;
   /** How long a submit waits for the queue to admit the PR (default 20 s). */
   admissionTimeoutMs?: number;
-  /** Pause between two admission reads (default 250 ms). */
-  admissionPollMs?: number;
   onError: (err: unknown, message: string) => void;
 }
 
@@ -84,15 +75,9 @@ export const commandUpdateId = (commentId: number, command: PrCommand): string =
 const PullBase = z.object({ base: z.object({ ref: z.string().min(1).max(255) }) });
 const Permission = z.object({ permission: z.string().max(40), role_name: z.string().max(100) });
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHandler {
-  const callTimeoutMs = deps.callTimeoutMs ?? 10_000;
   const admissionTimeoutMs = deps.admissionTimeoutMs ?? 20_000;
-  const pollMs = deps.admissionPollMs ?? 250;
-  const { client } = deps;
-  const withDeadline = <T>(fn: () => Promise<T>) =>
-    client.connection.withDeadline(Date.now() + callTimeoutMs, fn);
+  const { queues } = deps;
 
   /** The PR's base branch, or null when GitHub has no such PR. */
   async function baseOf(rest: GitHubRest, target: CommandTarget, pr: number): Promise<string | null> {
@@ -109,29 +94,13 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
     }
   }
 
-  /** The organisation's running queue of `branch`, under the first spelling that has one. */
-  async function queueOf(
-    target: CommandTarget,
-    branch: string,
-  ): Promise<{ handle: WorkflowHandle; snapshot: QueueSnapshot } | null> {
-    const ids = new Set(
-      target.spellings.map((repo) =>
-        queueWorkflowId({ organisationId: target.organisationId, repo, targetBranch: branch }),
-      ),
+  /** The organisation's running queue of `branch` and its settings, under the first spelling that has one. */
+  const queueOf = (target: CommandTarget, branch: string) =>
+    queues.findQueue(
+      'getQueue',
+      target.spellings.map((repo) => ({ organisationId: target.organisationId, repo, targetBranch: branch })),
+      async (q) => (await q.query(getQueueQuery)).settings,
     );
-    for (const id of ids) {
-      const handle = client.workflow.getHandle(id);
-      try {
-        const { status } = await withDeadline(() => handle.describe());
-        if (status.name !== 'RUNNING') continue;
-        return { handle, snapshot: await withDeadline(() => handle.query(getQueueQuery)) };
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) continue;
-        throw err;
-      }
-    }
-    return null;
-  }
 
   /** The author's base role on the repository; `none` when GitHub knows no such collaborator. */
   async function permissionOf(rest: GitHubRest, target: CommandTarget, login: string) {
@@ -150,20 +119,12 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
   }
 
   /** How the submission's admission ended, or `pending` at the bound. */
-  async function admission(handle: WorkflowHandle, submissionId: string): Promise<AdmissionState> {
-    const deadline = Date.now() + admissionTimeoutMs;
-    for (;;) {
-      try {
-        const state = (await withDeadline(() => handle.query(getAdmissionsQuery, [submissionId])))[
-          submissionId
-        ];
-        if (state && state.state !== 'pending') return state;
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) throw err;
-        // A busy or restarting worker: ask again until the bound.
-      }
-      if (Date.now() + pollMs > deadline) return { state: 'pending' };
-      await sleep(pollMs);
+  async function admission(workflowId: string, submissionId: string): Promise<AdmissionState> {
+    try {
+      return await queues.waitForAdmission(workflowId, submissionId, admissionTimeoutMs);
+    } catch (err) {
+      if (isQueueProblem(err, 'admission_timeout')) return { state: 'pending' };
+      throw err;
     }
   }
 
@@ -211,7 +172,7 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
         )}`;
       const queue = await queueOf(target, base);
       if (queue === null) return noQueue();
-      if (!queue.snapshot.settings.commandsEnabled) return `commands are off for the queue of ${base}`;
+      if (!queue.value.commandsEnabled) return `commands are off for the queue of ${base}`;
 
       const access = await permissionOf(rest, target, comment.author);
       if (!MAY_COMMAND.has(access.permission)) {
@@ -228,13 +189,10 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
       const command = comment.parse.command;
       const updateId = commandUpdateId(comment.id, command);
       const refused = async (err: unknown): Promise<string> => {
-        if (err instanceof WorkflowNotFoundError) return noQueue();
-        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure)
-          return `rejected by the queue ${await reply(`${said} was not applied: ${err.cause.message}`)}`;
-        deps.onError(
-          err,
-          `could not apply ${command.kind} of comment ${comment.id} to ${queue.handle.workflowId}`,
-        );
+        if (isQueueProblem(err, 'queue_not_found')) return noQueue();
+        if (isQueueProblem(err, 'rejected'))
+          return `rejected by the queue ${await reply(`${said} was not applied: ${err.problem.message}`)}`;
+        deps.onError(err, `could not apply ${command.kind} of comment ${comment.id} to ${queue.workflowId}`);
         return `failed: the queue did not answer ${await reply(
           `railyard could not reach the merge queue of \`${quoted(base)}\` just now, so ${said} was not applied; comment it again in a minute.`,
         )}`;
@@ -243,9 +201,10 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
       switch (command.kind) {
         case 'cancel': {
           try {
-            await withDeadline(() =>
-              queue.handle.executeUpdate(cancelUpdate, { updateId, args: [{ pr: comment.pr }] }),
-            );
+            await queues.updateQueue('cancelPullRequest', queue.workflowId, cancelUpdate, {
+              updateId,
+              args: [{ pr: comment.pr }],
+            });
           } catch (err) {
             return refused(err);
           }
@@ -254,18 +213,16 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
         case 'merge': {
           let submitted;
           try {
-            submitted = await withDeadline(() =>
-              queue.handle.executeUpdate(submitUpdate, {
-                updateId,
-                args: [{ pr: comment.pr, priority: command.priority, noBatch: command.noBatch }],
-              }),
-            );
+            submitted = await queues.updateQueue('submitPullRequest', queue.workflowId, submitUpdate, {
+              updateId,
+              args: [{ pr: comment.pr, priority: command.priority, noBatch: command.noBatch }],
+            });
           } catch (err) {
             return refused(err);
           }
           let admitted: AdmissionState;
           try {
-            admitted = await admission(queue.handle, submitted.submissionId);
+            admitted = await admission(queue.workflowId, submitted.submissionId);
           } catch (err) {
             return refused(err);
           }

@@ -12,24 +12,23 @@
  *   repository). `reconcileHost` lists every running queue of the host, and signals only those its
  *   `admit` callback accepts (the owning organisation's, see owner-lookup.ts).
  * - Each workflow id is signalled at most once per call (its current run: continued queues keep
- *   their id). A queue that ended since it was listed (WorkflowNotFoundError) is counted as `ended`
+ *   their id). A queue that ended since it was listed (`queue_not_found`) is counted as `ended`
  *   and otherwise ignored; any other failure to signal is counted as `failed` and reported to
  *   `onError`, and the other queues are still signalled.
- * - Every Temporal call has a deadline (`callTimeoutMs`), so a Temporal outage cannot hold a caller
- *   (the API's shutdown waits for the receiver's work) beyond it.
+ * - Every Temporal call goes through the queue client (queue-client/), so it has a deadline and a
+ *   Temporal outage cannot hold a caller (the API's shutdown waits for the receiver's work) beyond it.
+ *   The queries are queue-client/visibility.ts's (every value escaped), the id check contract/ids.ts's
+ *   `parseQueueWorkflowId`.
  */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   hostHintSignal,
-  QUEUE_WORKFLOW_TYPE,
-  queueWorkflowId,
-  REPOSITORY,
+  parseQueueWorkflowId,
   repositoryLabel,
-  TARGET_BRANCH,
   type HostHint,
   type QueueKey,
   type RepositoryKey,
 } from '../../contract';
+import { isQueueProblem, runningQueuesQuery, type QueueClient } from '../../queue-client';
 
 export interface HintResult {
   /** Queues signalled. */
@@ -60,41 +59,14 @@ export interface QueueHinter {
 }
 
 export interface QueueHinterDeps {
-  client: Client;
-  namespace: string;
+  queues: Pick<QueueClient, 'listWorkflows' | 'signalQueue'>;
   /** Visibility page size (default 100). */
   pageSize?: number;
   /** Pages per call at most (default 20). */
   maxPages?: number;
-  /** Deadline of each Temporal call (default 10 s). */
-  callTimeoutMs?: number;
   /** Signals sent at once (default 10). */
   concurrency?: number;
   onError: (err: unknown, message: string) => void;
-}
-
-const quote = (s: string) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-
-/** The queue a workflow id names, or null when it is not exactly a queue workflow id. */
-export function parseQueueWorkflowId(workflowId: string): QueueKey | null {
-  const parts = workflowId.split('/');
-  if (parts.length !== 6 || parts[0] !== 'queue') return null;
-  let decoded: string[];
-  try {
-    decoded = parts.slice(1).map((p) => decodeURIComponent(p));
-  } catch {
-    return null;
-  }
-  const [organisationId, host, owner, name, targetBranch] = decoded as [
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
-  const key: QueueKey = { organisationId, repo: { host, owner, name }, targetBranch };
-  // Only the id the contract would build for this key (no other encoding of it).
-  return queueWorkflowId(key) === workflowId ? key : null;
 }
 
 const sameRepository = (a: RepositoryKey, b: RepositoryKey) =>
@@ -105,11 +77,8 @@ const sameRepository = (a: RepositoryKey, b: RepositoryKey) =>
 export function createQueueHinter(deps: QueueHinterDeps): QueueHinter {
   const pageSize = deps.pageSize ?? 100;
   const maxPages = deps.maxPages ?? 20;
-  const timeoutMs = deps.callTimeoutMs ?? 10_000;
   const concurrency = deps.concurrency ?? 10;
-  const { client } = deps;
-  const withDeadline = <T>(fn: () => Promise<T>) =>
-    client.connection.withDeadline(Date.now() + timeoutMs, fn);
+  const { queues } = deps;
 
   /** Every page of running queue ids the query selects, handed to `onPage` as it arrives. */
   async function listRunning(
@@ -118,20 +87,13 @@ export function createQueueHinter(deps: QueueHinterDeps): QueueHinter {
   ): Promise<{ truncated: boolean }> {
     let nextPageToken: Uint8Array | undefined;
     for (let page = 0; page < maxPages; page++) {
-      const response = await withDeadline(() =>
-        client.workflowService.listWorkflowExecutions({
-          namespace: deps.namespace,
-          query,
-          pageSize,
-          ...(nextPageToken ? { nextPageToken } : {}),
-        }),
-      );
-      await onPage(
-        response.executions.flatMap((e) => (e.execution?.workflowId ? [e.execution.workflowId] : [])),
-      );
-      const token = response.nextPageToken;
-      if (!token || token.length === 0) return { truncated: false };
-      nextPageToken = token;
+      const response = await queues.listWorkflows('listQueues', query, {
+        pageSize,
+        ...(nextPageToken ? { nextPageToken } : {}),
+      });
+      await onPage(response.runs.map((r) => r.workflowId));
+      if (response.nextPageToken === null) return { truncated: false };
+      nextPageToken = response.nextPageToken;
     }
     return { truncated: true };
   }
@@ -141,10 +103,10 @@ export function createQueueHinter(deps: QueueHinterDeps): QueueHinter {
       await Promise.all(
         ids.slice(i, i + concurrency).map(async (workflowId) => {
           try {
-            await withDeadline(() => client.workflow.getHandle(workflowId).signal(hostHintSignal, hint));
+            await queues.signalQueue('hostHint', workflowId, hostHintSignal, hint);
             result.hinted++;
           } catch (err) {
-            if (err instanceof WorkflowNotFoundError) {
+            if (isQueueProblem(err, 'queue_not_found')) {
               result.ended++;
               return;
             }
@@ -156,20 +118,16 @@ export function createQueueHinter(deps: QueueHinterDeps): QueueHinter {
     }
   }
 
-  const base = [`WorkflowType = ${quote(QUEUE_WORKFLOW_TYPE)}`, `ExecutionStatus = 'Running'`];
-
   return {
     async hintRepository({ organisationId, spellings }, hint) {
       const result: HintResult = { hinted: 0, ended: 0, failed: 0, truncated: false };
       const labels = [...new Set(spellings.map(repositoryLabel))];
       if (labels.length === 0) return result;
-      const orgPrefix = `queue/${encodeURIComponent(organisationId)}/`;
-      const query = [
-        ...base,
-        `WorkflowId STARTS_WITH ${quote(orgPrefix)}`,
-        `${REPOSITORY.name} IN (${labels.map(quote).join(', ')})`,
-        ...(hint.kind === 'target' ? [`${TARGET_BRANCH.name} = ${quote(hint.branch)}`] : []),
-      ].join(' AND ');
+      const query = runningQueuesQuery({
+        organisationId,
+        repositoryLabels: labels,
+        ...(hint.kind === 'target' ? { targetBranch: hint.branch } : {}),
+      });
       const seen = new Set<string>();
       const { truncated } = await listRunning(query, async (ids) => {
         const mine = ids.filter((id) => {
@@ -188,7 +146,7 @@ export function createQueueHinter(deps: QueueHinterDeps): QueueHinter {
 
     async reconcileHost(host, admit) {
       const result: HintResult = { hinted: 0, ended: 0, failed: 0, truncated: false };
-      const query = [...base, `${REPOSITORY.name} STARTS_WITH ${quote(`${host}/`)}`].join(' AND ');
+      const query = runningQueuesQuery({ host });
       const seen = new Set<string>();
       const { truncated } = await listRunning(query, async (ids) => {
         const queues = ids.flatMap((workflowId) => {

@@ -41,6 +41,10 @@ import {
 } from '../app/hook-deliveries-api';
 import { createGitHubOwnerLookup } from '../store/owner-lookup';
 import { createQueueHinter, type HintResult, type QueueHinter } from './queue-hints';
+import { createQueueClient, createTemporalCalls } from '../../queue-client';
+
+/** Deadline of each Temporal call the reconciliation makes. */
+const CALL_TIMEOUT_MS = 10_000;
 
 export interface ReconciliationLimits {
   deliveryPagesPerRun: number;
@@ -116,8 +120,10 @@ export function createGitHubReconciliation(deps: GitHubReconciliationDeps) {
   const onError = deps.onError;
   const store = createWebhookDeliveryStore(deps.pool);
   const owners = createGitHubOwnerLookup(deps.pool, deps.settings.host);
-  const hinter =
-    deps.hinter ?? createQueueHinter({ client: deps.client, namespace: deps.namespace, onError });
+  const queues = createQueueClient(
+    createTemporalCalls(deps.client, { namespace: deps.namespace, callTimeoutMs: CALL_TIMEOUT_MS }),
+  );
+  const hinter = deps.hinter ?? createQueueHinter({ queues, onError });
   const actions = createDeliveryActions({
     deliveries: store,
     installations: createGitHubInstallationStore(deps.pool),
@@ -128,7 +134,7 @@ export function createGitHubReconciliation(deps: GitHubReconciliationDeps) {
     ...(deps.clients
       ? {
           commands: createPrCommandHandler({
-            client: deps.client,
+            queues,
             clients: deps.clients,
             admissionTimeoutMs: 5_000,
             onError,

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { createApiKeyStore } from '../../stores/api-keys';
-import { createTemporalGateway, type TemporalGateway } from '../../api/temporal/client';
+import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../queue-client';
 import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
 import { createUiSessionStore } from '../../api/dashboard/store/sessions';
 import { buildTestApp, type CapturedLog } from '../support/app';
@@ -53,7 +53,7 @@ beforeAll(async () => {
   ).rows[0]!.slug;
   key = (await createApiKeyStore(h.pool).create(slug, 'dashboard')).key;
   ({ app, log } = await buildTestApp(h.pool, {
-    mergeQueue: createMergeQueueService(temporal),
+    mergeQueue: createMergeQueueService(createQueueClient(temporal)),
     ui: {
       sessions: createUiSessionStore(h.pool),
       pool: h.pool,

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { createApiKeyStore, type ApiKeyStore } from '../../stores/api-keys';
-import { createTemporalGateway, type TemporalGateway } from '../../api/temporal/client';
+import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../queue-client';
 import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
 import type { MergeQueueService, QueueAddress } from '../../api/routes/merge-queue/service';
 import { queueWorkflowId, type QueueKey } from '../../contract';
@@ -93,7 +93,7 @@ export function useApiStack(options: ApiStackOptions): {
       taskQueue: deployment.taskQueue,
       callTimeoutMs: 30_000,
     });
-    const real = createMergeQueueService(temporal);
+    const real = createMergeQueueService(createQueueClient(temporal));
     const keys = createApiKeyStore(deployment.pool);
     const { app, log } = await buildTestApp(deployment.pool, {
       keys,

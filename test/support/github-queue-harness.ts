@@ -28,7 +28,7 @@ import { createGitHubGitHost } from '../../github/host/git-host';
 import { createGitHubAppAuth } from '../../github/app/app-auth';
 import { createGitHubPresenter } from '../../github/presentation/pr-presenter';
 import { createApiKeyStore } from '../../stores/api-keys';
-import { createTemporalGateway } from '../../api/temporal/client';
+import { createQueueClient, createTemporalCalls, createTemporalGateway } from '../../queue-client';
 import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
 import { DEFAULT_GITHUB_PRESENTATION_WRITES_PER_MINUTE } from '../../github/app/config';
 import { createPresentationClients } from '../../github/app/worker-host';
@@ -209,17 +209,20 @@ export async function startGitHubDeployment(
     maxLimitWaitSeconds: 5,
     ...opts.clientOptions,
   });
+  // The GitHub handlers' queue client, with their 10 s call deadline.
+  const gitHubQueues = createQueueClient(
+    createTemporalCalls(client, { namespace: 'default', callTimeoutMs: 10_000 }),
+  );
   const receiver = createWebhookReceiver({
     deliveries: createWebhookDeliveryStore(pool),
     installations,
     owners: createGitHubOwnerLookup(pool, 'github.com'),
     hinter: createQueueHinter({
-      client,
-      namespace: 'default',
+      queues: gitHubQueues,
       onError: (err, message) => log(`api: ${message}: ${String(err)}`),
     }),
     commands: createPrCommandHandler({
-      client,
+      queues: gitHubQueues,
       clients: apiClients,
       onError: (err, message) => log(`api: ${message}: ${String(err)}`),
     }),
@@ -229,7 +232,7 @@ export async function startGitHubDeployment(
   const temporal = createTemporalGateway({ address, namespace: 'default', taskQueue, callTimeoutMs: 30_000 });
   const { app, log: apiLog } = await buildTestApp(pool, {
     gitHubWebhooks: { secret: hub.app.webhookSecret, receiver },
-    mergeQueue: createMergeQueueService(temporal),
+    mergeQueue: createMergeQueueService(createQueueClient(temporal)),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;

@@ -4,7 +4,7 @@
  * against the real queue and PR workflows run by an in-process worker (the message contract).
  */
 import { randomUUID } from 'node:crypto';
-import { createTemporalGateway, type TemporalGateway } from '../../../api/temporal/client';
+import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../../queue-client';
 import { createMergeQueueService } from '../../../api/temporal/merge-queue-service';
 import type { Change } from '../../../api/routes/merge-queue/service';
 import { PullRequestPage, SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
@@ -44,7 +44,7 @@ describe('without a worker', () => {
   });
 
   test('createQueue starts queueWorkflow with the search attributes; a second one → 409', async () => {
-    const service = createMergeQueueService(temporal);
+    const service = createMergeQueueService(createQueueClient(temporal));
     await service.createQueue(org, { ...key, mode: 'parallel' });
     const description = await temporal.client.workflow
       .getHandle(queueWorkflowId({ organisationId: org.id, ...key }))
@@ -60,7 +60,7 @@ describe('without a worker', () => {
   });
 
   test('a queue nobody serves: reads and changes answer 503 after the deadline', async () => {
-    const service = createMergeQueueService(impatient);
+    const service = createMergeQueueService(createQueueClient(impatient));
     await expect(service.getQueue(org, key)).rejects.toMatchObject({ statusCode: 503 });
     await expect(
       service.submitPullRequest(changeOf(org), { ...key, pr: { number: 1 }, priority: null }),
@@ -70,7 +70,7 @@ describe('without a worker', () => {
   }, 20_000);
 
   test('the visibility query is accepted; an empty page has no cursor; a forged cursor → 400', async () => {
-    const service = createMergeQueueService(temporal);
+    const service = createMergeQueueService(createQueueClient(temporal));
     const page = await service.listPullRequests(org, { ...key, state: 'merged', take: 10 });
     expect(PullRequestPage.strict().parse(page)).toEqual({ pullRequests: [] });
     await expect(
@@ -82,7 +82,7 @@ describe('without a worker', () => {
   });
 
   test('another organisation, a missing queue or PR: 404 / null', async () => {
-    const service = createMergeQueueService(temporal);
+    const service = createMergeQueueService(createQueueClient(temporal));
     const other = { id: randomUUID(), slug: 'globex' };
     const missing = `No merge queue exists for branch "${key.targetBranch}" of github.com/acme/app.`;
     expect(await service.getQueue(other, key)).toBeNull();
@@ -102,7 +102,7 @@ describe('without a worker', () => {
   });
 
   test('a queue whose workflow ended is missing, and can be created again', async () => {
-    const service = createMergeQueueService(temporal);
+    const service = createMergeQueueService(createQueueClient(temporal));
     await temporal.client.workflow
       .getHandle(queueWorkflowId({ organisationId: org.id, ...key }))
       .terminate('test');
@@ -131,7 +131,7 @@ describe('against the real queue workflow', () => {
   });
 
   test('a PR goes through the API calls: submit, read, merged, listed, its run described', async () => {
-    const service = createMergeQueueService(temporal);
+    const service = createMergeQueueService(createQueueClient(temporal));
     h.openPr(1, { 'one.txt': '1\n' });
     await service.submitPullRequest(changeOf(org), {
       ...key,
@@ -169,7 +169,7 @@ describe('against the real queue workflow', () => {
   }, 120_000);
 
   test("the queue's rejections keep their sentence and map to 404 / 400", async () => {
-    const service = createMergeQueueService(temporal);
+    const service = createMergeQueueService(createQueueClient(temporal));
     await expect(
       service.cancelPullRequest(changeOf(org), { ...key, pr: { number: 99 } }),
     ).rejects.toMatchObject({
@@ -199,7 +199,7 @@ describe('against the real queue workflow', () => {
   }, 60_000);
 
   test('a retried update id is applied once; pages of submissions; delete', async () => {
-    const service = createMergeQueueService(temporal);
+    const service = createMergeQueueService(createQueueClient(temporal));
     // One update id for both calls, as every retry under one Idempotency-Key carries.
     const retried = changeOf(org);
     await service.cancelPullRequest(retried, { ...key, pr: { number: 2 } });

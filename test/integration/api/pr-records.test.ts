@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { createApiKeyStore } from '../../../stores/api-keys';
 import { createTestDurations } from '../../../events/store/test-durations';
 import { createRunLogStore } from '../../../test-runs/store/run-logs';
-import { createTemporalGateway, type TemporalGateway } from '../../../api/temporal/client';
+import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../../queue-client';
 import { createMergeQueueService } from '../../../api/temporal/merge-queue-service';
 import { SubmittedPullRequest, PullRequestPage } from '../../../api/schemas/merge-queue';
 import { buildTestApp } from '../../support/app';
@@ -56,7 +56,7 @@ beforeAll(async () => {
   ]);
   key = (await createApiKeyStore(h.pool).create(rows[0]!.slug, 'release bot')).key;
   otherKey = (await createApiKeyStore(h.pool).create(`other-${randomUUID().slice(0, 8)}`)).key;
-  const service = createMergeQueueService(temporal, {
+  const service = createMergeQueueService(createQueueClient(temporal), {
     publicUrl: 'http://127.0.0.1:8080',
     testDurations: createTestDurations(h.pool),
     runLogs: createRunLogStore(h.pool),

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { createApiKeyStore } from '../../../stores/api-keys';
-import { createTemporalGateway, type TemporalGateway } from '../../../api/temporal/client';
+import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../../queue-client';
 import { createMergeQueueService } from '../../../api/temporal/merge-queue-service';
 import type { QueueWorkflowInput, TestRunWorkflowInput } from '../../../contract';
 import { queueWorkflowId } from '../../../contract';
@@ -56,7 +56,9 @@ beforeAll(async () => {
     h.key.organisationId,
   ]);
   key = (await createApiKeyStore(h.pool).create(rows[0]!.slug)).key;
-  ({ app } = await buildTestApp(h.pool, { mergeQueue: createMergeQueueService(temporal) }));
+  ({ app } = await buildTestApp(h.pool, {
+    mergeQueue: createMergeQueueService(createQueueClient(temporal)),
+  }));
   queue = { repo: h.key.repo, targetBranch: h.key.targetBranch };
 }, 60_000);
 afterAll(async () => {

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { createApiKeyStore } from '../../../stores/api-keys';
-import { createTemporalGateway, type TemporalGateway } from '../../../api/temporal/client';
+import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../../queue-client';
 import { createMergeQueueService } from '../../../api/temporal/merge-queue-service';
 import { buildTestApp } from '../../support/app';
 import { requireTestEnv } from '../../support/env';
@@ -83,7 +83,9 @@ beforeAll(async () => {
   ]);
   key = (await createApiKeyStore(h.pool).create(rows[0]!.slug)).key;
   otherKey = (await createApiKeyStore(h.pool).create(`other-${randomUUID().slice(0, 8)}`)).key;
-  ({ app } = await buildTestApp(h.pool, { mergeQueue: createMergeQueueService(temporal) }));
+  ({ app } = await buildTestApp(h.pool, {
+    mergeQueue: createMergeQueueService(createQueueClient(temporal)),
+  }));
   queue = { repo: h.key.repo, targetBranch: h.key.targetBranch };
   await h.createQueue({ concurrency: 1 });
 }, 60_000);

@@ -26,7 +26,7 @@ import { signatureOf } from '../../../github/inbound/webhook-signature';
 import { createWebhookReceiver, type WebhookReceiver } from '../../../github/inbound/webhook-receiver';
 import { createGitHubInstallationStore } from '../../../github/store/installations';
 import { createWebhookDeliveryStore } from '../../../github/store/webhook-deliveries';
-import { createTemporalGateway, type TemporalGateway } from '../../../api/temporal/client';
+import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../../queue-client';
 import { createMergeQueueService } from '../../../api/temporal/merge-queue-service';
 import {
   ensureGitHubReconciliationSchedule,
@@ -124,7 +124,7 @@ beforeAll(async () => {
 
   // Queues as the API creates them (with search attributes): A on main and release, B on main of the
   // same repository (its organisation does not own it, so no hint may reach it).
-  const service = createMergeQueueService(temporal);
+  const service = createMergeQueueService(createQueueClient(temporal));
   const key = (organisationId: string, targetBranch: string): QueueKey => ({
     organisationId,
     repo: h.key.repo,
@@ -146,11 +146,7 @@ beforeAll(async () => {
     return executions.length === 3 || undefined;
   });
 
-  hinter = createQueueHinter({
-    client: h.client,
-    namespace: 'default',
-    onError: () => undefined,
-  });
+  hinter = createQueueHinter({ queues: createQueueClient(temporal), onError: () => undefined });
   receiver = createWebhookReceiver({
     deliveries: createWebhookDeliveryStore(h.pool),
     installations,

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createUiSessionStore } from '../../../api/dashboard/store/sessions';
-import { createTemporalGateway, type TemporalGateway } from '../../../api/temporal/client';
+import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../../queue-client';
 import { createMergeQueueService } from '../../../api/temporal/merge-queue-service';
 import { createApiKeyStore } from '../../../stores/api-keys';
 import { buildTestApp } from '../../support/app';
@@ -126,7 +126,7 @@ beforeAll(async () => {
   ).rows[0]!.slug;
   key = (await createApiKeyStore(h.pool).create(slug, 'dashboard-writes')).key;
   ({ app } = await buildTestApp(h.pool, {
-    mergeQueue: createMergeQueueService(temporal),
+    mergeQueue: createMergeQueueService(createQueueClient(temporal)),
     ui: { sessions: createUiSessionStore(h.pool), pool: h.pool },
   }));
   cookie = await signIn();

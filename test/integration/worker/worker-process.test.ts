@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createTemporalGateway } from '../../../api/temporal/client';
+import { createTemporalGateway } from '../../../queue-client';
 import { freePort, waitForPort } from '../../../scripts/lib/ports';
 import { requireTestEnv } from '../../support/env';
 

@@ -1,7 +1,8 @@
 /**
- * How the Temporal service maps what the queue workflow answers to HTTP errors, and what it sends:
- * one row per QueueRejection, plus the failures it must not swallow. The Temporal client is a stub
- * that records the update call and fails it as told.
+ * How the merge-queue service maps what the queue workflow answers (through the queue client's errors)
+ * to HTTP errors, and what it sends: one row per QueueRejection, plus the failures it must not swallow.
+ * The Temporal client under the queue client is a stub that records the update call and fails it as
+ * told.
  */
 import {
   ApplicationFailure,
@@ -9,8 +10,8 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
-import type { TemporalGateway } from '../../../api/temporal/client';
 import { createMergeQueueService } from '../../../api/temporal/merge-queue-service';
+import { createQueueClient, type TemporalCalls } from '../../../queue-client';
 
 const Q = { repo: { host: 'github.com', owner: 'acme', name: 'app' }, targetBranch: 'main' };
 const ORG = { id: 'org-1', slug: 'acme' };
@@ -51,8 +52,8 @@ function stubGateway(fail: Error | undefined, admissions: Admission[] = [{ state
     taskQueue: 'tq',
     busyBudgetMs: 2_000,
     call: <T>(_what: string, fn: () => Promise<T>) => fn(),
-  } as unknown as TemporalGateway;
-  return { service: createMergeQueueService(temporal), updates, started, queries };
+  } as unknown as TemporalCalls;
+  return { service: createMergeQueueService(createQueueClient(temporal)), updates, started, queries };
 }
 
 const rejected = (type: string, message: string) =>

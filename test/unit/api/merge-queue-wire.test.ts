@@ -1,7 +1,8 @@
 /**
- * The pure parts of the merge-queue API: wire translations, update ids, listing cursors and filters.
+ * The pure parts of the merge-queue API: wire translations, update ids, listing cursors and filters
+ * (the visibility query itself: test/unit/queue-client/visibility.test.ts).
  */
-import { decodeCursor, encodeCursor, matchesFilter, submissionsQuery } from '../../../api/temporal/listing';
+import { decodeCursor, encodeCursor, matchesFilter } from '../../../api/temporal/listing';
 import { freshUpdateId, requestHash } from '../../../api/routes/merge-queue/update-id';
 import * as wire from '../../../api/temporal/wire';
 import { SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
@@ -173,18 +174,6 @@ describe('update ids and request hashes', () => {
 });
 
 describe('listing', () => {
-  test('the query isolates the queue by id prefix and quotes every value', () => {
-    expect(submissionsQuery(ORG, { ...Q, targetBranch: 'a"b\\c' }, 'merged')).toBe(
-      [
-        'WorkflowType = "pullRequestWorkflow"',
-        'WorkflowId STARTS_WITH "pr/org-1/github.com/acme/app/a%22b%5Cc/"',
-        'RailyardRepository = "github.com/acme/app"',
-        'RailyardTargetBranch = "a\\"b\\\\c"',
-        'RailyardPrState = "merged"',
-      ].join(' AND '),
-    );
-  });
-
   test('a cursor round-trips for its own query only', () => {
     const token = Buffer.from('{"StartTime":"2026"}');
     const cursor = encodeCursor('q1', token);

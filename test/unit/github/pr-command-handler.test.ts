@@ -1,6 +1,6 @@
 /**
- * createPrCommandHandler (github/inbound/pr-command-handler.ts) with a recording Temporal client and
- * a recording GitHub REST client: which queue a command reaches (the PR's base, the organisation's
+ * createPrCommandHandler (github/inbound/pr-command-handler.ts) with the queue client over a recording
+ * Temporal client, and a recording GitHub REST client: which queue a command reaches (the PR's base, the organisation's
  * running queue under the first spelling that has one), who may command it (write or admin), what is
  * replied when nothing is applied, the update ids derived from the comment, and the reactions.
  */
@@ -23,6 +23,11 @@ import {
   type AdmissionState,
   type RepositoryKey,
 } from '../../../contract';
+import { createQueueClient, createTemporalCalls } from '../../../queue-client';
+
+/** The real queue client over a recording Temporal client. */
+const queuesOver = (client: object) =>
+  createQueueClient(createTemporalCalls(client as never, { namespace: 'default', callTimeoutMs: 10_000 }));
 
 const ORG = 'b9f2c1f0-1111-4c4c-8888-000000000001';
 const GITHUB_SPELLING: RepositoryKey = { host: 'github.com', owner: 'Acme', name: 'Widgets' };
@@ -122,7 +127,7 @@ function setup(
   };
   const installationsAsked: number[] = [];
   const handler = createPrCommandHandler({
-    client: client as never,
+    queues: queuesOver(client),
     clients: {
       forInstallation: (id) => {
         installationsAsked.push(id);
@@ -130,7 +135,6 @@ function setup(
       },
     },
     admissionTimeoutMs: 30,
-    admissionPollMs: 10,
     onError: (_err, message) => errors.push(message),
   });
   const replies = () =>
@@ -383,10 +387,10 @@ describe('failures', () => {
 
   test('GitHub failing the PR read is thrown (the delivery records the failure)', async () => {
     const handler = createPrCommandHandler({
-      client: {
+      queues: queuesOver({
         workflow: { getHandle: () => ({}) },
         connection: { withDeadline: () => Promise.reject(new Error('x')) },
-      } as never,
+      }),
       clients: {
         forInstallation: () =>
           Promise.resolve({

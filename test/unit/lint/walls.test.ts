@@ -158,6 +158,22 @@ const CASES: Planted[] = [
     code: "import { createActivities } from '../activities';\nexport const a = createActivities;\n",
     breaks: ['floors'],
   },
+  // The queue client serves the API and the GitHub handlers, so it imports neither.
+  {
+    file: 'queue-client/planted.ts',
+    code: "import { unavailable } from '../api/errors';\nexport const a = unavailable;\n",
+    breaks: ['floors'],
+  },
+  {
+    file: 'queue-client/planted.ts',
+    code: "import { quoted } from '../github/inbound/pr-commands';\nexport const a = quoted;\n",
+    breaks: ['floors'],
+  },
+  {
+    file: 'queue-client/planted.ts',
+    code: "import { queueWorkflowId } from '../contract';\nexport const a = queueWorkflowId;\n",
+    breaks: [],
+  },
 ];
 
 describe('the lint walls', () => {

@@ -16,7 +16,7 @@ import { createActivities } from '../../../../activities';
 import { createLocalGitHost } from '../../../../git/local-git-host';
 import type { RepositoryKey } from '../../../../contract';
 import { createApiKeyStore } from '../../../../stores/api-keys';
-import { createTemporalGateway, type TemporalGateway } from '../../../../api/temporal/client';
+import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../../../queue-client';
 import { createMergeQueueService } from '../../../../api/temporal/merge-queue-service';
 import { createGitWorld, type GitWorld } from '../../../../scripts/lib/git-world';
 import { buildTestApp, type CapturedLog, type TestAppDeps } from '../../../support/app';
@@ -107,7 +107,7 @@ export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> 
   const keys = createApiKeyStore(pool);
   const built: { app: FastifyInstance; log: CapturedLog } = await buildTestApp(pool, {
     keys,
-    mergeQueue: createMergeQueueService(temporal),
+    mergeQueue: createMergeQueueService(createQueueClient(temporal)),
     ...opts.appDeps?.(pool),
   });
   const url = await built.app.listen({ host: '127.0.0.1', port: 0 });

@@ -2,7 +2,7 @@
  * The admission watcher batches every submission waiting on one queue into one query per tick, keeps
  * asking about the pending ones, and never strands a waiter that arrives while a query is in flight.
  */
-import { createAdmissionWatcher } from '../../../api/temporal/admission-watcher';
+import { createAdmissionWatcher } from '../../../queue-client/admission';
 import type { AdmissionState } from '../../../contract';
 
 function stub(answer: (ids: string[], call: number) => Record<string, AdmissionState>, queryMs = 0) {

@@ -1,0 +1,111 @@
+/**
+ * Deadline-bounded calls to Temporal: every call the queue client makes goes through `call`, so a
+ * stopped server or worker ends it with a QueueClientError `unavailable` after `callTimeoutMs` instead
+ * of a hang.
+ *
+ * Flow control: Temporal admits at most 10 in-flight updates per workflow run, and buffers one query
+ * per workflow while a workflow task runs; beyond that it answers RESOURCE_EXHAUSTED, which is an
+ * answer from a live server, not an outage. So updates and queries of one workflow pass a gate in this
+ * process (UPDATE_SLOTS and QUERY_SLOTS at a time, first come first served, slots.ts), and a
+ * RESOURCE_EXHAUSTED that still happens (other processes share the limits) is retried here with
+ * full-jitter backoff, never by the gRPC layer's coarse one. Both waits come out of the busy budget
+ * rather than the call timeout (`busy` when it runs out); a retried update carries the same update id,
+ * so Temporal applies it once.
+ *
+ * Invariants: each attempt has the call deadline; the busy budget is never less than the call timeout;
+ * a slot is released however the call ends.
+ */
+import type { Client } from '@temporalio/client';
+import { QueueClientError } from './errors';
+import { isExhausted, isUnavailable } from './grpc-status';
+import { createSlots } from './slots';
+
+/**
+ * A call that updates or queries one workflow (give one of the two): it waits for one of that
+ * workflow's slots, and RESOURCE_EXHAUSTED is retried, both within the busy budget.
+ */
+export interface CallOptions {
+  updateOf?: string;
+  queryOf?: string;
+}
+
+export interface TemporalCalls {
+  client: Client;
+  /** The namespace visibility listings ask in. */
+  namespace: string;
+  /** Where the workflows this client starts run; a client without one starts none. */
+  taskQueue?: string;
+  callTimeoutMs: number;
+  /** How long a call may wait for a busy workflow (its slots and RESOURCE_EXHAUSTED retries). */
+  busyBudgetMs: number;
+  /** Runs `fn` with the call deadline; timeouts and connection failures become `unavailable`. */
+  call<T>(what: string, fn: () => Promise<T>, options?: CallOptions): Promise<T>;
+}
+
+/** Below Temporal's 10 in-flight updates per run, leaving room for other processes. */
+export const UPDATE_SLOTS = 8;
+/** Temporal's buffer of queries waiting for a running workflow task holds one. */
+export const QUERY_SLOTS = 1;
+/** The busy budget when none is given: a burst of hundreds of submits to one queue. */
+export const DEFAULT_BUSY_BUDGET_MS = 60_000;
+
+/** Full jitter: a uniform wait up to 25 ms doubling per attempt, at most 1 s. */
+const backoffMs = (attempt: number) => Math.random() * Math.min(1_000, 25 * 2 ** attempt);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function createTemporalCalls(
+  client: Client,
+  opts: {
+    namespace: string;
+    taskQueue?: string;
+    callTimeoutMs: number;
+    /** Default DEFAULT_BUSY_BUDGET_MS, never less than the call timeout. */
+    busyBudgetMs?: number;
+  },
+): TemporalCalls {
+  const { callTimeoutMs } = opts;
+  const busyBudgetMs = Math.max(opts.busyBudgetMs ?? DEFAULT_BUSY_BUDGET_MS, callTimeoutMs);
+  const busy = (what: string, budgetMs: number) => new QueueClientError({ kind: 'busy', what, budgetMs });
+  const attempts = async <T>(what: string, fn: () => Promise<T>, budgetMs: number): Promise<T> => {
+    const busyUntil = Date.now() + budgetMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await client.connection.withDeadline(Date.now() + callTimeoutMs, fn);
+      } catch (err) {
+        if (isExhausted(err)) {
+          const wait = backoffMs(attempt);
+          if (Date.now() + wait >= busyUntil) throw busy(what, budgetMs);
+          await sleep(wait);
+          continue;
+        }
+        if (isUnavailable(err))
+          throw new QueueClientError({ kind: 'unavailable', what, timeoutMs: callTimeoutMs }, { cause: err });
+        throw err;
+      }
+    }
+  };
+  const updateSlots = createSlots(UPDATE_SLOTS);
+  const querySlots = createSlots(QUERY_SLOTS);
+  const call = async <T>(what: string, fn: () => Promise<T>, options: CallOptions = {}): Promise<T> => {
+    const workflowId = options.updateOf ?? options.queryOf;
+    if (workflowId === undefined) return attempts(what, fn, callTimeoutMs);
+    const started = Date.now();
+    const slots = options.updateOf !== undefined ? updateSlots : querySlots;
+    const release = await slots(workflowId, started + busyBudgetMs);
+    if (!release) throw busy(what, busyBudgetMs);
+    try {
+      return await attempts(what, fn, busyBudgetMs - (Date.now() - started));
+    } finally {
+      release();
+    }
+  };
+  return {
+    client,
+    namespace: opts.namespace,
+    ...(opts.taskQueue !== undefined ? { taskQueue: opts.taskQueue } : {}),
+    callTimeoutMs,
+    busyBudgetMs,
+    call,
+  };
+}
