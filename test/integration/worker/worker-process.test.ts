@@ -82,7 +82,8 @@ test('the gateway reports Temporal down as unavailable (what /readyz shows)', as
   await expect(
     gateway.call('getQueue', () => gateway.client.workflow.getHandle('nope').describe()),
   ).rejects.toMatchObject({
-    statusCode: 503,
+    name: 'QueueClientError',
+    problem: { kind: 'unavailable', what: 'getQueue', timeoutMs: 1_000 },
   });
   await gateway.close().catch(() => undefined);
 });
