@@ -185,7 +185,7 @@ test('every change needs the session CSRF token and a same-site origin; refusals
   const csrf = await csrfOf(cookie!);
   for (const [body, headers] of [
     [{ override: 'ALWAYS_QUARANTINE' }, {}],
-    [{ override: 'ALWAYS_QUARANTINE', _csrf: `${csrf.slice(0, -1)}A` }, {}],
+    [{ override: 'ALWAYS_QUARANTINE', _csrf: `${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'B' : 'A'}` }, {}],
     [{ override: 'ALWAYS_QUARANTINE', _csrf: csrf }, { 'sec-fetch-site': 'cross-site' }],
     [{ override: 'ALWAYS_QUARANTINE', _csrf: csrf }, { origin: 'https://evil.example' }],
   ] as const) {
