@@ -39,8 +39,15 @@ test(`another organisation's PR merges while one with ${BUSY_PRS} runs queued st
 
   // Optimistic parallel testing: every PR of the busy organisation wants a run at once.
   await busy.createQueue({ concurrency: BUSY_PRS });
-  for (let n = 1; n <= BUSY_PRS; n++) busy.openPr(n, { [`busy-${n}.txt`]: `${n}\n` });
-  for (let n = 1; n <= BUSY_PRS; n++) await busy.submit(n);
+  // The fifty PRs are opened with one push, then submitted one after the other.
+  const busyPrs = Array.from({ length: BUSY_PRS }, (_, i) => i + 1);
+  busy.fx.git('fetch', '--quiet', 'origin');
+  const refspecs = busyPrs.map((n) => {
+    busy.fx.branchFrom(`pr-${n}`, 'origin/main');
+    return `${busy.fx.commit(`PR ${n}`, { [`busy-${n}.txt`]: `${n}\n` })}:refs/pull/${n}/head`;
+  });
+  busy.fx.git('push', '--quiet', '--force', 'origin', ...refspecs);
+  for (const n of busyPrs) await busy.submit(n);
   // The busy organisation's runs hold its slots and run on the executor; its third slot is free.
   await busy.waitFor('the busy organisation running in its slots', async () =>
     (await busySlots()) >= Math.min(CAP, 3) && busyStarted() >= Math.min(CAP, 3) ? true : undefined,
