@@ -8,10 +8,11 @@
  * call deadline.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
+import { Client, Connection, defaultGrpcRetryOptions } from '@temporalio/client';
 import { PING_WORKFLOW_TYPE, pingWorkflowId, type PingWorkflow } from '../contract';
 import { createTemporalCalls, type TemporalCalls } from './calls';
 import { RESOURCE_EXHAUSTED } from './grpc-status';
+import { createRetryGate } from './retry-gate';
 
 export interface TemporalGateway extends TemporalCalls {
   connection: Connection;
@@ -32,17 +33,15 @@ export function createTemporalGateway(opts: {
   busyBudgetMs?: number;
 }): TemporalGateway {
   const grpcRetry = defaultGrpcRetryOptions();
+  const retries = createRetryGate(
+    (attempt, status) =>
+      Number(status.code) !== RESOURCE_EXHAUSTED && grpcRetry.retryableDecider(attempt, status),
+  );
   const connection = Connection.lazy({
     address: opts.address,
     connectTimeout: opts.callTimeoutMs,
     // RESOURCE_EXHAUSTED is retried by `call`, within the caller's budget and with finer backoff.
-    interceptors: [
-      makeGrpcRetryInterceptor({
-        delayFunction: grpcRetry.delayFunction,
-        retryableDecider: (attempt, status) =>
-          Number(status.code) !== RESOURCE_EXHAUSTED && grpcRetry.retryableDecider(attempt, status),
-      }),
-    ],
+    interceptors: [retries.interceptor],
   });
   const client = new Client({ connection, namespace: opts.namespace });
   const calls = createTemporalCalls(client, {
@@ -71,6 +70,6 @@ export function createTemporalGateway(opts: {
         }),
       );
     },
-    close: () => connection.close(),
+    close: () => retries.close(connection),
   };
 }

@@ -66,6 +66,7 @@ import { requireTestEnv } from './env';
 import { startFakeHub, type FakeHub, type FakeHubOptions } from './fakehub';
 import { workClone, type WorkClone } from './fakehub/work-clone';
 import { endQueueWorkflows } from './queue-teardown';
+import { createRetryGate } from '../../queue-client/retry-gate';
 
 let runtimeInstalled = false;
 /**
@@ -197,7 +198,9 @@ export async function startGitHubDeployment(
     for (const sink of sinks) sink.push(line);
   };
   runtimeLogs.add(log);
-  const connection = await Connection.connect({ address });
+  // Closing waits out retries already scheduled (queue-client/retry-gate.ts).
+  const retries = createRetryGate();
+  const connection = await Connection.connect({ address, interceptors: [retries.interceptor] });
   const client = new Client({ connection });
   const taskQueue = `gh-e2e-${randomUUID()}`;
   const dataRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-gh-e2e-'));
@@ -509,7 +512,7 @@ export async function startGitHubDeployment(
       await app.close();
       await temporal.close();
       runtimeLogs.delete(log);
-      await connection.close();
+      await retries.close(connection);
       await pool.end();
       fs.rmSync(dataRoot, { recursive: true, force: true });
     },

@@ -41,6 +41,7 @@ import { requireTestEnv } from './env';
 import { startTestExecutor } from './executor';
 import { createRepoWithMain, type GitFixture } from './git-fixture';
 import { endQueueWorkflows } from './queue-teardown';
+import { createRetryGate } from '../../queue-client/retry-gate';
 
 let runtimeInstalled = false;
 
@@ -132,7 +133,9 @@ export async function startQueueDeployment(opts: DeploymentOptions = {}): Promis
 
   const pool = createPool(opts.databaseUrl ?? requireTestEnv('TEST_DATABASE_URL'), { max: 4 });
   const nativeConnection = await NativeConnection.connect({ address });
-  const connection = await Connection.connect({ address });
+  // Closing waits out retries already scheduled (queue-client/retry-gate.ts).
+  const retries = createRetryGate();
+  const connection = await Connection.connect({ address, interceptors: [retries.interceptor] });
   const client = new Client({ connection });
   const taskQueue = `e2e-${randomUUID()}`;
   // Test runs go to an executor of their own, as in production (issue 17); $GATE is writable in it.
@@ -268,7 +271,7 @@ export async function startQueueDeployment(opts: DeploymentOptions = {}): Promis
       worker.shutdown();
       await running;
       await executor.close();
-      await connection.close();
+      await retries.close(connection);
       await nativeConnection.close();
       await pool.end();
       fs.rmSync(dir, { recursive: true, force: true });
