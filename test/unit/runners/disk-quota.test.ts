@@ -29,13 +29,18 @@ const PROJECT = join(__dirname, '..', '..', '..');
 
 /**
  * measureTree by a walker that is not root: this process, or, when tests run as root, a child process
- * running as nobody (spawned with its uid and gid, as the sandbox spawns bwrap; libuv drops root's groups).
+ * running as nobody. The child starts as root, loads the module, then drops to nobody's uid and gid
+ * (and no groups) before it walks: started as nobody it could not read the project when the project
+ * lives in a private folder (a fresh clone under a 0700 temp folder, as CI makes).
  */
 async function measureUnprivileged(tree: string, limits: TreeLimits): Promise<TreeUsage> {
   if (!asRoot) return measureTree(tree, limits);
   const script = [
     "import('./executor/disk-quota.ts').then(async (m) => {",
-    '  const [tree, limits] = process.argv.slice(1);',
+    '  const [tree, limits, uid, gid] = process.argv.slice(1);',
+    '  process.setgroups([]);',
+    '  process.setgid(Number(gid));',
+    '  process.setuid(Number(uid));',
     '  const usage = await (m.measureTree ?? m.default.measureTree)(tree, JSON.parse(limits));',
     '  process.stdout.write(JSON.stringify(usage));',
     '});',
@@ -43,8 +48,8 @@ async function measureUnprivileged(tree: string, limits: TreeLimits): Promise<Tr
   const loader = typeof register === 'function' ? '--import' : '--loader';
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    [loader, 'tsx', '-e', script, tree, JSON.stringify(limits)],
-    { cwd: PROJECT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, uid: NOBODY.uid, gid: NOBODY.gid },
+    [loader, 'tsx', '-e', script, tree, JSON.stringify(limits), String(NOBODY.uid), String(NOBODY.gid)],
+    { cwd: PROJECT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
   );
   return JSON.parse(stdout) as TreeUsage;
 }
