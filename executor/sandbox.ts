@@ -28,7 +28,7 @@
  *    included (sandbox-network.ts says how, and why the host's services stay out of reach).
  * Nothing else of the host is mounted: not the data folder, the git root, other checkouts, the project.
  */
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pastaForm, pastaSpawn, ROUTE_WAIT, type NetworkKind, type PastaForm } from './sandbox-network';
@@ -238,6 +238,20 @@ function trialOptions(): string[] {
   ].concat(['--proc', '/proc', '--dev', '/dev']);
 }
 
+/** Trial runs a probe makes before it believes a failure. */
+const PROBE_TRIALS = 3;
+
+/**
+ * A probe's trial run, tried again when it fails: bwrap sometimes fails to set a sandbox up on a loaded
+ * machine ("loopback: Failed RTM_NEWADDR: No child processes", see sandboxSetupFailure), and one such
+ * failure must not report a working sandbox or network as missing for the executor's whole life.
+ */
+function trials(run: () => SpawnSyncReturns<string>): SpawnSyncReturns<string> {
+  let result = run();
+  for (let i = 1; i < PROBE_TRIALS && (result.error || result.status !== 0); i++) result = run();
+  return result;
+}
+
 /**
  * Whether `bwrap` runs here with the namespaces the sandbox needs (one short run of `true`), and whether
  * `pasta` gives a network-on run a network of its own (one short run that waits for its route).
@@ -248,12 +262,14 @@ export function probeSandbox(bwrap: string, pasta = 'pasta'): SandboxProbe {
   if (version.error || version.status !== 0)
     return { kind: 'unavailable', reason: `${bwrap} is not installed (Debian package bubblewrap)` };
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  const trial = spawnSync(bwrap, [...trialOptions(), '--', 'true'], {
-    encoding: 'utf8',
-    timeout: 10_000,
-    env: {},
-    ...(root ? { uid: settings.runAs.uid, gid: settings.runAs.gid } : {}),
-  });
+  const trial = trials(() =>
+    spawnSync(bwrap, [...trialOptions(), '--', 'true'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+      env: {},
+      ...(root ? { uid: settings.runAs.uid, gid: settings.runAs.gid } : {}),
+    }),
+  );
   if (trial.error || trial.status !== 0)
     return {
       kind: 'unavailable',
@@ -287,12 +303,14 @@ function probeNetwork(
     log: false,
   });
   // timeout(1) signals its whole process group (pasta and bwrap too), which spawnSync would not.
-  const trial = spawnSync('timeout', ['-k', '2', '15', line.file, ...line.args], {
-    encoding: 'utf8',
-    timeout: 20_000,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    ...(line.ids ?? {}),
-  });
+  const trial = trials(() =>
+    spawnSync('timeout', ['-k', '2', '15', line.file, ...line.args], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      ...(line.ids ?? {}),
+    }),
+  );
   if (trial.error || trial.status !== 0) {
     // Where there is no /dev/log every message comes with a line saying so: those say nothing here.
     const said = (trial.stderr || String(trial.error))
