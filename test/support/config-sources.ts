@@ -24,7 +24,16 @@ import { PROJECT_ROOT } from '../../scripts/lib/data-dir';
 
 /** The folders holding code that runs as railyard, the rooms (tests, benches and docs are not settings' readers). */
 /** Top-level folders that hold no code running as railyard. */
-const NOT_CODE = new Set(['test', 'bench', 'docs', 'deploy', 'migrations', 'node_modules', 'dist', 'coverage']);
+const NOT_CODE = new Set([
+  'test',
+  'bench',
+  'docs',
+  'deploy',
+  'migrations',
+  'node_modules',
+  'dist',
+  'coverage',
+]);
 export const CODE_FOLDERS = fs
   .readdirSync(PROJECT_ROOT, { withFileTypes: true })
   .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !NOT_CODE.has(e.name))
