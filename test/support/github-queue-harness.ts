@@ -130,9 +130,21 @@ export interface GitHubQueueHarness {
     title?: string,
     opts?: { draft?: boolean },
   ): Promise<{ number: number; headSha: string }>;
+  /**
+   * Opens several PRs from main's tip (a burst): one fetch and one push of all their branches instead
+   * of one each; returns their numbers and heads in order.
+   */
+  openPrs(
+    prs: { files: Record<string, string>; title?: string }[],
+  ): Promise<{ number: number; headSha: string }[]>;
   /** Pushes one more commit to PR `n`'s branch. */
   pushToPr(n: number, files: Record<string, string>): Promise<string>;
   submit(n: number, opts?: { priority?: number | null; noBatch?: boolean }): Promise<void>;
+  /**
+   * Submits PRs one after the other without waiting in between, then waits for all their admissions
+   * at once (a burst); throws if any was rejected.
+   */
+  submitAll(ns: number[]): Promise<void>;
   hint(h: HostHint): Promise<void>;
   /** A merge-queue call over HTTP with the organisation's API key (`path` after `/v1/`). */
   api(path: string, body: object): Promise<{ status: number; body: unknown }>;
@@ -429,6 +441,24 @@ export async function startGitHubDeployment(
         prs.add(pr.number);
         return { number: pr.number, headSha: sha };
       },
+      async openPrs(list) {
+        await clone.git('fetch', '-q', 'origin');
+        const made: { branch: string; sha: string; title: string }[] = [];
+        for (const { files, title } of list) {
+          const branch = `feature-${++branchCounter}`;
+          const prTitle = title ?? `change ${branchCounter}`;
+          await clone.branch(branch, 'origin/main');
+          made.push({ branch, sha: await clone.commit(files, prTitle), title: prTitle });
+        }
+        await clone.git('push', '-q', 'origin', ...made.map((m) => `${m.sha}:refs/heads/${m.branch}`));
+        const opened: { number: number; headSha: string }[] = [];
+        for (const m of made) {
+          const pr = await hub.openPullRequest({ owner, repo: name, head: m.branch, title: m.title });
+          prs.add(pr.number);
+          opened.push({ number: pr.number, headSha: m.sha });
+        }
+        return opened;
+      },
       async pushToPr(n, files) {
         const pr = hub.pullRequest(owner, name, n);
         await clone.git('fetch', '-q', 'origin');
@@ -447,6 +477,25 @@ export async function startGitHubDeployment(
           return state?.state === 'pending' ? undefined : state;
         });
         if (outcome.state === 'rejected') throw new Error(outcome.message);
+      },
+      async submitAll(ns) {
+        const ids: string[] = [];
+        for (const n of ns) {
+          prs.add(n);
+          const { submissionId } = await handle().executeUpdate(submitUpdate, {
+            args: [{ pr: n, priority: null, noBatch: false }],
+          });
+          ids.push(submissionId);
+        }
+        const outcomes = await h.waitFor(`PRs ${ns.join(', ')} admitted`, async () => {
+          const states = await handle().query(getAdmissionsQuery, ids);
+          return ids.every((id) => states[id] && states[id].state !== 'pending') ? states : undefined;
+        });
+        const refused = ids.flatMap((id) => {
+          const outcome = outcomes[id];
+          return outcome?.state === 'rejected' ? [outcome.message] : [];
+        });
+        if (refused.length > 0) throw new Error(refused.join('; '));
       },
       hint: (hintValue) => handle().signal(hostHintSignal, hintValue),
       async api(apiPath, body) {
