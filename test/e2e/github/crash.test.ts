@@ -167,13 +167,24 @@ describe.each<['push' | 'api', (n: number) => string]>([
       const line = new Set(g.bareGit('rev-list', '--first-parent', 'main').split('\n'));
       expect(tips.filter((sha) => !line.has(sha))).toEqual([]);
       expect(tips.filter((sha) => !testedTrees.has(treeOf(sha)))).toEqual([]);
-      // The event log holds one terminal transition per submission despite the kills.
-      const { rows } = await g.pool.query<{ n: string }>(
-        `SELECT count(*) FILTER (WHERE to_state IN ('merged', 'failed', 'cancelled')) AS n
-           FROM pr_transitions WHERE organisation_id = $1 GROUP BY submission_id`,
-        [g.key.organisationId],
-      );
-      expect(rows.map((r) => Number(r.n))).toEqual([1, 1, 1, 1]);
+      // The event log holds one terminal transition per submission despite the kills. The queue appends
+      // transitions after the PR's record shows them (its event-log outbox), so wait until each
+      // submission's terminal transition is there, then check there is exactly one.
+      const terminalCounts = async () =>
+        (
+          await g.pool.query<{ n: string }>(
+            `SELECT count(*) FILTER (WHERE to_state IN ('merged', 'failed', 'cancelled')) AS n
+               FROM pr_transitions WHERE organisation_id = $1 GROUP BY submission_id`,
+            [g.key.organisationId],
+          )
+        ).rows.map((r) => Number(r.n));
+      await g
+        .waitFor('every terminal transition in the event log', async () => {
+          const counts = await terminalCounts();
+          return counts.length === 4 && counts.every((n) => n >= 1);
+        })
+        .catch(() => undefined);
+      expect(await terminalCounts()).toEqual([1, 1, 1, 1]);
     } catch (err) {
       // The child's own account and where each PR stands, for whoever reads the failure.
       const warnings = fs
