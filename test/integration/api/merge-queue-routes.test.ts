@@ -121,8 +121,9 @@ async function runsInProgress(q: TestQueue) {
 /** Waits for a run in progress testing PR `n` other than `not`; answers it. */
 const runOf = (q: TestQueue, n: number, not?: string) =>
   waitFor(`a test run of PR #${n}`, async () =>
+    // A run is listed before its test branch is pushed; a status needs the branch's sha.
     (await runsInProgress(q)).find(
-      (r) => r.testRunId !== not && r.testedPullRequests.some((p) => p.prNumber === n),
+      (r) => r.testRunId !== not && r.testedPullRequests.some((p) => p.prNumber === n) && !!r.testBranchSha,
     ),
   );
 
