@@ -21,6 +21,12 @@ export type BundleProblem =
   | { readonly kind: 'meta_missing' }
   | { readonly kind: 'meta_malformed'; readonly detail: string }
   | { readonly kind: 'protobuf_malformed'; readonly name: string; readonly detail: string }
+  | {
+      readonly kind: 'report_over_budget';
+      readonly name: string;
+      readonly bound: 'entries' | 'nesting' | 'time';
+      readonly limit: number;
+    }
   | { readonly kind: 'no_results' };
 
 export type BundleProblemKind = BundleProblem['kind'];
@@ -42,6 +48,8 @@ function statusOf(problem: BundleProblem): 400 | 413 {
     case 'unpacked_too_large':
     case 'entry_too_large':
       return 413;
+    case 'report_over_budget':
+      return problem.bound === 'nesting' ? 400 : 413;
     default:
       return 400;
   }
@@ -78,8 +86,21 @@ export function describeBundleProblem(problem: BundleProblem): string {
       return `The bundle's meta.json ${problem.detail}.`;
     case 'protobuf_malformed':
       return `The bundle entry ${quoted(problem.name)} is not a valid Trunk test report: ${problem.detail}.`;
+    case 'report_over_budget':
+      return overBudget(problem.name, problem.bound, problem.limit);
     case 'no_results':
       return 'The bundle holds no test results (no junit/ file, internal.bin or internal/ file).';
+  }
+}
+
+function overBudget(name: string, bound: 'entries' | 'nesting' | 'time', limit: number): string {
+  switch (bound) {
+    case 'entries':
+      return `The bundle entry ${quoted(name)} holds more than ${limit} protobuf fields (counted over the upload's reports), the limit for one upload.`;
+    case 'nesting':
+      return `The bundle entry ${quoted(name)} nests protobuf messages deeper than the limit of ${limit} levels.`;
+    case 'time':
+      return `The bundle entry ${quoted(name)} was still being decoded when the upload's limit of ${limit} ms of decoding ran out.`;
   }
 }
 

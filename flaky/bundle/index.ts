@@ -13,4 +13,10 @@ export {
 export { parseBundleMeta, metaSchemaOf, type BundleMeta, type MetaSchema } from './meta';
 export { ciDetailsOf, type CiDetails } from './ci';
 export { BundleRefusal, describeBundleProblem, type BundleProblem, type BundleProblemKind } from './errors';
-export { decodeTestReport, testReportToParsedFile } from './protobuf';
+export {
+  decodeTestReport,
+  decodeBudgetOf,
+  testReportToParsedFile,
+  DEFAULT_DECODE_LIMITS,
+  type DecodeLimits,
+} from './protobuf';

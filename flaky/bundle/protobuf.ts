@@ -11,7 +11,9 @@
  * report order; the JUnit parser's merge does that, with its limits.
  *
  * Invariants: the same bounds as a JUnit file (test cases, attempts per test, text lengths, shortened
- * identity fields); the input is decoded only from a buffer the caller has already bounded.
+ * identity fields); the input is decoded only from a buffer the caller has already bounded, and only
+ * after report-scan.ts has counted what decoding it materialises against the upload's DecodeBudget
+ * (entries, nesting, runs per file, time): a report past a bound is refused before any object exists.
  */
 import protobuf from 'protobufjs';
 import { DEFAULT_JUNIT_LIMITS, type JunitLimits, type ParsedJunitFile } from '../junit';
@@ -20,6 +22,7 @@ import { type CaseOccurrence, mergeOccurrences } from '../junit/merge';
 import { summarise } from '../junit/parse';
 import type { AttemptStatus, FailureDetail, ParsedAttempt } from '../junit/types';
 import { refuse } from './errors';
+import { type DecodeBudget, scanReport, type ScanOutcome, type ScanShape, scanShapeOf } from './report-scan';
 import { TEST_REPORT_PROTO } from './test-report-proto';
 
 interface Timestamp {
@@ -50,6 +53,8 @@ interface TestReport {
 interface ReportTypes {
   readonly report: protobuf.Type;
   readonly result: protobuf.Type;
+  readonly reportShape: ScanShape;
+  readonly resultShape: ScanShape;
 }
 
 let types: ReportTypes | null = null;
@@ -57,9 +62,14 @@ let types: ReportTypes | null = null;
 function reportTypes(): ReportTypes {
   if (types === null) {
     const { root } = protobuf.parse(TEST_REPORT_PROTO, { keepCase: true });
+    const report = root.lookupType('test_context.test_run.TestReport');
+    const result = root.lookupType('test_context.test_run.TestResult');
+    const run = root.lookupType('test_context.test_run.TestCaseRun');
     types = {
-      report: root.lookupType('test_context.test_run.TestReport'),
-      result: root.lookupType('test_context.test_run.TestResult'),
+      report,
+      result,
+      reportShape: scanShapeOf(report, run),
+      resultShape: scanShapeOf(result, run),
     };
   }
   return types;
@@ -72,9 +82,104 @@ const TO_OBJECT: protobuf.IConversionOptions = {
   arrays: true,
 };
 
-/** Decodes a report; refuses the entry (protobuf_malformed) when it is neither form. */
-export function decodeTestReport(bytes: Uint8Array, entryName: string): TestReport {
-  const { report, result } = reportTypes();
+/** Default bounds of one upload's protobuf decoding (BundleLimits.decode). */
+export interface DecodeLimits {
+  /** Fields on the wire every report of one upload may hold together (the memory budget). */
+  readonly maxEntries: number;
+  /** Deepest nesting of messages and groups. */
+  readonly maxNesting: number;
+  /** Milliseconds the upload's reports may take to decode (the CPU time budget). */
+  readonly maxMilliseconds: number;
+}
+
+/**
+ * About 100 bytes of heap per entry once decoded (measured: 96 MiB for a million empty messages, 19
+ * MiB for 20,000 typical runs of 14 entries each), twice that while decoding: 1.2 million entries
+ * keep one upload's decoding near 120 MiB (250 MiB at its peak), room for 85,000 typical runs.
+ */
+export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
+  maxEntries: 1_200_000,
+  maxNesting: 32,
+  maxMilliseconds: 5_000,
+};
+
+/** A fresh budget for one upload. */
+export function decodeBudgetOf(
+  limits: DecodeLimits,
+  maxRunsPerFile: number,
+  now: () => number = () => performance.now(),
+): DecodeBudget {
+  return {
+    maxEntries: limits.maxEntries,
+    maxNesting: limits.maxNesting,
+    maxRunsPerFile,
+    maxMilliseconds: limits.maxMilliseconds,
+    now,
+    spent: 0,
+    spentMs: 0,
+  };
+}
+
+/** Refuses the entry when a scan crossed a bound. */
+function refuseOver(outcome: ScanOutcome, entryName: string, budget: DecodeBudget) {
+  if (outcome.kind !== 'over') return;
+  switch (outcome.bound) {
+    case 'runs':
+      return refuse({
+        kind: 'protobuf_malformed',
+        name: entryName,
+        detail: `it has more than ${budget.maxRunsPerFile} test case runs, the limit for one file`,
+      });
+    case 'entries':
+      return refuse({
+        kind: 'report_over_budget',
+        name: entryName,
+        bound: 'entries',
+        limit: budget.maxEntries,
+      });
+    case 'nesting':
+      return refuse({
+        kind: 'report_over_budget',
+        name: entryName,
+        bound: 'nesting',
+        limit: budget.maxNesting,
+      });
+    case 'time':
+      return refuse({
+        kind: 'report_over_budget',
+        name: entryName,
+        bound: 'time',
+        limit: budget.maxMilliseconds,
+      });
+  }
+}
+
+/**
+ * Decodes a report; refuses the entry (protobuf_malformed) when it is neither form, and
+ * (report_over_budget) when it holds more than the upload's budget has left.
+ */
+export function decodeTestReport(
+  bytes: Uint8Array,
+  entryName: string,
+  budget: DecodeBudget = decodeBudgetOf(DEFAULT_DECODE_LIMITS, DEFAULT_JUNIT_LIMITS.maxTestCases),
+): TestReport {
+  const started = budget.now();
+  try {
+    return decodeWithin(bytes, entryName, budget);
+  } finally {
+    budget.spentMs += budget.now() - started;
+  }
+}
+
+function decodeWithin(bytes: Uint8Array, entryName: string, budget: DecodeBudget): TestReport {
+  const { report, result, reportShape, resultShape } = reportTypes();
+  // As the decode below: the report form first, the single result when that is malformed.
+  let scanned = scanReport(bytes, reportShape, budget);
+  refuseOver(scanned, entryName, budget);
+  if (scanned.kind === 'malformed') {
+    scanned = scanReport(bytes, resultShape, budget);
+    refuseOver(scanned, entryName, budget);
+  }
   try {
     return report.toObject(report.decode(bytes), TO_OBJECT);
   } catch {

@@ -10,13 +10,20 @@
  *
  * Bounds: the compressed size is the route's; here the unpacked bytes, the zstd window, the entry
  * count, the result files, and the bytes of each entry held whole (meta.json, a report, CODEOWNERS).
- * JUnit files are bounded by the parser's own limits. Any problem throws a BundleRefusal (or the
+ * JUnit files are bounded by the parser's own limits; protobuf reports by one DecodeBudget for the
+ * whole bundle (fields, nesting, time: protobuf.ts), counted before anything is decoded. Any problem throws a BundleRefusal (or the
  * parser's JunitParseError) and nothing is returned.
  */
 import { type JunitLimits, type JunitParser, type ParsedJunitFile, resolveJunitLimits } from '../junit';
 import { refuse } from './errors';
 import { type BundleMeta, parseBundleMeta } from './meta';
-import { decodeTestReport, testReportToParsedFile } from './protobuf';
+import {
+  DEFAULT_DECODE_LIMITS,
+  decodeBudgetOf,
+  type DecodeLimits,
+  decodeTestReport,
+  testReportToParsedFile,
+} from './protobuf';
 import { readEntry, readTarEntries } from './tar';
 import { decompressZstd } from './zstd';
 
@@ -32,6 +39,8 @@ export interface BundleLimits {
   readonly maxCodeownersBytes: number;
   /** Limits of each results file, JUnit or protobuf. */
   readonly junit?: Partial<JunitLimits>;
+  /** The bundle's protobuf decoding budget (DEFAULT_DECODE_LIMITS when absent). */
+  readonly decode?: DecodeLimits;
 }
 
 export const DEFAULT_MAX_UNPACKED_BYTES = 256 * 1024 * 1024;
@@ -68,6 +77,8 @@ export async function readBundle(
 ): Promise<ReadBundle> {
   const limits = deps.limits ?? DEFAULT_BUNDLE_LIMITS;
   const junitLimits = { ...(limits.junit ?? {}) };
+  const decodeLimits = limits.decode ?? DEFAULT_DECODE_LIMITS;
+  let budget: ReturnType<typeof decodeBudgetOf> | undefined;
   let meta: BundleMeta | null = null;
   let codeowners: string | undefined;
   const files: ParsedJunitFile[] = [];
@@ -91,8 +102,11 @@ export async function readBundle(
         if (meta.resultSource !== 'internal') break;
         if (files.length >= limits.maxResultFiles)
           refuse({ kind: 'too_many_entries', limit: limits.maxResultFiles });
-        const report = decodeTestReport(await readEntry(entry, limits.maxReportBytes), entry.name);
-        files.push(testReportToParsedFile(report, fileName, resolveJunitLimits(junitLimits)));
+        const resolved = resolveJunitLimits(junitLimits);
+        const bytes = await readEntry(entry, limits.maxReportBytes);
+        budget ??= decodeBudgetOf(decodeLimits, resolved.maxTestCases);
+        const report = decodeTestReport(bytes, entry.name, budget);
+        files.push(testReportToParsedFile(report, fileName, resolved));
         break;
       }
       case 'codeowners':

@@ -7,6 +7,7 @@
  * Rule: callers must not care which one they hold; every refusal is a JunitParseError with the same
  * kind and message either way, and `close()` is safe to call more than once.
  */
+import type { BundleLimits, ReadBundle } from '../bundle/read-bundle';
 import { matchOwnersInSlices, type OwnersOutcome, type OwnersRequest } from '../owners-matching';
 import { type XmlChunk } from './decode';
 import { parseJunit, type ParseJunitOptions } from './parse';
@@ -23,6 +24,11 @@ export interface JunitParser {
    * the pool runs it on a thread. Absent (test doubles), callers use matchOwnersInSlices.
    */
   matchOwners?(request: OwnersRequest): Promise<OwnersOutcome>;
+  /**
+   * Reads a whole Trunk bundle (flaky/bundle readBundle): the pool runs it on a thread, so its
+   * decompression and decoding never block the event loop. Absent, callers run readBundle here.
+   */
+  readBundle?(source: AsyncIterable<Uint8Array>, limits: BundleLimits): Promise<ReadBundle>;
   /** Releases threads, if any; pending parses are refused. */
   close(): Promise<void>;
 }

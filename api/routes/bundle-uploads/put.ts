@@ -106,10 +106,12 @@ async function receive(deps: BundleRouteDeps, request: FastifyRequest, reply: Fa
   }
   const { upload } = claim;
   try {
-    const bundle = await readBundle(limited(request.body as AsyncIterable<Buffer>, deps.maxBundleBytes), {
-      parser: deps.parser,
-      limits: deps.limits,
-    });
+    const body = limited(request.body as AsyncIterable<Buffer>, deps.maxBundleBytes);
+    // On the parser pool's threads when there is one: unpacking and decoding are CPU-bound and
+    // amplifying (a 1.9 KB bundle unpacks to 20 MiB of protobuf), never for the event loop.
+    const bundle = deps.parser.readBundle
+      ? await deps.parser.readBundle(body, deps.limits)
+      : await readBundle(body, { parser: deps.parser, limits: deps.limits });
     const { meta, files, codeowners } = bundle;
     if (!sameRepository(meta.repo, upload.repo))
       throw badRequest(

@@ -12,6 +12,9 @@
  *   failure of the stream that follows it. The worker acknowledges a chunk exactly when its parser
  *   asks for the next one; when the source fails, the pool waits until every chunk sent is
  *   acknowledged or refused, and a refusal wins over the source's error.
+ * - A whole Trunk bundle (readBundle) streams to a thread the same way, so its zstd, tar, JUnit and
+ *   protobuf decoding (the amplifying parts: a 1.9 KB bundle can unpack to 20 MiB of protobuf) never
+ *   run on the event loop; its refusals are the BundleRefusals readBundle raises in-thread.
  * - CODEOWNERS matching (matchOwners) runs on the least busy thread like a parse; it is bounded by
  *   the request's step limit, so it delays the parses queued behind it by at most that.
  * - A worker that dies fails only its own jobs (500, the client may retry: uploads are idempotent)
@@ -22,10 +25,19 @@
 import type { Worker } from 'node:worker_threads';
 import { type XmlChunk } from '../decode';
 import { matchOwnersInSlices, type OwnersOutcome, type OwnersRequest } from '../../owners-matching';
-import { type JunitParser } from '../parser';
-import { parseJunit, type ParseJunitOptions } from '../parse';
+import { readBundle, type BundleLimits, type ReadBundle } from '../../bundle/read-bundle';
+import { inThreadJunitParser, type JunitParser } from '../parser';
+import { parseJunit } from '../parse';
 import { type ParsedJunitFile } from '../types';
-import { chunkBytes, type FromWorker, fromWire, resultFromWire, type ToWorker } from './protocol';
+import {
+  bundleFromWire,
+  chunkBytes,
+  type FromWorker,
+  fromWire,
+  type JobTask,
+  resultFromWire,
+  type ToWorker,
+} from './protocol';
 import { spawnParserWorker } from './spawn';
 
 /** Unparsed bytes one file may have in flight to its worker. */
@@ -43,6 +55,7 @@ export interface JunitParserPoolOptions {
 export interface JunitParserPool extends JunitParser {
   readonly threads: number;
   matchOwners(request: OwnersRequest): Promise<OwnersOutcome>;
+  readBundle(source: AsyncIterable<Uint8Array>, limits: BundleLimits): Promise<ReadBundle>;
 }
 
 /** Starts the threads and waits until each can parse; rejects (and stops them) if one cannot. */
@@ -75,20 +88,40 @@ export async function startJunitParserPool(options: JunitParserPoolOptions): Pro
     throw err;
   }
 
+  /** The least busy live thread; ties go to the first, which keeps one upload's files together. */
+  const leastBusy = (): Slot | undefined => {
+    let slot: Slot | undefined;
+    for (const s of slots) if (s.alive && (slot === undefined || s.active < slot.active)) slot = s;
+    return slot;
+  };
+
   return {
     threads: options.threads,
     async parse(source, parseOptions) {
       if (closed) throw new Error('The JUnit parser pool is closed.');
-      // The least busy live thread; ties go to the first, which keeps one upload's files together.
-      let slot: Slot | undefined;
-      for (const s of slots) if (s.alive && (slot === undefined || s.active < slot.active)) slot = s;
+      const slot = leastBusy();
       if (slot === undefined) return parseJunit(source, parseOptions);
-      return slot.run(nextJob++, source, parseOptions);
+      const task: JobTask = {
+        kind: 'junit',
+        fileName: parseOptions.fileName,
+        ...(parseOptions.limits === undefined ? {} : { limits: parseOptions.limits }),
+      };
+      const result = await slot.run(nextJob++, source, task);
+      if (result.kind !== 'file') throw new Error('The JUnit parser thread answered a bundle for a file.');
+      return result.file;
+    },
+    async readBundle(source, limits) {
+      if (closed) throw new Error('The JUnit parser pool is closed.');
+      const slot = leastBusy();
+      // No thread left: on this one, as without a pool.
+      if (slot === undefined) return readBundle(source, { parser: inThreadJunitParser, limits });
+      const result = await slot.run(nextJob++, source, { kind: 'bundle', limits });
+      if (result.kind !== 'bundle') throw new Error('The JUnit parser thread answered a file for a bundle.');
+      return result.bundle;
     },
     async matchOwners(request) {
       if (closed) throw new Error('The JUnit parser pool is closed.');
-      let slot: Slot | undefined;
-      for (const s of slots) if (s.alive && (slot === undefined || s.active < slot.active)) slot = s;
+      const slot = leastBusy();
       // No thread left: on this one, in slices that let the event loop serve between them.
       if (slot === undefined) return matchOwnersInSlices(request);
       return slot.matchOwners(nextJob++, request);
@@ -107,12 +140,17 @@ interface OwnersJob {
   reject(err: Error): void;
 }
 
+/** What a streamed job answers. */
+type JobResult =
+  | { readonly kind: 'file'; readonly file: ParsedJunitFile }
+  | { readonly kind: 'bundle'; readonly bundle: ReadBundle };
+
 interface Job {
   unacked: number;
   failure: Error | undefined;
   /** Wakes the sender when acknowledgements arrive or the job settles. */
   wake: (() => void) | undefined;
-  resolve(file: ParsedJunitFile): void;
+  resolve(result: JobResult): void;
   reject(err: Error): void;
 }
 
@@ -155,7 +193,11 @@ class Slot {
           break;
         case 'done':
           this.jobs.delete(message.job);
-          job.resolve(resultFromWire(message.result));
+          job.resolve({ kind: 'file', file: resultFromWire(message.result) });
+          break;
+        case 'bundle':
+          this.jobs.delete(message.job);
+          job.resolve({ kind: 'bundle', bundle: bundleFromWire(message.bundle) });
           break;
         case 'error':
           this.jobs.delete(message.job);
@@ -189,12 +231,12 @@ class Slot {
   async run(
     id: number,
     source: AsyncIterable<XmlChunk> | Iterable<XmlChunk>,
-    options: ParseJunitOptions,
-  ): Promise<ParsedJunitFile> {
+    task: JobTask,
+  ): Promise<JobResult> {
     if (this.stopping) throw new Error('The JUnit parser thread is not running.');
-    let resolve: (file: ParsedJunitFile) => void = () => undefined;
+    let resolve: (result: JobResult) => void = () => undefined;
     let reject: (err: Error) => void = () => undefined;
-    const result = new Promise<ParsedJunitFile>((res, rej) => {
+    const result = new Promise<JobResult>((res, rej) => {
       resolve = res;
       reject = rej;
     });
@@ -202,12 +244,7 @@ class Slot {
     result.catch(() => undefined);
     const job: Job = { unacked: 0, failure: undefined, wake: undefined, resolve, reject };
     this.jobs.set(id, job);
-    this.post({
-      type: 'start',
-      job: id,
-      fileName: options.fileName,
-      ...(options.limits === undefined ? {} : { limits: options.limits }),
-    });
+    this.post({ type: 'start', job: id, task });
     try {
       for await (const chunk of source) {
         if (job.failure !== undefined) break;

@@ -12,9 +12,16 @@
  * as a structured clone; otherwise as a structured clone. Either way the main thread gets a value
  * deep-equal to what parseJunit returned in the worker.
  *
- * Errors cross as data: a JunitParseError as its file name and problem (rebuilt on the main thread
- * with the same kind and message), anything else as a message and stack (a bug, answered as 500).
+ * A `bundle` job is a whole Trunk bundle (flaky/bundle readBundle: zstd, tar, JUnit files and
+ * protobuf reports, all CPU-bound and amplifying) streamed in like a file; its answer is the bundle's
+ * meta and CODEOWNERS as a structured clone (meta holds Maps) and each file as a WireResult.
+ *
+ * Errors cross as data: a JunitParseError as its file name and problem, a BundleRefusal as its
+ * problem (each rebuilt on the main thread with the same kind and message), anything else as a
+ * message and stack (a bug, answered as 500).
  */
+import { type BundleProblem, BundleRefusal } from '../../bundle/errors';
+import type { BundleLimits, ReadBundle } from '../../bundle/read-bundle';
 import { JunitParseError, type JunitProblem } from '../errors';
 import { type OwnersOutcome, type OwnersRequest } from '../../owners-matching';
 import { type JunitLimits } from '../limits';
@@ -23,13 +30,13 @@ import { type ParsedJunitFile } from '../types';
 /** Marks the worker threads this pool starts, so the entry module only serves when started by it. */
 export const WORKER_MARK = 'railyard-junit-parser';
 
+/** What a streamed job reads: one JUnit file, or a whole Trunk bundle. */
+export type JobTask =
+  | { readonly kind: 'junit'; readonly fileName: string; readonly limits?: Partial<JunitLimits> }
+  | { readonly kind: 'bundle'; readonly limits: BundleLimits };
+
 export type ToWorker =
-  | {
-      readonly type: 'start';
-      readonly job: number;
-      readonly fileName: string;
-      readonly limits?: Partial<JunitLimits>;
-    }
+  | { readonly type: 'start'; readonly job: number; readonly task: JobTask }
   | { readonly type: 'chunk'; readonly job: number; readonly chunk: Uint8Array | string }
   | { readonly type: 'end'; readonly job: number }
   | { readonly type: 'abort'; readonly job: number }
@@ -40,6 +47,7 @@ export type FromWorker =
   | { readonly type: 'ready' }
   | { readonly type: 'ack'; readonly job: number; readonly bytes: number }
   | { readonly type: 'done'; readonly job: number; readonly result: WireResult }
+  | { readonly type: 'bundle'; readonly job: number; readonly bundle: WireBundle }
   | { readonly type: 'owners'; readonly job: number; readonly outcome: OwnersOutcome }
   | { readonly type: 'error'; readonly job: number; readonly error: WireError };
 
@@ -53,6 +61,20 @@ export function resultToWire(file: ParsedJunitFile): WireResult {
 
 export function resultFromWire(wire: WireResult): ParsedJunitFile {
   return wire.format === 'json' ? (JSON.parse(wire.text) as ParsedJunitFile) : wire.file;
+}
+
+export interface WireBundle {
+  readonly meta: ReadBundle['meta'];
+  readonly files: readonly WireResult[];
+  readonly codeowners?: string;
+}
+
+export function bundleToWire(bundle: ReadBundle): WireBundle {
+  return { ...bundle, files: bundle.files.map(resultToWire) };
+}
+
+export function bundleFromWire(wire: WireBundle): ReadBundle {
+  return { ...wire, files: wire.files.map(resultFromWire) };
 }
 
 /** True when JSON.parse(JSON.stringify(value)) is deep-equal to value: plain data, finite numbers. */
@@ -80,10 +102,12 @@ export function jsonExact(value: unknown): boolean {
 
 export type WireError =
   | { readonly kind: 'junit'; readonly fileName: string; readonly problem: JunitProblem }
+  | { readonly kind: 'bundle'; readonly problem: BundleProblem }
   | { readonly kind: 'bug'; readonly message: string; readonly stack?: string };
 
 export function toWire(err: unknown): WireError {
   if (err instanceof JunitParseError) return { kind: 'junit', fileName: err.fileName, problem: err.problem };
+  if (err instanceof BundleRefusal) return { kind: 'bundle', problem: err.problem };
   if (err instanceof Error)
     return { kind: 'bug', message: err.message, ...(err.stack ? { stack: err.stack } : {}) };
   return { kind: 'bug', message: String(err) };
@@ -91,6 +115,7 @@ export function toWire(err: unknown): WireError {
 
 export function fromWire(wire: WireError): Error {
   if (wire.kind === 'junit') return new JunitParseError(wire.fileName, wire.problem);
+  if (wire.kind === 'bundle') return new BundleRefusal(wire.problem);
   const err = new Error(`The JUnit parser thread failed: ${wire.message}`);
   if (wire.stack !== undefined) err.stack = `${err.message}\n(worker) ${wire.stack}`;
   return err;

@@ -2,16 +2,28 @@
  * The parser thread: serves parse jobs from the pool (pool.ts) with the same parseJunit the API uses
  * in-thread, so a file parses to the same result and the same refusals (DOCTYPE, limits, malformed
  * XML) either way. Several jobs may interleave on one thread; each has its own chunk queue. It also
- * matches an upload's test files against its CODEOWNERS (owners-matching.ts), the other CPU-bound
- * part of an upload, in one go.
+ * reads whole Trunk bundles (readBundle, with the JUnit parser of this thread) and matches an
+ * upload's test files against its CODEOWNERS (owners-matching.ts), the other CPU-bound parts of an
+ * upload.
  *
  * This module is the thread's entry point: it serves only when started by the pool (WORKER_MARK in
  * workerData), so importing it anywhere else has no effect.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import { readBundle } from '../../bundle/read-bundle';
 import { matchOwnersNow } from '../../owners-matching';
 import { parseJunit } from '../parse';
-import { chunkBytes, type FromWorker, resultToWire, type ToWorker, toWire, WORKER_MARK } from './protocol';
+import { inThreadJunitParser } from '../parser';
+import {
+  bundleToWire,
+  chunkBytes,
+  type FromWorker,
+  type JobTask,
+  resultToWire,
+  type ToWorker,
+  toWire,
+  WORKER_MARK,
+} from './protocol';
 
 type Port = Pick<MessagePort, 'on' | 'postMessage'>;
 
@@ -20,10 +32,27 @@ export function serveJunitParsing(port: Port): void {
   const jobs = new Map<number, ChunkQueue>();
   const send = (message: FromWorker) => port.postMessage(message);
 
-  const run = async (job: number, queue: ChunkQueue, options: Parameters<typeof parseJunit>[1]) => {
+  const run = async (job: number, queue: ChunkQueue, task: JobTask) => {
     try {
-      const file = await parseJunit(queue, options);
-      send({ type: 'done', job, result: resultToWire(file) });
+      switch (task.kind) {
+        case 'junit': {
+          const options = {
+            fileName: task.fileName,
+            ...(task.limits === undefined ? {} : { limits: task.limits }),
+          };
+          send({ type: 'done', job, result: resultToWire(await parseJunit(queue, options)) });
+          break;
+        }
+        case 'bundle': {
+          // A bundle's chunks are bytes (the pool forwards the HTTP body as it is).
+          const bundle = await readBundle(queue as AsyncIterable<Uint8Array>, {
+            parser: inThreadJunitParser,
+            limits: task.limits,
+          });
+          send({ type: 'bundle', job, bundle: bundleToWire(bundle) });
+          break;
+        }
+      }
     } catch (err) {
       send({ type: 'error', job, error: toWire(err) });
     } finally {
@@ -36,11 +65,7 @@ export function serveJunitParsing(port: Port): void {
       case 'start': {
         const queue = new ChunkQueue((bytes) => send({ type: 'ack', job: message.job, bytes }));
         jobs.set(message.job, queue);
-        const options = {
-          fileName: message.fileName,
-          ...(message.limits === undefined ? {} : { limits: message.limits }),
-        };
-        void run(message.job, queue, options);
+        void run(message.job, queue, message.task);
         return;
       }
       // A job that already failed is gone: its late chunks are dropped.
