@@ -16,6 +16,9 @@ export interface FakeApp {
   publicKey: KeyObject;
   /** The App's webhook secret: deliveries carry `X-Hub-Signature-256` = HMAC-SHA256 of the body under it. */
   webhookSecret: string;
+  /** The App's OAuth client id and secret (user access tokens, users.ts). */
+  clientId: string;
+  clientSecret: string;
 }
 
 export interface IssuedToken {
@@ -32,6 +35,8 @@ export function createFakeApp(id = 4242, slug = 'railyard-test'): FakeApp {
     privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
     publicKey,
     webhookSecret: randomBytes(20).toString('hex'),
+    clientId: `Iv23li${randomBytes(7).toString('hex')}`,
+    clientSecret: randomBytes(20).toString('hex'),
   };
 }
 

@@ -20,6 +20,7 @@ import type { FakeApp } from './app-auth';
 import { actionsHandlers } from './rest-actions';
 import { discussionHandlers } from './rest-discussions';
 import { reviewBlock, reviewHandlers } from './rest-reviews';
+import { userHandlers, type FakeHubUserStore } from './users';
 import type { Actor } from './events';
 import {
   checkRunJson,
@@ -40,6 +41,8 @@ export interface RestRequest {
   body: unknown;
   /** Installation of the token (installation-token operations), or null (App JWT operations). */
   installationId: number | null;
+  /** The person of a user token (user-token operations), or null. */
+  userLogin: string | null;
 }
 
 export interface RestAnswer {
@@ -57,6 +60,7 @@ export interface RestContext {
   /** Reads left for which `mergeable` is null, by `<repoId>#<n>`. */
   mergeableUnknown: Map<string, number>;
   webhooks: WebhookLog;
+  users: FakeHubUserStore;
 }
 
 const DOCS = 'https://docs.github.com/rest';
@@ -235,6 +239,7 @@ const handlers: Record<string, Handler> = {
   ...actionsHandlers,
   ...discussionHandlers,
   ...reviewHandlers,
+  ...userHandlers,
   'apps/create-installation-access-token': (ctx, req) => {
     const installation = ctx.state.installations.get(Number(req.params.installation_id));
     if (!installation) return Promise.resolve(notFound());

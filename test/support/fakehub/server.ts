@@ -42,6 +42,7 @@ import {
   type RepositoryRole,
   type Review,
 } from './state';
+import { createUsers, type FakeHubUsers } from './users';
 import { createWebhookDispatcher, type FakeHubWebhooks } from './webhooks';
 
 export interface FakeHubOptions {
@@ -137,6 +138,8 @@ export interface FakeHub {
   review(owner: string, repo: string, number: number, login: string, state: Review['state']): Review;
   /** The author marks a draft ready for review (`ready_for_review`) or converts it back (`converted_to_draft`). */
   setDraft(owner: string, repo: string, number: number, draft: boolean): void;
+  /** People: organisation roles, the App's OAuth flow and user tokens (users.ts). */
+  readonly users: FakeHubUsers;
   /** Webhook deliveries: target, record, idle() and the delivery fault knobs. */
   readonly webhooks: FakeHubWebhooks;
   readonly knobs: FakeHubKnobs;
@@ -202,6 +205,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
   });
   const state = new FakeHubState(dir, (event) => dispatcher.enqueue(event));
   const tokens = createTokenStore();
+  const users = createUsers(app);
   const contract = createContractValidator();
   const backend = await findHttpBackend();
   const hookSecret = randomBytes(24).toString('hex');
@@ -308,6 +312,23 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
     return { ok: true, lines: [] };
   });
 
+  // ---- the OAuth web flow's token exchange (the web host's, not the REST API's) ----------------
+  fastify.post('/login/oauth/access_token', (request, reply) => {
+    requests.push({
+      kind: 'rest',
+      method: 'POST',
+      path: '/login/oauth/access_token',
+      operationId: null,
+      status: 200,
+    });
+    const body = request.body;
+    const form: Record<string, string | undefined> = {};
+    if (Buffer.isBuffer(body)) for (const [k, v] of new URLSearchParams(body.toString('utf8'))) form[k] = v;
+    else if (body && typeof body === 'object')
+      for (const [k, v] of Object.entries(body)) form[k] = typeof v === 'string' ? v : undefined;
+    return reply.code(200).send(users.exchange(form));
+  });
+
   // ---- REST -----------------------------------------------------------------------------------
   fastify.route({
     method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
@@ -348,7 +369,18 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
       const credential = credentialOf(request.headers.authorization);
       const looksLikeJwt = (secret: string) => secret.split('.').length === 3 && secret.startsWith('eyJ');
       let installationId: number | null = null;
-      if (credentialKind === 'app-jwt') {
+      let userLogin: string | null = null;
+      if (credentialKind === 'user-token') {
+        const login = credential?.scheme === 'bearer' ? users.loginOf(credential.secret) : null;
+        if (!login)
+          return reply.code(401).send({
+            message: 'Requires authentication',
+            documentation_url: DOCS,
+            status: '401',
+          });
+        userLogin = login;
+        info.bucket = `user:${login}`;
+      } else if (credentialKind === 'app-jwt') {
         if (!credential || credential.scheme !== 'bearer')
           return reply.code(401).send({
             message: 'A JSON web token could not be decoded',
@@ -419,6 +451,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
         mintToken: (id) => tokens.mint(id, app.id, tokenLifetimeSeconds),
         mergeableUnknown,
         webhooks: dispatcher.log,
+        users,
       };
       const answer = await handleRest(ctx, {
         operationId: op.operationId,
@@ -426,6 +459,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
         query: url.searchParams,
         body: request.body,
         installationId,
+        userLogin,
       });
       if (answer.headers) void reply.headers(answer.headers);
       return reply.code(answer.status).send(answer.body ?? '');
@@ -616,6 +650,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
     setDraft(owner, repo, number, draft) {
       state.setDraft(requirePull(owner, repo, number).pr, draft);
     },
+    users,
     webhooks: dispatcher.api,
     knobs: {
       secondaryRateLimit(count, knob = {}) {

@@ -4,14 +4,15 @@
  * exactly these operations from `@octokit/openapi`) and the fake's router: an operation served but not
  * listed here has no contract and is refused by the contract check.
  *
- * `credential` says which credential GitHub accepts: the App's JWT or an installation token.
+ * `credential` says which credential GitHub accepts: the App's JWT, an installation token, or a user
+ * access token (`ghu_…`, from the App's OAuth flow: a person acting through the App).
  */
 export type OperationMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface ServedOperation {
   method: OperationMethod;
   path: string;
-  credential: 'app-jwt' | 'installation-token';
+  credential: 'app-jwt' | 'installation-token' | 'user-token';
 }
 
 export const SERVED_OPERATIONS: readonly ServedOperation[] = [
@@ -82,6 +83,13 @@ export const SERVED_OPERATIONS: readonly ServedOperation[] = [
   },
   // Fork PRs' setImpactedTargets (x-forked-workflow-run-id): the run must be the fork's.
   { method: 'get', path: '/repos/{owner}/{repo}/actions/runs/{run_id}', credential: 'installation-token' },
+  // Linking an installation (github/app/linking.ts): the installation and the repositories it covers.
+  { method: 'get', path: '/app/installations/{installation_id}', credential: 'app-jwt' },
+  { method: 'get', path: '/installation/repositories', credential: 'installation-token' },
+  // The proof that the person linking administers the account (github/app/user-proof.ts).
+  { method: 'get', path: '/user', credential: 'user-token' },
+  { method: 'get', path: '/user/installations', credential: 'user-token' },
+  { method: 'get', path: '/user/memberships/orgs/{org}', credential: 'user-token' },
 ];
 
 /** The package and file the subset is extracted from. */
