@@ -171,6 +171,16 @@ export function decodeTestReport(
   }
 }
 
+/**
+ * Refuses a report from its first bytes when they alone cross a bound: the scan of a prefix goes
+ * through the same states as the scan of the whole up to the cut, so a prefix over a bound means
+ * the whole is over it too (and gets the same refusal). Spends nothing of the budget.
+ */
+export function refuseReportPrefix(prefix: Uint8Array, entryName: string, budget: DecodeBudget): void {
+  const { reportShape } = reportTypes();
+  refuseOver(scanReport(prefix, reportShape, { ...budget }), entryName, budget);
+}
+
 function decodeWithin(bytes: Uint8Array, entryName: string, budget: DecodeBudget): TestReport {
   const { report, result, reportShape, resultShape } = reportTypes();
   // As the decode below: the report form first, the single result when that is malformed.

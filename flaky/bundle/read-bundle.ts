@@ -22,6 +22,7 @@ import {
   decodeBudgetOf,
   type DecodeLimits,
   decodeTestReport,
+  refuseReportPrefix,
   testReportToParsedFile,
 } from './protobuf';
 import { readEntry, readTarEntries } from './tar';
@@ -103,9 +104,12 @@ export async function readBundle(
         if (files.length >= limits.maxResultFiles)
           refuse({ kind: 'too_many_entries', limit: limits.maxResultFiles });
         const resolved = resolveJunitLimits(junitLimits);
-        const bytes = await readEntry(entry, limits.maxReportBytes);
-        budget ??= decodeBudgetOf(decodeLimits, resolved.maxTestCases);
-        const report = decodeTestReport(bytes, entry.name, budget);
+        const within = (budget ??= decodeBudgetOf(decodeLimits, resolved.maxTestCases));
+        // A report over the budget is refused from its first megabytes, before the rest is unpacked.
+        const bytes = await readEntry(entry, limits.maxReportBytes, (prefix) =>
+          refuseReportPrefix(prefix, entry.name, within),
+        );
+        const report = decodeTestReport(bytes, entry.name, within);
         files.push(testReportToParsedFile(report, fileName, resolved));
         break;
       }

@@ -49,6 +49,7 @@ export interface ScanShape {
   readonly isRun: boolean;
 }
 
+/** A power of two. */
 const CLOCK_EVERY = 4096;
 
 /** The scan's view of a protobufjs type: its message fields, recursively (types may repeat). */
@@ -63,8 +64,7 @@ export function scanShapeOf(type: protobuf.Type, runType: protobuf.Type): ScanSh
     for (const field of t.fieldsArray) {
       const resolved = field.resolve().resolvedType;
       // Only sub-messages recurse; an enum is a varint. Duck-typed to avoid a runtime import.
-      if (resolved !== null && 'fieldsArray' in resolved)
-        children.set(field.id, build(resolved));
+      if (resolved !== null && 'fieldsArray' in resolved) children.set(field.id, build(resolved));
     }
     return shape;
   };
@@ -93,6 +93,8 @@ export function scanReport(bytes: Uint8Array, shape: ScanShape, budget: DecodeBu
     throw new Stop({ kind: 'over', bound });
   };
   const varint = (end: number): number => {
+    // Nearly every tag and most lengths are one byte.
+    if (pos < end && bytes[pos]! < 0x80) return bytes[pos++]!;
     // As protobufjs's uint32: the low 32 bits of up to 10 bytes.
     let value = 0;
     for (let i = 0; i < 10; i += 1) {
@@ -106,7 +108,7 @@ export function scanReport(bytes: Uint8Array, shape: ScanShape, budget: DecodeBu
   const charge = () => {
     entries += 1;
     if (entries > remaining) over('entries');
-    if (entries % CLOCK_EVERY === 0 && budget.now() > deadline) over('time');
+    if ((entries & (CLOCK_EVERY - 1)) === 0 && budget.now() > deadline) over('time');
   };
   const skip = (wireType: number, field: number, end: number, depth: number): void => {
     switch (wireType) {

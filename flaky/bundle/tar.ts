@@ -107,15 +107,31 @@ function describeTarError(err: unknown): string {
   return (message.replace(/\.+$/, '').slice(0, 200) || 'it ends early').toLowerCase();
 }
 
-/** Reads a whole entry into memory, refusing it past `limitBytes` (413) as soon as it is. */
-export async function readEntry(entry: TarEntry, limitBytes: number): Promise<Buffer> {
+/** First size at which readEntry shows what arrived so far to `checkPrefix`; doubled each time. */
+const FIRST_PREFIX_CHECK_BYTES = 1024 * 1024;
+
+/**
+ * Reads a whole entry into memory, refusing it past `limitBytes` (413) as soon as it is. With
+ * `checkPrefix`, the bytes read so far are shown to it at 1, 2, 4… MiB (at most twice the entry's
+ * bytes copied in all), so a check that can refuse on a prefix refuses before the rest is unpacked.
+ */
+export async function readEntry(
+  entry: TarEntry,
+  limitBytes: number,
+  checkPrefix?: (prefix: Buffer) => void,
+): Promise<Buffer> {
   if (entry.size > limitBytes) refuse({ kind: 'entry_too_large', name: entry.name, limitBytes });
   const chunks: Buffer[] = [];
   let total = 0;
+  let nextCheck = FIRST_PREFIX_CHECK_BYTES;
   for await (const chunk of entry.body) {
     total += chunk.length;
     if (total > limitBytes) refuse({ kind: 'entry_too_large', name: entry.name, limitBytes });
     chunks.push(chunk);
+    if (checkPrefix !== undefined && total >= nextCheck) {
+      nextCheck = total * 2;
+      checkPrefix(Buffer.concat(chunks));
+    }
   }
   return Buffer.concat(chunks);
 }

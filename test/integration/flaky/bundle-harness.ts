@@ -7,7 +7,8 @@
 import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { DEFAULT_BUNDLE_LIMITS } from '../../../flaky/bundle';
+import { type BundleLimits, DEFAULT_BUNDLE_LIMITS } from '../../../flaky/bundle';
+import type { JunitParser } from '../../../flaky/junit';
 import { createFlakyStore } from '../../../flaky/service';
 import { createApiKeyStore } from '../../../stores/api-keys';
 import { createRepositoryPublicIds } from '../../../stores/repository-public-ids';
@@ -61,7 +62,17 @@ export const cliBundle = (options: Parameters<typeof metaJson>[0] = {}, extra: B
     ...extra,
   ]);
 
-export async function createBundleWorld(prefix: string): Promise<BundleWorld> {
+export interface BundleWorldOptions {
+  /** The parser the app uses (the in-thread one by default); a pool reads bundles on its threads. */
+  readonly parser?: JunitParser;
+  /** Bundle limits instead of the small ones above. */
+  readonly limits?: BundleLimits;
+}
+
+export async function createBundleWorld(
+  prefix: string,
+  options: BundleWorldOptions = {},
+): Promise<BundleWorld> {
   const { pool } = await createMigratedDatabase(prefix);
   const keys = createApiKeyStore(pool);
   const key = (await keys.create('acme')).key;
@@ -75,13 +86,14 @@ export async function createBundleWorld(prefix: string): Promise<BundleWorld> {
     flaky: {
       store: createFlakyStore(pool, { now: () => new Date(now()) }),
       pageTokenSecret: TEST_PAGE_TOKEN_SECRET,
+      ...(options.parser === undefined ? {} : { parser: options.parser }),
     },
     forkAuth: { publicIds: createRepositoryPublicIds(pool) },
     bundleUploads: {
       pool,
       secret: TEST_PAGE_TOKEN_SECRET,
       maxBundleBytes: MAX_BUNDLE_BYTES,
-      limits: { ...DEFAULT_BUNDLE_LIMITS, maxUnpackedBytes: MAX_UNPACKED_BYTES },
+      limits: options.limits ?? { ...DEFAULT_BUNDLE_LIMITS, maxUnpackedBytes: MAX_UNPACKED_BYTES },
       urlTtlSeconds: 600,
       now,
     },

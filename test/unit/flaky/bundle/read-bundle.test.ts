@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import {
   BundleRefusal,
   DEFAULT_BUNDLE_LIMITS,
+  DEFAULT_DECODE_LIMITS,
   readBundle,
   type BundleLimits,
 } from '../../../../flaky/bundle';
@@ -191,6 +192,41 @@ describe('readBundle refusals', () => {
     const err = await refusal(bomb, { ...DEFAULT_BUNDLE_LIMITS, maxUnpackedBytes: 1024 * 1024 });
     expect(err.statusCode).toBe(413);
     expect(err.message).toBe('The bundle unpacks to more than the limit of 1048576 bytes.');
+  });
+
+  it('refuses a protobuf bomb (20 MiB of empty messages in 2 KB) by the decode budget, naming the entry (413)', async () => {
+    const empty = Buffer.alloc(20 * 1024 * 1024);
+    for (let i = 0; i < empty.length; i += 2) empty[i] = 0x0a;
+    const bomb = zstd(await tarOf([meta({}), { name: 'internal.bin', content: empty }]), 3);
+    expect(bomb.length).toBeLessThan(4096);
+    const err = await refusal(bomb);
+    expect([err.statusCode, err.message]).toEqual([
+      413,
+      'The bundle entry "internal.bin" holds more than 1200000 protobuf fields (counted over the upload\'s reports), the limit for one upload.',
+    ]);
+  });
+
+  it('charges all protobuf reports of a bundle to one budget: the one that crosses it is named', async () => {
+    const report = testReport([
+      [
+        { name: 'a', status: 1 },
+        { name: 'b', status: 2 },
+      ],
+    ]);
+    const twoReports = await bundleOf([
+      meta({ internal: ['a.bin', 'b.bin'] }),
+      { name: 'internal/0', content: report },
+      { name: 'internal/1', content: report },
+    ]);
+    const limits = (maxEntries: number) => ({
+      ...DEFAULT_BUNDLE_LIMITS,
+      decode: { ...DEFAULT_DECODE_LIMITS, maxEntries },
+    });
+    // A report of two runs is 12 fields here (a result, two runs of three, metadata of two): two fit in 24, not in 23.
+    expect((await read(twoReports, limits(24))).files).toHaveLength(2);
+    expect((await refusal(twoReports, limits(23))).message).toBe(
+      'The bundle entry "internal/1" holds more than 23 protobuf fields (counted over the upload\'s reports), the limit for one upload.',
+    );
   });
 
   it('refuses a zstd window larger than the limit before decoding (zstd --long=27)', async () => {

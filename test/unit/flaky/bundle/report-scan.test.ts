@@ -13,6 +13,7 @@ import {
   decodeTestReport,
   type DecodeLimits,
 } from '../../../../flaky/bundle';
+import { refuseReportPrefix } from '../../../../flaky/bundle/protobuf';
 import { scanReport, scanShapeOf } from '../../../../flaky/bundle/report-scan';
 import { TEST_REPORT_PROTO } from '../../../../flaky/bundle/test-report-proto';
 import { testReport, testResult } from '../../../support/test-report-wire';
@@ -48,6 +49,18 @@ describe('protobuf reports are counted before they are decoded', () => {
       `The bundle entry "internal.bin" holds more than ${DEFAULT_DECODE_LIMITS.maxEntries} protobuf fields (counted over the upload's reports), the limit for one upload.`,
     );
     // Nothing of a refused report is charged, and nothing of it was decoded to charge.
+    expect(b.spent).toBe(0);
+  });
+
+  it('refuses from a prefix exactly when the whole would be refused, and charges nothing for it', () => {
+    const b = budget({ maxEntries: 100_000 });
+    const prefix = emptyMessages(1024 * 1024).subarray(0, 1024 * 1024 - 1);
+    expect(refusalOf(() => refuseReportPrefix(prefix, 'internal.bin', b)).message).toMatch(
+      /^The bundle entry "internal.bin" holds more than 100000 protobuf fields/,
+    );
+    // A prefix within the budget says nothing, even when cut inside a field.
+    const report = testReport([runs(50)]);
+    refuseReportPrefix(report.subarray(0, report.length - 3), 'internal.bin', b);
     expect(b.spent).toBe(0);
   });
 
