@@ -1,12 +1,17 @@
 /**
- * The network of a sandboxed test run (executor/sandbox-network.ts, issue 17): with the
- * network on and pasta available, a test command reaches the internet (the npm registry) but none of
- * the host's loopback services — listeners this test starts on 127.0.0.1 and on every address, the
- * real PostgreSQL and Temporal of `npm test` — not through 127.0.0.1, ::1, the gateway address or the
- * host's own address; with the network off nothing either. A run without pasta (the host's network)
- * does reach them: the control that shows these checks see a connection when there is one. Every
- * process of a run, pasta included, is gone once the run ends, normally or at its timeout.
- * Real bwrap, real pasta, real checkouts through the command runner.
+ * The network of a sandboxed test run (executor/sandbox-network.ts, sandbox-addresses.ts; issues 17
+ * and 24): with the network on and pasta available, a test command reaches the internet (the npm
+ * registry) but none of the host's loopback services — listeners this test starts on 127.0.0.1 and on
+ * every address, the real PostgreSQL and Temporal of `npm test` — not through 127.0.0.1, ::1, the gateway
+ * address or the host's own address; and nothing of the neighbourhood this test makes itself
+ * (support/neighbourhood.ts: a private-range, a link-local and a unique-local listener in a network
+ * namespace of its own, and this machine's own address in that subnet), unless the allow-list names
+ * it, and then exactly that. The command cannot remove the rules, nor through a user namespace it nests.
+ * With the network off nothing either. A run without pasta (the host's network) does reach them: the
+ * control that shows these checks see a connection when there is one. Every process of a run, pasta
+ * included, is gone once the run ends, normally or at its timeout.
+ * Every address probed is loopback, this machine's own, the gateway (closed before any packet leaves:
+ * never probed with the host's network), or one the test made. Real bwrap, pasta, ip, checkouts.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs';
 import { request } from 'node:https';
@@ -15,6 +20,8 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCommandRunner } from '../../../executor/command-runner';
 import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../../executor/sandbox';
+import { parseRange } from '../../../executor/sandbox-addresses';
+import { makeNeighbourhood, neighbourhoodUnavailable, type Neighbourhood } from './support/neighbourhood';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 import { requireTestEnv } from '../../support/env';
 import { INSTALL, requireTool } from '../../support/required-tool';
@@ -38,8 +45,18 @@ const pasta =
     install: INSTALL.pasta,
     neededBy: "sandbox-network.test.ts's isolated-network cases",
   });
+const unavailable = neighbourhoodUnavailable();
+const neighbourhood =
+  pasta &&
+  requireTool({
+    tool: 'ip netns',
+    probe: unavailable === null ? { kind: 'available' } : { kind: 'unavailable', reason: unavailable },
+    install: 'run the tests as root with iproute2 installed (bash scripts/ensure-bwrap.sh)',
+    neededBy: "sandbox-network.test.ts's neighbourhood cases",
+  });
 const withBwrap = bwrap ? describe : describe.skip;
 const withPasta = pasta ? it : it.skip;
+const withNeighbourhood = neighbourhood ? it : it.skip;
 
 interface Listener {
   server: Server;
@@ -94,6 +111,7 @@ withBwrap('a sandboxed run with the network on', () => {
   let scratch: string;
   let local: Listener;
   let any: Listener;
+  let nbh: Neighbourhood | undefined;
   let runs = 0;
 
   beforeAll(async () => {
@@ -102,8 +120,10 @@ withBwrap('a sandboxed run with the network on', () => {
     chmodSync(scratch, 0o711); // searchable by the sandbox's unprivileged user when tests run as root
     local = await listen('127.0.0.1');
     any = await listen('::');
+    if (neighbourhood) nbh = await makeNeighbourhood();
   });
   afterAll(async () => {
+    await nbh?.close();
     fx.cleanup();
     rmSync(scratch, { recursive: true, force: true });
     await Promise.all([local, any].map((l) => new Promise((r) => l.server.close(r))));
@@ -129,8 +149,28 @@ withBwrap('a sandboxed run with the network on', () => {
     return { result, log: readFileSync(result.logPath, 'utf8') };
   };
 
-  /** One `tcp host port` line per target: prints "reached <target>" when a connection opened. */
-  const targets = () => {
+  /** The probe lines of `list`: each prints "reached <host>:<port>" when a connection opened. */
+  const probes = (list: [string, number | string][]) =>
+    list
+      .map(
+        ([host, port]) =>
+          `if timeout 3 bash -c 'exec 3<>/dev/tcp/${host}/${port}' 2>/dev/null; then echo "reached ${host}:${port}"; fi`,
+      )
+      .join('\n');
+
+  /** The neighbourhood's listeners, and this machine's own address in its subnet (the `any` listener). */
+  const neighbours = (): [string, number][] =>
+    nbh
+      ? [
+          [nbh.addresses.private, nbh.port],
+          [nbh.addresses.linkLocal, nbh.port],
+          [nbh.addresses.uniqueLocal, nbh.port],
+          [nbh.ownAddress, any.port],
+        ]
+      : [];
+
+  /** One probe per target; the gateway only where no packet can leave (`withGateway`). */
+  const targets = (withGateway = true) => {
     const pg = new URL(requireTestEnv('TEST_DATABASE_URL'));
     const temporal = requireTestEnv('TEST_TEMPORAL_ADDRESS').split(':');
     const list: [string, number | string][] = [
@@ -142,40 +182,92 @@ withBwrap('a sandboxed run with the network on', () => {
     ];
     const gw = gateway();
     const own = hostAddress();
-    if (gw) list.push([gw, any.port]);
+    if (gw && withGateway) list.push([gw, any.port]);
     if (own) list.push([own, any.port]);
-    return list
-      .map(
-        ([host, port]) =>
-          `if timeout 3 bash -c 'exec 3<>/dev/tcp/${host}/${port}' 2>/dev/null; then echo "reached ${host}:${port}"; fi`,
-      )
-      .join('\n');
+    return probes([...list, ...neighbours()]);
   };
   const reached = (log: string) => log.split('\n').filter((l) => l.startsWith('reached '));
 
-  withPasta("reaches none of the host's loopback services, by any address", async () => {
-    const before = local.connections + any.connections;
-    const { result, log } = await run(targets(), { network: true, pasta: 'pasta' });
-    expect(result.outcome).toBe('passed');
-    expect(reached(log)).toEqual([]);
-    expect(local.connections + any.connections).toBe(before);
-  });
+  withPasta(
+    "reaches none of the host's loopback services, nor the neighbourhood, by any address",
+    async () => {
+      const before = [local.connections + any.connections, nbh?.connections.length];
+      const { result, log } = await run(targets(), { network: true, pasta: 'pasta' });
+      expect(result.outcome).toBe('passed');
+      expect(reached(log)).toEqual([]);
+      expect([local.connections + any.connections, nbh?.connections.length]).toEqual(before);
+    },
+  );
 
   it('with the network off reaches none of them either', async () => {
-    const before = local.connections + any.connections;
+    const before = [local.connections + any.connections, nbh?.connections.length];
     const { result, log } = await run(targets(), { network: false, pasta: 'pasta' });
     expect(result.outcome).toBe('passed');
     expect(reached(log)).toEqual([]);
-    expect(local.connections + any.connections).toBe(before);
+    expect([local.connections + any.connections, nbh?.connections.length]).toEqual(before);
   });
 
   it("without pasta the host's network is shared: the same checks see the listeners (control)", async () => {
-    const before = local.connections;
-    const { result, log } = await run(targets(), { network: true });
+    const before = [local.connections, any.connections, nbh?.connections.length ?? 0];
+    const { result, log } = await run(targets(false), { network: true });
     expect(result.outcome).toBe('passed');
-    expect(reached(log)).toEqual(expect.arrayContaining([`reached 127.0.0.1:${local.port}`]));
-    expect(local.connections).toBeGreaterThan(before);
+    expect(reached(log)).toEqual(
+      expect.arrayContaining([
+        `reached 127.0.0.1:${local.port}`,
+        ...neighbours().map(([host, port]) => `reached ${host}:${port}`),
+      ]),
+    );
+    expect(local.connections).toBeGreaterThan(before[0]!);
+    if (nbh) {
+      expect(any.connections).toBeGreaterThan(before[1]!);
+      expect(nbh.connections.slice(before[2])).toEqual(
+        expect.arrayContaining([nbh.addresses.private, nbh.addresses.linkLocal, nbh.addresses.uniqueLocal]),
+      );
+    }
   });
+
+  withNeighbourhood('the allow-list opens exactly the address it names', async () => {
+    const before = nbh!.connections.length;
+    const { result, log } = await run(probes(neighbours()), {
+      network: true,
+      pasta: 'pasta',
+      networkAllow: [parseRange(nbh!.addresses.private)!],
+    });
+    expect(result.outcome).toBe('passed');
+    expect(reached(log)).toEqual([`reached ${nbh!.addresses.private}:${nbh!.port}`]);
+    expect(nbh!.connections.slice(before)).toEqual([nbh!.addresses.private]);
+  });
+
+  withNeighbourhood(
+    'the command cannot remove the rules: no capability over its network, nested or not',
+    async () => {
+      const before = nbh!.connections.length;
+      const tamper = [
+        'grep CapEff /proc/self/status',
+        'ip rule del prio 2001',
+        'ip rule flush',
+        'ip -6 rule flush',
+        'ip route add 10.0.0.0/8 dev lo', // a route, were a rule gone
+        // Root of a user namespace of its own: capabilities over that namespace only.
+        'unshare --user --map-root-user sh -c "grep CapEff /proc/self/status; ip rule flush; ip -6 rule flush"',
+        'unshare --user --map-root-user --net sh -c "ip rule flush && echo own-namespace-only"',
+      ].join('\n');
+      const { result, log } = await run(
+        `${tamper}\n${probes(neighbours())}\necho "rules $(ip rule | grep -c prohibit)"`,
+        {
+          network: true,
+          pasta: 'pasta',
+        },
+      );
+      expect(result.outcome).toBe('passed');
+      expect(log).toMatch(/^CapEff:\s+0+$/m); // the command itself holds nothing
+      expect(log.match(/Operation not permitted/g)?.length).toBeGreaterThanOrEqual(6);
+      expect(log).toContain('own-namespace-only'); // a namespace it makes is its own, and empty
+      expect(reached(log)).toEqual([]);
+      expect(nbh!.connections.length).toBe(before);
+      expect(Number(/^rules (\d+)$/m.exec(log)?.[1])).toBeGreaterThan(10); // the rules are all there
+    },
+  );
 
   withPasta('reaches the npm registry: DNS and HTTPS', async () => {
     const unreachable = await registryReachable();
