@@ -12,20 +12,31 @@
  * (default `auto`: every port the host listens on); `--no-map-gw` stops connections to the gateway
  * address from being mapped to the host (default on); `-t none -u none` forward nothing inward. The
  * namespace has the host's address on its interface, so connecting to it stays inside the namespace.
- * Anything else the host itself could reach (other hosts, other interfaces' addresses, a metadata
- * service) the run reaches too: that is the operator's firewall (docs/operations.md).
+ *
+ * Why nothing else of the neighbourhood is reached either (issue 24): the namespace carries policy-routing
+ * rules (sandbox-addresses.ts) that prohibit every non-public destination — private ranges, link-local
+ * and cloud metadata, this machine's subnets, the API — except the operator's allow-list and the
+ * resolvers' port 53. They are set before the command starts, by a process outside the sandbox that
+ * holds CAP_NET_ADMIN over the namespace; the command holds none: the namespace belongs to a user
+ * namespace that is an ancestor of the command's (wrap: pasta's; helper: bwrap's, where the command
+ * is an unprivileged uid under no_new_privs), and a user namespace the command nests grants capabilities
+ * over its own namespaces only. Without them the run does not start (RULES_FAILED).
  *
  * Two ways to start it, the same options and result:
- *  - `wrap`: pasta, run as the user bwrap would run as, creates the namespaces and runs bwrap inside
- *    (its `--unshare-user` nests). Needs /dev/net/tun open to that user (mode 0666, udev's default);
+ *  - `wrap`: pasta, run as the user bwrap would run as, creates the namespaces and runs, as root of its
+ *    user namespace, a short bash that sets the rules and then execs bwrap inside (its `--unshare-user`
+ *    nests, and drops every capability). Needs /dev/net/tun open to that user (mode 0666, udev's default);
  *  - `helper`: a root worker whose /dev/net/tun is root's only (containers without udev): a short bash
- *    coordinator, as root, starts bwrap as `runAs` with `--unshare-net --info-fd`, then pasta as root
- *    joined to that network namespace only (an fd the coordinator opened), stops pasta when bwrap exits.
- *    pasta then runs as uid 0 — inside an empty mount namespace, under its seccomp filter.
- * Either way the command waits (ROUTE_WAIT) until the namespace has a default route before it starts,
- * and every process is in the run's process group, so stopping the run stops pasta too.
+ *    coordinator, as root, starts bwrap as `runAs` with `--unshare-net --info-fd`, sets the rules in
+ *    bwrap's network namespace (nsenter), then starts pasta as root joined to that network namespace only
+ *    (an fd the coordinator opened), stops pasta when bwrap exits. pasta then runs as uid 0 — inside an
+ *    empty mount namespace, under its seccomp filter.
+ * Either way the command waits (ROUTE_WAIT) until the namespace has a default route before it starts
+ * (in `helper` pasta adds it only after the rules are set), and every process is in the run's process
+ * group, so stopping the run stops pasta too.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import type { AddressRules } from './sandbox-addresses';
 
 export type NetworkKind = 'none' | 'isolated' | 'host';
 
@@ -65,25 +76,58 @@ export const ROUTE_WAIT =
   'n=0; until railyard_route; do n=$((n + 1)); if [ "$n" -ge 600 ]; then ' +
   `echo "${NETWORK_DOWN}" >&2; exit 125; fi; sleep 0.05; done; unset -f railyard_route; `;
 
-/** Runs bwrap under pasta as the coordinator described in the header (`helper`). $1 pasta, $2 uid, $3 gid. */
+/** What the run's log says when the address rules could not be set (an executor fault too). */
+export const RULES_FAILED = `${NETWORK_DOWN}: its address rules could not be set`;
+
+/**
+ * Bash run in the run's network namespace, outside the sandbox, before the command: waits for pasta's
+ * default route (a rule prohibiting the gateway's range, set before, would make the kernel refuse that
+ * route), then sets the address rules: $1 ip, $2 IPv4 and $3 IPv6 `ip -batch` text. IPv6 rules only
+ * where the kernel has IPv6 (/proc/net/ipv6_route). Exits 125 saying why when either fails.
+ */
+export const NET_SETUP =
+  ROUTE_WAIT +
+  'if ! { { [ -z "$2" ] || printf "%s\\n" "$2" | "$1" -4 -batch -; } && ' +
+  '{ [ -z "$3" ] || [ ! -e /proc/net/ipv6_route ] || printf "%s\\n" "$3" | "$1" -6 -batch -; }; }; ' +
+  `then echo "${RULES_FAILED}" >&2; exit 125; fi; `;
+
+/** `wrap`: pasta's child, root of pasta's user namespace: the rules, then bwrap ($4...). */
+const WRAP_RULES = `${NET_SETUP}shift 3; exec "$@"`;
+
+/**
+ * Runs bwrap under pasta as the coordinator described in the header (`helper`). $1 pasta, $2 uid,
+ * $3 gid, $4 NET_SETUP, $5 ip, $6 and $7 the rules. bwrap holds the command back (`--block-fd 8`)
+ * until the rules are set: the gate is a pipe only this coordinator writes.
+ */
 const HELPER = [
   'set -u',
-  'pasta=$1 uid=$2 gid=$3; shift 3',
+  'pasta=$1 uid=$2 gid=$3 setup=$4 ip=$5 rules4=$6 rules6=$7; shift 7',
+  'gate=$(mktemp -d) && mkfifo "$gate/gate" && exec 8<>"$gate/gate" && rm -r "$gate" || exit 125',
   'exec 5>&1',
   // bwrap writes {"child-pid": N, ...} on fd 9 once its namespaces exist; its own output goes to ours.
   'coproc BWRAP { exec 9>&1 1>&5 5>&- </dev/null; exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"; }',
   'bw=$BWRAP_PID',
   'exec 5>&-',
   'if ! read -r -d "}" info <&"${BWRAP[0]}" || ! [[ $info =~ \\"child-pid\\":\\ *([0-9]+) ]]; then wait "$bw"; exit $?; fi',
+  'exec 7<"/proc/${BASH_REMATCH[1]}/ns/net"',
   // pasta dies with this coordinator (which dies with the executor): no orphan keeps the namespace up.
-  `setpriv --pdeathsig KILL -- "$pasta" --runas 0 ${[...PASTA_OPTIONS, ...RUN_LOG].join(' ')} --netns-only --netns /proc/self/fd/7 7<"/proc/\${BASH_REMATCH[1]}/ns/net" &`,
+  `setpriv --pdeathsig KILL -- "$pasta" --runas 0 ${[...PASTA_OPTIONS, ...RUN_LOG].join(' ')} --netns-only --netns /proc/self/fd/7 8>&- &`,
   'helper=$!',
+  'if ! nsenter --net=/proc/self/fd/7 -- bash --norc --noprofile -c "$setup" setup "$ip" "$rules4" "$rules6" 8>&-; then',
+  '  kill -KILL "$bw" "$helper" 2>/dev/null; wait "$bw" "$helper" 2>/dev/null; exit 125',
+  'fi',
+  'printf go >&8; exec 8>&-',
   'wait "$bw"; status=$?',
   'kill "$helper" 2>/dev/null; wait "$helper" 2>/dev/null',
   'exit "$status"',
 ].join('\n');
 
 export type PastaForm = 'wrap' | 'helper';
+
+/** Where iproute2's `ip` is (Debian: /usr/sbin, /sbin or /bin); null when it is not installed. */
+export function ipCommand(): string | null {
+  return ['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip', '/bin/ip'].find((p) => existsSync(p)) ?? null;
+}
 
 /** `wrap` when the user that would run pasta can open /dev/net/tun, else `helper` (root only). */
 export function pastaForm(root: boolean, runAs: { uid: number; gid: number }): PastaForm | null {
@@ -115,6 +159,10 @@ export function pastaSpawn(
     command: readonly string[];
     runAs: { uid: number; gid: number };
     root: boolean;
+    /** iproute2's `ip`, absolute (ipCommand). */
+    ip: string;
+    /** The run's address rules (sandbox-addresses.ts). */
+    rules: AddressRules;
     log?: boolean;
   },
 ): PastaSpawn {
@@ -123,7 +171,16 @@ export function pastaSpawn(
     case 'wrap':
       return {
         file: spec.pasta,
-        args: [...pastaOptions, '--', spec.bwrap, ...spec.bwrapOptions, '--', ...spec.command],
+        args: [
+          ...pastaOptions,
+          '--',
+          ...['bash', '--norc', '--noprofile', '-c', WRAP_RULES, 'railyard-sandbox-rules'],
+          ...[spec.ip, spec.rules.v4, spec.rules.v6],
+          spec.bwrap,
+          ...spec.bwrapOptions,
+          '--',
+          ...spec.command,
+        ],
         ...(spec.root ? { ids: spec.runAs } : {}),
       };
     case 'helper': {
@@ -140,10 +197,16 @@ export function pastaSpawn(
           spec.pasta,
           String(spec.runAs.uid),
           String(spec.runAs.gid),
+          NET_SETUP,
+          spec.ip,
+          spec.rules.v4,
+          spec.rules.v6,
           spec.bwrap,
           '--unshare-net',
           '--info-fd',
           '9',
+          '--block-fd',
+          '8',
           ...spec.bwrapOptions,
           '--',
           ...spec.command,

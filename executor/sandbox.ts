@@ -23,15 +23,25 @@
  *  - limits set by bash's `ulimit` before the command starts: address space, processes, file size
  *    (every file the command writes, its log included, is cut at `maxFileBytes` by SIGXFSZ);
  *  - with `network: false` a network of its own with only a loopback (`--unshare-net`); with the
- *    network on and `pasta` set, a network of its own that reaches the internet through pasta but not
- *    the host's loopback services; with the network on and no pasta, the worker's own network, loopback
- *    included (sandbox-network.ts says how, and why the host's services stay out of reach).
+ *    network on and `pasta` set, a network of its own that reaches public addresses through pasta and
+ *    nothing of the neighbourhood: not the host's loopback, private or link-local ranges, this machine's
+ *    subnets or the API, except the operator's `networkAllow` (sandbox-network.ts and
+ *    sandbox-addresses.ts say how); with the network on and no pasta, the worker's own network,
+ *    loopback included.
  * Nothing else of the host is mounted: not the data folder, the git root, other checkouts, the project.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { pastaForm, pastaSpawn, ROUTE_WAIT, type NetworkKind, type PastaForm } from './sandbox-network';
+import { addressRules, currentPolicy, type AddressRange } from './sandbox-addresses';
+import {
+  ipCommand,
+  pastaForm,
+  pastaSpawn,
+  ROUTE_WAIT,
+  type NetworkKind,
+  type PastaForm,
+} from './sandbox-network';
 
 export interface SandboxSettings {
   /** The bwrap executable. */
@@ -43,6 +53,10 @@ export interface SandboxSettings {
    * the internet but not the host's loopback. Absent: `network` on shares the host's network.
    */
   pasta?: string;
+  /** With pasta: ranges opened in front of the closed ones (the operator's allow-list). */
+  networkAllow?: readonly AddressRange[];
+  /** With pasta: ranges closed besides the non-public ones and this machine's subnets (the API's). */
+  networkDeny?: readonly AddressRange[];
   /** RLIMIT_AS of every process of the run. */
   memoryBytes: number;
   /** RLIMIT_NPROC inside the run's user namespace. */
@@ -164,6 +178,8 @@ export function sandboxedCommand(
   if (kind === 'isolated') {
     const form = pastaForm(root, settings.runAs);
     if (form === null) throw new Error(NO_TUN);
+    const ip = ipCommand();
+    if (ip === null) throw new Error(NO_IP);
     const line = pastaSpawn(form, {
       pasta: settings.pasta!,
       bwrap: settings.bwrap,
@@ -171,6 +187,8 @@ export function sandboxedCommand(
       command,
       runAs: settings.runAs,
       root,
+      ip,
+      rules: addressRules(currentPolicy(settings.networkAllow ?? [], settings.networkDeny ?? [])),
     });
     // pasta (wrap) or the coordinator (helper) is what the executor starts here, not bwrap, whose
     // --die-with-parent then follows it: it must die with the executor too, or a killed executor's run
@@ -186,6 +204,9 @@ export function sandboxedCommand(
 
 const NO_TUN =
   "pasta cannot open /dev/net/tun as the sandbox's user (udev's default is mode 0666); the run's network cannot be isolated";
+
+const NO_IP =
+  "ip is not installed (Debian package iproute2): the run's network cannot be limited to public addresses";
 
 /** Which network a run under `settings` gets (see the header). */
 export function networkKind(settings: Pick<SandboxSettings, 'network' | 'pasta'>): NetworkKind {
@@ -293,6 +314,9 @@ function probeNetwork(
     return { kind: 'unavailable', reason: `${pasta} is not installed (Debian package passt)` };
   const form = pastaForm(root, runAs);
   if (form === null) return { kind: 'unavailable', reason: NO_TUN };
+  const ip = ipCommand();
+  if (ip === null) return { kind: 'unavailable', reason: NO_IP };
+  // The trial sets the same rules a run gets (without an allow-list): a kernel that refuses them shows here.
   const line = pastaSpawn(form, {
     pasta,
     bwrap,
@@ -300,6 +324,8 @@ function probeNetwork(
     command: ['bash', '-c', `${ROUTE_WAIT}true`],
     runAs,
     root,
+    ip,
+    rules: addressRules(currentPolicy([], [])),
     log: false,
   });
   // timeout(1) signals its whole process group (pasta and bwrap too), which spawnSync would not.

@@ -9,6 +9,7 @@ import { temporalConfigShape } from '../platform/config';
 import { ConfigError, envBool, envInt, parseEnv } from '../platform/env';
 import { DEFAULT_RUN_CONTENT_MAX_BYTES } from '../executor/content-fetch';
 import { DEFAULT_SANDBOX } from '../executor/sandbox';
+import { networkAllowSetting } from './sandbox-settings';
 import {
   DEFAULT_MAX_DISK_BYTES,
   DEFAULT_MAX_DISK_ENTRIES,
@@ -62,6 +63,8 @@ const ExecutorConfig = z.object({
    * executors (a package cache) and test stacks (the chaos run's ledger), never for shared ones.
    */
   RAILYARD_SANDBOX_WRITABLE_PATHS: absolutePaths.optional(),
+  /** Addresses, ranges or host names a network-on run may reach besides public ones (a registry mirror). */
+  RAILYARD_SANDBOX_NETWORK_ALLOW: networkAllowSetting.optional(),
   RAILYARD_SANDBOX_DISK_MB: envInt(16, 1024 * 1024).default(DEFAULT_MAX_DISK_BYTES / MIB),
   RAILYARD_SANDBOX_DISK_FILES: envInt(1000, 100_000_000).default(DEFAULT_MAX_DISK_ENTRIES),
   RAILYARD_EXECUTOR_MAX_RUN_MINUTES: envInt(1, 35_791).default(DEFAULT_MAX_RUN_MS / 60_000),

@@ -4,11 +4,65 @@
  * test commands in the executor's own process tree anyway (then the executor says so at start, in its
  * log and in its /readyz).
  *
+ * The run's network (issue 24): RAILYARD_SANDBOX_NETWORK_ALLOW (addresses, CIDR ranges or host names)
+ * opens exactly those ranges in front of the closed ones (executor/sandbox-addresses.ts), and the API's
+ * addresses are closed; host names, the API's included, are resolved once, here, at start.
+ *
  * Invariant: an executor never runs a test command unsandboxed without that explicit setting.
  */
+import { spawnSync } from 'node:child_process';
+import { z } from 'zod';
 import { ConfigError } from '../platform/env';
 import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../executor/sandbox';
+import { parseRange, type AddressRange } from '../executor/sandbox-addresses';
 import type { ExecutorConfig } from './executor-config';
+
+const HOST_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/** RAILYARD_SANDBOX_NETWORK_ALLOW: comma-separated addresses, CIDR ranges or host names, at most 64. */
+export const networkAllowSetting = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z
+      .array(
+        z.string().refine((entry) => parseRange(entry) !== null || HOST_NAME.test(entry), {
+          error: 'each entry must be an IP address, a CIDR range (10.1.2.0/24) or a host name',
+        }),
+      )
+      .max(64),
+  );
+
+/** A host name's addresses (getent ahosts: /etc/hosts and DNS, as the system resolves); [] if none. */
+export function resolveHost(name: string): string[] {
+  const found = spawnSync('getent', ['ahosts', name], { encoding: 'utf8', timeout: 10_000 });
+  if (found.error || found.status !== 0) return [];
+  return [
+    ...new Set(
+      found.stdout
+        .split('\n')
+        .map((line) => line.split(/\s+/)[0] ?? '')
+        .filter(Boolean),
+    ),
+  ];
+}
+
+/** Each entry as ranges: an address or CIDR as it is, a host name as each of its addresses. */
+function rangesOf(entries: readonly string[], resolve: (name: string) => string[]): AddressRange[] {
+  return entries.flatMap((entry) => {
+    const range = parseRange(entry);
+    if (range) return [range];
+    return resolve(entry)
+      .map(parseRange)
+      .filter((r): r is AddressRange => r !== null);
+  });
+}
 
 const MIB = 1024 * 1024;
 
@@ -22,6 +76,8 @@ type SandboxConfig = Pick<
   | 'RAILYARD_SANDBOX_TMP_MB'
   | 'RAILYARD_SANDBOX_READ_ONLY_PATHS'
   | 'RAILYARD_SANDBOX_WRITABLE_PATHS'
+  | 'RAILYARD_SANDBOX_NETWORK_ALLOW'
+  | 'RAILYARD_EXECUTOR_API_URL'
 >;
 
 /** The sandbox to run test commands in; null only when running unsandboxed was asked for. */
@@ -29,6 +85,7 @@ export function sandboxOf(
   config: SandboxConfig,
   probe = probeSandbox,
   warn: (message: string) => void = (m) => console.error(m),
+  resolve: (name: string) => string[] = resolveHost,
 ): SandboxSettings | null {
   const found = probe('bwrap');
   switch (found.kind) {
@@ -37,12 +94,15 @@ export function sandboxOf(
       if (found.isolatedNetwork.kind === 'unavailable')
         warn(
           `railyard executor: test runs with the network on share this machine's network, its loopback ` +
-            `services included: ${found.isolatedNetwork.reason}. Install passt (bash scripts/ensure-bwrap.sh).`,
+            `services, private ranges and cloud metadata included: ${found.isolatedNetwork.reason}. ` +
+            'Install passt and iproute2 (bash scripts/ensure-bwrap.sh).',
         );
       return {
         ...DEFAULT_SANDBOX,
         bwrap: 'bwrap',
-        ...(found.isolatedNetwork.kind === 'available' ? { pasta: 'pasta' } : {}),
+        ...(found.isolatedNetwork.kind === 'available'
+          ? { pasta: 'pasta', ...networkRanges(config, warn, resolve) }
+          : {}),
         network: config.RAILYARD_SANDBOX_NETWORK === 'on',
         memoryBytes: config.RAILYARD_SANDBOX_MEMORY_MB * MIB,
         maxProcesses: config.RAILYARD_SANDBOX_MAX_PROCESSES,
@@ -68,4 +128,32 @@ export function sandboxOf(
       throw new Error(`unknown probe result ${String(never)}`);
     }
   }
+}
+
+/** The allow-list's ranges, and the API's addresses to close (an allow-list entry still opens them). */
+function networkRanges(
+  config: SandboxConfig,
+  warn: (message: string) => void,
+  resolve: (name: string) => string[],
+): Pick<SandboxSettings, 'networkAllow' | 'networkDeny'> {
+  const entries = config.RAILYARD_SANDBOX_NETWORK_ALLOW ?? [];
+  const networkAllow = rangesOf(entries, resolve);
+  const unresolved = entries.filter((e) => parseRange(e) === null && rangesOf([e], resolve).length === 0);
+  if (unresolved.length > 0)
+    throw new ConfigError(
+      `railyard executor: RAILYARD_SANDBOX_NETWORK_ALLOW names ${unresolved.join(', ')}, which ` +
+        `${unresolved.length > 1 ? 'do' : 'does'} not resolve here: name an address or a range, or fix the name.`,
+    );
+  const api = new URL(config.RAILYARD_EXECUTOR_API_URL).hostname.replace(/^\[|\]$/g, '');
+  const networkDeny = rangesOf([api], resolve);
+  if (networkDeny.length === 0)
+    warn(
+      `railyard executor: the API's host ${api} does not resolve here; runs are not kept from its addresses.`,
+    );
+  if (networkAllow.length > 0)
+    warn(
+      `railyard executor: test runs with the network on may also reach ${networkAllow.map((r) => r.cidr).join(', ')} ` +
+        '(RAILYARD_SANDBOX_NETWORK_ALLOW).',
+    );
+  return { networkAllow, networkDeny };
 }

@@ -7,7 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_SANDBOX, networkKind, sandboxedCommand } from '../../../executor/sandbox';
-import { PASTA_OPTIONS, pastaSpawn, ROUTE_WAIT } from '../../../executor/sandbox-network';
+import {
+  NET_SETUP,
+  PASTA_OPTIONS,
+  pastaSpawn,
+  ROUTE_WAIT,
+  RULES_FAILED,
+} from '../../../executor/sandbox-network';
 
 const runAs = { uid: 65534, gid: 65534 };
 const spec = {
@@ -16,6 +22,8 @@ const spec = {
   bwrapOptions: ['--unshare-user', '--unshare-pid'],
   command: ['bash', '-c', 'npm test'],
   runAs,
+  ip: '/usr/sbin/ip',
+  rules: { v4: 'rule add prio 2000 to 10.0.0.0/8 prohibit', v6: 'rule add prio 2000 to fc00::/7 prohibit' },
 };
 /** Each option that keeps the host's loopback out of reach, with its value. */
 const SEALING = [
@@ -34,12 +42,17 @@ it('a run gets no network when off, its own through pasta when on, the host’s 
   expect(networkKind({ network: true })).toBe('host');
 });
 
-it('wrap: pasta, with every sealing option, runs bwrap in its namespace, as the sandbox user when root', () => {
+it('wrap: pasta, with every sealing option, sets the rules and then runs bwrap in its namespace, as the sandbox user when root', () => {
   const line = pastaSpawn('wrap', { ...spec, root: true });
   expect(line.file).toBe('/usr/bin/pasta');
   const split = line.args.indexOf('--');
   for (const seq of SEALING) expect(hasSequence(line.args.slice(0, split), seq)).toBe(true);
-  expect(line.args.slice(split + 1)).toEqual([
+  // pasta's child, root of pasta's user namespace: the rules, then exec bwrap (which drops that).
+  const child = line.args.slice(split + 1);
+  expect(child.slice(0, 4)).toEqual(['bash', '--norc', '--noprofile', '-c']);
+  expect(child[4]).toBe(`${NET_SETUP}shift 3; exec "$@"`);
+  expect(child.slice(5, 9)).toEqual(['railyard-sandbox-rules', spec.ip, spec.rules.v4, spec.rules.v6]);
+  expect(child.slice(9)).toEqual([
     '/usr/bin/bwrap',
     '--unshare-user',
     '--unshare-pid',
@@ -53,6 +66,13 @@ it('wrap: pasta, with every sealing option, runs bwrap in its namespace, as the 
   expect(pastaSpawn('wrap', { ...spec, root: false }).ids).toBeUndefined();
 });
 
+it('the setup waits for the route, sets both families’ rules, and fails the run as the executor’s fault otherwise', () => {
+  expect(NET_SETUP.startsWith(ROUTE_WAIT)).toBe(true);
+  expect(NET_SETUP).toContain('"$1" -4 -batch -');
+  expect(NET_SETUP).toContain('"$1" -6 -batch -');
+  expect(NET_SETUP).toContain(`echo "${RULES_FAILED}" >&2; exit 125`);
+});
+
 it('helper: a root coordinator starts bwrap as the sandbox user in a new network, pasta joins it', () => {
   const line = pastaSpawn('helper', { ...spec, root: true });
   expect(line.file).toBe('bash');
@@ -60,16 +80,26 @@ it('helper: a root coordinator starts bwrap as the sandbox user in a new network
   const script = line.args[line.args.indexOf('-c') + 1]!;
   expect(script).toContain('setpriv --reuid="$uid" --regid="$gid" --clear-groups');
   expect(script).toContain('--netns-only --netns /proc/self/fd/7');
+  // bwrap holds the command (--block-fd 8) until the rules are set in its network namespace.
+  const rules = script.indexOf('nsenter --net=/proc/self/fd/7');
+  expect(rules).toBeGreaterThan(script.indexOf('"$pasta" --runas 0'));
+  expect(rules).toBeLessThan(script.indexOf('printf go >&8'));
   for (const seq of SEALING) expect(script).toContain(seq.join(' '));
   expect(line.args.slice(line.args.indexOf('-c') + 2)).toEqual([
     'railyard-sandbox-network',
     '/usr/bin/pasta',
     '65534',
     '65534',
+    NET_SETUP,
+    spec.ip,
+    spec.rules.v4,
+    spec.rules.v6,
     '/usr/bin/bwrap',
     '--unshare-net',
     '--info-fd',
     '9',
+    '--block-fd',
+    '8',
     '--unshare-user',
     '--unshare-pid',
     '--',
