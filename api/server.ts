@@ -4,6 +4,9 @@
  * the parser threads, the pool and the connection.
  */
 import { createRunContentStore } from '../test-runs/store/run-content';
+import { createExecutorCredentials } from '../test-runs/store/executor-credentials';
+import { createExecutorJobs } from '../test-runs/store/executor-jobs';
+import { createExecutorDispatch } from '../test-runs/executor-dispatch';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { createQueueQuota } from '../events/store/queue-quota';
@@ -125,8 +128,19 @@ async function main(): Promise<void> {
       gitRoot: config.RAILYARD_GIT_ROOT,
       ...(gitHub ? { gitHubHost: gitHub.host } : {}),
     }),
-    // Executors fetch the content of the runs they are handed from here (issue 17).
-    runContents: createRunContentStore(pool),
+    // Executors take test runs, fetch their content, heartbeat and report here (issue 24, ADR 0014):
+    // the API completes the worker's asynchronous executeTestRun activities for them.
+    executors: {
+      credentials: createExecutorCredentials(pool),
+      dispatch: createExecutorDispatch({
+        jobs: createExecutorJobs(pool),
+        activities: temporal.client.activity,
+        taskQueue: config.RAILYARD_TASK_QUEUE,
+      }),
+      contents: createRunContentStore(pool),
+      onKeepAliveError: (err) =>
+        logger.warn({ err }, 'queued test runs were not kept alive; next pass in 5 s'),
+    },
     repositories: repositoryAccessWithGitHub(pool, {
       claims: config.RAILYARD_REPOSITORY_CLAIMS,
       maxPerOrganisation: config.RAILYARD_MAX_REPOSITORIES_PER_ORGANISATION,
