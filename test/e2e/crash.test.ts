@@ -1,8 +1,15 @@
 /**
- * Crash safety on the real stack: the worker is a real process (worker/main.ts), killed with SIGKILL
- * while a PR is testing — together with the executor running the tests (worker/executor.ts, a real
- * process too, issue 17) — and again while PRs are merging. After a restart every PR reaches exactly one
- * terminal state, nothing is merged twice, and the target branch only ever moved to tested commits.
+ * Crash safety on the real stack: the worker (worker/main.ts), the API (api/server.ts) and the executor
+ * (worker/executor.ts, which talks to the API alone, issue 24) are real processes, killed with SIGKILL:
+ *  1. the worker and the executor while PRs test: the runs die with the executor, their activities
+ *     time out and are retried on the restarted executor;
+ *  2. the worker alone and then the API while those retried runs are on the executor: the runs go on
+ *     (the activity is completed asynchronously, nothing of it is in the worker), their reports wait
+ *     for the API with backoff and are delivered once it is back;
+ *  3. the worker again while PRs merge.
+ * After the restarts every PR reaches exactly one terminal state, each run's activity was completed at
+ * most once per attempt and no report was counted twice, nothing is merged twice, and the target branch
+ * only ever moved to tested commits.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -24,7 +31,9 @@ import {
   type QueueWorkflowInput,
 } from '../../contract';
 import { requireTestEnv } from '../support/env';
-import { startContentServer, startExecutorProcess } from '../support/executor';
+import { freePort } from '../../scripts/lib/ports';
+import { startExecutorProcess } from '../support/executor';
+import { createExecutorCredentials } from '../../test-runs/store/executor-credentials';
 import { createRepoWithMain } from '../support/git-fixture';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -39,6 +48,18 @@ function startWorker(env: NodeJS.ProcessEnv): ChildProcess {
   });
 }
 
+function startApi(env: NodeJS.ProcessEnv, log: string): ChildProcess {
+  const out = fs.openSync(log, 'a');
+  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['api/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ['ignore', out, out],
+  });
+  fs.closeSync(out);
+  return child;
+}
+
 function kill(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
@@ -46,7 +67,7 @@ function kill(child: ChildProcess): Promise<void> {
   });
 }
 
-test('SIGKILL of the worker while testing and while merging loses nothing and merges nothing twice', async () => {
+test('SIGKILL of the worker, the executor and the API mid-run and of the worker while merging loses nothing and merges nothing twice', async () => {
   const fx = await createRepoWithMain({
     host: 'github.com',
     owner: 'acme',
@@ -100,21 +121,42 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
     throw new Error(`timed out waiting for ${what}`);
   };
 
-  // The executor fetches run content from the API's route (here alone on a port) and reads the gate.
-  const content = await startContentServer(pool);
+  // The executor takes its runs from the real API process, with a credential an operator issued.
+  const apiPort = await freePort();
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const apiEnv = {
+    DATABASE_URL: requireTestEnv('TEST_DATABASE_URL'),
+    TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
+    RAILYARD_TASK_QUEUE: taskQueue,
+    RAILYARD_GIT_ROOT: fx.root,
+    RAILYARD_API_PORT: String(apiPort),
+    RAILYARD_PARSER_THREADS: '0',
+    RAILYARD_LOG_LEVEL: 'warn',
+  };
+  const apiLog = path.join(fx.dir, 'api.log');
+  const waitForApi = () =>
+    waitFor(
+      'the API answering',
+      async () => (await fetch(`${apiUrl}/healthz`).catch(() => null))?.ok,
+      60_000,
+    );
+  const added = await createExecutorCredentials(pool).add(`crash-${randomUUID().slice(0, 8)}`);
+  if (added.kind !== 'added') throw new Error('no executor credential');
   fs.chmodSync(fx.dir, 0o711);
   fs.chmodSync(gate, 0o755);
   const startExecutor = () =>
     startExecutorProcess({
-      controlTaskQueue: taskQueue,
-      apiUrl: content.url,
+      apiUrl,
+      credential: added.token,
       workRoot: path.join(fx.dir, 'executor'),
       readOnlyPaths: [gate],
       log: process.env.CRASH_EXECUTOR_LOG ?? path.join(fx.dir, 'executor.log'),
     });
+  let api = startApi(apiEnv, apiLog);
   let worker = startWorker(env);
   let executor = startExecutor();
   try {
+    await waitForApi();
     await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
       workflowId: queueWorkflowId(key),
       taskQueue,
@@ -137,8 +179,42 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
     );
     worker = startWorker(env);
     executor = startExecutor();
+    // Crash 2: the retried runs are on the new executor (their commands wait for the gate): the worker
+    // dies, then the API. The runs end while both are down; the executor keeps their reports until the
+    // API is back.
+    const claimed = () =>
+      pool
+        .query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM executor_jobs WHERE task_queue = $1 AND state = 'claimed'`,
+          [taskQueue],
+        )
+        .then((r) => r.rows[0]!.n);
+    await waitFor(
+      'the retried runs claimed by the new executor',
+      async () => (await claimed()) >= 2,
+      120_000,
+    );
+    await waitFor(
+      'their commands running',
+      () =>
+        Promise.resolve(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(`${gate}/go ]`)),
+      60_000,
+    );
+    await kill(worker);
+    await kill(api);
     fs.writeFileSync(path.join(gate, 'go'), '');
-    // Crash 2: while merging (as soon as anything passed).
+    await waitFor(
+      'the commands ending with the API down',
+      () =>
+        Promise.resolve(!execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(`${gate}/go ]`)),
+      10_000,
+    );
+    api = startApi(apiEnv, apiLog);
+    await waitForApi();
+    // The reports arrive (the jobs go) with the worker still down: nothing of a run is in the worker.
+    await waitFor('the reports delivered', async () => (await claimed()) === 0, 60_000);
+    worker = startWorker(env);
+    // Crash 3: while merging (as soon as anything passed).
     await waitFor('a PR passed', async () => {
       const states = await Promise.all([1, 2, 3, 4].map(async (n) => (await record(n))?.state));
       return states.some((s) => s === 'tests_passed' || s === 'merged');
@@ -203,7 +279,8 @@ test('SIGKILL of the worker while testing and while merging loses nothing and me
   } finally {
     await kill(worker).catch(() => undefined);
     await kill(executor).catch(() => undefined);
-    await content.close();
+    await kill(api).catch(() => undefined);
+    await createExecutorCredentials(pool).revoke(added.executor.name);
     await connection.close();
     await pool.end();
     fx.cleanup();
