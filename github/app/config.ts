@@ -10,6 +10,9 @@
  *   error too, not silently ignored.
  * - The key and the secret never fail the zod schema (whose messages quote the value); they are
  *   checked here, and no message ever contains them.
+ * - The App's OAuth client (RAILYARD_GITHUB_CLIENT_ID and RAILYARD_GITHUB_CLIENT_SECRET) comes as a
+ *   pair or not at all; without it organisations cannot prove they administer an installation, so
+ *   only the operator links installations (docs/adr/0015-installation-linking-proof.md).
  */
 import fs from 'node:fs';
 import { createPrivateKey } from 'node:crypto';
@@ -60,6 +63,17 @@ export const gitHubConfigShape = {
     .default('trunk-merge/'),
   /** Period of the reconciliation Schedule (worker): redelivery, unhandled deliveries, queue hints. */
   RAILYARD_GITHUB_RECONCILE_MINUTES: envInt(1, 1440).default(DEFAULT_GITHUB_RECONCILE_MINUTES),
+  /** The App's OAuth client id ("Client ID" on its settings page): user access tokens for linking. */
+  RAILYARD_GITHUB_CLIENT_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,100}$/, "must be the client id shown on the GitHub App's settings page")
+    .optional(),
+  /** The App's OAuth client secret. Never quoted. */
+  RAILYARD_GITHUB_CLIENT_SECRET: z.string().optional(),
+  /** Where GitHub's web pages and OAuth endpoints are (`/login/oauth/…`); default `https://<host>`. */
+  RAILYARD_GITHUB_WEB_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://github.example.com' })
+    .optional(),
   /** Pace of the PR presenter's writes, per worker and installation (GitHub's secondary limits). */
   RAILYARD_GITHUB_PRESENTATION_WRITES_PER_MINUTE: envInt(1, 600).default(
     DEFAULT_GITHUB_PRESENTATION_WRITES_PER_MINUTE,
@@ -85,6 +99,15 @@ export interface GitHubAppSettings {
   reconcileMinutes: number;
   /** Writes per minute per installation the PR presenter may make (its own lane, rest-client.ts). */
   presentationWritesPerMinute: number;
+  /** The App's OAuth client, with which organisations prove they administer an installation; null: none. */
+  oauth: GitHubOAuthSettings | null;
+}
+
+export interface GitHubOAuthSettings {
+  clientId: string;
+  clientSecret: string;
+  /** GitHub's web base without a trailing slash (`<webUrl>/login/oauth/authorize`). */
+  webUrl: string;
 }
 
 /**
@@ -104,6 +127,8 @@ export function gitHubAppSettingsOf(
       inline === undefined ? null : 'RAILYARD_GITHUB_PRIVATE_KEY',
       file === undefined ? null : 'RAILYARD_GITHUB_PRIVATE_KEY_FILE',
       secret === undefined ? null : 'RAILYARD_GITHUB_WEBHOOK_SECRET',
+      config.RAILYARD_GITHUB_CLIENT_ID === undefined ? null : 'RAILYARD_GITHUB_CLIENT_ID',
+      config.RAILYARD_GITHUB_CLIENT_SECRET === undefined ? null : 'RAILYARD_GITHUB_CLIENT_SECRET',
     ].filter((name) => name !== null);
     if (surplus.length > 0)
       throw new ConfigError(
@@ -143,6 +168,22 @@ export function gitHubAppSettingsOf(
     throw new ConfigError(
       `Invalid configuration: ${source} does not hold a PEM RSA private key (download one under the GitHub App's "Private keys").`,
     );
+  const clientId = config.RAILYARD_GITHUB_CLIENT_ID;
+  const clientSecret = config.RAILYARD_GITHUB_CLIENT_SECRET;
+  if ((clientId === undefined) !== (clientSecret === undefined))
+    throw new ConfigError(
+      `Invalid configuration: ${clientId === undefined ? 'RAILYARD_GITHUB_CLIENT_SECRET' : 'RAILYARD_GITHUB_CLIENT_ID'} is set but ${clientId === undefined ? 'RAILYARD_GITHUB_CLIENT_ID' : 'RAILYARD_GITHUB_CLIENT_SECRET'} is not; set both (the GitHub App's client id and a client secret) or neither.`,
+    );
+  const oauth =
+    clientId === undefined || clientSecret === undefined
+      ? null
+      : {
+          clientId,
+          clientSecret,
+          webUrl: (
+            config.RAILYARD_GITHUB_WEB_URL ?? `https://${config.RAILYARD_GITHUB_HOST.toLowerCase()}`
+          ).replace(/\/+$/, ''),
+        };
   return {
     appId,
     privateKey,
@@ -155,6 +196,7 @@ export function gitHubAppSettingsOf(
     testBranchPrefix: config.RAILYARD_GITHUB_TEST_BRANCH_PREFIX,
     reconcileMinutes: config.RAILYARD_GITHUB_RECONCILE_MINUTES,
     presentationWritesPerMinute: config.RAILYARD_GITHUB_PRESENTATION_WRITES_PER_MINUTE,
+    oauth,
   };
 }
 

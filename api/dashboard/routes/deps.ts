@@ -11,6 +11,7 @@ import type { RepositoryAccess } from '../../plugins/repository-access';
 import type { DashboardReads } from '../store/reads';
 import type { UiSessionStore } from '../store/sessions';
 import type { MergeQueueService } from '../../routes/merge-queue';
+import type { GitHubInstallationApiDeps } from '../../routes/github/installations';
 
 /** What buildApp's caller gives (AppDeps.ui); the rest comes from the app's other dependencies. */
 export interface UiDeps {
@@ -30,6 +31,8 @@ export interface UiRouteDeps extends UiDeps {
   readonly owners: RepositoryOwnerStore;
   readonly access: RepositoryAccess;
   readonly failures?: AuthFailureLimiter;
+  /** GitHub App installations and their linking flow (/ui/github), when an app is configured. */
+  readonly gitHub?: GitHubInstallationApiDeps;
   /** Cookies are Secure when this is https. */
   readonly publicUrl: string;
   readonly now: () => number;

@@ -88,6 +88,7 @@ export function render(
     org: session.organisation.slug,
     csrf: session.csrfToken,
     pollMs: deps.pollMs ?? 2_000,
+    gitHubNav: deps.gitHub !== undefined,
     time: formatTime,
     ...data,
   });

@@ -25,6 +25,7 @@ import type { FastifyInstance } from 'fastify';
 import { uiAuthHooks } from './guard';
 import { uiErrorHandler } from './errors';
 import { flakyPages } from './flaky';
+import { gitHubPages } from './github';
 import { metricsPages } from './metrics';
 import { pullRequestPages } from './pull-request';
 import { queuePages } from './queues';
@@ -105,5 +106,6 @@ export function uiRoutes(deps: UiRouteDeps) {
     await app.register(metricsPages(deps));
     await app.register(flakyPages(deps));
     await app.register(testRunLogPages(deps));
+    await app.register(gitHubPages(deps));
   };
 }

@@ -24,6 +24,7 @@ import { createMigratedDatabase } from '../../support/postgres';
 let pool: Pool;
 let stub: GitHubAppStub;
 let nextInstallation = 1_000;
+const ADMIN_TOKEN = 'ghu_admin';
 
 beforeAll(async () => {
   ({ pool } = await createMigratedDatabase('github_installations'));
@@ -49,6 +50,9 @@ function installation(names: string[], extra: { suspendedAt?: string } = {}) {
   stub.installations.set(id, { account, repositories: names.map((n) => `${account}/${n}`), ...extra });
   return { id, account, repo: (name: string) => ({ host: 'github.com', owner: account, name }) };
 }
+
+const notLinkable = (id: number) =>
+  `GitHub App installation ${id} cannot be linked: it is not an installation of this server's app whose GitHub account your GitHub user administers, or another organisation has linked it (then ask your railyard operator).`;
 
 const link = (id: number, account: string) => ({
   installationId: id,
@@ -163,6 +167,16 @@ describe('the linking API and the GitHub host', () => {
         store: createGitHubInstallationStore(pool),
         github: await createInstallationsApi(settings, await createGitHubAppAuth(settings)),
         host: 'github.com',
+        // The proof itself is tested on fakehub (installation-linking-proof.test.ts); here the
+        // token 'ghu_admin' stands for a person who administers every account.
+        proof: {
+          administers: (token: string) =>
+            Promise.resolve(
+              token === ADMIN_TOKEN
+                ? { kind: 'administers' as const, userLogin: 'admin', accountLogin: 'any' }
+                : { kind: 'not_shown' as const },
+            ),
+        },
       },
     });
     const call = (method: 'GET' | 'POST', url: string, key: string, body?: object) =>
@@ -173,7 +187,10 @@ describe('the linking API and the GitHub host', () => {
   test('an organisation links its installation and owns its repositories; another can neither link nor see it', async () => {
     const { app, log, acme, globex, call } = await appWith();
     const i = installation(['app', 'lib']);
-    const linked = await call('POST', '/v1/github/installations/link', acme, { installation_id: i.id });
+    const linked = await call('POST', '/v1/github/installations/link', acme, {
+      installation_id: i.id,
+      github_user_token: ADMIN_TOKEN,
+    });
     expect([linked.statusCode, linked.json()]).toEqual([
       200,
       {
@@ -193,11 +210,12 @@ describe('the linking API and the GitHub host', () => {
     const again = await call('POST', '/v1/github/installations/link', acme, { installation_id: i.id });
     expect(again.json()).toMatchObject({ linked: false, repositories: { covered: 2, added: 0 } });
 
-    const theirs = await call('POST', '/v1/github/installations/link', globex, { installation_id: i.id });
-    expect([theirs.statusCode, theirs.body]).toEqual([
-      409,
-      `GitHub App installation ${i.id} is already linked to another organisation; ask your railyard operator.`,
-    ]);
+    // Even with a token of someone who administers the account, another organisation's is the one answer.
+    const theirs = await call('POST', '/v1/github/installations/link', globex, {
+      installation_id: i.id,
+      github_user_token: ADMIN_TOKEN,
+    });
+    expect([theirs.statusCode, theirs.body]).toEqual([404, notLinkable(i.id)]);
     expect((await call('GET', '/v1/github/installations', globex)).json()).toEqual({ installations: [] });
     expect((await call('GET', '/v1/github/installations', acme)).json().installations).toHaveLength(1);
 
@@ -259,13 +277,14 @@ describe('the linking API and the GitHub host', () => {
     const { app, acme, call } = await appWith();
     const missing = await call('POST', '/v1/github/installations/link', acme, {
       installation_id: 987_654_321,
+      github_user_token: ADMIN_TOKEN,
     });
-    expect([missing.statusCode, missing.body]).toEqual([
-      404,
-      "GitHub App installation 987654321 does not exist or is not an installation of this server's app; install the app on GitHub first.",
-    ]);
+    expect([missing.statusCode, missing.body]).toEqual([404, notLinkable(987_654_321)]);
     const s = installation(['app'], { suspendedAt: '2026-01-01T00:00:00Z' });
-    const suspended = await call('POST', '/v1/github/installations/link', acme, { installation_id: s.id });
+    const suspended = await call('POST', '/v1/github/installations/link', acme, {
+      installation_id: s.id,
+      github_user_token: ADMIN_TOKEN,
+    });
     expect([suspended.statusCode, suspended.body]).toEqual([
       409,
       `GitHub App installation ${s.id} is suspended on GitHub; unsuspend it, then link it.`,
@@ -291,7 +310,10 @@ describe('the linking API and the GitHub host', () => {
     const i = installation(['app']);
     stub.failMintsWith = 502;
     try {
-      const failed = await call('POST', '/v1/github/installations/link', acme, { installation_id: i.id });
+      const failed = await call('POST', '/v1/github/installations/link', acme, {
+        installation_id: i.id,
+        github_user_token: ADMIN_TOKEN,
+      });
       expect([failed.statusCode, failed.body]).toEqual([
         503,
         `GitHub App installation ${i.id} is linked, but its repositories could not be listed (Could not get an access token for GitHub App installation ${i.id}: GitHub answered 502: Server Error [redacted].); send the link again to retry.`,

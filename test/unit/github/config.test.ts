@@ -43,6 +43,7 @@ test('a complete app: key from the environment or a file, defaults for github.co
     testBranchPrefix: 'trunk-merge/',
     reconcileMinutes: 5,
     presentationWritesPerMinute: 40,
+    oauth: null,
   });
   const oneLine = privateKey.trim().split('\n').join('\\n');
   expect(settingsOf({ ...base, RAILYARD_GITHUB_PRIVATE_KEY: oneLine })?.privateKey).toBe(privateKey.trim());
@@ -57,6 +58,41 @@ test('a complete app: key from the environment or a file, defaults for github.co
       { '/keys/app.pem': privateKey },
     ),
   ).toMatchObject({ apiUrl: 'https://ghe.example.com/api/v3', host: 'ghe.example.com' });
+});
+
+test("the app's OAuth client comes as a pair; GitHub's web pages default to the host", () => {
+  const base = {
+    RAILYARD_GITHUB_APP_ID: '12',
+    RAILYARD_GITHUB_WEBHOOK_SECRET: SECRET,
+    RAILYARD_GITHUB_PRIVATE_KEY: privateKey,
+  };
+  const client = {
+    RAILYARD_GITHUB_CLIENT_ID: 'Iv23liAbC123',
+    RAILYARD_GITHUB_CLIENT_SECRET: `${SECRET}-client`,
+  };
+  expect(settingsOf({ ...base, ...client })?.oauth).toEqual({
+    clientId: 'Iv23liAbC123',
+    clientSecret: `${SECRET}-client`,
+    webUrl: 'https://github.com',
+  });
+  expect(
+    settingsOf({
+      ...base,
+      ...client,
+      RAILYARD_GITHUB_HOST: 'ghe.example.com',
+      RAILYARD_GITHUB_WEB_URL: 'https://ghe.example.com/',
+    })?.oauth?.webUrl,
+  ).toBe('https://ghe.example.com');
+  const half = messageOf(() =>
+    settingsOf({ ...base, RAILYARD_GITHUB_CLIENT_SECRET: client.RAILYARD_GITHUB_CLIENT_SECRET }),
+  );
+  expect(half).toBe(
+    "Invalid configuration: RAILYARD_GITHUB_CLIENT_SECRET is set but RAILYARD_GITHUB_CLIENT_ID is not; set both (the GitHub App's client id and a client secret) or neither.",
+  );
+  expect(half).not.toContain(SECRET);
+  expect(messageOf(() => settingsOf(client))).toBe(
+    'Invalid configuration: RAILYARD_GITHUB_CLIENT_ID, RAILYARD_GITHUB_CLIENT_SECRET are set but RAILYARD_GITHUB_APP_ID is not; set the app id too, or unset them to leave GitHub off.',
+  );
 });
 
 test('a half-configured app stops with a sentence naming the variable, never quoting a secret', () => {
