@@ -25,8 +25,7 @@ import { mergeQueueRoutes, type MergeQueueService } from './routes/merge-queue';
 import type { RepositoryOnHost } from './routes/merge-queue/repository-on-host';
 import { flakyTestRoutes, type FlakyDeps } from './routes/flaky-tests';
 import { bundleUploadRoutes, type BundleUploadSettings } from './routes/bundle-uploads';
-import { executorRoutes } from './routes/executor/run-content';
-import type { RunContentStore } from '../test-runs/store/run-content';
+import { executorRoutes, type ExecutorRouteDeps } from './routes/executor';
 import {
   createProcessMetrics,
   registerProcessMetrics,
@@ -75,8 +74,8 @@ export interface AppDeps {
    * only with `flaky`, whose store and parser they use. Left out when absent.
    */
   bundleUploads?: BundleUploadSettings;
-  /** Test runs' content for executors (GET /v1/executor/run-content); left out when absent. */
-  runContents?: RunContentStore;
+  /** The HTTPS executor protocol (/v1/executor/*, ADR 0014); left out when absent. */
+  executors?: ExecutorRouteDeps;
   /** Epoch milliseconds; tests pass a fixed clock. */
   now?: () => number;
   /**
@@ -105,11 +104,6 @@ export interface AppDeps {
   inFlight?: InFlightCaps;
   /** How long a client may take to send its request (plugins/server-timeouts.ts); defaults when absent. */
   timeouts?: ServerTimeouts;
-  /**
-   * Reverse proxies whose X-Forwarded-For names the client (RAILYARD_TRUST_PROXY, plugins/trust-proxy.ts):
-   * every budget counted per address then counts the real client; none trusted when absent.
-   */
-  trustProxy?: readonly string[];
   /** The web dashboard at /ui (sessions, its reads, Temporal UI links); left out when absent. */
   ui?: UiDeps;
 }
@@ -128,7 +122,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorHandler,
-    ...(deps.trustProxy && deps.trustProxy.length > 0 ? { trustProxy: [...deps.trustProxy] } : {}),
     ...httpServerOptions(deps.timeouts ?? DEFAULT_SERVER_TIMEOUTS),
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -187,7 +180,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.flaky) await app.register(flakyTestRoutes(deps.flaky, deps.publicUrl), { prefix: '/v1' });
   if (deps.flaky && deps.bundleUploads)
     await app.register(bundleUploadRoutes(deps.flaky, deps.bundleUploads, deps.publicUrl), { prefix: '/v1' });
-  if (deps.runContents) await app.register(executorRoutes({ contents: deps.runContents }), { prefix: '/v1' });
+  if (deps.executors) await app.register(executorRoutes(deps.executors), { prefix: '/v1' });
   if (deps.queueMetrics) await app.register(queueMetricsRoutes(deps.queueMetrics), { prefix: '/v1' });
   // listMergeQueueTestingResults reads the same event log.
   if (deps.queueMetrics)

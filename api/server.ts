@@ -4,6 +4,9 @@
  * the parser threads, the pool and the connection.
  */
 import { createRunContentStore } from '../test-runs/store/run-content';
+import { createExecutorCredentials } from '../test-runs/store/executor-credentials';
+import { createExecutorJobs } from '../test-runs/store/executor-jobs';
+import { createExecutorDispatch } from '../test-runs/executor-dispatch';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { createQueueQuota } from '../events/store/queue-quota';
@@ -127,8 +130,19 @@ async function main(): Promise<void> {
       gitRoot: config.RAILYARD_GIT_ROOT,
       ...(gitHub ? { gitHubHost: gitHub.host } : {}),
     }),
-    // Executors fetch the content of the runs they are handed from here (issue 17).
-    runContents: createRunContentStore(pool),
+    // Executors take test runs, fetch their content, heartbeat and report here (issue 24, ADR 0014):
+    // the API completes the worker's asynchronous executeTestRun activities for them.
+    executors: {
+      credentials: createExecutorCredentials(pool),
+      dispatch: createExecutorDispatch({
+        jobs: createExecutorJobs(pool),
+        activities: temporal.client.activity,
+        taskQueue: config.RAILYARD_TASK_QUEUE,
+      }),
+      contents: createRunContentStore(pool),
+      onKeepAliveError: (err) =>
+        logger.warn({ err }, 'queued test runs were not kept alive; next pass in 5 s'),
+    },
     repositories: repositoryAccessWithGitHub(pool, {
       claims: config.RAILYARD_REPOSITORY_CLAIMS,
       maxPerOrganisation: config.RAILYARD_MAX_REPOSITORIES_PER_ORGANISATION,
@@ -159,10 +173,6 @@ async function main(): Promise<void> {
     // Fork PRs: uploads with the repository's public id, setImpactedTargets with a run GitHub vouches for.
     forkAuth: {
       publicIds: createRepositoryPublicIds(pool),
-      runChecks: {
-        perAddressPerMinute: config.RAILYARD_FORK_RUN_CHECKS_PER_MINUTE,
-        perRepositoryPerHour: config.RAILYARD_FORK_RUN_CHECKS_PER_REPO_PER_HOUR,
-      },
       ...(gitHub && gitHubClients
         ? { forkedRuns: { host: gitHub.host, verifier: createForkedRunVerifier(gitHubClients) } }
         : {}),
@@ -177,7 +187,6 @@ async function main(): Promise<void> {
       maxBundleBytes: config.RAILYARD_BUNDLE_MAX_BYTES,
       limits: { ...DEFAULT_BUNDLE_LIMITS, maxUnpackedBytes: config.RAILYARD_BUNDLE_MAX_UNPACKED_BYTES },
       urlTtlSeconds: config.RAILYARD_BUNDLE_URL_TTL_SECONDS,
-      maxLivePublicIdUploads: config.RAILYARD_PUBLIC_ID_UPLOAD_URLS,
     },
     processMetrics,
     rateLimit:
@@ -187,9 +196,7 @@ async function main(): Promise<void> {
     inFlight: {
       uploads: config.RAILYARD_ORG_UPLOADS_IN_FLIGHT,
       lists: config.RAILYARD_ORG_LIST_QUERIES_IN_FLIGHT,
-      publicIdUploads: config.RAILYARD_PUBLIC_ID_UPLOADS_IN_FLIGHT,
     },
-    ...(config.RAILYARD_TRUST_PROXY ? { trustProxy: config.RAILYARD_TRUST_PROXY } : {}),
     timeouts: {
       headersMs: config.RAILYARD_API_HEADERS_TIMEOUT_MS,
       requestMs: config.RAILYARD_API_REQUEST_TIMEOUT_MS,

@@ -15,4 +15,3 @@ export * from './search-attributes';
 export * from './test-run-messages';
 export * from './workflow-types';
 export * from './pr-reasons';
-export * from './json-bytes';

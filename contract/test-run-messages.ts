@@ -53,14 +53,6 @@ export type TestRunWorkflowResult = RunCommandResult['kind'] | 'error';
 export type TestRunWorkflow = (input: TestRunWorkflowInput) => Promise<TestRunWorkflowResult>;
 
 /**
- * The task queue executors serve (issue 17): the control task queue's name with `-ci` appended, so a
- * deployment names one queue (RAILYARD_TASK_QUEUE) and its executors follow it (`railyard-ci`).
- */
-export function executorTaskQueue(controlTaskQueue: string): string {
-  return `${controlTaskQueue}-ci`;
-}
-
-/**
  * To a test run waiting for one of its organisation's executor slots: one was freed, try again now
  * (test-runs/store/run-slots.ts). A lost signal costs a wait of at most 30 s: waiters ask again.
  */

@@ -1,14 +1,14 @@
 /**
- * The executor's side of run content (run-content.ts): downloads a run's git bundle from the API with
- * its bearer token, then makes the checkout from it. The executor needs no git root, mirror or
- * credential of a code host: only the token its activity was handed.
+ * The executor's side of run content (api/routes/executor/run-content.ts): downloads the git bundle of
+ * a job it holds from the API with its executor credential, then makes the checkout from it with
+ * hardened git (git-command.ts). The executor needs no git root, mirror or credential of a code host.
  *
  * Rules:
- * - The token goes in the Authorization header, never in a URL (URLs end up in logs).
+ * - The credential goes in the Authorization header, never in a URL (URLs end up in logs).
  * - The download is bounded by `maxBytes` while it streams; a bigger answer fails the run.
  * - Network errors and 5xx answers are retried with backoff for up to `retryForMs` (an API restarting
- *   must not fail a run); 401/404 mean the run's content is gone (the run ended or the token expired)
- *   and are not retried (ContentGone).
+ *   must not fail a run); 401/404 mean the run's content is gone (the run ended, its job was retried
+ *   elsewhere, or the credential was revoked) and are not retried (ContentGone).
  */
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -19,7 +19,9 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { CheckoutInput } from '../git/git-host';
 import { gitCommand as git } from './git-command';
 
-export const RUN_CONTENT_PATH = '/v1/executor/run-content';
+/** Where a job's content is, on the API as this executor reaches it. */
+export const runContentUrl = (apiUrl: string, jobId: string): URL =>
+  new URL(`/v1/executor/jobs/${encodeURIComponent(jobId)}/content`, apiUrl);
 /** The largest run content the control plane stages and an executor accepts (RAILYARD_RUN_CONTENT_MAX_MB). */
 export const DEFAULT_RUN_CONTENT_MAX_BYTES = 512 * 1024 * 1024;
 
@@ -30,7 +32,9 @@ export class ContentGone extends Error {
 export interface ContentFetchOptions {
   /** The API's base URL as executors reach it. */
   apiUrl: string;
-  token: string;
+  /** The job whose content this is, and the executor's credential. */
+  jobId: string;
+  credential: string;
   maxBytes: number;
   retryForMs?: number;
   signal?: AbortSignal;
@@ -39,7 +43,7 @@ export interface ContentFetchOptions {
 /** Downloads the bundle to `file`. */
 export async function downloadRunContent(file: string, opts: ContentFetchOptions): Promise<void> {
   const deadline = Date.now() + (opts.retryForMs ?? 60_000);
-  const url = new URL(RUN_CONTENT_PATH, opts.apiUrl);
+  const url = runContentUrl(opts.apiUrl, opts.jobId);
   for (let attempt = 1; ; attempt += 1) {
     try {
       await downloadOnce(url, file, opts);
@@ -56,13 +60,13 @@ class TooLarge extends Error {}
 
 async function downloadOnce(url: URL, file: string, opts: ContentFetchOptions): Promise<void> {
   const res = await fetch(url, {
-    headers: { authorization: `Bearer ${opts.token}` },
+    headers: { authorization: `Bearer ${opts.credential}` },
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   if (res.status === 401 || res.status === 404) {
     await res.body?.cancel();
     throw new ContentGone(
-      `the run's content is gone from ${url.origin} (HTTP ${res.status}): the run ended or its token expired`,
+      `the run's content is gone from ${url.origin} (HTTP ${res.status}): the run ended or its job is no longer this executor's`,
     );
   }
   if (!res.ok || !res.body) {

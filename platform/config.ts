@@ -14,7 +14,7 @@ export const temporalConfigShape = {
     .regex(/^[^\s:]+:\d+$/, 'must be host:port')
     .default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  /** The control task queue (the executor serves `<it>-ci`). */
+  /** The task queue of the workflows and activities (executors take their runs through the API). */
   RAILYARD_TASK_QUEUE: z.string().min(1).default('railyard'),
   RAILYARD_LOG_LEVEL: logLevel.default('info'),
 };

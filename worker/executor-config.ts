@@ -1,12 +1,15 @@
 /**
- * The executor process's configuration (issue 17; README's table, docs/operations.md "Executors"),
- * parsed once at start. An executor runs pull requests' code, so it is refused the control plane's
- * secrets outright: a variable in FORBIDDEN stops it, because a sandbox escape — or an unsandboxed run —
- * could read its environment.
+ * The executor process's configuration (issue 17, issue 24; README's table, docs/operations.md
+ * "Executors"), parsed once at start. An executor holds the API's URL and its executor credential,
+ * nothing else of the control plane: it runs pull requests' code, so a variable in FORBIDDEN (a
+ * control-plane secret, or Temporal's address, which it no longer talks to) stops it, because a sandbox
+ * escape — or an unsandboxed run — could read its environment.
+ *
+ * The API's URL is https, or http only to a loopback address or a single-label host (a compose
+ * service on a private network): the credential must not cross a network in clear.
  */
 import { z } from 'zod';
-import { temporalConfigShape } from '../platform/config';
-import { ConfigError, envBool, envInt, parseEnv } from '../platform/env';
+import { ConfigError, envBool, envInt, logLevel, parseEnv } from '../platform/env';
 import { DEFAULT_RUN_CONTENT_MAX_BYTES } from '../executor/content-fetch';
 import { DEFAULT_SANDBOX } from '../executor/sandbox';
 import { networkAllowSetting } from './sandbox-settings';
@@ -18,13 +21,22 @@ import {
 
 const MIB = 1024 * 1024;
 
-/** The control plane's credentials: an executor starts only without them. */
+/** The control plane's credentials and Temporal's address: an executor starts only without them. */
 export const FORBIDDEN = [
   'DATABASE_URL',
+  'TEMPORAL_ADDRESS',
   'RAILYARD_PAGE_TOKEN_SECRET',
   'RAILYARD_GITHUB_PRIVATE_KEY',
+  'RAILYARD_GITHUB_PRIVATE_KEY_FILE',
   'RAILYARD_GITHUB_WEBHOOK_SECRET',
 ] as const;
+
+/** http is accepted only where the credential cannot cross a network: loopback or a compose service. */
+function clearTextAllowed(url: URL): boolean {
+  if (url.protocol === 'https:') return true;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\./.test(host) || /^[a-z0-9-]+$/i.test(host);
+}
 
 /** A comma-separated list of absolute host paths (no `..`), at most 32. */
 const absolutePaths = z
@@ -38,11 +50,18 @@ const absolutePaths = z
   .pipe(z.array(z.string().regex(/^\/(?!.*(^|\/)\.\.(\/|$))/, 'must be absolute paths without ..')).max(32));
 
 const ExecutorConfig = z.object({
-  ...temporalConfigShape,
-  /** The API as this executor reaches it: run content comes from GET /v1/executor/run-content. */
+  RAILYARD_LOG_LEVEL: logLevel.default('info'),
+  /** The API as this executor reaches it: every job, content, heartbeat and report goes through it. */
   RAILYARD_EXECUTOR_API_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .refine((v) => clearTextAllowed(new URL(v)), {
+      error: 'must be https unless it is a loopback address or a single-label host on a private network',
+    })
     .default('http://127.0.0.1:8080'),
+  /** This executor's credential (`npm run executors -- add <name>`); required. */
+  RAILYARD_EXECUTOR_TOKEN: z
+    .string()
+    .regex(/^rye_[A-Za-z0-9_-]{43}$/, 'must be an executor credential (rye_…)'),
   RAILYARD_EXECUTOR_WORK_ROOT: z.string().min(1).default('.data/executor'),
   RAILYARD_EXECUTOR_SLOTS: envInt(1, 256).default(4),
   RAILYARD_EXECUTOR_HEALTH_HOST: z.string().min(1).default('127.0.0.1'),
@@ -76,7 +95,8 @@ export function loadExecutorConfig(env: NodeJS.ProcessEnv = process.env): Execut
   if (given.length > 0)
     throw new ConfigError(
       `railyard executor: ${given.join(', ')} ${given.length > 1 ? 'are' : 'is'} set, and an executor ` +
-        "runs pull requests' code: start it without the control plane's credentials (docs/operations.md, Executors).",
+        "runs pull requests' code and talks only to the API: start it without the control plane's credentials or " +
+        'addresses, with RAILYARD_EXECUTOR_API_URL and RAILYARD_EXECUTOR_TOKEN (docs/operations.md, Executors).',
     );
   return parseEnv(ExecutorConfig, env);
 }

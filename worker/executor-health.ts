@@ -1,12 +1,14 @@
 /**
- * The executor's health endpoint (issue 17): GET /livez (the process answers) and GET /readyz (its
- * worker polls the executor task queue), each saying how test commands are isolated — `bubblewrap
+ * The executor's health endpoint (issue 17): GET /livez (the process answers) and GET /readyz (it takes
+ * jobs from the API, issue 24), each saying how test commands are isolated — `bubblewrap
  * <version>` or `UNSANDBOXED`, and whether their network is their own — so an operator and a load balancer see an unsandboxed executor without reading logs.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 
 export interface ExecutorHealth {
-  taskQueue: string;
+  /** The API's origin it takes jobs from, and the name its credential was issued to. */
+  api: string;
+  name: string;
   slots: number;
   /** `bubblewrap 0.8.0`, or `UNSANDBOXED` (RAILYARD_EXECUTOR_UNSANDBOXED=1). */
   sandbox: string;
@@ -19,7 +21,8 @@ export function buildExecutorHealth(health: ExecutorHealth): FastifyInstance {
   const app = Fastify({ logger: false });
   const body = () => ({
     status: health.running() ? 'ready' : 'starting',
-    taskQueue: health.taskQueue,
+    api: health.api,
+    name: health.name,
     slots: health.slots,
     sandbox: health.sandbox,
     network: health.network,

@@ -1,33 +1,33 @@
 /**
- * Executor composition root (issue 17, `npm run executor`): config → sandbox check → Temporal worker
- * serving only executeTestRun on the executor task queue (`<RAILYARD_TASK_QUEUE>-ci`) → health endpoint.
- * It holds no database URL, API secret or code-host credential (executor-config.ts refuses them), no
- * workflows, and reaches only Temporal and the API's run-content endpoint. Several can serve one queue,
- * on this machine or others. SIGINT/SIGTERM: polling stops, running test runs get the grace time.
+ * Executor composition root (issue 17, issue 24, ADR 0014; `npm run executor`): config → sandbox check →
+ * announce to the API → job loop (executor/job-loop.ts) → health endpoint. It holds the API's URL and
+ * its executor credential, nothing else: no database URL, API secret, code-host credential or Temporal
+ * address (executor-config.ts refuses them); it takes jobs, fetches their content, heartbeats and
+ * reports over HTTP(S) to the API alone. Several can serve one deployment, on this machine or others.
+ * SIGINT/SIGTERM: claims stop, running test runs get the grace time, then are reported as cut short.
  *
  * Invariants:
  * - Test commands run in the bwrap sandbox, or the process refuses to start (sandbox-settings.ts)
  *   unless RAILYARD_EXECUTOR_UNSANDBOXED=1, which its log and /readyz then say.
  * - Each executor works in `<work root>/<host>-<pid>`, removed when it exits; folders of this host's
  *   executors that no longer run (a crash mid-run) are removed at start.
+ * - A credential the API refuses (wrong, revoked) stops the process with the API's sentence.
  */
 import { rmSync } from 'node:fs';
 import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createExecutorActivities } from '../executor/executor-activities';
+import { createExecutorApi, ExecutorRefused } from '../executor/api-client';
+import { startJobLoop } from '../executor/job-loop';
+import { createJobRunner } from '../executor/run-job';
 import { ConfigError } from '../platform/env';
 import { probeSandbox, type SandboxSettings } from '../executor/sandbox';
-import { executorTaskQueue } from '../contract';
 import { loadExecutorConfig } from './executor-config';
 import { buildExecutorHealth } from './executor-health';
 import { sandboxOf } from './sandbox-settings';
-import { SDK_LOG_LEVEL } from './sdk-log-level';
 
 async function main(): Promise<void> {
   const config = loadExecutorConfig();
-  Runtime.install({ logger: new DefaultLogger(SDK_LOG_LEVEL[config.RAILYARD_LOG_LEVEL]) });
   // One probe (it runs bwrap and pasta once): the sandbox and /readyz both come from it.
   const probe = probeSandbox('bwrap');
   const sandbox = sandboxOf(config, () => probe);
@@ -42,17 +42,27 @@ async function main(): Promise<void> {
   await Promise.all([mkdir(checkouts, { recursive: true }), mkdir(logs, { recursive: true })]);
   process.once('exit', () => rmSync(own, { recursive: true, force: true }));
   if (sandbox) await reachableBySandbox(checkouts, sandbox);
-  const taskQueue = executorTaskQueue(config.RAILYARD_TASK_QUEUE);
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  let running = false;
-  const worker = await Worker.create({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue,
-    identity: `railyard-executor@${os.hostname()}:${process.pid}`,
-    maxConcurrentActivityTaskExecutions: config.RAILYARD_EXECUTOR_SLOTS,
-    activities: createExecutorActivities({
+  const sandboxName = sandbox && probe.kind === 'available' ? probe.version : 'UNSANDBOXED';
+  const network = !sandbox || sandbox.network ? (sandbox?.pasta ? 'isolated' : 'shared') : 'off';
+  const api = createExecutorApi({
+    apiUrl: config.RAILYARD_EXECUTOR_API_URL,
+    credential: config.RAILYARD_EXECUTOR_TOKEN,
+  });
+  // The API may be starting too (npm start, compose): asked again until it answers, or refuses us.
+  const name = await announceUntilAnswered(() =>
+    api.announce({
+      host: os.hostname(),
+      slots: config.RAILYARD_EXECUTOR_SLOTS,
+      sandbox: sandboxName,
+      network,
+    }),
+  );
+  const loop = startJobLoop({
+    api,
+    slots: config.RAILYARD_EXECUTOR_SLOTS,
+    runJob: createJobRunner({
       apiUrl: config.RAILYARD_EXECUTOR_API_URL,
+      credential: config.RAILYARD_EXECUTOR_TOKEN,
       workRoot: checkouts,
       logRoot: logs,
       sandbox,
@@ -63,13 +73,17 @@ async function main(): Promise<void> {
         maxRunMs: config.RAILYARD_EXECUTOR_MAX_RUN_MINUTES * 60_000,
       },
     }),
-    shutdownGraceTime: `${config.RAILYARD_SHUTDOWN_GRACE_SECONDS} seconds`,
+    ...(config.RAILYARD_LOG_LEVEL === 'silent'
+      ? {}
+      : { log: (m: string) => console.error(`railyard executor: ${m}`) }),
   });
+  let running = true;
   const health = buildExecutorHealth({
-    taskQueue,
+    api: new URL(config.RAILYARD_EXECUTOR_API_URL).origin,
+    name,
     slots: config.RAILYARD_EXECUTOR_SLOTS,
-    sandbox: sandbox && probe.kind === 'available' ? probe.version : 'UNSANDBOXED',
-    network: !sandbox || sandbox.network ? (sandbox?.pasta ? 'isolated' : 'shared') : 'off',
+    sandbox: sandboxName,
+    network,
     running: () => running,
   });
   if (config.RAILYARD_EXECUTOR_HEALTH_PORT > 0)
@@ -78,15 +92,31 @@ async function main(): Promise<void> {
       port: config.RAILYARD_EXECUTOR_HEALTH_PORT,
     });
   console.error(
-    `railyard executor polling task queue "${taskQueue}" on ${config.TEMPORAL_ADDRESS} with ${config.RAILYARD_EXECUTOR_SLOTS} slot(s); ` +
-      `test commands ${sandbox ? `in bwrap (network ${sandbox.network ? (sandbox.pasta ? 'on, a namespace of its own through pasta' : "on, this machine's") : 'off'})` : 'UNSANDBOXED'}; run content from ${config.RAILYARD_EXECUTOR_API_URL}`,
+    `railyard executor "${name}" taking test runs from ${config.RAILYARD_EXECUTOR_API_URL} with ${config.RAILYARD_EXECUTOR_SLOTS} slot(s); ` +
+      `test commands ${sandbox ? `in bwrap (network ${sandbox.network ? (sandbox.pasta ? 'on, a namespace of its own through pasta' : "on, this machine's") : 'off'})` : 'UNSANDBOXED'}`,
   );
-  running = true;
+  const stop = () => {
+    running = false;
+    void loop.stop(config.RAILYARD_SHUTDOWN_GRACE_SECONDS * 1000);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
-    await worker.run();
+    await loop.done;
   } finally {
     running = false;
-    await Promise.allSettled([health.close(), connection.close()]);
+    await health.close().catch(() => undefined);
+  }
+}
+
+async function announceUntilAnswered(announce: () => Promise<string>): Promise<string> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await announce();
+    } catch (err) {
+      if (err instanceof ExecutorRefused || attempt >= 60) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, 5_000)));
+    }
   }
 }
 
@@ -133,7 +163,16 @@ async function reachableBySandbox(dir: string, sandbox: SandboxSettings): Promis
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : `railyard executor stopped: ${String(err)}`);
-  process.exit(1);
-});
+// Idle keep-alive sockets to the API must not hold the process once the loop has stopped.
+main()
+  .then(() => process.exit(0))
+  .catch((err: unknown) => {
+    console.error(
+      err instanceof ConfigError
+        ? err.message
+        : err instanceof ExecutorRefused
+          ? `railyard executor: the API refused this executor's credential: ${err.message}`
+          : `railyard executor stopped: ${String(err)}`,
+    );
+    process.exit(1);
+  });

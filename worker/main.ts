@@ -28,7 +28,6 @@ import { createRunSlots } from '../test-runs/store/run-slots';
 import { ConfigError } from '../platform/env';
 import { publicUrlOf } from '../platform/public-url';
 import { gitHubAppSettingsOf } from '../github/app/config';
-import { executorTaskQueue } from '../contract';
 import { loadWorkerConfig } from './config';
 import { SDK_LOG_LEVEL } from './sdk-log-level';
 import { ensureReevaluationSchedule } from './reevaluation-schedule';
@@ -155,7 +154,7 @@ async function main(): Promise<void> {
   else await removeGitHubReconciliationSchedule(client);
   console.error(
     `railyard worker polling task queue "${config.RAILYARD_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}; ` +
-      `test runs go to executors on "${executorTaskQueue(config.RAILYARD_TASK_QUEUE)}"`,
+      'test runs go to executors through the API (executeTestRun completes asynchronously)',
   );
   await worker.run();
   await testCaseEvents.idle();

@@ -4,6 +4,7 @@ import type { GitHost } from '../../git/git-host';
 import type { RepositoryOwnership } from '../../stores/repository-owners';
 import { createRunContentStore, type RunContentStore } from '../../test-runs/store/run-content';
 import { createRunSlots, type RunSlots } from '../../test-runs/store/run-slots';
+import { createExecutorJobs, type ExecutorJobs } from '../../test-runs/store/executor-jobs';
 import { createTestRunControlActivities } from '../test-runs';
 import type { JudgeTests } from '../../test-runs/judge';
 import type { RunLogStore } from '../../test-runs/store/run-logs';
@@ -26,6 +27,8 @@ export interface MergeQueueActivityDeps {
   contents?: RunContentStore;
   /** The per-organisation cap on runs (executor/run-slots.ts); default: in `pool`, default cap. */
   slots?: RunSlots;
+  /** Test runs handed to executors (test-runs/store/executor-jobs.ts); default: in `pool`. */
+  jobs?: ExecutorJobs;
 }
 
 export function createMergeQueueActivities(
@@ -37,6 +40,7 @@ export function createMergeQueueActivities(
       gitHost: deps.gitHost,
       contents: deps.contents ?? createRunContentStore(deps.pool),
       slots: deps.slots ?? createRunSlots(deps.pool),
+      jobs: deps.jobs ?? createExecutorJobs(deps.pool),
       scratchRoot: deps.scratchRoot ?? tmpdir(),
       wake: (workflowId) => deps.client.workflow.getHandle(workflowId).signal(runSlotFreedSignal),
       ...(deps.judgeTests ? { judgeTests: deps.judgeTests } : {}),

@@ -197,9 +197,12 @@ function asText(value: unknown): string {
   return JSON.stringify(value) ?? 'undefined';
 }
 
+/** The executor's one required setting (a credential's shape; no such executor exists). */
+const EXECUTOR_GIVEN: Record<string, string> = { RAILYARD_EXECUTOR_TOKEN: `rye_${'A'.repeat(43)}` };
+
 /**
  * The defaults the code applies: what every exported `load*Config` returns for an environment holding
- * only DATABASE_URL (the one required setting), or nothing (the executor refuses DATABASE_URL). A variable two loaders default differently throws.
+ * only DATABASE_URL (the one required setting), or only a credential (the executor refuses DATABASE_URL). A variable two loaders default differently throws.
  */
 export async function codeDefaults(
   files: readonly string[],
@@ -212,15 +215,16 @@ export async function codeDefaults(
     for (const [exported, fn] of Object.entries(mod)) {
       if (!/^load\w*Config$/.test(exported) || typeof fn !== 'function') continue;
       const load = fn as (env: Record<string, string>) => Record<string, unknown>;
-      // The executor refuses DATABASE_URL (worker/executor-config.ts): it then loads from nothing.
+      // The executor refuses DATABASE_URL (worker/executor-config.ts): it then loads from its one
+      // required setting, its credential.
       let config: Record<string, unknown>;
       try {
         config = load(given);
       } catch {
-        config = load({});
+        config = load(EXECUTOR_GIVEN);
       }
       for (const [name, value] of Object.entries(config)) {
-        if (name in given || value === undefined) continue;
+        if (name in given || name in EXECUTOR_GIVEN || value === undefined) continue;
         const entry = { value: asText(value), from: `${rel} ${exported}` };
         const before = defaults.get(name);
         if (before && before.value !== entry.value)

@@ -1,36 +1,45 @@
 /**
- * An executor for end-to-end tests (issue 17): the real executor activity (worker/executor.ts's) on the
- * executor task queue of `controlTaskQueue`, in this process, and the API's real run-content route on a
- * listening Fastify server reading the test database — so every test run goes control plane → API →
- * executor exactly as in production, without the executor holding the database.
+ * Executors for end-to-end tests (issue 17, issue 24): the API's real executor routes (/v1/executor/*,
+ * with the dispatch that completes the worker's asynchronous executeTestRun activities) on a listening
+ * Fastify server reading the test database, and the real executor job loop (worker/executor.ts's) in
+ * this process, or the real executor process — so every test run goes worker → job → API → executor
+ * over HTTP exactly as in production, the executor holding only the API's URL and a credential.
  *
  * Test commands run in the bwrap sandbox (scripts/test.sh installs it), with `writablePaths` (the
  * stories' $GATE folder) bound in. Where bwrap or pasta cannot run, under CI the test fails; elsewhere
  * the runs are unsandboxed or share the host's network, said loudly (testSandbox).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { chmodSync, closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Pool } from 'pg';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { createExecutorActivities } from '../../executor/executor-activities';
+import { Client, Connection } from '@temporalio/client';
+import { createExecutorApi } from '../../executor/api-client';
+import { startJobLoop } from '../../executor/job-loop';
+import { createJobRunner } from '../../executor/run-job';
 import { createRunContentStore } from '../../test-runs/store/run-content';
+import { createExecutorCredentials } from '../../test-runs/store/executor-credentials';
+import { createExecutorJobs } from '../../test-runs/store/executor-jobs';
+import { createExecutorDispatch } from '../../test-runs/executor-dispatch';
 import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../executor/sandbox';
-import { executorTaskQueue } from '../../contract';
-import { executorRoutes } from '../../api/routes/executor/run-content';
+import { executorRoutes } from '../../api/routes/executor';
+import { registerErrorHandler } from '../../api/plugins/error-handler';
 import { requireTestEnv } from './env';
 import { INSTALL, requireTool } from './required-tool';
 
 export interface TestExecutor {
-  /** The content server's base URL (what RAILYARD_EXECUTOR_API_URL would be). */
+  /** The executor API's base URL (what RAILYARD_EXECUTOR_API_URL would be). */
   apiUrl: string;
   sandboxed: boolean;
   close(): Promise<void>;
 }
 
 export interface TestExecutorOptions {
+  /** The control task queue: its jobs are the ones this executor's API hands out. */
   controlTaskQueue: string;
   pool: Pool;
   /** Folders the sandboxed command may write besides its checkout (made writable by everyone). */
@@ -39,14 +48,23 @@ export interface TestExecutorOptions {
   slots?: number;
   /** false: never sandbox (tests of the unsandboxed path). */
   sandbox?: boolean;
-  heartbeatIntervalMs?: number;
   /**
-   * How often heartbeats reach Temporal at most (the SDK's default is 80% of the heartbeat timeout, 16 s
-   * for test runs): also how soon a run learns it was cancelled or its workflow ended, and stops.
+   * How often a running job heartbeats through the API (default 1 s): also how soon a run learns it was
+   * cancelled or its workflow ended, and stops.
    */
+  heartbeatIntervalMs?: number;
+  /** Accepted for older callers; heartbeats go through the API unthrottled (heartbeatIntervalMs). */
   heartbeatThrottleMs?: number;
-  /** Temporal's address; default TEST_TEMPORAL_ADDRESS (scripts/test.sh). */
+  /** Temporal's address (the API side's); default TEST_TEMPORAL_ADDRESS (scripts/test.sh). */
   temporalAddress?: string;
+}
+
+/** The API's executor routes alone, on a loopback port, and a way to issue credentials. */
+export interface ExecutorApiServer {
+  url: string;
+  /** Issues a new executor credential (a unique name when none is given). */
+  issue(name?: string): Promise<string>;
+  close(): Promise<void>;
 }
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -74,12 +92,53 @@ export function testSandbox(writablePaths: string[] = []): SandboxSettings | nul
   return { ...DEFAULT_SANDBOX, bwrap: 'bwrap', ...(isolated ? { pasta: 'pasta' } : {}), writablePaths };
 }
 
-/** The API's run-content route alone, on a loopback port: what executors fetch from. */
-export async function startContentServer(pool: Pool): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * The API's /v1/executor/* routes alone (the app's error handler and zod compilers, as buildApp sets
+ * them), with a Temporal client of their own for the dispatch, on a loopback port.
+ */
+export async function startExecutorApi(opts: {
+  pool: Pool;
+  taskQueue: string;
+  temporalAddress?: string;
+  keepAliveMs?: number;
+  claimWaitMs?: number;
+}): Promise<ExecutorApiServer> {
+  const connection = await Connection.connect({
+    address: opts.temporalAddress ?? requireTestEnv('TEST_TEMPORAL_ADDRESS'),
+  });
+  const client = new Client({ connection });
+  const credentials = createExecutorCredentials(opts.pool);
   const server = Fastify({ logger: false });
-  await server.register(executorRoutes({ contents: createRunContentStore(pool) }), { prefix: '/v1' });
+  server.setValidatorCompiler(validatorCompiler);
+  server.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(server);
+  await server.register(
+    executorRoutes({
+      credentials,
+      dispatch: createExecutorDispatch({
+        jobs: createExecutorJobs(opts.pool),
+        activities: client.activity,
+        taskQueue: opts.taskQueue,
+      }),
+      contents: createRunContentStore(opts.pool),
+      ...(opts.keepAliveMs !== undefined ? { keepAliveMs: opts.keepAliveMs } : {}),
+      ...(opts.claimWaitMs !== undefined ? { claimWaitMs: opts.claimWaitMs } : {}),
+    }),
+    { prefix: '/v1' },
+  );
   const url = await server.listen({ host: '127.0.0.1', port: 0 });
-  return { url, close: () => server.close() };
+  return {
+    url,
+    async issue(name) {
+      const added = await credentials.add(name ?? `test-${randomUUID().slice(0, 8)}`);
+      if (added.kind !== 'added') throw new Error(`executor name ${name} is taken`);
+      return added.token;
+    },
+    async close() {
+      await server.close();
+      await connection.close();
+    },
+  };
 }
 
 /**
@@ -87,8 +146,9 @@ export async function startContentServer(pool: Pool): Promise<{ url: string; clo
  * commands), with an environment built from nothing: no DATABASE_URL or secret of this test process.
  */
 export function startExecutorProcess(opts: {
-  controlTaskQueue: string;
   apiUrl: string;
+  /** The executor's credential (ExecutorApiServer.issue). */
+  credential: string;
   workRoot: string;
   /** Folders test commands may read (RAILYARD_SANDBOX_READ_ONLY_PATHS). */
   readOnlyPaths?: string[];
@@ -100,9 +160,8 @@ export function startExecutorProcess(opts: {
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/',
-      TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
-      RAILYARD_TASK_QUEUE: opts.controlTaskQueue,
       RAILYARD_EXECUTOR_API_URL: opts.apiUrl,
+      RAILYARD_EXECUTOR_TOKEN: opts.credential,
       RAILYARD_EXECUTOR_WORK_ROOT: opts.workRoot,
       RAILYARD_EXECUTOR_HEALTH_PORT: '0',
       RAILYARD_LOG_LEVEL: 'warn',
@@ -118,8 +177,12 @@ export function startExecutorProcess(opts: {
 }
 
 export async function startTestExecutor(opts: TestExecutorOptions): Promise<TestExecutor> {
-  const content = await startContentServer(opts.pool);
-  const address = content.url;
+  const api = await startExecutorApi({
+    pool: opts.pool,
+    taskQueue: opts.controlTaskQueue,
+    ...(opts.temporalAddress ? { temporalAddress: opts.temporalAddress } : {}),
+  });
+  const credential = await api.issue();
   const root = mkdtempSync(path.join(os.tmpdir(), 'railyard-executor-'));
   // Searchable by the sandbox's unprivileged user when tests run as root (sandbox.ts).
   chmodSync(root, 0o711);
@@ -128,34 +191,25 @@ export async function startTestExecutor(opts: TestExecutorOptions): Promise<Test
     chmodSync(path.dirname(dir), 0o711);
   }
   const sandbox = opts.sandbox === false ? null : testSandbox(opts.writablePaths);
-  const connection = await NativeConnection.connect({
-    address: opts.temporalAddress ?? requireTestEnv('TEST_TEMPORAL_ADDRESS'),
-  });
-  const worker = await Worker.create({
-    connection,
-    taskQueue: executorTaskQueue(opts.controlTaskQueue),
-    maxConcurrentActivityTaskExecutions: opts.slots ?? 4,
-    ...(opts.heartbeatThrottleMs !== undefined
-      ? { maxHeartbeatThrottleInterval: opts.heartbeatThrottleMs }
-      : {}),
-    activities: createExecutorActivities({
-      apiUrl: address,
+  const loop = startJobLoop({
+    api: createExecutorApi({ apiUrl: api.url, credential }),
+    slots: opts.slots ?? 4,
+    heartbeatMs: opts.heartbeatIntervalMs ?? 1_000,
+    runJob: createJobRunner({
+      apiUrl: api.url,
+      credential,
       workRoot: path.join(root, 'checkouts'),
       logRoot: path.join(root, 'logs'),
       sandbox,
       maxContentBytes: 256 * 1024 * 1024,
-      runner: { heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 1_000 },
     }),
   });
-  const running = worker.run();
   return {
-    apiUrl: address,
+    apiUrl: api.url,
     sandboxed: sandbox !== null,
     async close() {
-      worker.shutdown();
-      await running;
-      await connection.close();
-      await content.close();
+      await loop.stop(5_000);
+      await api.close();
       rmSync(root, { recursive: true, force: true });
     },
   };

@@ -54,7 +54,7 @@ export interface QueueHarness {
   client: Client;
   key: QueueKey;
   workflowId: string;
-  /** The control task queue (its executor serves `<it>-ci`). */
+  /** The control task queue (its executor takes the runs of its jobs through the API). */
   taskQueue: string;
   createQueue(
     config?: QueueConfigPatch,
@@ -108,7 +108,7 @@ export type HarnessOptions = DeploymentOptions & QueueOptions;
 export interface QueueDeployment {
   pool: Pool;
   client: Client;
-  /** The control task queue (its executor serves `<it>-ci`). */
+  /** The control task queue (its executor takes the runs of its jobs through the API). */
   taskQueue: string;
   /** The git root every queue's bare repository is created in (the worker's local git host). */
   gitRoot: string;

@@ -5,13 +5,15 @@
  * reaches the queue's current run. Cancelling this workflow cancels the run, which kills the command.
  *
  * A run has four steps, so that the code under test never shares a process, a user or a credential with
- * the control plane (issue 17, ADR 0012):
+ * the control plane (issue 17, ADR 0012; issue 24, ADR 0014):
  *  1. take one of the organisation's executor slots (the fair-share cap), waiting while it has none
  *     until a run of the organisation that ends wakes it (runSlotFreedSignal), or 30 s;
  *  2. prepareTestRun on the control task queue: the command from the tested commit and the commit
  *     staged as a bundle for the executor, behind a content token;
- *  3. executeTestRun on the executor task queue (`<task queue>-ci`): checkout from the token, the
- *     command in its sandbox, a packed report back (verdict, JUnit files, log);
+ *  3. executeTestRun on the control task queue, completed asynchronously: the worker stores it as a job,
+ *     an executor takes it from the API (HTTPS, no Temporal), checks out the content, runs the command
+ *     in its sandbox and reports a packed report (verdict, JUnit files, log) that the API completes the
+ *     activity with;
  *  4. recordTestRun on the control task queue: the log stored, the JUnit results judged.
  * The slot and the content token end with the run, whatever happens (a non-cancellable cleanup).
  *
@@ -29,9 +31,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import type { ExecutorActivities } from '../../executor/executor-activities';
 import {
-  executorTaskQueue,
   runSlotFreedSignal,
   testRunFinishedSignal,
   type RunCommandResult,
@@ -81,10 +81,10 @@ async function runOnExecutor(
     heartbeatTimeout: '30 seconds',
     retry,
   });
-  const { executeTestRun } = proxyActivities<ExecutorActivities>({
-    taskQueue: executorTaskQueue(workflowInfo().taskQueue),
+  const { executeTestRun } = proxyActivities<Activities>({
     startToCloseTimeout: runBoundMs,
-    // The runner heartbeats every 5 s; a dead executor's run is retried elsewhere after this.
+    // The executor heartbeats every 5 s through the API (and the API for a job no executor took yet); a
+    // dead executor's run is retried elsewhere after this.
     heartbeatTimeout: '20 seconds',
     retry: { maximumAttempts: 3, initialInterval: '5 seconds', nonRetryableErrorTypes: ['ContentGone'] },
   });

@@ -72,10 +72,7 @@ export function putBundleRoutes(deps: BundleRouteDeps) {
             );
           if (expires * 1000 <= deps.now())
             throw forbidden('The upload URL has expired; call createBundleUpload again for a new one.');
-          const uploader = await deps.pending.uploaderOf(uploadId);
-          request.organisation = uploader?.organisation ?? null;
-          // Its upload slot is then one of the few public-id callers share (plugins/in-flight.ts).
-          request.uploadByPublicId = uploader?.caller === 'public-id';
+          request.organisation = await deps.pending.organisationOf(uploadId);
           request.bundleUploadVerified = true;
         },
       },

@@ -1,7 +1,8 @@
 /**
- * The real executor process (worker/executor.ts): it refuses the control plane's credentials, and
- * started without them it polls `<task queue>-ci`, answers /readyz with how test commands are
- * isolated, and stops cleanly on SIGTERM.
+ * The real executor process (worker/executor.ts): it refuses the control plane's credentials and
+ * Temporal's address, stops when the API refuses its credential, and started with the API's URL and a
+ * credential it announces itself, answers /readyz with how test commands are isolated, and stops
+ * cleanly on SIGTERM.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,7 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../../scripts/lib/ports';
 import { requireTestEnv } from '../../support/env';
-import { testSandbox } from '../../support/executor';
+import type { Pool } from 'pg';
+import { createExecutorCredentials } from '../../../test-runs/store/executor-credentials';
+import { startExecutorApi, testSandbox, type ExecutorApiServer } from '../../support/executor';
+import { createMigratedDatabase } from '../../support/postgres';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -26,6 +30,18 @@ function start(env: Record<string, string>) {
   return { child, output: () => out, exited };
 }
 
+let pool: Pool;
+let api: ExecutorApiServer;
+
+beforeAll(async () => {
+  ({ pool } = await createMigratedDatabase('executor_process'));
+  api = await startExecutorApi({ pool, taskQueue: 'executor-process-test' });
+});
+afterAll(async () => {
+  await api?.close();
+  await pool?.end();
+});
+
 test('given DATABASE_URL, the executor refuses to start and says why', async () => {
   const p = start({ DATABASE_URL: requireTestEnv('TEST_DATABASE_URL') });
   expect(await p.exited).toBe(1);
@@ -33,13 +49,43 @@ test('given DATABASE_URL, the executor refuses to start and says why', async () 
   expect(p.output()).not.toContain(new URL(requireTestEnv('TEST_DATABASE_URL')).password || 'no-password');
 }, 60_000);
 
-test('the executor polls <task queue>-ci, says how it isolates runs on /readyz, and stops on SIGTERM', async () => {
+test("given Temporal's address, the executor refuses to start: it talks to the API only", async () => {
+  const p = start({
+    TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
+    RAILYARD_EXECUTOR_TOKEN: await api.issue(),
+  });
+  expect(await p.exited).toBe(1);
+  expect(p.output()).toMatch(
+    /TEMPORAL_ADDRESS is set, and an executor runs pull requests' code and talks only to the API/,
+  );
+}, 60_000);
+
+test('a revoked credential: the API refuses it with one sentence, and the executor stops saying so', async () => {
+  const name = `revoked-${Date.now()}`;
+  const credential = await api.issue(name);
+  expect(await createExecutorCredentials(pool).revoke(name)).toBe(true);
+  const p = start({
+    RAILYARD_EXECUTOR_API_URL: api.url,
+    RAILYARD_EXECUTOR_TOKEN: credential,
+    RAILYARD_EXECUTOR_HEALTH_PORT: '0',
+    RAILYARD_EXECUTOR_WORK_ROOT: fs.mkdtempSync(path.join(os.tmpdir(), 'executor-revoked-')),
+    ...(testSandbox() === null ? { RAILYARD_EXECUTOR_UNSANDBOXED: '1' } : {}),
+  });
+  expect(await p.exited).toBe(1);
+  expect(p.output()).toMatch(
+    /the API refused this executor's credential: The executor credential is not valid or has been revoked\./,
+  );
+  expect(p.output()).not.toContain(credential);
+}, 60_000);
+
+test('the executor announces itself to the API, says how it isolates runs on /readyz, and stops on SIGTERM', async () => {
   const port = await freePort();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'executor-process-'));
   fs.chmodSync(root, 0o711);
+  const name = `process-${Date.now()}`;
   const p = start({
-    TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
-    RAILYARD_TASK_QUEUE: 'executor-process-test',
+    RAILYARD_EXECUTOR_API_URL: api.url,
+    RAILYARD_EXECUTOR_TOKEN: await api.issue(name),
     RAILYARD_EXECUTOR_WORK_ROOT: path.join(root, 'work'),
     RAILYARD_EXECUTOR_HEALTH_PORT: String(port),
     RAILYARD_SHUTDOWN_GRACE_SECONDS: '1',
@@ -52,11 +98,14 @@ test('the executor polls <task queue>-ci, says how it isolates runs on /readyz, 
       if (res?.status === 200) body = (await res.json()) as Record<string, unknown>;
       else await new Promise((r) => setTimeout(r, 250));
     }
-    expect(body).toMatchObject({ status: 'ready', taskQueue: 'executor-process-test-ci', slots: 4 });
+    expect(body).toMatchObject({ status: 'ready', name, api: new URL(api.url).origin, slots: 4 });
     expect(body!.sandbox).toEqual(
       testSandbox() === null ? 'UNSANDBOXED' : expect.stringMatching(/bubblewrap/),
     );
-    expect(p.output()).toMatch(/polling task queue "executor-process-test-ci"/);
+    expect(p.output()).toMatch(new RegExp(`executor "${name}" taking test runs from ${api.url}`));
+    // What it announced is what operators list.
+    const listed = (await createExecutorCredentials(pool).list()).find((e) => e.name === name);
+    expect(listed?.announced).toMatchObject({ slots: 4, host: os.hostname() });
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
   } finally {

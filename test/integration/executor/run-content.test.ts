@@ -1,7 +1,9 @@
 /**
- * Run content and run slots on the real PostgreSQL (test-runs/store/run-content.ts, run-slots.ts)
- * and the API's route for executors (api/routes/executor/run-content.ts) over real HTTP: a token reads
- * its one bundle, byte for byte, until its run ends; the per-organisation cap holds under a race.
+ * Run content, run slots and executor jobs on the real PostgreSQL (test-runs/store/run-content.ts,
+ * run-slots.ts, executor-jobs.ts) and the API's routes for executors (api/routes/executor/) over real
+ * HTTP: an executor reads the bundle of a job it claimed, byte for byte, until its run ends, and nothing
+ * of a job it does not hold; a wrong or revoked credential is a 401 with one sentence; a job is claimed
+ * by one executor only under a race; the per-organisation cap holds under a race.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -10,17 +12,22 @@ import path from 'node:path';
 import type { Pool } from 'pg';
 import { createRunContentStore, RunContentTooLarge } from '../../../test-runs/store/run-content';
 import { createRunSlots } from '../../../test-runs/store/run-slots';
-import { startContentServer } from '../../support/executor';
+import { createExecutorCredentials } from '../../../test-runs/store/executor-credentials';
+import { createExecutorJobs } from '../../../test-runs/store/executor-jobs';
+import { startExecutorApi, type ExecutorApiServer } from '../../support/executor';
 import { createMigratedDatabase } from '../../support/postgres';
 
 let pool: Pool;
-let server: { url: string; close(): Promise<void> };
+let server: ExecutorApiServer;
+let credential: string;
+const taskQueue = `run-content-${randomUUID()}`;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'run-content-'));
 const repo = { host: 'github.com', owner: 'acme', name: 'app' };
 
 beforeAll(async () => {
   ({ pool } = await createMigratedDatabase('run_content'));
-  server = await startContentServer(pool);
+  server = await startExecutorApi({ pool, taskQueue, claimWaitMs: 200 });
+  credential = await server.issue();
 });
 afterAll(async () => {
   await server.close();
@@ -34,13 +41,31 @@ async function organisation(): Promise<string> {
   return id;
 }
 
-const get = (token?: string) =>
-  fetch(
-    `${server.url}/v1/executor/run-content`,
-    token ? { headers: { authorization: `Bearer ${token}` } } : {},
-  );
+const auth = (c: string) => ({ authorization: `Bearer ${c}` });
+const claim = (c = credential) =>
+  fetch(`${server.url}/v1/executor/jobs/claim`, { method: 'POST', headers: auth(c) });
+const content = (jobId: string, c = credential) =>
+  fetch(`${server.url}/v1/executor/jobs/${jobId}/content`, { headers: auth(c) });
 
-test('a token reads its bundle byte for byte (several chunks), and nothing after its run ends', async () => {
+/** A job of the run, as the worker's executeTestRun stores it (the task token is not used here). */
+async function enqueue(runId: string, contentToken: string, attempt = 1): Promise<string | null> {
+  return createExecutorJobs(pool).enqueue({
+    taskQueue,
+    attempt,
+    taskToken: randomBytes(16),
+    input: {
+      runId,
+      repo,
+      branchName: `railyard-merge/pr-1/${runId}`,
+      headSha: 'a'.repeat(40),
+      command: 'true',
+      timeoutMs: 60_000,
+      contentToken,
+    },
+  });
+}
+
+test('an executor reads the bundle of the job it claimed byte for byte (several chunks), nothing after its run ends', async () => {
   const contents = createRunContentStore(pool);
   const bundle = randomBytes(2_500_000); // three chunks of at most 1 MiB
   const file = path.join(dir, 'a.bundle');
@@ -59,39 +84,106 @@ test('a token reads its bundle byte for byte (several chunks), and nothing after
   const stored = await pool.query('SELECT token_sha256 FROM run_contents');
   expect(JSON.stringify(stored.rows)).not.toContain(token);
 
-  const res = await get(token);
+  const jobId = await enqueue(runId, token);
+  const claimed = await claim();
+  expect(claimed.status).toBe(200);
+  const job = (await claimed.json()) as { id: string; run: Record<string, unknown> };
+  expect(job.id).toBe(jobId);
+  // The content token stays with the API: the executor is told what to run, not how to fetch it.
+  expect(JSON.stringify(job)).not.toContain(token);
+
+  const res = await content(job.id);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-length')).toBe(String(bundle.length));
   expect(Buffer.from(await res.arrayBuffer()).equals(bundle)).toBe(true);
 
+  // Another executor's credential reads nothing of it.
+  const other = await content(job.id, await server.issue());
+  expect([other.status, await other.text()]).toEqual([
+    404,
+    `Job ${job.id} is not held by this executor: it was reported, retried elsewhere or never yours.`,
+  ]);
+
   await contents.drop(runId);
-  const after = await get(token);
-  expect(after.status).toBe(404);
-  expect(((await after.json()) as { message: string }).message).toMatch(/the run ended or its token expired/);
+  const after = await content(job.id);
+  expect([after.status, await after.text()]).toEqual([
+    404,
+    "The run's content is gone: the run ended or its content expired.",
+  ]);
 });
 
-test('no token, a malformed one or a guessed one: 401, 401, 404, with a sentence', async () => {
-  const none = await get();
-  expect(none.status).toBe(401);
-  expect(((await none.json()) as { message: string }).message).toMatch(/Bearer <token>/);
-  expect((await get('not a token!')).status).toBe(401);
-  expect((await get(randomBytes(32).toString('base64url'))).status).toBe(404);
+test('no credential, a malformed one, a guessed one, an API key or a revoked one: 401 with one sentence', async () => {
+  const none = await fetch(`${server.url}/v1/executor/jobs/claim`, { method: 'POST' });
+  expect([none.status, await none.text()]).toEqual([
+    401,
+    'The Authorization header must carry an executor credential as "Bearer <credential>".',
+  ]);
+  const wrong = 'The executor credential is not valid or has been revoked.';
+  for (const bad of [
+    'not-a-credential',
+    `rye_${randomBytes(32).toString('base64url')}`,
+    `ry_${randomBytes(32).toString('base64url')}`,
+  ]) {
+    const res = await claim(bad);
+    expect([res.status, await res.text()]).toEqual([401, wrong]);
+  }
+  const name = `revoked-${randomUUID().slice(0, 8)}`;
+  const revoked = await server.issue(name);
+  expect((await claim(revoked)).status).toBe(204);
+  expect(await createExecutorCredentials(pool).revoke(name)).toBe(true);
+  const after = await claim(revoked);
+  expect([after.status, await after.text()]).toEqual([401, wrong]);
+  // Only its digest is stored.
+  const stored = await pool.query('SELECT token_sha256, name FROM executors');
+  expect(JSON.stringify(stored.rows)).not.toContain(revoked);
+});
+
+test('a job is claimed by one executor only, under a race of ten', async () => {
+  const runId = randomUUID();
+  const jobId = await enqueue(runId, randomBytes(32).toString('base64url'));
+  const credentials = await Promise.all(Array.from({ length: 10 }, () => server.issue()));
+  const answers = await Promise.all(credentials.map((c) => claim(c)));
+  const claimed = await Promise.all(answers.filter((a) => a.status === 200).map((a) => a.json()));
+  expect(claimed).toEqual([expect.objectContaining({ id: jobId })]);
+  expect(answers.filter((a) => a.status === 204)).toHaveLength(9);
+});
+
+test('a later attempt replaces the job of an earlier one, and never the other way round', async () => {
+  const runId = randomUUID();
+  const first = await enqueue(runId, 'x'.repeat(43));
+  const second = await enqueue(runId, 'y'.repeat(43), 2);
+  expect(second).not.toBe(first);
+  expect(await enqueue(runId, 'z'.repeat(43), 1)).toBeNull();
+  const { rows } = await pool.query('SELECT id, attempt FROM executor_jobs WHERE test_run_id = $1', [runId]);
+  expect(rows).toEqual([{ id: second, attempt: 2 }]);
+  // The earlier attempt's executor, holding the old id, is told it is not its job any more.
+  const res = await fetch(`${server.url}/v1/executor/jobs/${first}/heartbeat`, {
+    method: 'POST',
+    headers: auth(credential),
+  });
+  expect(res.status).toBe(404);
+  await createExecutorJobs(pool).dropRun(runId);
 });
 
 test('an expired token reads nothing', async () => {
   const contents = createRunContentStore(pool);
   const file = path.join(dir, 'b.bundle');
   fs.writeFileSync(file, 'bundle');
+  const runId = randomUUID();
   const token = await contents.stage({
     organisationId: await organisation(),
-    runId: randomUUID(),
+    runId,
     repo,
     sha: 'b'.repeat(40),
     bundlePath: file,
     ttlMs: 1,
   });
   await new Promise((r) => setTimeout(r, 50));
-  expect((await get(token)).status).toBe(404);
+  expect(await contents.lookup(token)).toBeNull();
+  await enqueue(runId, token);
+  const job = (await (await claim()).json()) as { id: string };
+  expect((await content(job.id)).status).toBe(404);
+  await createExecutorJobs(pool).dropRun(runId);
 });
 
 test('a bundle over the bound is refused before anything is stored', async () => {

@@ -1,5 +1,5 @@
 /** The run report (executor/run-report.ts): it always fits a Temporal payload; and what counts as a sandbox setup failure. */
-import { sandboxSetupFailure } from '../../../executor/executor-activities';
+import { sandboxSetupFailure } from '../../../executor/run-job';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import {

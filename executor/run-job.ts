@@ -1,0 +1,117 @@
+/**
+ * One job, run (issue 17, issue 24): the checkout from the job's content (content-fetch.ts), the
+ * command with the `command` runner in its sandbox (command-runner.ts, sandbox.ts), and the outcome the
+ * executor reports through the API (job-loop.ts): a packed run report (run-report.ts) or a failure of a
+ * kind the control plane knows (protocol.ts FAILURE_KINDS). Nothing here speaks to Temporal.
+ *
+ * Invariants:
+ * - Nothing of the run stays on the executor: the checkout is removed by the runner, the log file here
+ *   once it is read into the report.
+ * - A queue with testNetwork off runs without network, whatever the executor allows; an executor with
+ *   the network off (RAILYARD_SANDBOX_NETWORK=off) never gives it.
+ * - Content that is gone (the run ended) is a `content_gone` failure, which is not retried; a sandbox
+ *   that could not be set up is the executor's fault, retried on this or another executor.
+ */
+import { rm } from 'node:fs/promises';
+import { createCommandRunner, type CommandRunnerOptions } from './command-runner';
+import { boundedLog } from './bounded-log';
+import { NETWORK_DOWN } from './sandbox-network';
+import type { SandboxSettings } from './sandbox';
+import { bundleCheckout, ContentGone } from './content-fetch';
+import type { ClaimedJob, JobFailure } from './protocol';
+import { LOG_BYTES, packRunReport } from './run-report';
+
+export interface ExecutorDeps {
+  /** The API's base URL as this executor reaches it, and this executor's credential (run content). */
+  apiUrl: string;
+  credential: string;
+  /** Checkouts and logs go under these folders. */
+  workRoot: string;
+  logRoot: string;
+  /** null: unsandboxed (RAILYARD_EXECUTOR_UNSANDBOXED=1 where bwrap cannot run). */
+  sandbox: SandboxSettings | null;
+  maxContentBytes: number;
+  /** Further runner options (limits). */
+  runner?: Omit<CommandRunnerOptions, 'gitHost' | 'workRoot' | 'logRoot' | 'sandbox'>;
+}
+
+export type JobOutcome = { kind: 'report'; packed: Uint8Array } | { kind: 'failure'; failure: JobFailure };
+
+export type RunJob = (job: ClaimedJob, signal: AbortSignal) => Promise<JobOutcome>;
+
+export function createJobRunner(deps: ExecutorDeps): RunJob {
+  return async (job, signal) => {
+    const { run } = job;
+    const sandbox = deps.sandbox
+      ? { ...deps.sandbox, network: deps.sandbox.network && run.network !== false }
+      : null;
+    const runner = createCommandRunner({
+      ...deps.runner,
+      gitHost: bundleCheckout({
+        apiUrl: deps.apiUrl,
+        jobId: job.id,
+        credential: deps.credential,
+        maxBytes: deps.maxContentBytes,
+        signal,
+      }),
+      workRoot: deps.workRoot,
+      logRoot: deps.logRoot,
+      ...(sandbox ? { sandbox } : {}),
+    });
+    let result;
+    try {
+      result = await runner.run({
+        runId: run.runId,
+        repo: run.repo,
+        branchName: run.branchName,
+        headSha: run.headSha,
+        command: run.command,
+        timeoutMs: run.timeoutMs,
+        ...(run.junitGlobs ? { junitGlobs: run.junitGlobs } : {}),
+        signal,
+      });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return failure(err instanceof ContentGone ? 'content_gone' : 'executor_error', message);
+    }
+    try {
+      const { content, size } = await boundedLog(result.logPath, LOG_BYTES);
+      // The sandbox's network never came up: this executor's fault, so the run is tried again (on this
+      // or another executor) instead of failing the PR.
+      if (result.exitCode === 125 && content.includes(NETWORK_DOWN))
+        return failure('sandbox_network_down', NETWORK_DOWN);
+      // bwrap failed to set the sandbox up (seen under load: "bwrap: loopback: Failed RTM_NEWADDR: No
+      // child processes"), before the command ran: also the executor's fault, tried again. A command
+      // that prints such a line itself only gets its own run retried, up to the attempts allowed.
+      const setup = sandboxSetupFailure(result.exitCode, content.toString('utf8'));
+      if (setup) return failure('sandbox_setup_failed', setup);
+      return {
+        kind: 'report',
+        packed: packRunReport({
+          outcome: result.outcome,
+          exitCode: result.exitCode,
+          durationMs: result.durationMs,
+          junitFiles: result.junitFiles,
+          junitTruncated: result.junitTruncated,
+          log: content.toString('utf8'),
+          logOriginalBytes: size,
+          logTruncated: size > content.length,
+        }),
+      };
+    } finally {
+      await rm(result.logPath, { force: true });
+    }
+  };
+}
+
+const failure = (kind: JobFailure['kind'], message: string): JobOutcome => ({
+  kind: 'failure',
+  failure: { kind, message: message.slice(0, 2000) },
+});
+
+/** bwrap's own error, when it is the first thing the run printed and the run failed: else null. */
+export function sandboxSetupFailure(exitCode: number | null, log: string): string | null {
+  if (exitCode !== 1) return null;
+  const first = log.split('\n').find((line) => line !== '' && !line.startsWith('# '));
+  return first?.startsWith('bwrap: ') ? `the sandbox could not be set up (${first.slice(0, 200)})` : null;
+}
