@@ -25,6 +25,7 @@ import { banner } from './lib/banner';
 import { dataDir, PROJECT_ROOT, readState, writeState } from './lib/data-dir';
 import * as instance from './lib/instance';
 import { placeExecutorWorkRoot } from './lib/executor-placement';
+import { issueOwnExecutorCredential } from './lib/executor-credential';
 import { placeCluster } from './lib/pg-placement';
 import { cleanEnv } from './lib/services';
 import { freePort, isPortOpen, waitForPort } from './lib/ports';
@@ -163,15 +164,14 @@ async function main(sup: Supervisor, cfg: StartConfig, record: InstanceRecord): 
     stopReason: 'requests in flight finish',
   });
   // One executor runs the test commands (issue 17), with nothing of the control plane's: no database
-  // URL, no page-token secret, no GitHub key (it refuses to start with them); run content from the API.
+  // URL, no page-token secret, no GitHub key, not even Temporal's address (it refuses to start with
+  // them). It takes its runs from the API with a credential issued for it at every start (issue 24).
   const executorRoot =
     env.RAILYARD_EXECUTOR_WORK_ROOT ?? placeExecutorWorkRoot(path.join(data, 'executor')).dir;
   const executorEnv = cleanEnv({
-    TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS,
-    ...(env.TEMPORAL_NAMESPACE ? { TEMPORAL_NAMESPACE: env.TEMPORAL_NAMESPACE } : {}),
-    ...(env.RAILYARD_TASK_QUEUE ? { RAILYARD_TASK_QUEUE: env.RAILYARD_TASK_QUEUE } : {}),
     ...(env.RAILYARD_LOG_LEVEL ? { RAILYARD_LOG_LEVEL: env.RAILYARD_LOG_LEVEL } : {}),
     RAILYARD_EXECUTOR_API_URL: apiUrl({ port: apiPort }),
+    RAILYARD_EXECUTOR_TOKEN: await issueOwnExecutorCredential(env.DATABASE_URL, 'npm-start'),
     RAILYARD_EXECUTOR_WORK_ROOT: executorRoot,
     ...Object.fromEntries(
       Object.entries(process.env).filter(

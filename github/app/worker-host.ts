@@ -12,11 +12,7 @@ import { createGitHubClients, type GitHubClientOptions, type GitHubClients } fro
 import { createGitHubGitHost } from '../host/git-host';
 import type { GitHost } from '../../git/git-host';
 import { installationCovering } from '../store/installations';
-import {
-  createGitHubPresenter,
-  dashboardPrUrl,
-  type PullRequestPresenter,
-} from '../presentation/pr-presenter';
+import { createGitHubPresenter, type PullRequestPresenter } from '../presentation/pr-presenter';
 
 export interface GitHubWorkerHost {
   auth: GitHubAppAuth;
@@ -32,7 +28,7 @@ export async function createGitHubWorkerHost(deps: {
   /** Folder of the mirrors, inside the worker's data folder. */
   mirrorRoot: string;
   clientOptions?: GitHubClientOptions;
-  /** railyard's public URL: the check run's details link points at the PR's dashboard page there. */
+  /** railyard's public URL: the check run's details link points at the PR's page there. */
   publicUrl?: string;
 }): Promise<GitHubWorkerHost> {
   const { settings, pool } = deps;
@@ -52,14 +48,18 @@ export async function createGitHubWorkerHost(deps: {
     auth,
     testBranchPrefix: settings.testBranchPrefix,
   });
-  const publicUrl = deps.publicUrl;
+  const base = deps.publicUrl?.replace(/\/+$/, '');
+  const enc = encodeURIComponent;
   const presenter = createGitHubPresenter({
     host: settings.host,
-    appId: settings.appId,
     clients: presentationClients,
     installationOf: (repo) => installationCovering(pool, repo),
-    // The dashboard's PR page (signed in), never Temporal's UI (no authentication).
-    ...(publicUrl ? { detailsUrl: (input) => dashboardPrUrl(publicUrl, input) } : {}),
+    ...(base
+      ? {
+          detailsUrl: ({ key, record }) =>
+            `${base}/merge/${enc(key.repo.host)}/${enc(key.repo.owner)}/${enc(key.repo.name)}/${enc(key.targetBranch)}/${record.prNumber}`,
+        }
+      : {}),
   });
   return { auth, clients, gitHost, presenter };
 }

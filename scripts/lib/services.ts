@@ -102,6 +102,8 @@ export interface ServiceSettings {
   workRoot: string;
   apiPort: number;
   logDir: string;
+  /** The credential of the stack's executor (lib/executor-credential.ts). */
+  executorToken: string;
   /** Further settings of both processes (e.g. RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS for the fuzzer). */
   env?: Record<string, string>;
 }
@@ -144,13 +146,15 @@ export function workerService(sup: Supervisor, s: ServiceSettings): Service {
   );
 }
 
-/** An executor: no database URL or secret; run content from the API; only executor settings of `env`. */
+/**
+ * An executor: no database URL, secret or Temporal address; its runs from the API with its credential;
+ * only executor settings of `env`.
+ */
 export function executorService(sup: Supervisor, s: ServiceSettings): Service {
   const own = Object.entries(s.env ?? {}).filter(([k]) => /^RAILYARD_(EXECUTOR|SANDBOX)_/.test(k));
   const env = cleanEnv({
-    TEMPORAL_ADDRESS: s.temporalAddress,
-    RAILYARD_TASK_QUEUE: s.taskQueue,
     RAILYARD_EXECUTOR_API_URL: apiUrl({ port: s.apiPort }),
+    RAILYARD_EXECUTOR_TOKEN: s.executorToken,
     RAILYARD_EXECUTOR_WORK_ROOT: path.join(s.workRoot, 'executor'),
     RAILYARD_EXECUTOR_HEALTH_PORT: '0',
     RAILYARD_SHUTDOWN_GRACE_SECONDS: '1',

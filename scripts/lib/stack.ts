@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runMigrations } from '../../stores/migrate';
+import { issueOwnExecutorCredential } from './executor-credential';
 import { apiUrl } from '../../platform/public-url';
 import { freePort } from './ports';
 import { startCluster } from './postgres';
@@ -97,6 +98,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       workRoot: path.join(opts.dir, 'work'),
       apiPort,
       logDir,
+      executorToken: await issueOwnExecutorCredential(databaseUrl, `stack-${randomUUID().slice(0, 8)}`),
       ...(opts.env ? { env: opts.env } : {}),
     };
     const worker = workerService(sup, settings);

@@ -40,6 +40,11 @@ export type AddResult = { kind: 'added'; token: string; executor: ExecutorIdenti
 
 export interface ExecutorCredentials {
   add(name: string): Promise<AddResult>;
+  /**
+   * A new credential for the executor of that name, made or un-revoked (the old credential stops
+   * working): how `npm start` and test stacks give their own executor one.
+   */
+  reissue(name: string): Promise<{ token: string; executor: ExecutorIdentity }>;
   /** The executor a credential names, or null for an unknown, malformed or revoked one. */
   authenticate(token: string): Promise<ExecutorIdentity | null>;
   announce(id: string, announcement: ExecutorAnnouncement): Promise<void>;
@@ -64,6 +69,19 @@ export function createExecutorCredentials(pool: Pool): ExecutorCredentials {
         [id, name, executorTokenDigest(token)],
       );
       return rowCount === 1 ? { kind: 'added', token, executor: { id, name } } : { kind: 'name_taken' };
+    },
+
+    async reissue(name) {
+      if (!EXECUTOR_NAME.test(name))
+        throw new Error(`executor name ${JSON.stringify(name)} is not 1-64 of A-Z a-z 0-9 . _ -`);
+      const token = `rye_${randomBytes(32).toString('base64url')}`;
+      const { rows } = await pool.query<{ id: string }>(
+        `INSERT INTO executors (id, name, token_sha256) VALUES ($1, $2, $3)
+         ON CONFLICT (name) DO UPDATE SET token_sha256 = excluded.token_sha256, revoked_at = NULL
+         RETURNING id`,
+        [randomUUID(), name, executorTokenDigest(token)],
+      );
+      return { token, executor: { id: rows[0]!.id, name } };
     },
 
     async authenticate(token) {

@@ -67,7 +67,7 @@ function kill(child: ChildProcess): Promise<void> {
   });
 }
 
-test('SIGKILL of the worker while testing and while merging loses nothing and merges nothing twice', async () => {
+test('SIGKILL of the worker, the executor and the API mid-run and of the worker while merging loses nothing and merges nothing twice', async () => {
   const fx = await createRepoWithMain({
     host: 'github.com',
     owner: 'acme',

@@ -300,7 +300,6 @@ export async function startGitHubDeployment(
         gitHubHost: 'github.com',
         presenter: createGitHubPresenter({
           host: 'github.com',
-          appId: hub.app.id,
           clients: presentationClients,
           installationOf: (r) => installationCovering(pool, r),
         }),
