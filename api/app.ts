@@ -104,6 +104,11 @@ export interface AppDeps {
   inFlight?: InFlightCaps;
   /** How long a client may take to send its request (plugins/server-timeouts.ts); defaults when absent. */
   timeouts?: ServerTimeouts;
+  /**
+   * Reverse proxies whose X-Forwarded-For names the client (RAILYARD_TRUST_PROXY, plugins/trust-proxy.ts):
+   * every budget counted per address then counts the real client; none trusted when absent.
+   */
+  trustProxy?: readonly string[];
   /** The web dashboard at /ui (sessions, its reads, Temporal UI links); left out when absent. */
   ui?: UiDeps;
 }
@@ -122,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorHandler,
+    ...(deps.trustProxy && deps.trustProxy.length > 0 ? { trustProxy: [...deps.trustProxy] } : {}),
     ...httpServerOptions(deps.timeouts ?? DEFAULT_SERVER_TIMEOUTS),
   });
   app.setValidatorCompiler(validatorCompiler);

@@ -10,6 +10,9 @@ import { DEFAULT_MAX_REPOSITORIES_PER_ORGANISATION } from '../stores/repository-
 import { CLAIM_POLICIES } from './plugins/repository-access';
 import { DEFAULT_IN_FLIGHT_CAPS } from './plugins/in-flight';
 import { DEFAULT_REQUESTS_PER_SECOND } from './plugins/rate-limit';
+import { DEFAULT_FORK_RUN_BUDGET } from './plugins/fork-run-budget';
+import { DEFAULT_MAX_LIVE_PUBLIC_ID_UPLOADS } from '../flaky/store/pending-uploads';
+import { parseTrustedProxies } from './plugins/trust-proxy';
 import { DEFAULT_SERVER_TIMEOUTS } from './plugins/server-timeouts';
 import { DEFAULT_MAX_UNPACKED_BYTES } from '../flaky/bundle/read-bundle';
 import { DEFAULT_MAX_BUNDLE_BYTES, DEFAULT_URL_TTL_SECONDS } from './routes/bundle-uploads/deps';
@@ -36,6 +39,30 @@ const ApiConfig = z.object({
   RAILYARD_ORG_REQUESTS_PER_SECOND: envInt(0, 1_000_000).default(DEFAULT_REQUESTS_PER_SECOND),
   RAILYARD_ORG_UPLOADS_IN_FLIGHT: envInt(1, 1_000).default(DEFAULT_IN_FLIGHT_CAPS.uploads),
   RAILYARD_ORG_LIST_QUERIES_IN_FLIGHT: envInt(1, 1_000).default(DEFAULT_IN_FLIGHT_CAPS.lists),
+  // Outsiders' budgets (issue 24): what a caller with only a repository's public id may hold of the
+  // owner's upload URLs and upload slots, and how many fork-run checks with GitHub a caller's address
+  // and a repository may cause (flaky/store/pending-uploads.ts, plugins/in-flight.ts, plugins/fork-run-budget.ts).
+  RAILYARD_PUBLIC_ID_UPLOAD_URLS: envInt(1, 100_000).default(DEFAULT_MAX_LIVE_PUBLIC_ID_UPLOADS),
+  RAILYARD_PUBLIC_ID_UPLOADS_IN_FLIGHT: envInt(1, 1_000).default(DEFAULT_IN_FLIGHT_CAPS.publicIdUploads),
+  RAILYARD_FORK_RUN_CHECKS_PER_MINUTE: envInt(1, 100_000).default(
+    DEFAULT_FORK_RUN_BUDGET.perAddressPerMinute,
+  ),
+  RAILYARD_FORK_RUN_CHECKS_PER_REPO_PER_HOUR: envInt(1, 1_000_000).default(
+    DEFAULT_FORK_RUN_BUDGET.perRepositoryPerHour,
+  ),
+  /**
+   * Reverse proxies whose X-Forwarded-For names the client (plugins/trust-proxy.ts): addresses or CIDR
+   * ranges, comma-separated; unset: the TCP peer is the client.
+   */
+  RAILYARD_TRUST_PROXY: z
+    .string()
+    .transform((value, ctx) => {
+      const parsed = parseTrustedProxies(value);
+      if ('ok' in parsed) return parsed.ok;
+      ctx.addIssue({ code: 'custom', message: parsed.problem });
+      return z.NEVER;
+    })
+    .optional(),
   // PostgreSQL (api/pools.ts): the routes' pool, and the few connections kept for API key lookups.
   RAILYARD_API_POOL_SIZE: envInt(1, 1_000).default(10),
   RAILYARD_API_KEY_POOL_SIZE: envInt(1, 100).default(2),

@@ -173,6 +173,10 @@ async function main(): Promise<void> {
     // Fork PRs: uploads with the repository's public id, setImpactedTargets with a run GitHub vouches for.
     forkAuth: {
       publicIds: createRepositoryPublicIds(pool),
+      runChecks: {
+        perAddressPerMinute: config.RAILYARD_FORK_RUN_CHECKS_PER_MINUTE,
+        perRepositoryPerHour: config.RAILYARD_FORK_RUN_CHECKS_PER_REPO_PER_HOUR,
+      },
       ...(gitHub && gitHubClients
         ? { forkedRuns: { host: gitHub.host, verifier: createForkedRunVerifier(gitHubClients) } }
         : {}),
@@ -187,6 +191,7 @@ async function main(): Promise<void> {
       maxBundleBytes: config.RAILYARD_BUNDLE_MAX_BYTES,
       limits: { ...DEFAULT_BUNDLE_LIMITS, maxUnpackedBytes: config.RAILYARD_BUNDLE_MAX_UNPACKED_BYTES },
       urlTtlSeconds: config.RAILYARD_BUNDLE_URL_TTL_SECONDS,
+      maxLivePublicIdUploads: config.RAILYARD_PUBLIC_ID_UPLOAD_URLS,
     },
     processMetrics,
     rateLimit:
@@ -196,7 +201,9 @@ async function main(): Promise<void> {
     inFlight: {
       uploads: config.RAILYARD_ORG_UPLOADS_IN_FLIGHT,
       lists: config.RAILYARD_ORG_LIST_QUERIES_IN_FLIGHT,
+      publicIdUploads: config.RAILYARD_PUBLIC_ID_UPLOADS_IN_FLIGHT,
     },
+    ...(config.RAILYARD_TRUST_PROXY ? { trustProxy: config.RAILYARD_TRUST_PROXY } : {}),
     timeouts: {
       headersMs: config.RAILYARD_API_HEADERS_TIMEOUT_MS,
       requestMs: config.RAILYARD_API_REQUEST_TIMEOUT_MS,

@@ -3,9 +3,10 @@
  * An empty header counts as absent (real Trunk clients send it empty next to a fork header). A failure is
  * a 401 with a plain-text body; success attaches the key's organisation to the request, and every
  * handler scopes its reads and writes to it. With a failure limiter, an address that sent too many
- * wrong keys is refused (429) before its key is looked up (auth-failures.ts). A route may accept a fork
- * header instead of a key (`config.forkAuth`, fork-auth.ts); only then, and only without a key, is
- * the request handed to the fork authenticator.
+ * wrong keys is refused (429) before its key is looked up, unless the key authenticated on this
+ * process recently: a valid key is never locked out by someone else's wrong ones (auth-failures.ts).
+ * A route may accept a fork header instead of a key (`config.forkAuth`, fork-auth.ts); only then,
+ * and only without a key, is the request handed to the fork authenticator.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ApiKeyStore } from '../../stores/api-keys';
@@ -38,13 +39,14 @@ export function registerAuth(
       if (forks && (await forks.authenticate(request))) return;
       throw missingApiKey();
     }
-    const refused = failures?.check(request.ip);
-    if (refused) throw refused;
+    const refused = failures?.check(request.ip) ?? null;
+    if (refused !== null && !failures?.vouched(token)) throw refused;
     const organisation = await keys.authenticate(token);
     if (!organisation) {
       failures?.record(request.ip);
-      throw unauthorized('The API key in x-api-token is not valid or has been revoked.');
+      throw refused ?? unauthorized('The API key in x-api-token is not valid or has been revoked.');
     }
+    failures?.vouch(token);
     request.organisation = organisation;
   });
 }

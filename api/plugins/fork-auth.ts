@@ -18,7 +18,15 @@
  *   body's `pr.number` and `pr.sha`. Without the App, 403 saying fork submissions need it.
  * - An unknown public id, a malformed run id and a run GitHub does not vouch for are counted as failed
  *   authentications of the address (auth-failures.ts): past the limit, 429 before any lookup.
+ * - Checking a run with GitHub spends the linked organisation's installation budget, so it is bounded
+ *   (fork-run-budget.ts): a run id GitHub said does not exist is refused again without asking, each
+ *   check is counted against the caller's address (refused before its body is read once none is
+ *   left) and against the repository, whoever asks.
+ * - A forked-run request's body is parsed before the run is checked (the body names the repository),
+ *   so it may be at most FORK_BODY_LIMIT_BYTES, not the 20 MiB a keyed request may send: 413 past it,
+ *   before the body is parsed.
  */
+import { Transform } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ForkedRunVerifier } from '../../github/inbound/forked-runs';
 import { isGitHubRepository } from '../../github/store/installations';
@@ -27,6 +35,7 @@ import { repositoryLabel, type RepositoryKey } from '../../contract';
 import { forbidden, unauthorized, unavailable } from '../errors';
 import type { AuthFailureLimiter } from './auth-failures';
 import type { ForkAuthenticator, ForkAuthMode } from './auth-types';
+import { createForkRunBudget, DEFAULT_FORK_RUN_BUDGET, type ForkRunBudgetSettings } from './fork-run-budget';
 import { namedRepository } from './request-context';
 
 declare module 'fastify' {
@@ -40,9 +49,35 @@ export interface ForkAuthDeps {
   publicIds: RepositoryPublicIds;
   /** The GitHub App's host and run checks; absent without an App (forked runs are then refused). */
   forkedRuns?: { host: string; verifier: ForkedRunVerifier };
+  /** What run checks may cost the installation; DEFAULT_FORK_RUN_BUDGET when absent. */
+  runChecks?: ForkRunBudgetSettings;
 }
 
 const RUN_ID = /^[1-9][0-9]{0,15}$/;
+
+/** The largest body of a forked-run request: setImpactedTargets' own bounds, with room for escapes. */
+export const FORK_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+
+const forkBodyTooLarge = () =>
+  Object.assign(
+    new Error(
+      `A request with x-forked-workflow-run-id may send at most ${FORK_BODY_LIMIT_BYTES / 1024 / 1024} MiB; send an API key for larger bodies.`,
+    ),
+    { statusCode: 413 },
+  );
+
+/** The payload, failing with the 413 once more than `limit` bytes have come. */
+function limitedPayload(payload: NodeJS.ReadableStream, limit: number): Transform {
+  let received = 0;
+  const limited = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      received += chunk.length;
+      done(received > limit ? forkBodyTooLarge() : null, chunk);
+    },
+  });
+  payload.on('error', (err: Error) => limited.destroy(err));
+  return payload.pipe(limited);
+}
 
 function header(request: FastifyRequest, name: string): string {
   const value = request.headers[name];
@@ -60,6 +95,7 @@ export function registerForkAuth(
   failures?: AuthFailureLimiter,
 ): ForkAuthenticator {
   app.decorateRequest('fork', null);
+  const budget = createForkRunBudget(deps.runChecks ?? DEFAULT_FORK_RUN_BUDGET);
   const refuse = (request: FastifyRequest, message: string) => {
     failures?.record(request.ip);
     return unauthorized(message);
@@ -68,6 +104,14 @@ export function registerForkAuth(
     const refused = failures?.check(request.ip);
     if (refused) throw refused;
   };
+
+  // Before the body is read: a forked-run request may not send the 20 MiB a key may.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (request.fork?.kind !== 'forked-run') return payload;
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > FORK_BODY_LIMIT_BYTES) throw forkBodyTooLarge();
+    return limitedPayload(payload, FORK_BODY_LIMIT_BYTES);
+  });
 
   // After validation, before the ownership check (registered earlier, so it runs first).
   app.addHook('preHandler', async (request) => {
@@ -92,6 +136,10 @@ export function registerForkAuth(
           throw forbidden(
             `Fork submissions with x-forked-workflow-run-id need railyard's GitHub App installed on ${repositoryLabel(named)} and linked (docs/github.md); otherwise send an API key.`,
           );
+        const known = budget.unknownRun(holding.repository, fork.runId);
+        if (known !== null) throw refuse(request, `x-forked-workflow-run-id was not accepted: ${known}`);
+        const spent = budget.take(request.ip, holding.repository);
+        if (spent) throw spent;
         const verdict = await gitHub.verifier.verify({
           installationId: holding.installationId,
           repo: holding.repository,
@@ -103,6 +151,7 @@ export function registerForkAuth(
             request.organisation = holding.organisation;
             return;
           case 'refused':
+            if (verdict.unknownRun) budget.rememberUnknown(holding.repository, fork.runId, verdict.reason);
             throw refuse(request, `x-forked-workflow-run-id was not accepted: ${verdict.reason}`);
           case 'not_permitted':
             throw forbidden(
@@ -138,6 +187,8 @@ export function registerForkAuth(
           const raw = header(request, 'x-forked-workflow-run-id');
           if (raw === '') return false;
           throttle(request);
+          const noChecksLeft = budget.checkAddress(request.ip);
+          if (noChecksLeft) throw noChecksLeft;
           if (!RUN_ID.test(raw))
             throw refuse(
               request,

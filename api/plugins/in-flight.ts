@@ -10,23 +10,38 @@
  * taken when the handler starts and given back in `finally`, so every path out of the handler (an
  * answer, a thrown error, a client that went away) releases it exactly once.
  *
+ * An upload that acts only on a repository's public id (a fork's bundle PUT: anyone who has the id
+ * may have asked for its URL) takes a `public-upload` slot instead, from a small cap of its own
+ * (issue 24), so strangers with the public id can fill only those and never the slots of the
+ * organisation's keyed uploads.
+ *
  * Invariants: registered before the routes (onRoute only sees routes added after it) and after the
  * auth hook; the guarded routes all need a key, so the organisation is known in the handler.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LimitExceeded } from './limit-exceeded';
+import { byPublicIdCaller } from './request-context';
 
-export type InFlightKind = 'upload' | 'list';
+export type InFlightKind = 'upload' | 'public-upload' | 'list';
 
 export interface InFlightCaps {
   /** Uploads one organisation may have running at once. */
   readonly uploads: number;
   /** List and read queries one organisation may have running at once. */
   readonly lists: number;
+  /** Uploads by public-id callers one organisation may have running at once; 1 when absent. */
+  readonly publicIdUploads?: number;
 }
 
-/** Defaults of RAILYARD_ORG_UPLOADS_IN_FLIGHT and RAILYARD_ORG_LIST_QUERIES_IN_FLIGHT. */
-export const DEFAULT_IN_FLIGHT_CAPS: InFlightCaps = { uploads: 4, lists: 8 };
+/**
+ * Defaults of RAILYARD_ORG_UPLOADS_IN_FLIGHT, RAILYARD_ORG_LIST_QUERIES_IN_FLIGHT and
+ * RAILYARD_PUBLIC_ID_UPLOADS_IN_FLIGHT.
+ */
+export const DEFAULT_IN_FLIGHT_CAPS = {
+  uploads: 4,
+  lists: 8,
+  publicIdUploads: 1,
+} as const satisfies InFlightCaps;
 
 /** `METHOD url` of every route that counts, with what it counts as. */
 export const GUARDED_ROUTES: ReadonlyMap<string, InFlightKind> = new Map([
@@ -49,6 +64,8 @@ function capOf(caps: InFlightCaps, kind: InFlightKind): number {
   switch (kind) {
     case 'upload':
       return caps.uploads;
+    case 'public-upload':
+      return caps.publicIdUploads ?? DEFAULT_IN_FLIGHT_CAPS.publicIdUploads;
     case 'list':
       return caps.lists;
   }
@@ -59,6 +76,11 @@ function refusal(kind: InFlightKind, slug: string, cap: number): LimitExceeded {
     case 'upload':
       return new LimitExceeded(
         `Organisation ${slug} already has ${cap} upload${cap === 1 ? '' : 's'} in progress; retry after 1 second.`,
+        RETRY_AFTER_SECONDS,
+      );
+    case 'public-upload':
+      return new LimitExceeded(
+        `Organisation ${slug} already has ${cap} upload${cap === 1 ? '' : 's'} made with a public repository id in progress; retry after 1 second.`,
         RETRY_AFTER_SECONDS,
       );
     case 'list':
@@ -113,12 +135,13 @@ export function registerInFlightCaps(app: FastifyInstance, caps: InFlightCaps): 
       const organisation = request.organisation;
       // The auth hook has run for every guarded route; without an organisation there is nothing to count.
       if (!organisation) return handler.call(this, request, reply);
-      const refused = counter.acquire(kind, organisation);
+      const counted = kind === 'upload' && byPublicIdCaller(request) ? 'public-upload' : kind;
+      const refused = counter.acquire(counted, organisation);
       if (refused) throw refused;
       try {
         return await handler.call(this, request, reply);
       } finally {
-        counter.release(kind, organisation);
+        counter.release(counted, organisation);
       }
     };
   });

@@ -1,7 +1,7 @@
 /**
  * What the plugins attach to a request and what they and the routes read back from it: the
- * authenticated organisation (auth.ts, fork-auth.ts), the fork principal (fork-auth.ts) and the
- * repository a validated request names (read by fork-auth.ts and repository-access.ts). The plugins
+ * authenticated organisation (auth.ts, fork-auth.ts), the fork principal (fork-auth.ts), whether it
+ * acts only on a public repository id, and the repository a validated request names (read by fork-auth.ts and repository-access.ts). The plugins
  * import this module and not one another.
  */
 import type { FastifyRequest } from 'fastify';
@@ -16,8 +16,18 @@ declare module 'fastify' {
     organisation: Organisation | null;
     /** Set when the request authenticated with a fork header instead of an API key. */
     fork: ForkPrincipal | null;
+    /** Set by a bundle PUT whose upload URL a caller with a public repository id asked for. */
+    uploadByPublicId?: boolean;
   }
 }
+
+/**
+ * True when the request acts only on the strength of a repository's public id (directly, or through
+ * an upload URL asked for with one): an outsider may have sent it, so it spends budgets of its own,
+ * never the organisation's (rate-limit.ts, in-flight.ts, pending bundle uploads).
+ */
+export const byPublicIdCaller = (request: FastifyRequest): boolean =>
+  request.fork?.kind === 'public-repo-id' || request.uploadByPublicId === true;
 
 /** The 401 of a request that needed a key and sent none. */
 export const missingApiKey = () => unauthorized('Missing API key: send it in the x-api-token header.');

@@ -28,7 +28,8 @@ export interface ForkedRunClaim {
 
 export type ForkedRunVerdict =
   | { kind: 'accepted' }
-  | { kind: 'refused'; reason: string }
+  /** `unknownRun`: the run does not exist in the repository (callers may remember that; see fork-run-budget.ts). */
+  | { kind: 'refused'; reason: string; unknownRun?: true }
   /** GitHub refused the App itself (403: the installation lacks Actions: read). */
   | { kind: 'not_permitted' }
   | { kind: 'unavailable'; reason: string };
@@ -70,7 +71,12 @@ export function createForkedRunVerifier(
         run_id: runId,
       }),
     );
-    if (!run) return refused(`Workflow run ${runId} does not exist in ${repo.owner}/${repo.name}.`);
+    if (!run)
+      return {
+        kind: 'refused',
+        reason: `Workflow run ${runId} does not exist in ${repo.owner}/${repo.name}.`,
+        unknownRun: true,
+      };
     if (run.event !== 'pull_request')
       return refused(`Workflow run ${runId} was not started by a pull_request event.`);
     if (!run.head_repository || run.head_repository.id === run.repository.id)

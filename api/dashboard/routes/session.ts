@@ -52,13 +52,16 @@ export function sessionRoutes(deps: UiRouteDeps) {
         throw forbidden(
           'The sign-in form expired or was sent from another site; open the sign-in page again.',
         );
-      const refused = deps.failures?.check(request.ip);
-      if (refused) throw refused;
+      // As for x-api-token (plugins/auth.ts): a key that authenticated recently is never locked out.
+      const refused = deps.failures?.check(request.ip) ?? null;
+      if (refused !== null && !deps.failures?.vouched(form.key)) throw refused;
       const created = await deps.sessions.create(form.key);
       if (created === null) {
         deps.failures?.record(request.ip);
+        if (refused !== null) throw refused;
         return signInForm(reply, 401, 'That API key is not valid or has been revoked.');
       }
+      deps.failures?.vouch(form.key);
       request.log.info({ org: created.session.organisation.slug }, 'dashboard sign-in');
       return reply
         .clearCookie(names.signIn, { path: '/', secure: names.secure })

@@ -8,7 +8,9 @@
  *
  * The route opts in to Trunk's fork authentication (`forkAuth: 'public-repo-id'`, plugins/fork-auth.ts):
  * a request with the repository's `x-trunk-public-repo-id` instead of a key may start an upload for
- * that one repository (another is 403), and its PUT then needs nothing more than the URL.
+ * that one repository (another is 403), and its PUT then needs nothing more than the URL. Such URLs
+ * are counted apart from the ones the organisation's keys hold, under a small cap of their own
+ * (RAILYARD_PUBLIC_ID_UPLOAD_URLS), so whoever has the public id cannot spend the owner's.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -56,16 +58,18 @@ export function createBundleUploadRoutes(deps: BundleRouteDeps) {
         await request.server.repositoryAccess.use(organisation, repo);
         const now = deps.now();
         const expires = Math.floor(now / 1000) + deps.urlTtlSeconds;
+        const caller = request.fork?.kind === 'public-repo-id' ? 'public-id' : 'key';
         const created = await deps.pending.create(
           organisation.id,
           repo,
           new Date(expires * 1000),
           new Date(now),
+          caller,
         );
         switch (created.kind) {
           case 'limit_reached':
             throw new LimitExceeded(
-              `Organisation ${organisation.slug} already has ${created.limit} unexpired bundle upload URLs; retry after ${deps.urlTtlSeconds} seconds.`,
+              `Organisation ${organisation.slug} already has ${created.limit} unexpired bundle upload URLs${caller === 'public-id' ? ' made with a public repository id' : ''}; retry after ${deps.urlTtlSeconds} seconds.`,
               deps.urlTtlSeconds,
             );
           case 'created': {

@@ -29,8 +29,10 @@ export interface BundleUploadSettings {
   readonly limits?: BundleLimits;
   /** How long an upload URL works (RAILYARD_BUNDLE_URL_TTL_SECONDS). */
   readonly urlTtlSeconds?: number;
-  /** Unexpired upload URLs one organisation may hold. */
+  /** Unexpired upload URLs one organisation's keys may hold. */
   readonly maxLiveUploads?: number;
+  /** Unexpired upload URLs callers with its public ids may hold (RAILYARD_PUBLIC_ID_UPLOAD_URLS). */
+  readonly maxLivePublicIdUploads?: number;
   /** Epoch milliseconds; tests pass a clock. */
   readonly now?: () => number;
 }
@@ -41,6 +43,9 @@ export function bundleUploadRoutes(flaky: FlakyDeps, settings: BundleUploadSetti
     parser: flaky.parser ?? inThreadJunitParser,
     pending: createPendingBundleUploads(settings.pool, {
       ...(settings.maxLiveUploads === undefined ? {} : { maxLive: settings.maxLiveUploads }),
+      ...(settings.maxLivePublicIdUploads === undefined
+        ? {}
+        : { maxLivePublicId: settings.maxLivePublicIdUploads }),
     }),
     signer: createUploadUrlSigner(settings.secret),
     publicUrl: publicUrl.replace(/\/+$/, ''),

@@ -72,7 +72,10 @@ export function putBundleRoutes(deps: BundleRouteDeps) {
             );
           if (expires * 1000 <= deps.now())
             throw forbidden('The upload URL has expired; call createBundleUpload again for a new one.');
-          request.organisation = await deps.pending.organisationOf(uploadId);
+          const uploader = await deps.pending.uploaderOf(uploadId);
+          request.organisation = uploader?.organisation ?? null;
+          // Its upload slot is then one of the few public-id callers share (plugins/in-flight.ts).
+          request.uploadByPublicId = uploader?.caller === 'public-id';
           request.bundleUploadVerified = true;
         },
       },

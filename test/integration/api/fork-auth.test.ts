@@ -54,7 +54,10 @@ function addUploadRoute(instance: FastifyInstance) {
     );
 }
 
-async function buildApp(rateLimit?: { max: number; windowMs: number }) {
+async function buildApp(
+  rateLimit?: { max: number; windowMs: number },
+  runChecks?: { perAddressPerMinute: number; perRepositoryPerHour: number },
+) {
   const settings = { appId: hub().app.id, privateKey: hub().app.privateKey, apiUrl: hub().url };
   const clients = await createGitHubClients(settings, await createGitHubAppAuth(settings), { retries: 0 });
   const { app: built, log } = await buildTestApp(pool, {
@@ -62,6 +65,7 @@ async function buildApp(rateLimit?: { max: number; windowMs: number }) {
     forkAuth: {
       publicIds: createRepositoryPublicIds(pool),
       forkedRuns: { host: 'github.com', verifier: createForkedRunVerifier(clients) },
+      ...(runChecks ? { runChecks } : {}),
     },
     mergeQueue: {
       setImpactedTargets: (change, request) => {
@@ -344,5 +348,89 @@ describe('x-forked-workflow-run-id on setImpactedTargets (GitHub through fakehub
       payload: { repo: gh, targetBranch: 'main', pr: { number: prNumber } },
     });
     expect(res.statusCode).toBe(401);
+  });
+});
+
+describe('x-forked-workflow-run-id spends a bounded share of the installation budget (issue 24)', () => {
+  // Two addresses may check 3 runs a minute each; the repository 5 an hour, whoever asks.
+  let bounded: FastifyInstance;
+  beforeAll(async () => {
+    bounded = (await buildApp(undefined, { perAddressPerMinute: 3, perRepositoryPerHour: 5 })).app;
+  });
+  afterAll(() => bounded.close());
+
+  const runCalls = () => hub().requests.filter((r) => r.path.includes('/actions/runs/')).length;
+  const impacted = (runId: string, address: string, payload?: string) =>
+    bounded.inject({
+      method: 'POST',
+      url: '/v1/setImpactedTargets',
+      remoteAddress: address,
+      headers: { 'x-api-token': '', 'x-forked-workflow-run-id': runId, 'content-type': 'application/json' },
+      payload:
+        payload ??
+        JSON.stringify({
+          repo: gh,
+          targetBranch: 'main',
+          pr: { number: prNumber, sha: prSha },
+          impactedTargets: ['//app:lib'],
+        }),
+    });
+
+  it('asks GitHub once about an unknown run id; asking again is refused without a call', async () => {
+    const before = runCalls();
+    const first = await impacted('888888881', '198.51.100.1');
+    const again = await impacted('888888881', '198.51.100.2');
+    expect([first.statusCode, again.statusCode]).toEqual([401, 401]);
+    expect(again.body).toBe(first.body);
+    expect(first.body).toBe(
+      'x-forked-workflow-run-id was not accepted: Workflow run 888888881 does not exist in acme/widgets.',
+    );
+    expect(runCalls()).toBe(before + 1);
+  });
+
+  it("counts checks against the caller's address: past its budget, 429 and no call to GitHub", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await impacted(String(777000 + i), '203.0.113.9')).statusCode);
+    const before = runCalls();
+    const limited = await impacted('777999', '203.0.113.9');
+    expect([...statuses, limited.statusCode]).toEqual([401, 401, 401, 429]);
+    expect(limited.body).toMatch(
+      /^Address 203\.0\.113\.9 asked for more than 3 x-forked-workflow-run-id checks in 60 seconds; retry after \d+ seconds?\.$/,
+    );
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(runCalls()).toBe(before);
+  });
+
+  it('bounds the checks of one repository whoever asks; keyed requests of its owner still go through', async () => {
+    // 1 (unknown run) + 3 (203.0.113.9) = 4 of the repository's 5 are spent; one fresh address spends the last.
+    expect((await impacted('666001', '192.0.2.1')).statusCode).toBe(401);
+    const before = runCalls();
+    const limited = await impacted('666002', '192.0.2.2');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.body).toMatch(
+      /^github\.com\/acme\/widgets had more than 5 x-forked-workflow-run-id checks in the last hour; retry after \d+ seconds, or send an API key\.$/,
+    );
+    expect(runCalls()).toBe(before);
+    const keyed = await bounded.inject({
+      method: 'POST',
+      url: '/v1/setImpactedTargets',
+      headers: { 'x-api-token': acmeKey },
+      payload: {
+        repo: gh,
+        targetBranch: 'main',
+        pr: { number: prNumber, sha: prSha },
+        impactedTargets: 'ALL',
+      },
+    });
+    expect(keyed.statusCode).toBe(200);
+  });
+
+  it('refuses a body over 2 MiB (413) before parsing it, where a keyed request may send 20 MiB', async () => {
+    const big = JSON.stringify({ repo: gh, padding: 'x'.repeat(3 * 1024 * 1024) });
+    const res = await impacted('555001', '192.0.2.77', big);
+    expect(res.statusCode).toBe(413);
+    expect(res.body).toBe(
+      'A request with x-forked-workflow-run-id may send at most 2 MiB; send an API key for larger bodies.',
+    );
   });
 });
