@@ -21,7 +21,10 @@
  *  - bwrap run as `runAs` opens the checkout by path: the work root's parent folders must be
  *    searchable (mode o+x) by that user, or the run fails with bwrap's "Permission denied";
  *  - limits set by bash's `ulimit` before the command starts: address space, processes, file size
- *    (every file the command writes, its log included, is cut at `maxFileBytes` by SIGXFSZ);
+ *    (every file the command writes, its log included, is cut at `maxFileBytes` by SIGXFSZ); and, where
+ *    the host delegates a cgroup v2 one (`runCgroups`), a cgroup of its own holding the whole run to
+ *    `memoryBytes` of memory and `maxProcesses` processes together, with an equal CPU weight
+ *    (run-cgroup.ts; elsewhere the executor says the limits are per process only);
  *  - with `network: false` a network of its own with only a loopback (`--unshare-net`); with the
  *    network on and `pasta` set, a network of its own that reaches public addresses through pasta and
  *    nothing of the neighbourhood: not the host's loopback, private or link-local ranges, this machine's
@@ -33,6 +36,7 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { createRunCgroup, joinLine, probeRunCgroups, type RunLimits } from './run-cgroup';
 import { addressRules, currentPolicy, type AddressRange } from './sandbox-addresses';
 import {
   ipCommand,
@@ -65,6 +69,8 @@ export interface SandboxSettings {
   maxFileBytes: number;
   /** Size of the private /tmp (a tmpfs, in memory). */
   tmpBytes: number;
+  /** A delegated cgroup v2 cgroup each run gets a cgroup of its own under (run-cgroup.ts). */
+  runCgroups?: string;
   /** The host uid/gid bwrap runs as when the worker is root. */
   runAs: { uid: number; gid: number };
   /** Extra read-only paths (toolchains outside /usr), absolute. */
@@ -193,13 +199,27 @@ export function sandboxedCommand(
     // pasta (wrap) or the coordinator (helper) is what the executor starts here, not bwrap, whose
     // --die-with-parent then follows it: it must die with the executor too, or a killed executor's run
     // would go on, orphaned. PR_SET_PDEATHSIG survives exec (neither program is set-user-ID).
-    return { ...line, file: 'setpriv', args: ['--pdeathsig', 'KILL', '--', line.file, ...line.args] };
+    return inRunCgroup(settings, {
+      ...line,
+      file: 'setpriv',
+      args: ['--pdeathsig', 'KILL', '--', line.file, ...line.args],
+    });
   }
-  return {
+  return inRunCgroup(settings, {
     file: settings.bwrap,
     args: [...options, '--', ...command],
     ...(root ? { ids: settings.runAs } : {}),
-  };
+  });
+}
+
+/** `line` started in a cgroup of the run's own when the settings name a delegated one. */
+function inRunCgroup(settings: SandboxSettings, line: SandboxedSpawn): SandboxedSpawn {
+  if (!settings.runCgroups) return line;
+  const cgroup = createRunCgroup(settings.runCgroups, {
+    memoryBytes: settings.memoryBytes,
+    maxProcesses: settings.maxProcesses,
+  });
+  return joinLine(cgroup, line);
 }
 
 const NO_TUN =
@@ -240,13 +260,19 @@ function nodeInstall(): string[] {
 }
 
 export type SandboxProbe =
-  | { kind: 'available'; version: string; isolatedNetwork: NetworkProbe }
+  | {
+      kind: 'available';
+      version: string;
+      isolatedNetwork: NetworkProbe;
+      /** Per-run cgroup limits, or why they are per process only (probed when absent). */
+      limits?: RunLimits;
+    }
   | { kind: 'unavailable'; reason: string };
 
 /** Whether a network-on run can get a network of its own (pasta), and how it is started. */
 export type NetworkProbe = { kind: 'available'; form: PastaForm } | { kind: 'unavailable'; reason: string };
 
-/** Namespaces and mounts enough to run bash and coreutils: the probes' trial runs. */
+/** Namespaces and mounts enough to run bash and coreutils, and a sized /tmp: the probes' trial runs. */
 function trialOptions(): string[] {
   return [
     '--unshare-user',
@@ -256,7 +282,7 @@ function trialOptions(): string[] {
     '/usr',
     '/usr',
     ...systemLinks(),
-  ].concat(['--proc', '/proc', '--dev', '/dev']);
+  ].concat(['--proc', '/proc', '--dev', '/dev', '--size', '1048576', '--tmpfs', '/tmp']);
 }
 
 /** Trial runs a probe makes before it believes a failure. */
@@ -291,15 +317,18 @@ export function probeSandbox(bwrap: string, pasta = 'pasta'): SandboxProbe {
       ...(root ? { uid: settings.runAs.uid, gid: settings.runAs.gid } : {}),
     }),
   );
-  if (trial.error || trial.status !== 0)
-    return {
-      kind: 'unavailable',
-      reason: `bwrap cannot create user and PID namespaces here (${(trial.stderr || String(trial.error)).trim()})`,
-    };
+  if (trial.error || trial.status !== 0) {
+    const said = (trial.stderr || String(trial.error)).trim();
+    // A run's /tmp is a size-limited tmpfs (--size, bubblewrap 0.5 and later): without it, no sandbox.
+    if (/--size/.test(said))
+      return { kind: 'unavailable', reason: `${bwrap} cannot size a run's /tmp (--size: ${said})` };
+    return { kind: 'unavailable', reason: `bwrap cannot create user and PID namespaces here (${said})` };
+  }
   return {
     kind: 'available',
     version: version.stdout.trim(),
     isolatedNetwork: probeNetwork(bwrap, pasta, root, settings.runAs),
+    limits: probeRunCgroups(),
   };
 }
 

@@ -1,9 +1,12 @@
 /**
  * The executor's health endpoint (issue 17): GET /livez (the process answers) and GET /readyz (it takes
  * jobs from the API, issue 24), each saying how test commands are isolated — `bubblewrap
- * <version>` or `UNSANDBOXED`, and whether their network is their own — so an operator and a load balancer see an unsandboxed executor without reading logs.
+ * <version>` or `UNSANDBOXED`, whether their network is their own, and whether their memory, processes
+ * and CPU are limited per run (cgroup v2) or per process only, and why (issue 24) — so an operator and
+ * a load balancer see an unsandboxed or unlimited executor without reading logs.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import { describeLimits, probeRunCgroups, type RunLimits } from '../executor/run-cgroup';
 
 export interface ExecutorHealth {
   /** The API's origin it takes jobs from, and the name its credential was issued to. */
@@ -14,11 +17,17 @@ export interface ExecutorHealth {
   sandbox: string;
   /** Network-on runs: `isolated` (pasta: not this machine's loopback) or `shared`; `off`: none. */
   network: 'isolated' | 'shared' | 'off';
+  /**
+   * How a run's memory, processes and CPU are limited (executor/run-cgroup.ts): per run with a delegated
+   * cgroup v2 one, else per process only, and why. Absent: probed here (read only).
+   */
+  limits?: RunLimits;
   running: () => boolean;
 }
 
 export function buildExecutorHealth(health: ExecutorHealth): FastifyInstance {
   const app = Fastify({ logger: false });
+  const limits = health.limits ?? probeRunCgroups();
   const body = () => ({
     status: health.running() ? 'ready' : 'starting',
     api: health.api,
@@ -26,6 +35,7 @@ export function buildExecutorHealth(health: ExecutorHealth): FastifyInstance {
     slots: health.slots,
     sandbox: health.sandbox,
     network: health.network,
+    limits: health.sandbox === 'UNSANDBOXED' ? 'none (UNSANDBOXED)' : describeLimits(limits),
   });
   app.get('/livez', () => ({ status: 'live' }));
   app.get('/readyz', async (_request, reply) => reply.code(health.running() ? 200 : 503).send(body()));

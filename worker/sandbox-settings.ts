@@ -6,7 +6,8 @@
  *
  * The run's network (issue 24): RAILYARD_SANDBOX_NETWORK_ALLOW (addresses, CIDR ranges or host names)
  * opens exactly those ranges in front of the closed ones (executor/sandbox-addresses.ts), and the API's
- * addresses are closed; host names, the API's included, are resolved once, here, at start.
+ * addresses are closed; host names, the API's included, are resolved once, here, at start. Resource
+ * limits (issue 24) are per run where the host delegates a cgroup v2 one, and the log says when not.
  *
  * Invariant: an executor never runs a test command unsandboxed without that explicit setting.
  */
@@ -14,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { z } from 'zod';
 import { ConfigError } from '../platform/env';
 import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../executor/sandbox';
+import { describeLimits, probeRunCgroups } from '../executor/run-cgroup';
 import { parseRange, type AddressRange } from '../executor/sandbox-addresses';
 import type { ExecutorConfig } from './executor-config';
 
@@ -89,7 +91,7 @@ export function sandboxOf(
 ): SandboxSettings | null {
   const found = probe('bwrap');
   switch (found.kind) {
-    case 'available':
+    case 'available': {
       // Without pasta a network-on run shares this machine's network, loopback services included.
       if (found.isolatedNetwork.kind === 'unavailable')
         warn(
@@ -97,9 +99,16 @@ export function sandboxOf(
             `services, private ranges and cloud metadata included: ${found.isolatedNetwork.reason}. ` +
             'Install passt and iproute2 (bash scripts/ensure-bwrap.sh).',
         );
+      const limits = found.limits ?? probeRunCgroups();
+      // Without a delegated cgroup v2 one run can take the machine's memory with many processes.
+      if (limits.kind === 'per-process')
+        warn(
+          `railyard executor: test runs' memory, processes and CPU are limited ${describeLimits(limits)}.`,
+        );
       return {
         ...DEFAULT_SANDBOX,
         bwrap: 'bwrap',
+        ...(limits.kind === 'per-run' ? { runCgroups: limits.cgroup } : {}),
         ...(found.isolatedNetwork.kind === 'available'
           ? { pasta: 'pasta', ...networkRanges(config, warn, resolve) }
           : {}),
@@ -111,6 +120,7 @@ export function sandboxOf(
         readOnlyPaths: config.RAILYARD_SANDBOX_READ_ONLY_PATHS ?? [],
         writablePaths: config.RAILYARD_SANDBOX_WRITABLE_PATHS ?? [],
       };
+    }
     case 'unavailable':
       if (!config.RAILYARD_EXECUTOR_UNSANDBOXED)
         throw new ConfigError(

@@ -180,7 +180,10 @@ maybe('sandboxed test runs: attacks', () => {
       [
         blocked('dd if=/dev/zero of=big bs=1M count=200 2>/dev/null'),
         blocked('dd if=/dev/zero of=/tmp/big bs=1M count=100 2>/dev/null'),
+        // Another file beside it gets no more room: the limit is /tmp's, not one file's.
+        blocked('dd if=/dev/zero of=/tmp/more bs=1M count=20 2>/dev/null'),
         'echo "checkout file: $(stat -c %s big) bytes"',
+        'echo "tmp files: $(cat /tmp/big /tmp/more | wc -c) bytes"',
       ].join('\n'),
       {},
       20_000,
@@ -189,6 +192,10 @@ maybe('sandboxed test runs: attacks', () => {
     expect(result.outcome).toBe('passed');
     // dd stopped at RLIMIT_FSIZE (64 MiB), not at the 200 MiB it asked for.
     expect(log).toContain(`checkout file: ${64 * 1024 * 1024} bytes`);
+    // /tmp (a 16 MiB tmpfs here, bwrap --size) holds at most its size, whatever the files.
+    const tmp = Number(/^tmp files: (\d+) bytes$/m.exec(log)?.[1]);
+    expect(tmp).toBeGreaterThan(0);
+    expect(tmp).toBeLessThanOrEqual(16 * 1024 * 1024);
   });
 
   it('cannot fill the disk with many files under the size limit: the checkout quota stops the run', async () => {
