@@ -5,13 +5,22 @@
  *   API also acted on) is applied once: one accepted update in the queue's history, and a
  *   `/trunk merge` replayed after a `/trunk cancel` does not put the PR back; a redelivery under the
  *   same delivery id is not acted on at all;
- * - a read-only user is refused with a reply and nothing is submitted;
+ * - a read-only user is refused with a reply and nothing is submitted; further refusals on the PR
+ *   are not replied to (the reply budget);
  * - an edited or deleted comment never runs a command, even one that now reads `/trunk merge`;
- * - a queue with commandsEnabled false stays silent; a branch without a queue gets a reply.
+ * - a queue with commandsEnabled false stays silent; a branch without a queue gets a reply;
+ * - a submission bound to a head (`expectedHeadSha`, what `/trunk merge` sends) is admitted only at
+ *   that head, whether the PR is read afresh or already queued at another one.
  */
 import { randomUUID } from 'node:crypto';
 import { commandUpdateId } from '../../../github/inbound/pr-command-handler';
-import { queueWorkflowId, updateQueueUpdate } from '../../../contract';
+import {
+  getAdmissionsQuery,
+  queueWorkflowId,
+  submitUpdate,
+  updateQueueUpdate,
+  type AdmissionState,
+} from '../../../contract';
 import { signAppJwt, useFakeHub, type IssueComment } from '../../support/fakehub';
 import { startGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 
@@ -121,13 +130,18 @@ test('a command acted on under two delivery ids is applied once; a replayed merg
   const cancel = await comment(pr.number, WRITER, '/trunk cancel');
   expect(cancel.outcome).toBe(`cancelled #${pr.number} in main`);
   expect((await h.settled(pr.number)).state).toBe('cancelled');
-  await actAgain(merge.comment.id);
+  // The PR changed after the merge comment (the cancel comment), so the replay is refused as stale.
+  expect(await actAgain(merge.comment.id)).toBe(
+    'refused: the pull request changed after the comment (replied)',
+  );
   const after = await h.pr(pr.number);
   expect(after).toMatchObject({ state: 'cancelled', id: first?.id });
   expect(await acceptedUpdates(updateId)).toBe(1);
   expect(merge.comment.reactions.map((r) => `${r.user.login} ${r.content}`)).toEqual([`${bot()} +1`]);
   expect(cancel.comment.reactions.map((r) => r.content)).toEqual(['+1']);
-  expect(botReplies(pr.number)).toEqual([]);
+  expect(botReplies(pr.number)).toEqual([
+    expect.stringMatching(/^`\/trunk merge` was not applied: the pull request changed after that comment/),
+  ]);
 }, 60_000);
 
 test('a read-only user is refused with a reply; nothing is submitted', async () => {
@@ -139,10 +153,16 @@ test('a read-only user is refused with a reply; nothing is submitted', async () 
   ]);
   expect(refused.comment.reactions).toEqual([]);
   expect(await h.pr(pr.number)).toBeNull();
-  // Someone unknown to the repository is refused the same way.
+  // Someone unknown to the repository is refused the same way, without a second reply on the PR
+  // (issue 24: commenters cannot make the App post without bound).
   const stranger = await comment(pr.number, 'mallory', '/trunk merge');
-  expect(stranger.outcome).toBe('refused: mallory has no access (replied)');
+  expect(stranger.outcome).toBe('refused: mallory has no access (reply withheld)');
   expect(await h.pr(pr.number)).toBeNull();
+  for (let i = 0; i < 3; i++)
+    expect((await comment(pr.number, READER, '/trunk merge')).outcome).toBe(
+      'refused: bob has read access (reply withheld)',
+    );
+  expect(botReplies(pr.number)).toHaveLength(1);
 }, 60_000);
 
 test('an edited or deleted comment never runs a command', async () => {
@@ -209,4 +229,39 @@ test('a PR whose base has no queue gets a reply; a queue with commands off stays
       args: [{ config: {}, runner: { commandsEnabled: true } }],
     });
   }
+}, 60_000);
+
+test('the queue admits a bound submission only at its head (issue 24)', async () => {
+  const handle = h.client.workflow.getHandle(queueWorkflowId(h.key));
+  const admissionOf = async (submissionId: string): Promise<AdmissionState> => {
+    for (;;) {
+      const state = (await handle.query(getAdmissionsQuery, [submissionId]))[submissionId]!;
+      if (state.state !== 'pending') return state;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const pr = await h.openPr({ 'bound.txt': '1\n' }, 'bound');
+  const other = 'b'.repeat(40);
+  // Read afresh: the PR's head is not the bound one, so it is refused and nothing is queued.
+  const stale = await handle.executeUpdate(submitUpdate, {
+    args: [{ pr: pr.number, priority: null, noBatch: false, expectedHeadSha: other }],
+  });
+  expect(await admissionOf(stale.submissionId)).toEqual({
+    state: 'rejected',
+    rejection: 'invalid',
+    message: `The head of pull request #${pr.number} is now ${pr.headSha}, not ${other} that the submission was given for; a new submission is needed to queue the new head.`,
+  });
+  expect(await h.pr(pr.number)).toBeNull();
+  // Bound to its head, it is admitted.
+  const bound = await handle.executeUpdate(submitUpdate, {
+    args: [{ pr: pr.number, priority: null, noBatch: false, expectedHeadSha: pr.headSha }],
+  });
+  expect(await admissionOf(bound.submissionId)).toEqual({ state: 'settled' });
+  // Queued at its head, a submission bound to another is refused at once; the PR stays as it was.
+  await expect(
+    handle.executeUpdate(submitUpdate, {
+      args: [{ pr: pr.number, priority: 10, noBatch: false, expectedHeadSha: other }],
+    }),
+  ).rejects.toThrow(/WorkflowUpdateFailedError|Workflow Update failed/);
+  expect((await h.pr(pr.number))?.details?.priorityName).toBe('medium');
 }, 60_000);

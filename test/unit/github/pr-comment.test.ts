@@ -5,7 +5,8 @@ import {
   LIVE_MARKER,
   presentedState,
 } from '../../../github/presentation/pr-comment';
-import type { PullRequestRecord } from '../../../contract';
+import { byApp, dashboardPrUrl } from '../../../github/presentation/pr-presenter';
+import type { PullRequestRecord, ReasonDetail } from '../../../contract';
 import type { PrState } from '../../../engine';
 
 const record = (state: PrState, reason: string): PullRequestRecord => ({
@@ -77,4 +78,63 @@ test('a PR GitHub blocks says what it waits for', () => {
 
 test('an unknown reason is shown by its name', () => {
   expect(liveComment(record('failed', 'SOMETHING_NEW'), shown, 'main')).toContain('`SOMETHING_NEW`');
+});
+
+describe('text railyard did not write is inert (issue 24)', () => {
+  /** What GitHub would act on in a comment: a mention, a reference, a link, an image, HTML, a line break. */
+  const ACTIVE = /@[A-Za-z]|#[0-9]|[^\\]\]\(|[^\\]<img|https:\/\/|\n\n#/;
+
+  test('failing test names, status names, file names, an actor and a problem', () => {
+    const evil = '@acme/admins see #1 ![x](https://evil.example/x.png) <img src=x>\n\n# Heading';
+    const details: ReasonDetail[] = [
+      { kind: 'command_failed', exitCode: 1, failedTests: [evil], moreFailedTests: 0 },
+      { kind: 'statuses', failed: [evil], missing: [evil] },
+      { kind: 'conflict', pr: 7, files: [evil], onTopOf: [] },
+      { kind: 'actor', actor: evil },
+      { kind: 'problem', text: evil },
+    ];
+    for (const detail of details) {
+      const r = record('failed', 'TEST_RUN_TIMEOUT');
+      r.timeline[0]!.detail = detail;
+      const body = liveComment(r, shown, 'main');
+      // `#7` of a conflict is railyard's own reference to the PR, meant to link.
+      const shownText = body.slice(body.indexOf('It left the queue')).replace('#7 conflicts', '');
+      expect(shownText).not.toMatch(ACTIVE);
+      // What it said is still there to read once the escapes are rendered.
+      expect(shownText.replace(/[\u200d\\]/g, '')).toContain('@acme/admins see #1');
+    }
+  });
+
+  test('a branch name with a backtick or a mention stays inside its code span', () => {
+    const body = liveComment(record('pending', 'USER_REQUESTED'), shown, 'x`@everyone\n#2');
+    expect(body).toContain("· `x'@everyone'#2`\n");
+    expect(body).toContain("on top of `x'@everyone'#2` and");
+  });
+
+  test('an author login GitHub could not have issued is not mentioned', () => {
+    const r = record('cancelled', 'PR_PUSHED_TO');
+    r.details!.author = 'ada @acme/admins';
+    expect(announcement(r, shown, 'main', 1)).toMatch(/-->\nthis PR left the merge queue/);
+  });
+});
+
+describe('the presenter (issue 24)', () => {
+  test("a marker counts only in the App's own comments", () => {
+    const app = { id: 42 };
+    expect(byApp({ id: 1, user: { type: 'Bot' }, performed_via_github_app: app }, 42)).toBe(true);
+    expect(byApp({ id: 1, user: { type: 'User' }, performed_via_github_app: app }, 42)).toBe(false);
+    expect(byApp({ id: 1, user: { type: 'Bot' }, performed_via_github_app: { id: 7 } }, 42)).toBe(false);
+    expect(byApp({ id: 1, user: { type: 'Bot' }, performed_via_github_app: null }, 42)).toBe(false);
+  });
+
+  test("the check run links the dashboard's PR page, not Temporal's UI", () => {
+    const key = {
+      organisationId: 'o',
+      repo: { host: 'github.com', owner: 'Acme', name: 'W&x' },
+      targetBranch: 'release/1.x',
+    };
+    expect(dashboardPrUrl('https://railyard.example/', { key, record: record('testing', 'x') })).toBe(
+      'https://railyard.example/ui/pr?host=github.com&owner=Acme&name=W%26x&branch=release%2F1.x&pr=7',
+    );
+  });
 });
