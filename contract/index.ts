@@ -15,3 +15,4 @@ export * from './search-attributes';
 export * from './test-run-messages';
 export * from './workflow-types';
 export * from './pr-reasons';
+export * from './json-bytes';

@@ -5,8 +5,9 @@
  * so each is bounded, and a value past its bound is a 400 naming the field rather than a workflow
  * that fails later for everyone on the same worker.
  *
- * Sizes: one setImpactedTargets request carries at most 1,000 targets of 256 characters (about 260 kB
- * of JSON, an eighth of a payload); requiredStatuses at most 50 names of 255 characters (the length
+ * Sizes are counted as stored, in UTF-8 bytes of JSON, not UTF-16 units (issue 24: a control
+ * character is one unit but six bytes). One setImpactedTargets request carries at most 1,000 targets
+ * of 256 characters, without control characters, and at most 256 KiB of JSON (an eighth of a payload); requiredStatuses at most 50 names of 255 characters (the length
  * of a reportTestStatus `context`, so every required status can be reported). Queue settings stay in
  * the ranges of GitHub's merge queue (1 to 100 builds or PRs at once); durations at most a week.
  * docs/operations.md lists them with the per-organisation counts.
@@ -14,6 +15,8 @@
 
 export const MAX_IMPACTED_TARGETS = 1_000;
 export const MAX_TARGET_LENGTH = 256;
+/** UTF-8 bytes of the list as JSON (contract/json-bytes.ts): 1,000 ASCII targets of 256 fit. */
+export const MAX_IMPACTED_TARGETS_BYTES = 262_144;
 
 export const MAX_REQUIRED_STATUSES = 50;
 export const MAX_STATUS_LENGTH = 255;

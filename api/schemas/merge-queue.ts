@@ -8,10 +8,12 @@
  * Response schemas carry no transforms: the serializer encodes through them.
  */
 import { z } from 'zod';
+import { CONTROL_OR_LONE_SURROGATE, jsonBytes } from '../../contract';
 import { MAX_PRIORITY, parsePriority, PRIORITY_VALUES } from '../../engine';
 import { looseEnum, PrNumber, QueueRequest } from './common';
 import {
   MAX_IMPACTED_TARGETS,
+  MAX_IMPACTED_TARGETS_BYTES,
   MAX_RUNS_IN_PROGRESS_LISTED,
   MAX_SHA_LENGTH,
   MAX_TARGET_LENGTH,
@@ -97,11 +99,29 @@ export const ImpactedTargets = z
         path: [long],
         message: `must be at most ${MAX_TARGET_LENGTH} characters long`,
       });
+      return;
+    }
+    // A control character is 1 unit but 6 bytes of JSON; no build tool names a target with one.
+    const control = v.findIndex((target) => CONTROL_OR_LONE_SURROGATE.test(target));
+    if (control >= 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [control],
+        message: 'must not contain control characters or unpaired surrogates',
+      });
+      return;
+    }
+    // Counted as the queue stores it: UTF-8 bytes of JSON (workflows/queue/targets-budget.ts).
+    if (v.reduce((n, target) => n + jsonBytes(target) + 1, 1) > MAX_IMPACTED_TARGETS_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be at most ${MAX_IMPACTED_TARGETS_BYTES} bytes as JSON (UTF-8); send "ALL" to impact every target`,
+      });
     }
   })
   .transform((v): string[] | 'ALL' => (typeof v === 'string' ? 'ALL' : v))
   .meta({
-    description: `Up to ${MAX_IMPACTED_TARGETS} target names of at most ${MAX_TARGET_LENGTH} characters, or "ALL".`,
+    description: `Up to ${MAX_IMPACTED_TARGETS} target names of at most ${MAX_TARGET_LENGTH} characters without control characters, at most ${MAX_IMPACTED_TARGETS_BYTES} bytes as JSON in all, or "ALL".`,
   });
 
 export const SetImpactedTargetsRequest = withExample(

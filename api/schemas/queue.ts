@@ -12,6 +12,7 @@
  * serializer encodes through them.
  */
 import { z } from 'zod';
+import { CONTROL_OR_LONE_SURROGATE } from '../../contract';
 import { looseEnum, QueueRequest } from './common';
 import { EXAMPLE_QUEUE, withExample } from './examples';
 import {
@@ -175,7 +176,17 @@ export const UpdateQueueRequest = withExample(
     commandsEnabled: z.boolean().optional(),
     statusCheckEnabled: z.boolean().optional(),
     requiredStatuses: z
-      .array(z.string().trim().min(1).max(MAX_STATUS_LENGTH))
+      .array(
+        z
+          .string()
+          .trim()
+          .min(1)
+          .max(MAX_STATUS_LENGTH)
+          // Carried in the queue's state: 6 bytes of JSON each, and no CI names a status with one.
+          .refine((name) => !CONTROL_OR_LONE_SURROGATE.test(name), {
+            message: 'must not contain control characters or unpaired surrogates',
+          }),
+      )
       .max(MAX_REQUIRED_STATUSES)
       .optional()
       .describe('Status contexts a test run needs; an empty list is ignored (use deleteRequiredStatuses).'),

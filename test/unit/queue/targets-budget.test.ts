@@ -1,6 +1,6 @@
 /** The queue's budget on held impacted targets (workflows/queue/targets-budget.ts). */
 import { initialState, type QueueState } from '../../../engine';
-import { TARGETS_BUDGET_CHARS, withinTargetsBudget } from '../../../workflows/queue/targets-budget';
+import { TARGETS_BUDGET_BYTES, withinTargetsBudget } from '../../../workflows/queue/targets-budget';
 
 /** Targets of `count` labels, each `length` characters. */
 const labels = (count: number, length = 250) =>
@@ -57,7 +57,25 @@ test('a queue of many PRs that each send the maximum never holds much more than 
     if (got !== 'ALL') held.push(got);
     engine = holding(held);
   }
-  const chars = held.flat().reduce((n, t) => n + t.length, 0);
-  expect(chars).toBeLessThanOrEqual(TARGETS_BUDGET_CHARS);
+  expect(Buffer.byteLength(JSON.stringify(held.flat()))).toBeLessThanOrEqual(TARGETS_BUDGET_BYTES);
   expect(held.length).toBeGreaterThanOrEqual(1);
+});
+
+// Issue 24: counted in UTF-16 units, targets of characters JSON escapes carried six times the budget.
+test.each([
+  ['control characters (6 JSON bytes each)', '\u0001'],
+  ['characters outside the BMP (4 bytes, 2 units)', '\u{1F600}'],
+  ['quotes (2 bytes each)', '"'],
+  ['CJK characters (3 bytes each)', '\u4e2d'],
+])('the budget holds in stored bytes for targets of %s', (_what, char) => {
+  let engine = holding([]);
+  const held: string[][] = [];
+  const targets = Array.from({ length: 1_000 }, (_, i) => `${i}${char.repeat(60)}`);
+  for (let pr = 1; pr <= 50; pr++) {
+    const got = withinTargetsBudget(engine, [], pr, targets);
+    if (got !== 'ALL') held.push(got);
+    engine = holding(held);
+  }
+  expect(held.length).toBeGreaterThanOrEqual(1);
+  expect(Buffer.byteLength(JSON.stringify(held.flat()))).toBeLessThanOrEqual(TARGETS_BUDGET_BYTES);
 });

@@ -9,6 +9,7 @@ import { CLASSIFICATION_BOUNDS, type NumberBound, type NumberKey } from '../../.
 import { MAX_TICKET_PLACEHOLDERS } from '../../../../api/routes/flaky-tests/admin-schemas';
 import {
   MAX_IMPACTED_TARGETS,
+  MAX_IMPACTED_TARGETS_BYTES,
   MAX_QUEUE_COUNT_SETTING,
   MAX_QUEUE_MINUTES_SETTING,
   MAX_REQUIRED_STATUSES,
@@ -28,6 +29,11 @@ export const mergeQueueBounds: BadInputRow[] = [
   { name: 'impactedTargets with 100,000 targets', route: TARGETS, body: targets(names(100_000)), status: 400, message: `Field 'impactedTargets' must have at most ${MAX_IMPACTED_TARGETS} targets; send "ALL" to impact every target.` },
   { name: `an impacted target of ${MAX_TARGET_LENGTH + 1} characters`, route: TARGETS, body: targets(['a', 'b', 'c'.repeat(MAX_TARGET_LENGTH + 1)]), status: 400, message: `Field 'impactedTargets[2]' must be at most ${MAX_TARGET_LENGTH} characters long.` },
   { name: `impactedTargets at the bound: ${MAX_IMPACTED_TARGETS} targets of ${MAX_TARGET_LENGTH} characters`, route: TARGETS, body: targets(names(MAX_IMPACTED_TARGETS, MAX_TARGET_LENGTH)), status: 200, message: null },
+  // Issue 24: counted in UTF-16 units, 1,000 targets of 256 control characters were 1.5 MB of JSON each.
+  { name: 'an impacted target with a control character', route: TARGETS, body: targets(['a', `b${'\u0001'.repeat(255)}`]), status: 400, message: "Field 'impactedTargets[1]' must not contain control characters or unpaired surrogates." },
+  { name: 'an impacted target with an unpaired surrogate', route: TARGETS, body: '{"repo":{"host":"github.com","owner":"acme","name":"app"},"targetBranch":"main","pr":{"number":1,"sha":"abc"},"impactedTargets":["a","\\ud800"]}', status: 400, message: "Field 'impactedTargets[1]' must not contain control characters or unpaired surrogates." },
+  { name: `impactedTargets over ${MAX_IMPACTED_TARGETS_BYTES} bytes of JSON in characters of 3 bytes`, route: TARGETS, body: targets(names(MAX_IMPACTED_TARGETS, 100).map((t) => `${t}${'\u4e2d'.repeat(150)}`)), status: 400, message: `Field 'impactedTargets' must be at most ${MAX_IMPACTED_TARGETS_BYTES} bytes as JSON (UTF-8); send "ALL" to impact every target.` },
+  { name: 'a required status with a control character', route: '/v1/updateQueue', body: withQueue({ requiredStatuses: ['ci', 'build\u0007'] }), status: 400, message: "Field 'requiredStatuses[1]' must not contain control characters or unpaired surrogates." },
   { name: `pr.sha of ${MAX_SHA_LENGTH + 1} characters`, route: TARGETS, body: targets('ALL', 'a'.repeat(MAX_SHA_LENGTH + 1)), status: 400, message: `Field 'pr.sha' must be at most ${MAX_SHA_LENGTH} characters long.` },
   { name: `requiredStatuses with ${MAX_REQUIRED_STATUSES + 1} names`, route: '/v1/updateQueue', body: withQueue({ requiredStatuses: names(MAX_REQUIRED_STATUSES + 1) }), status: 400, message: `Field 'requiredStatuses' must have at most ${MAX_REQUIRED_STATUSES} items.` },
   { name: `a required status of ${MAX_STATUS_LENGTH + 1} characters`, route: '/v1/updateQueue', body: withQueue({ requiredStatuses: ['ci', 's'.repeat(MAX_STATUS_LENGTH + 1)] }), status: 400, message: `Field 'requiredStatuses[1]' must be at most ${MAX_STATUS_LENGTH} characters long.` },
