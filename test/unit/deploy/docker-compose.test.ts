@@ -52,26 +52,26 @@ test('has the services of the current Temporal compose pattern plus api and work
   expect(restart).toEqual({ api: 'unless-stopped', worker: 'unless-stopped', executor: 'unless-stopped' });
 });
 
-test('the executor holds no control-plane credential and cannot reach PostgreSQL (issue 17)', () => {
+test('the executor holds only the API URL and its credential, and reaches neither Temporal nor PostgreSQL (issue 24)', () => {
   const executor = services.executor!;
   const env = interpolate(executor.environment);
-  expect(loadExecutorConfig(env)).toMatchObject({
-    TEMPORAL_ADDRESS: 'temporal:7233',
+  // The credential comes from the operator's .env (docs/deployment.md), required like every secret.
+  expect(executor.environment?.RAILYARD_EXECUTOR_TOKEN).toMatch(/^\$\{RAILYARD_EXECUTOR_TOKEN:\?/);
+  expect(loadExecutorConfig({ ...env, RAILYARD_EXECUTOR_TOKEN: `rye_${'A'.repeat(43)}` })).toMatchObject({
     RAILYARD_EXECUTOR_API_URL: 'http://api:8080',
   });
-  for (const name of Object.keys(env)) expect(name).not.toMatch(/DATABASE|SECRET|PRIVATE_KEY|PASSWORD/);
-  // Its own network, shared with Temporal and the API only.
+  for (const name of Object.keys(env))
+    expect(name).not.toMatch(/DATABASE|SECRET|PRIVATE_KEY|PASSWORD|TEMPORAL|TASK_QUEUE/);
+  // Its own network, shared with the API alone: Temporal and PostgreSQL are on no network it joins.
   expect(executor.networks).toEqual(['executors']);
   const onExecutors = Object.entries(services)
     .filter(([, s]) => ([] as string[]).concat(s.networks ?? []).includes('executors'))
     .map(([name]) => name)
     .sort();
-  expect(onExecutors).toEqual(['api', 'executor', 'temporal']);
+  expect(onExecutors).toEqual(['api', 'executor']);
+  for (const name of ['temporal', 'postgresql'])
+    expect(([] as string[]).concat(services[name]?.networks ?? ['default'])).not.toContain('executors');
   expect(executor.depends_on).toMatchObject({ api: { condition: 'service_healthy' } });
-  // Same namespace and task queue as the worker, whose test runs it serves (`railyard-ci`).
-  const worker = interpolate(services.worker?.environment);
-  expect(env.TEMPORAL_NAMESPACE).toBe(worker.TEMPORAL_NAMESPACE);
-  expect(env.RAILYARD_TASK_QUEUE).toBe(worker.RAILYARD_TASK_QUEUE);
 });
 
 test('start order: roles, then schema job, server, namespace, api, worker', () => {

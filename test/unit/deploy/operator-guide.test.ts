@@ -15,12 +15,13 @@ test('every variable the compose file requires is explained in the guide', () =>
   for (const v of required) expect(guide).toContain(`| \`${v}\``);
 });
 
-test('the key and repository commands run compiled scripts that exist', () => {
+test('the key, repository and executor commands run compiled scripts that exist', () => {
   const scripts = [...guide.matchAll(/node dist\/scripts\/([\w-]+)\.js/g)].map((m) => m[1]!);
-  expect(new Set(scripts)).toEqual(new Set(['keys', 'repos']));
+  expect(new Set(scripts)).toEqual(new Set(['keys', 'repos', 'executors']));
   for (const s of scripts) expect(fs.existsSync(path.join(ROOT, 'scripts', `${s}.ts`))).toBe(true);
   expect(guide).toMatch(/docker compose exec api node dist\/scripts\/keys\.js create --org \S+/);
   expect(guide).toMatch(/docker compose exec api node dist\/scripts\/repos\.js add --org \S+ \S+/);
+  expect(guide).toMatch(/docker compose exec api node dist\/scripts\/executors\.js add \S+/);
 });
 
 test('the README links the guide', () => {
