@@ -66,6 +66,12 @@ export interface SubmitInput {
   /** 0–255; null = the default (medium). */
   priority: number | null;
   noBatch: boolean;
+  /**
+   * The head the submission is bound to (a `/trunk merge` binds the head its comment saw): the PR is
+   * admitted only while its head is this commit, else the submission is rejected (`invalid`) and a new
+   * one is needed. Absent: whatever head the queue reads.
+   */
+  expectedHeadSha?: string;
 }
 
 export interface SubmitResult {

@@ -12,7 +12,11 @@ import { createGitHubClients, type GitHubClientOptions, type GitHubClients } fro
 import { createGitHubGitHost } from '../host/git-host';
 import type { GitHost } from '../../git/git-host';
 import { installationCovering } from '../store/installations';
-import { createGitHubPresenter, type PullRequestPresenter } from '../presentation/pr-presenter';
+import {
+  createGitHubPresenter,
+  dashboardPrUrl,
+  type PullRequestPresenter,
+} from '../presentation/pr-presenter';
 
 export interface GitHubWorkerHost {
   auth: GitHubAppAuth;
@@ -28,7 +32,7 @@ export async function createGitHubWorkerHost(deps: {
   /** Folder of the mirrors, inside the worker's data folder. */
   mirrorRoot: string;
   clientOptions?: GitHubClientOptions;
-  /** railyard's public URL: the check run's details link points at the PR's page there. */
+  /** railyard's public URL: the check run's details link points at the PR's dashboard page there. */
   publicUrl?: string;
 }): Promise<GitHubWorkerHost> {
   const { settings, pool } = deps;
@@ -48,18 +52,14 @@ export async function createGitHubWorkerHost(deps: {
     auth,
     testBranchPrefix: settings.testBranchPrefix,
   });
-  const base = deps.publicUrl?.replace(/\/+$/, '');
-  const enc = encodeURIComponent;
+  const publicUrl = deps.publicUrl;
   const presenter = createGitHubPresenter({
     host: settings.host,
+    appId: settings.appId,
     clients: presentationClients,
     installationOf: (repo) => installationCovering(pool, repo),
-    ...(base
-      ? {
-          detailsUrl: ({ key, record }) =>
-            `${base}/merge/${enc(key.repo.host)}/${enc(key.repo.owner)}/${enc(key.repo.name)}/${enc(key.targetBranch)}/${record.prNumber}`,
-        }
-      : {}),
+    // The dashboard's PR page (signed in), never Temporal's UI (no authentication).
+    ...(publicUrl ? { detailsUrl: (input) => dashboardPrUrl(publicUrl, input) } : {}),
   });
   return { auth, clients, gitHost, presenter };
 }

@@ -8,6 +8,7 @@ import type { PullWire, Target } from './remote';
 import { readCommitChecks } from './checks';
 import { requiredFromProtection } from './required-checks';
 import { reviewBlockedBy } from './review-readiness';
+import { code } from '../presentation/markdown';
 
 /** GitHub would let the PR merge now (its reviews, its own required checks, no draft). */
 export function readyOnGitHub(wire: PullWire): boolean {
@@ -43,4 +44,5 @@ export async function blockedBy(t: Target, wire: PullWire): Promise<string> {
   return `GitHub does not allow it to merge yet (${wire.mergeable_state})`;
 }
 
-const quoted = (names: string[]) => names.map((n) => `\`${n}\``).join(', ');
+/** Check names (the repository's settings) as code spans: nothing in them renders in a comment. */
+const quoted = (names: string[]) => names.map((n) => code(n, 100)).join(', ');

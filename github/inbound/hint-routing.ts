@@ -45,6 +45,11 @@ export interface RoutedComment {
   pr: number;
   /** Login of the comment's author. */
   author: string;
+  /**
+   * When GitHub created the comment (its `created_at`, ISO 8601): a `/trunk merge` is bound to the
+   * head the PR had then (pr-command-handler.ts), so a push after it needs a new command.
+   */
+  createdAt: string;
   parse: Exclude<CommentParse, { kind: 'none' }>;
 }
 
@@ -117,6 +122,10 @@ const IssueComment = Common.extend({
     // Bounded by the parser (pr-commands.ts MAX_COMMENT_LENGTH), which ignores longer bodies.
     body: z.string().nullish(),
     user: z.object({ login: Login, type: z.string().max(40) }).nullish(),
+    created_at: z
+      .string()
+      .max(40)
+      .refine((t) => !Number.isNaN(Date.parse(t))),
   }),
 });
 
@@ -197,6 +206,12 @@ function routeComment(payload: unknown): Routing {
     kind: 'command',
     installationId: p.data.installation.id,
     repository: p.data.repository.full_name,
-    comment: { id: comment.id, pr: issue.number, author: comment.user.login, parse },
+    comment: {
+      id: comment.id,
+      pr: issue.number,
+      author: comment.user.login,
+      createdAt: comment.created_at,
+      parse,
+    },
   };
 }

@@ -14,15 +14,28 @@
  *    (GitHub reports maintain as write); anything else, or no collaborator at all, gets a reply saying
  *    so and nothing is submitted. An invalid command (pr-commands.ts) gets a reply with what is
  *    accepted.
- * 3. `merge` is the queue's `submitPullRequest` update and `cancel` its `cancelPullRequest` update,
+ * 3. `merge` is bound to the commit the comment saw (as bors binds `r+` to the head it saw): the PR
+ *    read in step 1 gives its head and `updated_at`, which GitHub moves on every push (and on edits
+ *    and comments). Updated after the comment was created → something happened since, possibly a
+ *    push, and the command is refused with a reply asking for a new one (unless the PR is queued at
+ *    that very head already: a comment acted on twice stays applied once); otherwise the head read is
+ *    the head the comment saw, and the submission carries it (`expectedHeadSha`): the queue admits the
+ *    PR only at that head and cancels it on a later push (workflows/queue/admission.ts), so the commit
+ *    tested, and its `.railyard/merge-queue.json`, are the ones the maintainer commented on. GitHub's
+ *    times have whole seconds, so a push in the same second as the comment is not told apart.
+ * 4. `merge` is the queue's `submitPullRequest` update and `cancel` its `cancelPullRequest` update,
  *    under an update id derived from the comment's id: the queue answers a known update id with its
  *    first result, so a comment acted on twice (a redelivery under a new delivery id, the API and the
  *    reconciliation both) applies once, and a later `/trunk cancel` is never undone by a replayed
  *    `/trunk merge`. A submit then waits (bounded, `admissionTimeoutMs`) for the queue to admit the PR
  *    (queue-client/admission.ts).
- * 4. Acknowledgement: a `+1` reaction once applied (`eyes` when the admission is still pending at the
- *    bound); a refusal or failure is one plain sentence in a reply instead. Reactions and replies are
- *    best effort: their failure is logged and noted in the outcome, never thrown.
+ * 5. Acknowledgement: a `+1` reaction once applied (`eyes` when the admission is still pending at the
+ *    bound); a refusal or failure is one plain sentence in a reply instead, within the reply budget
+ *    (reply-budget.ts: one per PR and kind of refusal per window, one per PR for all commenters
+ *    without access), so commenters cannot make the App post without bound. Text railyard did not
+ *    write (branch names, the queue's messages) is made inert (github/presentation/markdown.ts).
+ *    Reactions and replies are best effort: their failure is logged and noted in the outcome, never
+ *    thrown.
  *
  * The outcome (recorded on the delivery's row) says which of these happened. Every Temporal call goes
  * through the queue client, with its deadline, so an outage cannot hold the API's shutdown beyond it;
@@ -41,6 +54,8 @@ import { isQueueProblem, type QueueClient } from '../../queue-client';
 import type { RoutedComment } from './hint-routing';
 import { ACCEPTED_COMMANDS, quoted, type PrCommand } from './pr-commands';
 import { GitHubApiError, type GitHubClients, type GitHubRest } from '../app/rest-client';
+import { inert, mention } from '../presentation/markdown';
+import { createReplyBudget, type ReplyBudget, type ReplyKind } from './reply-budget';
 
 /** The repository a command concerns, as delivery-actions.ts resolved it. */
 export interface CommandTarget {
@@ -62,6 +77,8 @@ export interface PrCommandHandlerDeps {
   clients: Pick<GitHubClients, 'forInstallation'>;
   /** How long a submit waits for the queue to admit the PR (default 20 s). */
   admissionTimeoutMs?: number;
+  /** How often refusals are answered with a reply (default: createReplyBudget()). */
+  replies?: ReplyBudget;
   onError: (err: unknown, message: string) => void;
 }
 
@@ -72,34 +89,54 @@ const MAY_COMMAND: ReadonlySet<string> = new Set(['admin', 'write']);
 export const commandUpdateId = (commentId: number, command: PrCommand): string =>
   `issueComment/${commentId}/${command.kind}`;
 
-const PullBase = z.object({ base: z.object({ ref: z.string().min(1).max(255) }) });
+const Pull = z.object({
+  base: z.object({ ref: z.string().min(1).max(255) }),
+  head: z.object({ sha: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/) }),
+  updated_at: z
+    .string()
+    .max(40)
+    .refine((t) => !Number.isNaN(Date.parse(t))),
+});
+type Pull = z.infer<typeof Pull>;
+
+/** Whether GitHub reports the PR updated after the comment: something happened since (step 3). */
+export const changedSince = (pull: Pick<Pull, 'updated_at'>, commentCreatedAt: string): boolean =>
+  Date.parse(pull.updated_at) > Date.parse(commentCreatedAt);
 const Permission = z.object({ permission: z.string().max(40), role_name: z.string().max(100) });
 
 export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHandler {
   const admissionTimeoutMs = deps.admissionTimeoutMs ?? 20_000;
   const { queues } = deps;
+  const budget = deps.replies ?? createReplyBudget();
 
-  /** The PR's base branch, or null when GitHub has no such PR. */
-  async function baseOf(rest: GitHubRest, target: CommandTarget, pr: number): Promise<string | null> {
+  /** The PR's base branch, head and last update, or null when GitHub has no such PR. */
+  async function pullOf(rest: GitHubRest, target: CommandTarget, pr: number): Promise<Pull | null> {
     try {
       const { data } = await rest.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
         owner: target.repository.owner,
         repo: target.repository.name,
         pull_number: pr,
       });
-      return PullBase.parse(data).base.ref;
+      return Pull.parse(data);
     } catch (err) {
       if (err instanceof GitHubApiError && err.status === 404) return null;
       throw err;
     }
   }
 
-  /** The organisation's running queue of `branch` and its settings, under the first spelling that has one. */
-  const queueOf = (target: CommandTarget, branch: string) =>
+  /**
+   * The organisation's running queue of `branch`, under the first spelling that has one: its settings,
+   * and the head PR `pr` is queued at (null when it is not in the queue's order).
+   */
+  const queueOf = (target: CommandTarget, branch: string, pr: number) =>
     queues.findQueue(
       'getQueue',
       target.spellings.map((repo) => ({ organisationId: target.organisationId, repo, targetBranch: branch })),
-      async (q) => (await q.query(getQueueQuery)).settings,
+      async (q) => {
+        const snapshot = await q.query(getQueueQuery);
+        const queued = (snapshot.enqueued ?? []).find((e) => e.pr === pr);
+        return { settings: snapshot.settings, queuedAt: queued?.headSha ?? null };
+      },
     );
 
   /** The author's base role on the repository; `none` when GitHub knows no such collaborator. */
@@ -134,8 +171,10 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
       const { owner, name } = target.repository;
       const said = `\`${comment.parse.text}\``;
 
-      /** Posts one sentence on the PR; the outcome's suffix says whether it was posted. */
-      const reply = async (sentence: string): Promise<string> => {
+      /** Posts one sentence on the PR within the budget; the outcome's suffix says what happened. */
+      const reply = async (kind: ReplyKind, sentence: string): Promise<string> => {
+        if (!budget.take(target.installationId, `${owner}/${name}`, comment.pr, kind))
+          return '(reply withheld)';
         try {
           await rest.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
             owner,
@@ -164,25 +203,30 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
         }
       };
 
-      const base = await baseOf(rest, target, comment.pr);
-      if (base === null) return 'failed: pull request not found';
+      const pull = await pullOf(rest, target, comment.pr);
+      if (pull === null) return 'failed: pull request not found';
+      const base = pull.base.ref;
       const noQueue = async () =>
         `no merge queue for ${base} ${await reply(
+          'no-queue',
           `railyard has no merge queue for \`${quoted(base)}\` in ${owner}/${name}, so ${said} did nothing.`,
         )}`;
-      const queue = await queueOf(target, base);
+      const queue = await queueOf(target, base, comment.pr);
       if (queue === null) return noQueue();
-      if (!queue.value.commandsEnabled) return `commands are off for the queue of ${base}`;
+      if (!queue.value.settings.commandsEnabled) return `commands are off for the queue of ${base}`;
 
       const access = await permissionOf(rest, target, comment.author);
       if (!MAY_COMMAND.has(access.permission)) {
         const has = access.role === 'none' ? 'no access' : `${access.role} access`;
+        const who = mention(comment.author) ?? inert(comment.author, 60);
         return `refused: ${comment.author} has ${has} ${await reply(
-          `@${comment.author} cannot command the merge queue: that needs write access to ${owner}/${name}, and GitHub reports ${has}.`,
+          'no-access',
+          `${who} cannot command the merge queue: that needs write access to ${owner}/${name}, and GitHub reports ${has}.`,
         )}`;
       }
       if (comment.parse.kind === 'invalid')
         return `invalid command ${await reply(
+          'invalid',
           `${said} was not applied: ${comment.parse.reason}; railyard accepts ${ACCEPTED_COMMANDS}.`,
         )}`;
 
@@ -191,9 +235,10 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
       const refused = async (err: unknown): Promise<string> => {
         if (isQueueProblem(err, 'queue_not_found')) return noQueue();
         if (isQueueProblem(err, 'rejected'))
-          return `rejected by the queue ${await reply(`${said} was not applied: ${err.problem.message}`)}`;
+          return `rejected by the queue ${await reply('rejected', `${said} was not applied: ${inert(err.problem.message, 400)}`)}`;
         deps.onError(err, `could not apply ${command.kind} of comment ${comment.id} to ${queue.workflowId}`);
         return `failed: the queue did not answer ${await reply(
+          'failed',
           `railyard could not reach the merge queue of \`${quoted(base)}\` just now, so ${said} was not applied; comment it again in a minute.`,
         )}`;
       };
@@ -211,11 +256,25 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
           return `cancelled #${comment.pr} in ${base}${await react('+1')}`;
         }
         case 'merge': {
+          // Already queued at the head read (this comment acted on before, by the API and then the
+          // reconciliation, or a later command): submitting bound to it changes no head.
+          if (changedSince(pull, comment.createdAt) && queue.value.queuedAt !== pull.head.sha)
+            return `refused: the pull request changed after the comment ${await reply(
+              'stale',
+              `${said} was not applied: the pull request changed after that comment (a push, an edit or another comment), and railyard queues only the commit a command was given for. Its head is now ${pull.head.sha}; comment \`/trunk merge\` again to queue it.`,
+            )}`;
           let submitted;
           try {
             submitted = await queues.updateQueue('submitPullRequest', queue.workflowId, submitUpdate, {
               updateId,
-              args: [{ pr: comment.pr, priority: command.priority, noBatch: command.noBatch }],
+              args: [
+                {
+                  pr: comment.pr,
+                  priority: command.priority,
+                  noBatch: command.noBatch,
+                  expectedHeadSha: pull.head.sha,
+                },
+              ],
             });
           } catch (err) {
             return refused(err);
@@ -233,7 +292,7 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
             case 'pending':
               return `${what}, admission pending${await react('eyes')}`;
             case 'rejected':
-              return `rejected by the queue ${await reply(`${said} was not applied: ${admitted.message}`)}`;
+              return `rejected by the queue ${await reply('rejected', `${said} was not applied: ${inert(admitted.message, 400)}`)}`;
           }
         }
       }

@@ -7,8 +7,15 @@
  * Trunk's reason name in backticks for searching; the live comment carries LIVE_MARKER and each
  * announcement ANNOUNCE_MARKER + its submission and transition, so a retried activity finds what it
  * already wrote instead of writing it twice.
+ *
+ * Everything railyard did not write (the branch, test, status and file names, an API key's name, a
+ * runner's or host's words, the test run id, the PR author's login) goes through markdown.ts: inert
+ * prose, or a code span, so no PR author or tenant can make the App mention, link or format anything.
+ * `blockedBy` is railyard's own sentence (github/host/readiness.ts), whose check names are code spans
+ * made there.
  */
 import { detailedClause, type Presentation, type PullRequestRecord, type ReasonDetail } from '../../contract';
+import { code, inert, mention, sha } from './markdown';
 
 export const LIVE_MARKER = '<!-- railyard:live-comment -->';
 export const announceMarker = (submissionId: string, seq: number) =>
@@ -21,7 +28,24 @@ export const CHECK_RUN_NAME = 'railyard merge queue';
  * with Trunk's reason name in backticks.
  */
 export const reasonText = (reason: string, detail?: ReasonDetail, branch?: string): string =>
-  `${detailedClause(reason, detail, branch).replace(/\.$/, '')} (\`${reason}\`).`;
+  `${detailedClause(reason, detail && inertDetail(detail), branch && inert(branch)).replace(/\.$/, '')} (${code(reason, 60)}).`;
+
+/** A detail whose every outside string is inert (PR numbers stay: they are this repository's PRs). */
+function inertDetail(detail: ReasonDetail): ReasonDetail {
+  const all = (names: readonly string[]) => names.map((n) => inert(n, 120));
+  switch (detail.kind) {
+    case 'command_failed':
+      return { ...detail, failedTests: all(detail.failedTests) };
+    case 'statuses':
+      return { ...detail, failed: all(detail.failed), missing: all(detail.missing) };
+    case 'conflict':
+      return { ...detail, files: all(detail.files) };
+    case 'actor':
+      return { ...detail, actor: inert(detail.actor, 120) };
+    case 'problem':
+      return { ...detail, text: inert(detail.text, 500) };
+  }
+}
 
 const latestDetail = (record: PullRequestRecord) => record.timeline.at(-1)?.detail;
 
@@ -55,7 +79,7 @@ export function presentedState(
     case 'pending':
       return {
         headline: `⏳ Queued${presentation.position ? `: position ${presentation.position} of ${presentation.queueLength}` : ''}`,
-        detail: `It will be tested on top of \`${branch}\` and the PRs ahead of it.`,
+        detail: `It will be tested on top of ${code(branch)} and the PRs ahead of it.`,
         checkRun: inProgress,
         announce: false,
       };
@@ -69,7 +93,7 @@ export function presentedState(
     case 'tests_passed':
       return {
         headline: '✅ Tests passed',
-        detail: `It merges into \`${branch}\` once the PRs ahead of it have merged.`,
+        detail: `It merges into ${code(branch)} once the PRs ahead of it have merged.`,
         checkRun: inProgress,
         announce: false,
       };
@@ -82,11 +106,11 @@ export function presentedState(
       };
     case 'merged':
       return {
-        headline: `🎉 Merged into \`${branch}\``,
+        headline: `🎉 Merged into ${code(branch)}`,
         detail:
           record.reason === 'MANUAL_MERGE'
             ? 'Merged outside the queue.'
-            : `Merged by the merge queue, as tested${record.mergedAs ? `: \`${branch}\` is now at ${record.mergedAs}` : ''}.`,
+            : `Merged by the merge queue, as tested${record.mergedAs ? `: ${code(branch)} is now at ${sha(record.mergedAs)}` : ''}.`,
         checkRun: { status: 'completed', conclusion: 'success' },
         announce: false,
       };
@@ -109,7 +133,7 @@ export function presentedState(
 
 function runOf(record: PullRequestRecord): string {
   const last = record.timeline.at(-1);
-  return last?.testRunId ? ` (test run \`${last.testRunId}\`)` : '';
+  return last?.testRunId ? ` (test run ${code(last.testRunId, 80)})` : '';
 }
 
 /**
@@ -119,13 +143,13 @@ function runOf(record: PullRequestRecord): string {
 function testedOnText(record: PullRequestRecord): string {
   const on = record.testedOn;
   if (!on) return "this PR's test branch";
-  return `its test branch \`${on.branch}\`${on.sha ? ` at ${on.sha}` : ''}`;
+  return `its test branch ${code(on.branch)}${on.sha ? ` at ${sha(on.sha)}` : ''}`;
 }
 
 /** The live comment's body. */
 export function liveComment(record: PullRequestRecord, presentation: Presentation, branch: string): string {
   const s = presentedState(record, presentation, branch);
-  return `${LIVE_MARKER}\n**railyard merge queue** · \`${branch}\`\n\n**${s.headline}**\n\n${s.detail}\n`;
+  return `${LIVE_MARKER}\n**railyard merge queue** · ${code(branch)}\n\n**${s.headline}**\n\n${s.detail}\n`;
 }
 
 /** The comment that tells the author the PR left the queue (an edit would notify nobody). */
@@ -136,6 +160,7 @@ export function announcement(
   seq: number,
 ): string {
   const s = presentedState(record, presentation, branch);
-  const who = record.details?.author ? `@${record.details.author} ` : '';
-  return `${announceMarker(record.id, seq)}\n${who}this PR left the merge queue for \`${branch}\` (${record.state}). ${s.detail}\n`;
+  const author = record.details?.author ? mention(record.details.author) : null;
+  const who = author ? `${author} ` : '';
+  return `${announceMarker(record.id, seq)}\n${who}this PR left the merge queue for ${code(branch)} (${record.state}). ${s.detail}\n`;
 }

@@ -10,6 +10,11 @@
  * - Only repositories a linked installation covers are written to; others (and every other host)
  *   present nothing.
  * - Bounded: at most MAX_COMMENT_PAGES pages of comments are searched for the markers.
+ * - Only the App's own comments are found by a marker (made through its installation token:
+ *   `performed_via_github_app` is this App, by its bot user): anyone can write the marker text, and a
+ *   planted one must not make railyard edit someone else's comment or skip an announcement.
+ * - The check run's details link is the PR's page on railyard's dashboard (authenticated), never
+ *   Temporal's UI, which has no authentication.
  */
 import type { PresentedIds, PresentPullRequestInput, RepositoryKey } from '../../contract';
 import {
@@ -31,8 +36,38 @@ export interface PullRequestPresenter {
 /** Hosts with nothing to show a PR on (local): the ids stay as they were. */
 export const NO_PRESENTER: PullRequestPresenter = { present: (input) => Promise.resolve(input.ids) };
 
+/** A comment as GitHub lists it: only what telling the App's own apart needs. */
+interface ListedComment {
+  id: number;
+  body?: string;
+  user?: { type?: string } | null;
+  performed_via_github_app?: { id?: number } | null;
+}
+
+/** Whether the App wrote the comment (see the invariants above). */
+export const byApp = (comment: ListedComment, appId: number): boolean =>
+  comment.user?.type === 'Bot' && comment.performed_via_github_app?.id === appId;
+
+/** The dashboard's page of a PR (api/dashboard/routes/pull-request.ts), under railyard's public URL. */
+export function dashboardPrUrl(
+  publicUrl: string,
+  input: Pick<PresentPullRequestInput, 'key' | 'record'>,
+): string {
+  const { key, record } = input;
+  const query = new URLSearchParams({
+    host: key.repo.host,
+    owner: key.repo.owner,
+    name: key.repo.name,
+    branch: key.targetBranch,
+    pr: String(record.prNumber),
+  });
+  return `${publicUrl.replace(/\/+$/, '')}/ui/pr?${query.toString()}`;
+}
+
 export function createGitHubPresenter(deps: {
   host: string;
+  /** The App's id: only comments it made are searched for markers. */
+  appId: number;
   clients: GitHubClients;
   installationOf: (repo: RepositoryKey) => Promise<number | null>;
   /** Where the check run's details link points (railyard's public URL), if set. */
@@ -48,11 +83,11 @@ export function createGitHubPresenter(deps: {
   ): Promise<Map<string, number>> {
     const found = new Map<string, number>();
     for (let page = 1; page <= MAX_COMMENT_PAGES; page++) {
-      const r = await client.request<{ id: number; body?: string }[]>(
+      const r = await client.request<ListedComment[]>(
         'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
         { ...params, issue_number: n, per_page: 100, page },
       );
-      for (const c of r.data)
+      for (const c of r.data.filter((c) => byApp(c, deps.appId)))
         for (const m of markers) if (c.body?.includes(m) && !found.has(m)) found.set(m, c.id);
       if (r.data.length < 100) break;
     }

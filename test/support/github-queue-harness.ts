@@ -300,6 +300,7 @@ export async function startGitHubDeployment(
         gitHubHost: 'github.com',
         presenter: createGitHubPresenter({
           host: 'github.com',
+          appId: hub.app.id,
           clients: presentationClients,
           installationOf: (r) => installationCovering(pool, r),
         }),

@@ -14,6 +14,9 @@
  *   update id, so these rules, not update ids, are what make a repeated submit harmless.
  * - A pending admission ends admitted or rejected before continue-as-new (its read is tracked work,
  *   which `quiesce` waits for), so pending admissions are never carried.
+ * - A submission bound to a head (`expectedHeadSha`, a `/trunk merge` comment's) is admitted only if
+ *   the PR read has that head; a later bound request for a pending admission rebinds it. Once queued,
+ *   a push cancels the PR (`PR_PUSHED_TO`, host-reader.ts), so the queue tests exactly the bound head.
  * - `pending` lasts until the PR's first transition reached its workflow, so a read right after the
  *   submit finds this submission; rejections are remembered (bounded) for callers that retry.
  */
@@ -32,6 +35,10 @@ import { bounded, MAX_REJECTED_ADMISSIONS, type PrMeta } from './carried';
 import type { QueueContext } from './context';
 import { enqueueSubmission, type SubmissionRequest } from './enqueue';
 
+/** Why a submission bound to `expected` was refused: the PR's head is now `actual`. */
+export const headMoved = (pr: number, expected: string, actual: string): string =>
+  `The head of pull request #${pr} is now ${actual}, not ${expected} that the submission was given for; a new submission is needed to queue the new head.`;
+
 export class Admissions {
   /** Requests whose PR is being read, by PR number. */
   private readonly pending = new Map<number, SubmissionRequest>();
@@ -49,11 +56,12 @@ export class Admissions {
   }
 
   /** Records a submit; never awaits (the update completes in the task that accepted it). */
-  request({ pr, priority, noBatch }: SubmitInput): SubmitResult {
+  request({ pr, priority, noBatch, expectedHeadSha }: SubmitInput): SubmitResult {
     const { carried: c } = this.ctx;
     const pending = this.pending.get(pr);
     if (pending) {
       Object.assign(pending, { priority, noBatch });
+      if (expectedHeadSha !== undefined) pending.expectedHeadSha = expectedHeadSha;
       return { submissionId: pending.submissionId, resubmitted: true };
     }
     const existing = c.prs[String(pr)];
@@ -66,7 +74,13 @@ export class Admissions {
       this.ctx.push({ type: 'priorityChanged', pr, priority: priority ?? DEFAULT_PRIORITY, noBatch });
       return { submissionId: existing.submissionId, resubmitted: true };
     }
-    const request: SubmissionRequest = { pr, submissionId: uuid4(), priority, noBatch };
+    const request: SubmissionRequest = {
+      pr,
+      submissionId: uuid4(),
+      priority,
+      noBatch,
+      ...(expectedHeadSha !== undefined ? { expectedHeadSha } : {}),
+    };
     this.pending.set(pr, request);
     const { key } = this.ctx;
     this.ctx.track(
@@ -128,6 +142,12 @@ export class Admissions {
         request,
         'invalid',
         `Pull request #${request.pr} is one of railyard's test PRs (from ${snapshot.testBranch}); submit the PRs it tests instead.`,
+      );
+    if (request.expectedHeadSha !== undefined && snapshot.headSha !== request.expectedHeadSha)
+      return this.reject(
+        request,
+        'invalid',
+        headMoved(request.pr, request.expectedHeadSha, snapshot.headSha),
       );
     this.pending.delete(request.pr);
     this.admitted.add(request.submissionId);

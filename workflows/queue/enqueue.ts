@@ -19,6 +19,8 @@ export interface SubmissionRequest {
   /** 0–255; null = the default (medium). */
   priority: number | null;
   noBatch: boolean;
+  /** The head the submission is bound to (SubmitInput.expectedHeadSha). */
+  expectedHeadSha?: string;
 }
 
 /** The host's mergeability as the PR record shows it. */

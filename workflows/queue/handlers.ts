@@ -28,9 +28,10 @@ import {
   updateQueueUpdate,
   MAX_DETAIL_TEXT,
   type QueueRejection,
+  type SubmitInput,
   type SubmitResult,
 } from '../../contract';
-import { Admissions } from './admission';
+import { Admissions, headMoved } from './admission';
 import { bounded, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
 import type { QueueContext } from './context';
 import { settingsOf, snapshotOf, testRunDetailsOf } from './projections';
@@ -86,7 +87,16 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
       remember(result);
       return result;
     },
-    { validator: ({ pr }) => (open(), void pr) },
+    {
+      validator: ({ pr, expectedHeadSha }: SubmitInput) => {
+        open();
+        if (expectedHeadSha === undefined || remembered()) return;
+        // A queued PR keeps its head until a push cancels it: a submission bound to another refuses.
+        const entry = c.engine.entries.find((e) => e.pr === pr);
+        if (entry && entry.headSha !== expectedHeadSha)
+          throw reject('invalid', headMoved(pr, expectedHeadSha, entry.headSha));
+      },
+    },
   );
 
   setHandler(

@@ -17,9 +17,12 @@ let h: GitHubQueueHarness | undefined;
 
 const QUEUE = { requiredStatuses: ['test'], commandsEnabled: true };
 
-async function start(ci?: (sha: string, branch: string, files: string[]) => CiVerdict) {
+async function start(
+  ci?: (sha: string, branch: string, files: string[]) => CiVerdict,
+  runner: { commentsEnabled?: boolean } = {},
+) {
   const g = await newQueue(ci ? { ci } : {});
-  await g.createQueue({ concurrency: 1, mergeMethod: 'squash' }, QUEUE);
+  await g.createQueue({ concurrency: 1, mergeMethod: 'squash' }, { ...QUEUE, ...runner });
   hub().setPermission(g.repo.owner, g.repo.name, 'alice', 'write');
   hub().setPermission(g.repo.owner, g.repo.name, 'bob', 'read');
   return g;
@@ -64,7 +67,10 @@ test('a write collaborator comments /trunk merge and the PR merges', async () =>
   await g.waitFor('the +1 reaction', () =>
     Promise.resolve(reactionsOf(comment).includes(`${hub().app.slug}[bot] +1`)),
   );
-  expect(await submittedWith(g, comment)).toEqual([{ pr: pr.number, priority: 10, noBatch: true }]);
+  // Bound to the head the comment saw.
+  expect(await submittedWith(g, comment)).toEqual([
+    { pr: pr.number, priority: 10, noBatch: true, expectedHeadSha: pr.headSha },
+  ]);
   expect((await g.settled(pr.number)).state).toBe('merged');
   expect(g.mainLog()).toEqual([`add a feature (#${pr.number})`]);
   expect(reactionsOf(comment)).toEqual([`${hub().app.slug}[bot] +1`]);
@@ -135,7 +141,9 @@ test('a redelivered issue_comment submits once', async () => {
   expect(now?.timeline.filter((t) => t.from === null)).toHaveLength(1);
   expect(reactionsOf(comment)).toEqual([`${hub().app.slug}[bot] +1`]);
   expect((await g.queue()).inQueue).toBe(1);
-  expect(await submittedWith(g, comment)).toEqual([{ pr: pr.number, priority: null, noBatch: false }]);
+  expect(await submittedWith(g, comment)).toEqual([
+    { pr: pr.number, priority: null, noBatch: false, expectedHeadSha: pr.headSha },
+  ]);
 }, 60_000);
 
 test('/trunk cancel while testing cancels it', async () => {
@@ -154,4 +162,62 @@ test('/trunk cancel while testing cancels it', async () => {
   await g.waitFor('the test branch deleted', () => Promise.resolve(g.branches('trunk-merge/').length === 0));
   expect(g.mainLog()).toEqual([]);
   expect(hub().pullRequest(g.repo.owner, g.repo.name, pr.number).state).toBe('open');
+}, 60_000);
+
+/** Waits until the clock shows a later whole second than `than` (GitHub's times have whole seconds). */
+async function nextSecond(than: Date): Promise<void> {
+  const second = Math.floor(than.getTime() / 1000);
+  while (Math.floor(Date.now() / 1000) <= second) await new Promise((r) => setTimeout(r, 50));
+}
+
+test('a push after /trunk merge is not queued: a new command is needed, and it queues the new head', async () => {
+  h = await start();
+  const g = h;
+  const pr = await g.openPr({ 'feature.txt': 'reviewed\n' }, 'bound');
+  await hub().webhooks.idle();
+  await g.receiver.idle();
+  // The maintainer comments on the reviewed head; before railyard hears of it, the author pushes.
+  hub().webhooks.hold();
+  const comment = say(g, pr.number, 'alice', '/trunk merge');
+  await nextSecond(comment.createdAt);
+  const pushed = await g.pushToPr(pr.number, { 'feature.txt': 'changed after the review\n' });
+  hub().webhooks.release();
+  await hub().webhooks.idle();
+  await g.receiver.idle();
+
+  const { rows } = await g.pool.query<{ outcome: string }>(
+    'SELECT outcome FROM github_webhook_deliveries WHERE delivery_id = $1',
+    [deliveriesOf(comment)[0]!.guid],
+  );
+  expect(rows).toEqual([{ outcome: 'refused: the pull request changed after the comment (replied)' }]);
+  expect(await submittedWith(g, comment)).toEqual([]);
+  expect(await g.pr(pr.number)).toBeNull();
+  expect(reactionsOf(comment)).toEqual([]);
+  expect(botComments(g, pr.number)).toEqual([
+    `\`/trunk merge\` was not applied: the pull request changed after that comment (a push, an edit or another comment), and railyard queues only the commit a command was given for. Its head is now ${pushed}; comment \`/trunk merge\` again to queue it.`,
+  ]);
+
+  // A new command, on the new head, is bound to it and merges it.
+  const again = say(g, pr.number, 'alice', '/trunk merge');
+  expect((await g.settled(pr.number)).state).toBe('merged');
+  expect(await submittedWith(g, again)).toEqual([
+    { pr: pr.number, priority: null, noBatch: false, expectedHeadSha: pushed },
+  ]);
+}, 60_000);
+
+test("a live-comment marker planted in the author's comment is not railyard's comment", async () => {
+  h = await start(undefined, { commentsEnabled: true });
+  const g = h;
+  const pr = await g.openPr({ 'feature.txt': 'new\n' }, 'planted');
+  const planted = say(g, pr.number, 'mallory', 'nothing to see <!-- railyard:live-comment -->');
+  await g.submit(pr.number);
+  expect((await g.settled(pr.number)).state).toBe('merged');
+  // The author's comment is untouched; railyard wrote its own live comment.
+  const mine = hub()
+    .comments(g.repo.owner, g.repo.name, pr.number)
+    .find((c) => c.id === planted.id);
+  expect(mine?.body).toBe('nothing to see <!-- railyard:live-comment -->');
+  expect(
+    botComments(g, pr.number).filter((b) => b.startsWith('<!-- railyard:live-comment -->')),
+  ).toHaveLength(1);
 }, 60_000);

@@ -13,6 +13,11 @@ import type { CheckRun, CommitStatus, IssueComment, PullRequest, Review } from '
 export interface Actor {
   login: string;
   type: 'User' | 'Bot';
+  /**
+   * The App acting through its installation token (its bot user): what GitHub shows as a comment's
+   * `performed_via_github_app`. A person, or another App's bot made with `hub().comment`, has none.
+   */
+  app?: { id: number; slug: string };
 }
 
 /** `changes` of `pull_request.edited`: the previous values of what changed. */

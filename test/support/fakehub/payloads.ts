@@ -346,6 +346,24 @@ export function statusJson(base: string, repo: Repository, status: CommitStatus)
   };
 }
 
+/** An App as GitHub shows it acting (`performed_via_github_app`, the `integration` schema). */
+function appJson(base: string, app: { id: number; slug: string }): JsonObject {
+  return {
+    id: app.id,
+    slug: app.slug,
+    node_id: `A_${app.id}`,
+    owner: userJson(base, `${app.slug}-owner`, 'Organization'),
+    name: app.slug,
+    description: null,
+    external_url: `${base}/apps/${app.slug}`,
+    html_url: `${base}/apps/${app.slug}`,
+    created_at: '2020-01-01T00:00:00Z',
+    updated_at: '2020-01-01T00:00:00Z',
+    permissions: { issues: 'write', pull_requests: 'write', checks: 'write' },
+    events: [],
+  };
+}
+
 export function issueCommentJson(base: string, repo: Repository, comment: IssueComment): JsonObject {
   const full = `${repo.owner}/${repo.name}`;
   const url = `${base}/repos/${full}/issues/comments/${comment.id}`;
@@ -360,7 +378,7 @@ export function issueCommentJson(base: string, repo: Repository, comment: IssueC
     updated_at: iso(comment.updatedAt ?? comment.createdAt),
     issue_url: `${base}/repos/${full}/issues/${comment.number}`,
     author_association: comment.author.type === 'Bot' ? 'NONE' : 'MEMBER',
-    performed_via_github_app: null,
+    performed_via_github_app: comment.author.app ? appJson(base, comment.author.app) : null,
     reactions: reactionRollup(`${url}/reactions`, comment.reactions),
   };
 }

@@ -612,7 +612,10 @@ const handlers: Record<string, Handler> = {
     const number = Number(req.params.issue_number);
     if (!repo || !ctx.state.pull(repo, number)) return Promise.resolve(notFound());
     const text = (req.body as { body: string }).body;
-    const comment = ctx.state.addComment(repo, number, text, botOf(ctx.app));
+    const comment = ctx.state.addComment(repo, number, text, {
+      ...botOf(ctx.app),
+      app: { id: ctx.app.id, slug: ctx.app.slug },
+    });
     const json = issueCommentJson(ctx.base, repo, comment);
     return Promise.resolve({ status: 201, body: json, headers: { location: String(json.url) } });
   },

@@ -526,6 +526,8 @@ export class FakeHubState {
     };
     this.comments.push(comment);
     const pr = this.pull(repository, number);
+    // A new comment updates its issue or PR, as on GitHub (`updated_at`, which a push also moves).
+    if (pr) pr.updatedAt = comment.createdAt;
     if (pr) this.announceComment('created', pr, comment, author);
     return comment;
   }

@@ -160,7 +160,12 @@ describe('commands in PR comments', () => {
     installation: { id: 9 },
     repository: { full_name: 'Acme/Widgets' },
     issue: { number: 12, pull_request: {} },
-    comment: { id: 77, body: '/trunk cancel', user: { login: 'alice', type: 'User' } },
+    comment: {
+      id: 77,
+      body: '/trunk cancel',
+      user: { login: 'alice', type: 'User' },
+      created_at: '2024-05-01T12:00:10Z',
+    },
   });
 
   test('a command goes to the handler for the holding organisation; its outcome is recorded', async () => {
@@ -182,6 +187,7 @@ describe('commands in PR comments', () => {
           id: 77,
           pr: 12,
           author: 'alice',
+          createdAt: '2024-05-01T12:00:10Z',
           parse: { kind: 'command', command: { kind: 'cancel' }, text: '/trunk cancel', ignored: 0 },
         },
       },

@@ -206,6 +206,7 @@ describe('issue_comment', () => {
     id: 9001,
     body: 'LGTM\n/trunk merge --priority=high',
     user: { login: 'alice', type: 'User' },
+    created_at: '2024-05-01T12:00:10Z',
     ...over,
   });
   const onPr = { number: 12, pull_request: { url: 'https://api.github.com/repos/Acme/Widgets/pulls/12' } };
@@ -226,6 +227,7 @@ describe('issue_comment', () => {
         id: 9001,
         pr: 12,
         author: 'alice',
+        createdAt: '2024-05-01T12:00:10Z',
         parse: {
           kind: 'command',
           command: { kind: 'merge', priority: 10, noBatch: false },

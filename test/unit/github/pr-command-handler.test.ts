@@ -41,10 +41,14 @@ const target: CommandTarget = {
 const idOf = (repo: RepositoryKey, branch = 'main') =>
   queueWorkflowId({ organisationId: ORG, repo, targetBranch: branch });
 
+/** When the comment was written, and the PR's head then. */
+const COMMENTED_AT = '2024-05-01T12:00:10Z';
+const HEAD = 'a'.repeat(40);
+
 function routed(body: string, over: Partial<RoutedComment> = {}): RoutedComment {
   const parse = parseComment(body);
   if (parse.kind === 'none') throw new Error('not a command');
-  return { id: 9001, pr: 12, author: 'alice', parse, ...over };
+  return { id: 9001, pr: 12, author: 'alice', createdAt: COMMENTED_AT, parse, ...over };
 }
 
 interface QueueFake {
@@ -61,6 +65,8 @@ function setup(
     queues?: Record<string, QueueFake>;
     permission?: { permission: string; role_name: string } | 404;
     base?: string | 404;
+    /** The PR's `updated_at` (default: the comment's own time, as GitHub sets it for a new comment). */
+    updatedAt?: string;
     replyFails?: boolean;
     reactionFails?: boolean;
   } = {},
@@ -113,7 +119,13 @@ function setup(
       requests.push({ route, params });
       const ok = (data: unknown) => Promise.resolve({ status: 200, data: data as T, headers: {} });
       if (route.startsWith('GET /repos/{owner}/{repo}/pulls/'))
-        return opts.base === 404 ? Promise.reject(fail(404)) : ok({ base: { ref: opts.base ?? 'main' } });
+        return opts.base === 404
+          ? Promise.reject(fail(404))
+          : ok({
+              base: { ref: opts.base ?? 'main' },
+              head: { sha: HEAD },
+              updated_at: opts.updatedAt ?? COMMENTED_AT,
+            });
       if (route.startsWith('GET /repos/{owner}/{repo}/collaborators/'))
         return opts.permission === 404
           ? Promise.reject(fail(404))
@@ -160,7 +172,7 @@ describe('merge', () => {
         workflowId: idOf(GITHUB_SPELLING),
         name: 'submitPullRequest',
         updateId: 'issueComment/9001/merge',
-        args: [{ pr: 12, priority: 10, noBatch: true }],
+        args: [{ pr: 12, priority: 10, noBatch: true, expectedHeadSha: HEAD }],
       },
     ]);
     expect(t.reactions()).toEqual(['9001 +1']);
@@ -181,7 +193,41 @@ describe('merge', () => {
   test('a plain merge sends the queue default (null) and batching', async () => {
     const t = setup();
     await t.handler.run(target, routed('/railyard merge'));
-    expect(t.updates[0]!.args).toEqual([{ pr: 12, priority: null, noBatch: false }]);
+    expect(t.updates[0]!.args).toEqual([{ pr: 12, priority: null, noBatch: false, expectedHeadSha: HEAD }]);
+  });
+
+  test('a PR updated after the comment (a push, say) is refused: a new command is needed', async () => {
+    const t = setup({ updatedAt: '2024-05-01T12:00:11Z' });
+    expect(await t.handler.run(target, routed('/trunk merge'))).toBe(
+      'refused: the pull request changed after the comment (replied)',
+    );
+    expect(t.updates).toEqual([]);
+    expect(t.reactions()).toEqual([]);
+    expect(t.replies()).toEqual([
+      `\`/trunk merge\` was not applied: the pull request changed after that comment (a push, an edit or another comment), and railyard queues only the commit a command was given for. Its head is now ${HEAD}; comment \`/trunk merge\` again to queue it.`,
+    ]);
+    // A cancel is not bound to a head: it applies whatever happened since.
+    expect(await t.handler.run(target, routed('/trunk cancel'))).toBe('cancelled #12 in main');
+  });
+
+  test('the queue’s words in a reply are inert: no mention, reference, link or markup', async () => {
+    const t = setup({
+      queues: {
+        [idOf(GITHUB_SPELLING)]: {
+          admission: {
+            state: 'rejected',
+            rejection: 'invalid',
+            message: 'Branch @acme/admins #3 ![x](https://evil.example/a.png) <b>',
+          },
+        },
+      },
+    });
+    await t.handler.run(target, routed('/trunk merge'));
+    const [reply] = t.replies();
+    expect(reply).not.toMatch(/@[A-Za-z]|#[0-9]|!\[|\]\(|<b>|https:\/\//);
+    expect(reply!.replace(/[\u200d\\]/g, '')).toBe(
+      '`/trunk merge` was not applied: Branch @acme/admins #3 ![x](https://evil.example/a.png) <b>',
+    );
   });
 
   test('a resubmission says so', async () => {
@@ -209,7 +255,8 @@ describe('merge', () => {
       },
     });
     expect(await t.handler.run(target, routed('/trunk merge'))).toBe('rejected by the queue (replied)');
-    expect(t.replies()).toEqual(['`/trunk merge` was not applied: Pull request #12 is closed.']);
+    // The queue's words are inert: its `#12` is no reference (a zero-width joiner, an escape).
+    expect(t.replies()).toEqual(['`/trunk merge` was not applied: Pull request \\#\u200d12 is closed.']);
     expect(t.reactions()).toEqual([]);
   });
 
@@ -252,7 +299,7 @@ describe('cancel', () => {
     });
     expect(await t.handler.run(target, routed('/trunk cancel'))).toBe('rejected by the queue (replied)');
     expect(t.replies()).toEqual([
-      '`/trunk cancel` was not applied: Pull request #12 is not in the merge queue for github.com/Acme/Widgets branch "main".',
+      '`/trunk cancel` was not applied: Pull request \\#\u200d12 is not in the merge queue for github.com/Acme/Widgets branch "main".',
     ]);
     expect(t.reactions()).toEqual([]);
   });
@@ -351,6 +398,22 @@ describe('who may command', () => {
       `\`/trunk merge --force\` was not applied: \`--force\` is not a flag of \`merge\`; railyard accepts ${ACCEPTED_COMMANDS}.`,
     ]);
     expect(t.updates).toEqual([]);
+  });
+
+  test('refusals are bounded: one reply per PR and kind, one for all commenters without access', async () => {
+    const t = setup({ permission: { permission: 'read', role_name: 'read' } });
+    expect(await t.handler.run(target, routed('/trunk merge', { author: 'bob' }))).toBe(
+      'refused: bob has read access (replied)',
+    );
+    for (const author of ['bob', 'carol', 'dave'])
+      expect(await t.handler.run(target, routed('/trunk merge', { author }))).toBe(
+        `refused: ${author} has read access (reply withheld)`,
+      );
+    // Another PR gets its own reply.
+    expect(await t.handler.run(target, routed('/trunk merge', { author: 'bob', pr: 13 }))).toBe(
+      'refused: bob has read access (replied)',
+    );
+    expect(t.replies()).toHaveLength(2);
   });
 
   test('an invalid command from a reader is refused for the permission first', async () => {
