@@ -13,7 +13,8 @@
  * Every address probed is loopback, this machine's own, the gateway (closed before any packet leaves:
  * never probed with the host's network), or one the test made. Real bwrap, pasta, ip, checkouts.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { createServer, type Server } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -266,6 +267,55 @@ withBwrap('a sandboxed run with the network on', () => {
       expect(reached(log)).toEqual([]);
       expect(nbh!.connections.length).toBe(before);
       expect(Number(/^rules (\d+)$/m.exec(log)?.[1])).toBeGreaterThan(10); // the rules are all there
+    },
+  );
+
+  // The executor here uses the helper form (/dev/net/tun is root's only); the wrap form gets the same
+  // checks in a child whose private mount namespace has a 0666 tun node over /dev/net/tun.
+  withNeighbourhood(
+    'the wrap form sets the same rules: exactly the allowed address, rules out of reach',
+    async () => {
+      const checkout = join(scratch, 'wrap-checkout');
+      mkdirSync(checkout, { recursive: true });
+      chownSync(checkout, 65534, 65534);
+      const tun = join(scratch, 'wrap-tun');
+      mkdirSync(tun, { recursive: true });
+      const command = `ip rule flush; unshare --user --map-root-user ip rule flush\n${probes(neighbours())}`;
+      const before = nbh!.connections.length;
+      const child = spawnSync(
+        'unshare',
+        [
+          '--mount',
+          '--propagation',
+          'private',
+          'sh',
+          '-c',
+          // A tmpfs of this namespace's own (the scratch folder may be nodev), a tun node on it, bound over.
+          'mount -t tmpfs -o mode=0755 railyard-tun "$1" && mknod -m 0666 "$1/tun" c 10 200 && ' +
+            'mount --bind "$1/tun" /dev/net/tun && shift && exec "$@"',
+          'railyard-wrap',
+          tun,
+          join(process.cwd(), 'node_modules', '.bin', 'tsx'),
+          join(__dirname, 'support', 'wrap-form-run.ts'),
+          checkout,
+          command,
+          nbh!.addresses.private,
+        ],
+        { encoding: 'utf8', timeout: 90_000 },
+      );
+      const last = child.stdout.trim().split('\n').at(-1) ?? '';
+      const out = JSON.parse(last || '{}') as { form?: string; status?: number; output?: string };
+      expect({ form: out.form, status: out.status, stderr: child.stderr }).toEqual({
+        form: 'wrap',
+        status: 0,
+        stderr: '',
+      });
+      expect(out.output).toContain('Operation not permitted');
+      expect(reached(out.output ?? '')).toEqual([`reached ${nbh!.addresses.private}:${nbh!.port}`]);
+      // The listener's report comes through its stdout, read once the event loop runs again.
+      for (let i = 0; i < 100 && nbh!.connections.length === before; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(nbh!.connections.slice(before)).toEqual([nbh!.addresses.private]);
     },
   );
 
