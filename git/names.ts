@@ -5,6 +5,9 @@
  *  - never starts with `-` (so git cannot read it as an option such as `--upload-pack=...`),
  *  - has no `..`, empty, `.` segment, space or control character (so it cannot leave the repository
  *    root, split an argument or forge a log line),
+ *  - has no owner segment ending in `.git`, in any case: the local host keeps a repository at
+ *    `<owner>/<name>.git`, so an owner such as `victim/app.git/refs/heads` would put a "repository"
+ *    inside the victim's bare repository (its refs, objects or hooks) — issue 24,
  *  - follows `git check-ref-format` (branches), which git itself would enforce later, but with a
  *    clear message and before any process starts.
  * Functions return a `NameCheck` instead of throwing; `assertValid` turns a failed check into an
@@ -48,6 +51,14 @@ function checkSegment(segment: string): string | null {
   return null;
 }
 
+/** An owner segment: also never a repository's folder (`<name>.git`), whatever the case. */
+function checkOwnerSegment(segment: string): string | null {
+  const problem = checkSegment(segment);
+  if (problem) return problem;
+  if (/\.git$/i.test(segment)) return 'has a segment ending in ".git", which names a repository\'s folder';
+  return null;
+}
+
 export function checkRepositoryKey(repo: RepositoryKey): NameCheck<RepositoryKey> {
   const { host, owner, name } = repo;
   if (typeof host !== 'string' || !HOST.test(host) || host.startsWith('-') || host.startsWith('.')) {
@@ -58,7 +69,7 @@ export function checkRepositoryKey(repo: RepositoryKey): NameCheck<RepositoryKey
   const ownerSegments = owner.split('/');
   if (ownerSegments.length > MAX_OWNER_SEGMENTS) return fail('repo.owner has too many "/" segments');
   for (const segment of ownerSegments) {
-    const problem = checkSegment(segment);
+    const problem = checkOwnerSegment(segment);
     if (problem) return fail(`repo.owner ${problem}`);
   }
   if (typeof name !== 'string') return fail('repo.name must be a string');

@@ -78,6 +78,10 @@ describe('repository keys', () => {
     ['very long owner', key(long)],
     ['slash in name', key('acme', 'a/b')],
     ['parent name', key('acme', '..')],
+    // A repository inside another's bare repository (issue 24): <root>/<host>/victim/app.git/refs/heads/x.git.
+    ['an owner path through a bare repository', key('victim/app.git/refs/heads', 'x')],
+    ['an owner segment naming a repository folder in another case', key('victim/App.GIT', 'hooks')],
+    ['an owner that is a repository folder', key('app.git', 'x')],
     ['option as name', key('acme', '--upload-pack=x')],
     ['empty name', key('acme', '')],
     ['option as host', key('acme', 'widgets', '--x')],

@@ -116,6 +116,8 @@ export const pageTokens: BadInputRow[] = [
 export const gitNames: BadInputRow[] = [
   { name: 'owner "--upload-pack=x"', route: '/v1/createQueue', body: withRepo({ owner: '--upload-pack=x' }), status: 400, message: "Field 'repo.owner' has a segment starting with \"-\"." },
   { name: 'owner "../x"', route: '/v1/getQueue', body: withRepo({ owner: '../x' }), status: 400, message: "Field 'repo.owner' has a \".\" or \"..\" segment." },
+  { name: 'owner through another repository ("acme/app.git/refs/heads")', route: '/v1/createQueue', body: withRepo({ owner: 'acme/app.git/refs/heads', name: 'x' }), status: 400, message: "Field 'repo.owner' has a segment ending in \".git\", which names a repository's folder." },
+  { name: 'claim of an owner through another repository', route: '/v1/repositories/claim', body: { repo: { ...QUEUE.repo, owner: 'acme/APP.GIT', name: 'objects' } }, status: 400, message: "Field 'repo.owner' has a segment ending in \".git\", which names a repository's folder." },
   { name: 'name "../../etc"', route: '/v1/submitPullRequest', body: { ...withRepo({ name: '../../etc' }), pr: { number: 1 } }, status: 400, message: "Field 'repo.name' must not contain \"/\"." },
   { name: 'name with a space', route: '/v1/createQueue', body: withRepo({ name: 'my app' }), status: 400, message: "Field 'repo.name' may only contain letters, digits, \".\", \"_\" and \"-\"." },
   { name: 'claim of owner "--upload-pack=x"', route: '/v1/repositories/claim', body: { repo: { ...QUEUE.repo, owner: '--upload-pack=x' } }, status: 400, message: "Field 'repo.owner' has a segment starting with \"-\"." },
