@@ -7,7 +7,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_SANDBOX, sandboxedCommand, type SandboxProbe } from '../../../executor/sandbox';
-import { createRunCgroup, describeLimits, joinLine, probeRunCgroups } from '../../../executor/run-cgroup';
+import {
+  createRunCgroup,
+  describeLimits,
+  joinLine,
+  probeRunCgroups,
+  type RunLimits,
+} from '../../../executor/run-cgroup';
+import { buildExecutorHealth } from '../../../worker/executor-health';
 import { sandboxOf } from '../../../worker/sandbox-settings';
 
 let dir: string;
@@ -121,4 +128,31 @@ it('the executor says at start when limits are per process only, and why', () =>
     "test runs' memory, processes and CPU are limited per process only (address space and process count of each process; no per-run memory, process or CPU limit): /sys/fs/cgroup is not a cgroup v2 hierarchy",
   );
   expect(describeLimits({ kind: 'per-run', cgroup: '/sys/fs/cgroup/svc' })).toMatch(/^per run/);
+});
+
+it('/readyz says how runs are limited: per run, per process only and why, or not at all', async () => {
+  const health = (sandbox: string, limits: RunLimits) =>
+    buildExecutorHealth({
+      api: 'https://railyard.example',
+      name: 'e1',
+      slots: 1,
+      sandbox,
+      network: 'isolated',
+      limits,
+      running: () => true,
+    });
+  const said = async (sandbox: string, limits: RunLimits) => {
+    const app = health(sandbox, limits);
+    const body = (await app.inject({ url: '/readyz' })).json<{ limits: string }>();
+    await app.close();
+    return body.limits;
+  };
+  const v1: RunLimits = { kind: 'per-process', reason: '/sys/fs/cgroup is not a cgroup v2 hierarchy' };
+  expect(await said('bubblewrap 0.8.0', v1)).toMatch(
+    /^per process only .*: \/sys\/fs\/cgroup is not a cgroup v2/,
+  );
+  expect(await said('bubblewrap 0.8.0', { kind: 'per-run', cgroup: '/sys/fs/cgroup/svc' })).toMatch(
+    /^per run/,
+  );
+  expect(await said('UNSANDBOXED', v1)).toBe('none (UNSANDBOXED)');
 });
