@@ -102,6 +102,8 @@ export async function startExecutorApi(opts: {
   temporalAddress?: string;
   keepAliveMs?: number;
   claimWaitMs?: number;
+  /** The address it listens on; default 127.0.0.1 (the split-deployment test gives a veth's). */
+  host?: string;
 }): Promise<ExecutorApiServer> {
   const connection = await Connection.connect({
     address: opts.temporalAddress ?? requireTestEnv('TEST_TEMPORAL_ADDRESS'),
@@ -126,7 +128,7 @@ export async function startExecutorApi(opts: {
     }),
     { prefix: '/v1' },
   );
-  const url = await server.listen({ host: '127.0.0.1', port: 0 });
+  const url = await server.listen({ host: opts.host ?? '127.0.0.1', port: 0 });
   return {
     url,
     async issue(name) {
@@ -153,9 +155,15 @@ export function startExecutorProcess(opts: {
   /** Folders test commands may read (RAILYARD_SANDBOX_READ_ONLY_PATHS). */
   readOnlyPaths?: string[];
   log?: string;
+  /** A network namespace (`ip netns`) to run it in: `ip netns exec` execs it, so the pid is the executor's. */
+  netns?: string;
+  /** More settings of the executor (RAILYARD_SANDBOX_NETWORK_ALLOW, ...). */
+  env?: Record<string, string>;
 }): ChildProcess {
   const out = opts.log ? openSync(opts.log, 'a') : 'ignore';
-  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['worker/executor.ts'], {
+  const tsx = [path.join(ROOT, 'node_modules', '.bin', 'tsx'), 'worker/executor.ts'];
+  const [command, ...args] = opts.netns ? ['ip', 'netns', 'exec', opts.netns, ...tsx] : tsx;
+  const child = spawn(command!, args, {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -168,6 +176,7 @@ export function startExecutorProcess(opts: {
       ...(opts.readOnlyPaths ? { RAILYARD_SANDBOX_READ_ONLY_PATHS: opts.readOnlyPaths.join(',') } : {}),
       // Where bwrap cannot run (no user namespaces) the stories still run, unsandboxed, as said.
       ...(testSandbox() === null ? { RAILYARD_EXECUTOR_UNSANDBOXED: '1' } : {}),
+      ...opts.env,
     },
     detached: true,
     stdio: ['ignore', out, out],
@@ -208,8 +217,11 @@ export async function startTestExecutor(opts: TestExecutorOptions): Promise<Test
     apiUrl: api.url,
     sandboxed: sandbox !== null,
     async close() {
+      const t0 = Date.now();
       await loop.stop(5_000);
+      console.error(`CLOSE loop ${Date.now() - t0}`);
       await api.close();
+      console.error(`CLOSE api ${Date.now() - t0}`);
       rmSync(root, { recursive: true, force: true });
     },
   };

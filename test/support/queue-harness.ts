@@ -92,6 +92,15 @@ export interface DeploymentOptions {
   /** The executor's slots (default 4) and the per-organisation cap on runs (default the worker's). */
   executorSlots?: number;
   runsPerOrganisation?: number;
+  /**
+   * Starts the deployment's executor instead of the in-process one (startTestExecutor): the
+   * split-deployment test runs the executor process in a network namespace of its own.
+   */
+  startExecutor?: (ctx: {
+    taskQueue: string;
+    pool: Pool;
+    gates: string;
+  }) => Promise<{ close(): Promise<void> }>;
 }
 
 /** What one queue is: its repository's test command. */
@@ -139,14 +148,16 @@ export async function startQueueDeployment(opts: DeploymentOptions = {}): Promis
   const client = new Client({ connection });
   const taskQueue = `e2e-${randomUUID()}`;
   // Test runs go to an executor of their own, as in production (issue 17); $GATE is writable in it.
-  const executor = await startTestExecutor({
-    controlTaskQueue: taskQueue,
-    pool,
-    writablePaths: [gates],
-    // A test's teardown ends its runs; their commands stop within a second instead of 16 s.
-    heartbeatThrottleMs: 1_000,
-    ...(opts.executorSlots ? { slots: opts.executorSlots } : {}),
-  });
+  const executor = opts.startExecutor
+    ? await opts.startExecutor({ taskQueue, pool, gates })
+    : await startTestExecutor({
+        controlTaskQueue: taskQueue,
+        pool,
+        writablePaths: [gates],
+        // A test's teardown ends its runs; their commands stop within a second instead of 16 s.
+        heartbeatThrottleMs: 1_000,
+        ...(opts.executorSlots ? { slots: opts.executorSlots } : {}),
+      });
   const worker = await Worker.create({
     connection: nativeConnection,
     taskQueue,
@@ -267,10 +278,14 @@ export async function startQueueDeployment(opts: DeploymentOptions = {}): Promis
     gitRoot,
     newQueue,
     async close() {
+      const t0 = Date.now(); const lg = (m: string) => console.error(`CLOSE ${m} ${Date.now() - t0}`);
       for (const q of [...open]) await q.close();
+      lg('queues');
       worker.shutdown();
       await running;
+      lg('worker');
       await executor.close();
+      lg('executor');
       await retries.close(connection);
       await nativeConnection.close();
       await pool.end();
