@@ -217,11 +217,8 @@ export async function startTestExecutor(opts: TestExecutorOptions): Promise<Test
     apiUrl: api.url,
     sandboxed: sandbox !== null,
     async close() {
-      const t0 = Date.now();
       await loop.stop(5_000);
-      console.error(`CLOSE loop ${Date.now() - t0}`);
       await api.close();
-      console.error(`CLOSE api ${Date.now() - t0}`);
       rmSync(root, { recursive: true, force: true });
     },
   };

@@ -278,14 +278,10 @@ export async function startQueueDeployment(opts: DeploymentOptions = {}): Promis
     gitRoot,
     newQueue,
     async close() {
-      const t0 = Date.now(); const lg = (m: string) => console.error(`CLOSE ${m} ${Date.now() - t0}`);
       for (const q of [...open]) await q.close();
-      lg('queues');
       worker.shutdown();
       await running;
-      lg('worker');
       await executor.close();
-      lg('executor');
       await retries.close(connection);
       await nativeConnection.close();
       await pool.end();
