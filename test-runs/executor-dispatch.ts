@@ -10,6 +10,10 @@
  * - A report reaches Temporal once: under the job's lock, and the job goes only once Temporal took it or
  *   no longer knows the attempt ('stale': the report is refused, never counted). Any other Temporal
  *   failure keeps the job and throws, so the executor retries the report.
+ * - PostgreSQL down: the jobs this API process handed out keep their task tokens in memory (bounded),
+ *   so their heartbeats and reports still reach Temporal, which alone decides whether an attempt is
+ *   current (a second completion of one attempt is refused there, so nothing counts twice); the job
+ *   row goes with the next sweep of stale claims. A run in progress outlives an outage of the store.
  * - Queued jobs (no executor free yet) are kept alive by `keepQueuedAlive`, run every few seconds by
  *   the API: their activities are started, so their heartbeat timeout runs while they wait. Jobs whose
  *   activity Temporal no longer knows go.
@@ -61,8 +65,26 @@ const toClaimed = (job: HeldJob): ClaimedJob => {
   return { id: job.id, attempt: job.attempt, run };
 };
 
+/** Task tokens of jobs handed out by this process, kept for a PostgreSQL outage; oldest go first. */
+const HELD_TOKENS = 10_000;
+
 export function createExecutorDispatch(deps: DispatchDeps): ExecutorDispatch {
   const pollMs = deps.claimPollMs ?? 500;
+  const tokens = new Map<string, { executorId: string; taskToken: Uint8Array }>();
+  const remember = (executorId: string, job: HeldJob) => {
+    tokens.set(job.id, { executorId, taskToken: job.taskToken });
+    if (tokens.size > HELD_TOKENS) tokens.delete(tokens.keys().next().value!);
+  };
+  /** The task token of a job this process handed to `executorId`, for when the store cannot answer. */
+  const remembered = (executorId: string, jobId: string, err: unknown): Uint8Array => {
+    const held = tokens.get(jobId);
+    if (!held || held.executorId !== executorId) throw err;
+    return held.taskToken;
+  };
+  const forget = (jobId: string) => {
+    tokens.delete(jobId);
+    return deps.jobs.drop(jobId).catch(() => undefined); // a store that is down: the sweep takes it
+  };
 
   /** Delivers a report or failure with the job's lock held; 'stale' when Temporal no longer knows it. */
   async function settle(
@@ -70,16 +92,29 @@ export function createExecutorDispatch(deps: DispatchDeps): ExecutorDispatch {
     jobId: string,
     deliver: (taskToken: Uint8Array) => Promise<void>,
   ): Promise<SettleVerdict> {
-    const outcome = await deps.jobs.settle(jobId, executorId, async (job) => {
+    const once = async (taskToken: Uint8Array): Promise<SettleVerdict> => {
       try {
-        await deliver(job.taskToken);
-        return { drop: true, result: { kind: 'accepted' } as SettleVerdict };
+        await deliver(taskToken);
+        return { kind: 'accepted' };
       } catch (err) {
-        if (err instanceof ActivityNotFoundError)
-          return { drop: true, result: { kind: 'stale' } as SettleVerdict };
+        if (err instanceof ActivityNotFoundError) return { kind: 'stale' };
         throw err;
       }
-    });
+    };
+    let outcome;
+    try {
+      outcome = await deps.jobs.settle(jobId, executorId, async (job) => ({
+        drop: true,
+        result: await once(job.taskToken),
+      }));
+    } catch (err) {
+      if (err instanceof ActivityNotFoundError || !tokens.has(jobId)) throw err;
+      // The store failed (down): Temporal alone decides whether the attempt is current.
+      const result = await once(remembered(executorId, jobId, err));
+      await forget(jobId);
+      return result;
+    }
+    tokens.delete(jobId);
     return outcome.kind === 'missing' ? { kind: 'unknown_job' } : outcome.result;
   }
 
@@ -87,8 +122,13 @@ export function createExecutorDispatch(deps: DispatchDeps): ExecutorDispatch {
     async claim(executorId, { waitMs, signal }) {
       const until = Date.now() + waitMs;
       for (;;) {
+        // Never take a job for a caller that is gone: it would sit claimed until the stale-claim sweep.
+        if (signal?.aborted) return null;
         const job = await deps.jobs.claim(executorId, deps.taskQueue);
-        if (job) return toClaimed(job);
+        if (job) {
+          remember(executorId, job);
+          return toClaimed(job);
+        }
         if (signal?.aborted || Date.now() + pollMs > until) return null;
         await new Promise((resolve) => setTimeout(resolve, pollMs));
       }
@@ -99,19 +139,25 @@ export function createExecutorDispatch(deps: DispatchDeps): ExecutorDispatch {
     },
 
     async heartbeat(executorId, jobId) {
-      const job = await deps.jobs.touch(jobId, executorId);
-      if (!job) return { kind: 'unknown_job' };
+      let taskToken: Uint8Array;
       try {
-        await deps.activities.heartbeat(job.taskToken);
+        const job = await deps.jobs.touch(jobId, executorId);
+        if (!job) return { kind: 'unknown_job' };
+        taskToken = job.taskToken;
+      } catch (err) {
+        taskToken = remembered(executorId, jobId, err);
+      }
+      try {
+        await deps.activities.heartbeat(taskToken);
         return { kind: 'continue' };
       } catch (err) {
         if (err instanceof ActivityCancelledError) {
-          await deps.activities.reportCancellation(job.taskToken).catch(() => undefined);
-          await deps.jobs.drop(job.id);
+          await deps.activities.reportCancellation(taskToken).catch(() => undefined);
+          await forget(jobId);
           return { kind: 'stop', reason: 'cancelled' };
         }
         if (err instanceof ActivityNotFoundError || err instanceof ActivityResetError) {
-          await deps.jobs.drop(job.id);
+          await forget(jobId);
           return { kind: 'stop', reason: 'gone' };
         }
         throw err;

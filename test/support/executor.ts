@@ -110,7 +110,8 @@ export async function startExecutorApi(opts: {
   });
   const client = new Client({ connection });
   const credentials = createExecutorCredentials(opts.pool);
-  const server = Fastify({ logger: false });
+  // Closing ends open connections too: a long poll or a keep-alive socket must not hold teardown.
+  const server = Fastify({ logger: false, forceCloseConnections: true });
   server.setValidatorCompiler(validatorCompiler);
   server.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(server);

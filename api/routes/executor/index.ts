@@ -72,6 +72,13 @@ export function executorRoutes(deps: ExecutorRouteDeps) {
       timer.unref();
       done();
     });
+    // Long polls end at once when the server closes: a claim left waiting would hold its connection
+    // open past the close, which then waits out the keep-alive timeout (72 s) for it.
+    const claims = new Set<AbortController>();
+    app.addHook('preClose', (done) => {
+      for (const claim of claims) claim.abort();
+      done();
+    });
     app.addHook('onClose', async () => {
       clearInterval(timer);
       await pass;
@@ -117,11 +124,12 @@ export function executorRoutes(deps: ExecutorRouteDeps) {
         const executor = executorOf(request);
         const gone = new AbortController();
         // The executor went away (shut down, crashed): the claim stops looking, so no job is taken for it.
+        request.raw.once('close', () => gone.abort());
         reply.raw.once('close', () => gone.abort());
-        const job = await deps.dispatch.claim(executor.id, {
-          waitMs: deps.claimWaitMs ?? CLAIM_WAIT_MS,
-          signal: gone.signal,
-        });
+        claims.add(gone);
+        const job = await deps.dispatch
+          .claim(executor.id, { waitMs: deps.claimWaitMs ?? CLAIM_WAIT_MS, signal: gone.signal })
+          .finally(() => claims.delete(gone));
         if (!job) return reply.code(204).send(null);
         request.log.info({ executor: executor.name, jobId: job.id, runId: job.run.runId }, 'job claimed');
         return job;
