@@ -69,7 +69,9 @@ function createService(
       current = m;
       const state = { ready: false };
       m.child.stderr?.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('polling task queue')) state.ready = true;
+        // The worker's Temporal SDK says it polls; the executor says it takes runs from the API.
+        const text = chunk.toString();
+        if (text.includes('polling task queue') || text.includes('taking test runs from')) state.ready = true;
       });
       void m.exited.then(() => {
         if (!expected && current === m) crashes++;
