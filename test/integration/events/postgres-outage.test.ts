@@ -134,10 +134,11 @@ test('PostgreSQL down for longer than the old give-up time: every transition and
     return two?.state === 'pending' && three?.state === 'cancelled';
   });
   await h.waitFor('a continue-as-new during the outage', async () => (await runId()) !== runAtOutage);
+  // PR 1's command finishes during the outage. Its report travels executor → API → Temporal; the
+  // API reaches the job's task token without PostgreSQL only when it handed out the job itself, and the
+  // run's record needs PostgreSQL anyway, so its verdict may come once the store is back
+  // (docs/known-issues.md) — waited for below, with every transition and delivery counted.
   fs.writeFileSync(path.join(h.gate, 'go'), '');
-  await h.waitFor('PR 1 tested', async () =>
-    ['tests_passed', 'merged'].includes((await h.pr(1))?.state ?? ''),
-  );
   await sleep(OUTAGE_MS - (Date.now() - outageStarted));
   // Nothing can be sent without the delivery rows.
   expect(receiver.received('/hook')).toHaveLength(beforeOutage);
