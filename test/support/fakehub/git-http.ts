@@ -11,7 +11,7 @@
  *   learn who pushed from `FAKEHUB_ACTOR` and reach the fake through a loopback URL with a random secret.
  */
 import { execFile, spawn } from 'node:child_process';
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { devNull } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -107,9 +107,12 @@ export function runHttpBackend(
 }
 
 /**
- * Writes the hooks of one bare repository. They are tiny Node programs: pre-receive computes whether
- * each update is a fast-forward (inside git's quarantine, where the new objects are) and asks the fake;
- * post-receive tells the fake what moved. Both print the fake's lines to the pusher (as `remote:`).
+ * Writes the hooks of one bare repository. They are small bash programs (a Node program each would cost
+ * a Node start per hook, two per push, across every GitHub story): pre-receive computes whether each
+ * update is a fast-forward (inside git's quarantine, where the new objects are) and asks the fake;
+ * post-receive tells the fake what moved. Both speak HTTP/1.0 to the fake's loopback address through
+ * bash's /dev/tcp, ask for the plain-text answer (`ok` or `refused`, then GitHub's lines), and print the
+ * lines to the pusher (as `remote:`).
  */
 export async function installHooks(
   bare: string,
@@ -117,39 +120,16 @@ export async function installHooks(
   secret: string,
   repository: string,
 ): Promise<void> {
+  const url = new URL(hookUrl);
+  const body = await readFile(join(__dirname, 'hook.sh'), 'utf8');
+  const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
   for (const phase of ['pre-receive', 'post-receive'] as const) {
-    const source = `#!${process.execPath}
-'use strict';
-const { execFileSync } = require('node:child_process');
-const phase = ${JSON.stringify(phase)};
-let input = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (d) => (input += d));
-process.stdin.on('end', async () => {
-  const updates = input.split('\\n').filter(Boolean).map((line) => {
-    const [oldSha, newSha, ref] = line.split(' ');
-    let fastForward = null;
-    if (phase === 'pre-receive' && !/^0+$/.test(oldSha) && !/^0+$/.test(newSha)) {
-      try { execFileSync('git', ['merge-base', '--is-ancestor', oldSha, newSha], { stdio: 'ignore' }); fastForward = true; }
-      catch { fastForward = false; }
-    }
-    return { ref, oldSha, newSha, fastForward };
-  });
-  try {
-    const res = await fetch(${JSON.stringify(hookUrl)}, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-fakehub-hook': ${JSON.stringify(secret)} },
-      body: JSON.stringify({ phase, repository: ${JSON.stringify(repository)}, actor: process.env.FAKEHUB_ACTOR || null, updates }),
-    });
-    const answer = await res.json();
-    for (const line of answer.lines || []) process.stderr.write(line + '\\n');
-    process.exit(answer.ok ? 0 : 1);
-  } catch (error) {
-    process.stderr.write('fakehub hook could not reach the fake: ' + error.message + '\\n');
-    process.exit(1);
-  }
-});
-`;
+    const settings = { phase, host: url.hostname, port: url.port, path: url.pathname, secret, repository };
+    const source = [
+      '#!/usr/bin/env bash',
+      ...Object.entries(settings).map(([name, value]) => `${name}=${quote(value)}`),
+      body,
+    ].join('\n');
     const path = join(bare, 'hooks', phase);
     await writeFile(path, source);
     await chmod(path, 0o755);

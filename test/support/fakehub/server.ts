@@ -304,12 +304,17 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
     const repo = state.requireRepository(owner, name);
     const appId = body.actor?.startsWith('app:') ? Number(body.actor.slice(4)) : null;
     const pusher: Pusher = appId === null ? { kind: 'admin' } : { kind: 'app', appId, login: botLogin(app) };
+    // The hooks (git-http.ts) ask for plain text: `ok` or `refused`, then GitHub's lines.
+    const answer = (ok: boolean, lines: string[]) =>
+      (request.query as { format?: string }).format === 'text'
+        ? reply.type('text/plain').send([ok ? 'ok' : 'refused', ...lines, ''].join('\n'))
+        : { ok, lines };
     if (body.phase === 'pre-receive') {
       const lines = state.refusals(repo, body.updates, pusher);
-      return { ok: lines.length === 0, lines };
+      return answer(lines.length === 0, lines);
     }
     await state.afterPush(repo, body.updates, pusher);
-    return { ok: true, lines: [] };
+    return answer(true, []);
   });
 
   // ---- the OAuth web flow's token exchange (the web host's, not the REST API's) ----------------
