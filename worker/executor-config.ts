@@ -29,6 +29,7 @@ export const FORBIDDEN = [
   'RAILYARD_GITHUB_PRIVATE_KEY',
   'RAILYARD_GITHUB_PRIVATE_KEY_FILE',
   'RAILYARD_GITHUB_WEBHOOK_SECRET',
+  'RAILYARD_GITHUB_CLIENT_SECRET',
 ] as const;
 
 /** http is accepted only where the credential cannot cross a network: loopback or a compose service. */

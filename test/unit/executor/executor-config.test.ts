@@ -17,7 +17,13 @@ test.each(FORBIDDEN)('an executor given %s refuses to start, naming it', (name) 
 });
 
 test('TEMPORAL_ADDRESS and the GitHub key file are among the refused', () => {
-  expect(FORBIDDEN).toEqual(expect.arrayContaining(['TEMPORAL_ADDRESS', 'RAILYARD_GITHUB_PRIVATE_KEY_FILE']));
+  expect(FORBIDDEN).toEqual(
+    expect.arrayContaining([
+      'TEMPORAL_ADDRESS',
+      'RAILYARD_GITHUB_PRIVATE_KEY_FILE',
+      'RAILYARD_GITHUB_CLIENT_SECRET',
+    ]),
+  );
 });
 
 test('the executor credential is required and must look like one; its value is never echoed', () => {
