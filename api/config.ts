@@ -85,11 +85,13 @@ const ApiConfig = z.object({
     DEFAULT_MAX_SUBSCRIPTIONS_PER_ORGANISATION,
   ),
   // The dashboard (api/dashboard/routes): how long a sign-in lasts, and the Temporal Web UI its PR pages link
-  // to (`npm start` runs it on 8233); `off` for no links.
+  // to. Off unless set: Temporal's UI has no authentication and shows every organisation's histories, so
+  // a deployment links it only where it sits behind the operators' own sign-in (`npm start` sets its
+  // loopback-only UI).
   RAILYARD_UI_SESSION_HOURS: envInt(1, 720).default(12),
   RAILYARD_TEMPORAL_UI_URL: z
     .union([z.literal('off'), z.url({ protocol: /^https?$/, message: 'must be an http(s) URL or off' })])
-    .default('http://127.0.0.1:8233'),
+    .default('off'),
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;
 

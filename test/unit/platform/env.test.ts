@@ -11,6 +11,8 @@ describe('configuration', () => {
       TEMPORAL_NAMESPACE: 'default',
       RAILYARD_API_PORT: 8080,
       RAILYARD_TASK_QUEUE: 'railyard',
+      // Temporal's UI is unauthenticated and shows every organisation: no dashboard link unless set (issue 24).
+      RAILYARD_TEMPORAL_UI_URL: 'off',
     });
     expect(loadWorkerConfig(base)).toMatchObject({
       RAILYARD_SHUTDOWN_GRACE_SECONDS: 30,
