@@ -29,6 +29,9 @@ import { join } from 'node:path';
 
 export const CGROUP_CONTROLLERS = ['memory', 'pids', 'cpu'] as const;
 
+/** What the run's log says when its first process could not join its cgroup: an executor fault. */
+export const CGROUP_JOIN_FAILED = 'railyard sandbox: the run could not join its cgroup';
+
 export type RunLimits = { kind: 'per-run'; cgroup: string } | { kind: 'per-process'; reason: string };
 
 /** What /readyz and the log say about `limits`. */
@@ -131,7 +134,7 @@ export function joinLine(
       '--norc',
       '--noprofile',
       '-c',
-      'echo 0 >"$1/cgroup.procs" || { echo "railyard sandbox: the run could not join its cgroup" >&2; exit 125; }; shift; exec "$@"',
+      `echo 0 >"$1/cgroup.procs" || { echo "${CGROUP_JOIN_FAILED}" >&2; exit 125; }; shift; exec "$@"`,
       'railyard-cgroup',
       cgroup,
       ...drop,

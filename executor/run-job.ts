@@ -16,6 +16,7 @@ import { rm } from 'node:fs/promises';
 import { createCommandRunner, type CommandRunnerOptions } from './command-runner';
 import { boundedLog } from './bounded-log';
 import { NETWORK_DOWN } from './sandbox-network';
+import { CGROUP_JOIN_FAILED } from './run-cgroup';
 import type { SandboxSettings } from './sandbox';
 import { bundleCheckout, ContentGone } from './content-fetch';
 import type { ClaimedJob, JobFailure } from './protocol';
@@ -76,15 +77,8 @@ export function createJobRunner(deps: ExecutorDeps): RunJob {
     }
     try {
       const { content, size } = await boundedLog(result.logPath, LOG_BYTES);
-      // The sandbox's network never came up: this executor's fault, so the run is tried again (on this
-      // or another executor) instead of failing the PR.
-      if (result.exitCode === 125 && content.includes(NETWORK_DOWN))
-        return failure('sandbox_network_down', NETWORK_DOWN);
-      // bwrap failed to set the sandbox up (seen under load: "bwrap: loopback: Failed RTM_NEWADDR: No
-      // child processes"), before the command ran: also the executor's fault, tried again. A command
-      // that prints such a line itself only gets its own run retried, up to the attempts allowed.
-      const setup = sandboxSetupFailure(result.exitCode, content.toString('utf8'));
-      if (setup) return failure('sandbox_setup_failed', setup);
+      const fault = executorFault(result.exitCode, content.toString('utf8'));
+      if (fault) return { kind: 'failure', failure: fault };
       return {
         kind: 'report',
         packed: packRunReport({
@@ -108,6 +102,27 @@ const failure = (kind: JobFailure['kind'], message: string): JobOutcome => ({
   kind: 'failure',
   failure: { kind, message: message.slice(0, 2000) },
 });
+
+/**
+ * A run that failed through the executor's fault before its command ran, which is tried again (on this
+ * or another executor) instead of failing the PR; null for the command's own outcome:
+ *  - the sandbox's network never came up (exit 125 and NETWORK_DOWN);
+ *  - its first process could not join its cgroup (exit 125 and CGROUP_JOIN_FAILED, per-run limits);
+ *  - bwrap failed to set the sandbox up (seen under load: "bwrap: loopback: Failed RTM_NEWADDR: No
+ *    child processes"). A command that prints such a line itself only gets its own run retried, up to
+ *    the attempts allowed.
+ */
+export function executorFault(exitCode: number | null, log: string): JobFailure | null {
+  const fault = (kind: JobFailure['kind'], message: string): JobFailure => ({
+    kind,
+    message: message.slice(0, 2000),
+  });
+  if (exitCode === 125 && log.includes(NETWORK_DOWN)) return fault('sandbox_network_down', NETWORK_DOWN);
+  if (exitCode === 125 && log.includes(CGROUP_JOIN_FAILED))
+    return fault('sandbox_setup_failed', CGROUP_JOIN_FAILED);
+  const setup = sandboxSetupFailure(exitCode, log);
+  return setup ? fault('sandbox_setup_failed', setup) : null;
+}
 
 /** bwrap's own error, when it is the first thing the run printed and the run failed: else null. */
 export function sandboxSetupFailure(exitCode: number | null, log: string): string | null {

@@ -1,5 +1,7 @@
 /** The run report (executor/run-report.ts): it always fits a Temporal payload; and what counts as a sandbox setup failure. */
-import { sandboxSetupFailure } from '../../../executor/run-job';
+import { executorFault, sandboxSetupFailure } from '../../../executor/run-job';
+import { CGROUP_JOIN_FAILED } from '../../../executor/run-cgroup';
+import { NETWORK_DOWN } from '../../../executor/sandbox-network';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import {
@@ -76,4 +78,23 @@ test("bwrap's own setup error, first in a failed run's log, is the executor's fa
   expect(sandboxSetupFailure(1, `${header}FAIL calc\nbwrap: later\n# failed`)).toBeNull();
   expect(sandboxSetupFailure(2, `${header}bwrap: x\n`)).toBeNull();
   expect(sandboxSetupFailure(0, `${header}bwrap: x\n`)).toBeNull();
+});
+
+test('a run that never started its command is tried again, whatever kept it from starting (issue 24)', () => {
+  const header = '# railyard test run x\n# command: true\n# started now\n';
+  expect(executorFault(125, `${header}${NETWORK_DOWN}\n`)).toEqual({
+    kind: 'sandbox_network_down',
+    message: NETWORK_DOWN,
+  });
+  // Per-run cgroup limits: a run whose first process could not join its cgroup ran nothing.
+  expect(executorFault(125, `${header}${CGROUP_JOIN_FAILED}\n`)).toEqual({
+    kind: 'sandbox_setup_failed',
+    message: CGROUP_JOIN_FAILED,
+  });
+  expect(executorFault(1, `${header}bwrap: loopback: Failed RTM_NEWADDR\n`)?.kind).toBe(
+    'sandbox_setup_failed',
+  );
+  // The command's own exit 125, or the message printed by a command that exits otherwise: its verdict.
+  expect(executorFault(125, `${header}error: 125\n`)).toBeNull();
+  expect(executorFault(1, `${header}ok\n${CGROUP_JOIN_FAILED}\n`)).toBeNull();
 });
