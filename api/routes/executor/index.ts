@@ -124,7 +124,6 @@ export function executorRoutes(deps: ExecutorRouteDeps) {
         const executor = executorOf(request);
         const gone = new AbortController();
         // The executor went away (shut down, crashed): the claim stops looking, so no job is taken for it.
-        request.raw.once('close', () => gone.abort());
         reply.raw.once('close', () => gone.abort());
         claims.add(gone);
         const job = await deps.dispatch
