@@ -14,8 +14,8 @@
  * API and both listeners, and neither Temporal nor PostgreSQL. Every address probed is loopback or one
  * this test made in its own namespaces. Real bwrap, pasta, ip netns, Temporal, PostgreSQL.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { probeSandbox } from '../../../executor/sandbox';
@@ -63,7 +63,7 @@ interface Targets {
  * The attack PR's probe (Node.js, which the sandbox binds): a TCP connection to every target, a gRPC
  * connection with @temporalio/client to every Temporal address; prints what answered.
  */
-const PROBE = (marker: string, targets: Targets) => `
+const PROBE = (marker: string, targets: Targets, modules: string) => `
 const net = require('node:net');
 const targets = ${JSON.stringify(targets)};
 console.log('probe ${marker}');
@@ -83,7 +83,7 @@ const connect = (host, port) => new Promise((resolve) => {
     }
   }));
   console.log('probed ' + probed);
-  const { Connection } = require(${JSON.stringify(path.join(ROOT, 'node_modules', '@temporalio', 'client'))});
+  const { Connection } = require(${JSON.stringify(path.join(modules, '@temporalio', 'client'))});
   console.log('temporal client loaded');
   for (const address of targets.temporal) {
     try {
@@ -120,7 +120,7 @@ describeReady('a split deployment: the executor in a network namespace of its ow
       apiUrl: `http://api:${apiPort}`,
       credential: await api.issue(),
       workRoot: path.join(root, 'work'),
-      readOnlyPaths: [path.join(ROOT, 'node_modules')],
+      readOnlyPaths: [modules],
       log,
       netns: netw.name,
       env: { RAILYARD_EXECUTOR_HEALTH_PORT: '0', RAILYARD_SHUTDOWN_GRACE_SECONDS: '1', ...env },
@@ -148,7 +148,18 @@ describeReady('a split deployment: the executor in a network namespace of its ow
     rmSync(e.root, { recursive: true, force: true });
   }
 
+  // The project's node_modules (for @temporalio/client), bound where the sandbox's unprivileged user
+  // can reach it: the project may sit in a folder only root may enter (a fresh clone under a 0700 temp
+  // folder), where bwrap, started as that user, cannot bind it.
+  let modulesHome: string | undefined;
+  let modules = '';
+
   beforeAll(async () => {
+    modulesHome = mkdtempSync(path.join(os.tmpdir(), 'railyard-split-modules-'));
+    chmodSync(modulesHome, 0o711);
+    modules = path.join(modulesHome, 'node_modules');
+    mkdirSync(modules);
+    execFileSync('mount', ['--bind', path.join(ROOT, 'node_modules'), modules]);
     netw = await makeExecutorNetwork();
     deployment = await startQueueDeployment({
       startExecutor: async ({ taskQueue, pool }) => {
@@ -166,6 +177,12 @@ describeReady('a split deployment: the executor in a network namespace of its ow
     await q?.close();
     await deployment?.close();
     await netw?.close();
+    if (modulesHome) {
+      spawnSync('umount', [modules]);
+      // Never recursive: were the bind still there, that would delete the project's node_modules.
+      rmdirSync(modules);
+      rmdirSync(modulesHome);
+    }
   }, 120_000);
 
   const ports = () => [apiPort, temporalPort, Number(pg.port || 5432), netw.port];
@@ -189,7 +206,7 @@ describeReady('a split deployment: the executor in a network namespace of its ow
     const marker = `pr-${n}-${q.key.organisationId.slice(0, 8)}`;
     const t = targets();
     q.openPr(n, {
-      'probe.js': PROBE(marker, t),
+      'probe.js': PROBE(marker, t, modules),
       '.railyard/merge-queue.json': JSON.stringify({ version: 1, command: 'node probe.js' }),
     });
     await q.submit(n);
