@@ -22,6 +22,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ipCommand } from '../../../../executor/sandbox-network';
+import { ip, listenerScript, routed } from './netns-tools';
 
 export interface ExecutorNetwork {
   /** The namespace's name, for `ip netns exec` (startExecutorProcess's `netns`). */
@@ -42,28 +43,6 @@ export interface ExecutorNetwork {
   reachesFromNamespace(host: string, port: number): boolean;
   close(): Promise<void>;
 }
-
-function ip(...args: string[]): string {
-  const result = spawnSync(ipCommand()!, args, { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`ip ${args.join(' ')}: ${result.stderr.trim()}`);
-  return result.stdout;
-}
-
-/** Whether this machine routes `address` by anything but a default route (a real network there). */
-function routed(address: string): boolean {
-  return ip('-4', 'route', 'show', 'table', 'all', 'match', address)
-    .split('\n')
-    .some((line) => line.trim() !== '' && !line.startsWith('default'));
-}
-
-const LISTENER = `
-const net = require('node:net');
-const server = net.createServer((socket) => {
-  console.log('conn ' + socket.localAddress.replace(/^::ffff:/, ''));
-  socket.destroy();
-});
-server.listen(0, '0.0.0.0', () => console.log('port ' + server.address().port));
-`;
 
 export async function makeExecutorNetwork(): Promise<ExecutorNetwork> {
   const tag = String(process.pid % 10_000);
@@ -103,9 +82,13 @@ export async function makeExecutorNetwork(): Promise<ExecutorNetwork> {
     ns('-6', 'rule', 'add', 'prio', '1001', 'prohibit');
     mkdirSync(etc, { recursive: true });
     writeFileSync(`${etc}/hosts`, `127.0.0.1 localhost\n${subnet}.1 api\n`);
-    const child = spawn(ipCommand()!, ['netns', 'exec', name, process.execPath, '-e', LISTENER], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      ipCommand()!,
+      ['netns', 'exec', name, process.execPath, '-e', listenerScript('0.0.0.0')],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     listener = child;
     const connections: string[] = [];
     const port = await new Promise<number>((resolve, reject) => {

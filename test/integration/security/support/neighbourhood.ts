@@ -14,6 +14,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { ipCommand } from '../../../../executor/sandbox-network';
+import { ip, listenerScript, routed } from './netns-tools';
 
 export interface Neighbourhood {
   /** The listener's addresses in the namespace: `private`, `linkLocal`, `uniqueLocal`. */
@@ -34,29 +35,6 @@ export function neighbourhoodUnavailable(): string | null {
   const probe = spawnSync(ip, ['netns', 'list'], { encoding: 'utf8' });
   return probe.status === 0 ? null : `ip netns does not work here (${probe.stderr.trim()})`;
 }
-
-function ip(...args: string[]): string {
-  const result = spawnSync(ipCommand()!, args, { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`ip ${args.join(' ')}: ${result.stderr.trim()}`);
-  return result.stdout;
-}
-
-/** Whether this machine routes `address` by anything but a default route (a real network there). */
-function routed(address: string): boolean {
-  const family = address.includes(':') ? '-6' : '-4';
-  return ip(family, 'route', 'show', 'table', 'all', 'match', address)
-    .split('\n')
-    .some((line) => line.trim() !== '' && !line.startsWith('default'));
-}
-
-const LISTENER = `
-const net = require('node:net');
-const server = net.createServer((socket) => {
-  console.log('conn ' + socket.localAddress.replace(/^::ffff:/, ''));
-  socket.destroy();
-});
-server.listen(0, '::', () => console.log('port ' + server.address().port));
-`;
 
 /** Makes the namespace, the pair, the addresses and the listener. */
 export async function makeNeighbourhood(): Promise<Neighbourhood> {
@@ -92,7 +70,7 @@ export async function makeNeighbourhood(): Promise<Neighbourhood> {
   }
   const listener: ChildProcess = spawn(
     ipCommand()!,
-    ['netns', 'exec', name, process.execPath, '-e', LISTENER],
+    ['netns', 'exec', name, process.execPath, '-e', listenerScript('::')],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
