@@ -10,7 +10,7 @@
  * engine's own cost on a 1,000-PR queue.
  */
 import { DEFAULT_CONFIG } from '../../engine';
-import { entropyFloor, dorfmanRunsPerPr } from './bounds';
+import { entropyFloor, dorfmanRunsPerPr, pipelinedBatchUpperBound } from './bounds';
 import { CI_MINUTES, policies, type Policy, type PolicyGroup } from './policies';
 import { formatNumber, formatPercent, markdownTable, percentile } from './stats';
 import { simulate, type Outcome, type Scenario } from './world';
@@ -125,16 +125,28 @@ function targets(rows: readonly Measured[]): Target[] {
   for (const r of judged.filter((x) => x.policy.group === 'serial' || x.policy.group === 'optimistic')) {
     const ratio = r.resolvedPerHour / (r.policy.bound ?? Number.NaN);
     out.push({
-      text: `${r.policy.label} p=${pct(r.policy.p)}: >= 95% of bound`,
+      text: `${r.policy.label} p=${pct(r.policy.p)}: >= 98% of bound`,
       value: formatPercent(ratio, 1),
-      pass: ratio >= 0.95,
+      pass: ratio >= 0.98,
     });
   }
   for (const r of judged.filter((x) => x.policy.group === 'batching')) {
+    // Issue 25: B=4 C=4 pays for its re-tests of good PRs, so its cost target is 0.52, not 0.5.
+    const maxRuns = r.policy.id === 'batch-b4-c4' ? 0.52 : 0.5;
     out.push({
-      text: `${r.policy.label} p=5%: <= 0.5 runs per merged PR`,
+      text: `${r.policy.label} p=5%: <= ${maxRuns} runs per merged PR`,
       value: formatNumber(r.runsPerMerged, 3),
-      pass: r.runsPerMerged <= 0.5,
+      pass: r.runsPerMerged <= maxRuns,
+    });
+  }
+  // Pipelined batches are judged against the corrected ceiling of §5.3 (bounds.ts), not the old
+  // upper bound, which no bisecting queue can reach.
+  for (const r of judged.filter((x) => x.policy.id === 'batch-b8-c4')) {
+    const ratio = r.resolvedPerHour / (r.policy.bound ?? Number.NaN);
+    out.push({
+      text: `${r.policy.label} p=5%: >= 90% of the corrected ceiling`,
+      value: formatPercent(ratio, 1),
+      pass: ratio >= 0.9,
     });
   }
   const one = byId.get('lanes-1');
@@ -309,7 +321,9 @@ function main(): void {
   );
   console.log(table);
   console.log(
-    `\nBatching reference at p=5%: Dorfman best ${formatNumber(dorfmanRunsPerPr(5, 0.05), 2)} runs/PR (B=5), entropy floor ${formatNumber(entropyFloor(0.05), 2)}.\n`,
+    `\nBatching reference at p=5%: Dorfman best ${formatNumber(dorfmanRunsPerPr(5, 0.05), 2)} runs/PR (B=5), entropy floor ${formatNumber(entropyFloor(0.05), 2)}. ` +
+      `bound/h of the C > 1 batching rows is the corrected ceiling of §5.3; the old formula, an upper bound no bisecting queue reaches, ` +
+      `gives ${formatNumber(pipelinedBatchUpperBound(4, 4, 0.05, CI_MINUTES))} (B=4 C=4) and ${formatNumber(pipelinedBatchUpperBound(8, 4, 0.05, CI_MINUTES))} (B=8 C=4).\n`,
   );
   console.log(targetTable);
   console.log('\nSpeculation threshold (speculation-threshold.ts), before → after, same seeds:\n');

@@ -3,7 +3,7 @@
  * merge-queue-anchors.md §5 and the queue settings that express it.
  */
 import { type QueueConfigPatch } from '../../engine';
-import { optimisticBound, pipelinedBatchBound, serialBatchBound, serialBound } from './bounds';
+import { optimisticBound, pipelinedBatchCeiling, serialBatchBound, serialBound } from './bounds';
 
 export type PolicyGroup = 'serial' | 'optimistic' | 'batching' | 'lanes' | 'flakes';
 
@@ -97,8 +97,9 @@ export function policies(): Policy[] {
         f: 0,
         lanes: 1,
         backlog: 3 * b * c + 20,
-        bound: c === 1 ? serialBatchBound(b, 0.05, CI_MINUTES) : pipelinedBatchBound(b, c, 0.05, CI_MINUTES),
-        boundNote: c === 1 ? 'B/(T[1+2(1-q)log2B])' : 'B(1-(1-P_B)^C)/(P_B T), no bisection cost',
+        bound:
+          c === 1 ? serialBatchBound(b, 0.05, CI_MINUTES) : pipelinedBatchCeiling(b, c, 0.05, CI_MINUTES),
+        boundNote: c === 1 ? 'B/(T[1+2(1-q)log2B])' : "B(1-(1-P')^C)/(P_B T), corrected §5.3",
         judged: true,
       };
       // With C = 1 nothing is ever stacked, so the threshold cannot change anything there.
@@ -120,8 +121,8 @@ export function policies(): Policy[] {
     f: 0,
     lanes: 1,
     backlog: 116,
-    bound: pipelinedBatchBound(8, 4, 0.05, CI_MINUTES),
-    boundNote: 'B(1-(1-P_B)^C)/(P_B T), no bisection cost',
+    bound: pipelinedBatchCeiling(8, 4, 0.05, CI_MINUTES),
+    boundNote: "B(1-(1-P')^C)/(P_B T), corrected §5.3",
     judged: false,
   };
   out.push(...withBefore(oneSlot));

@@ -2,6 +2,8 @@ import {
   dorfmanRunsPerPr,
   entropyFloor,
   optimisticBound,
+  pipelinedBatchCeiling,
+  pipelinedBatchUpperBound,
   serialBatchBound,
   serialBound,
 } from '../../../bench/simulate/bounds';
@@ -15,10 +17,32 @@ describe('simulator', () => {
     ['optimistic C=30 p=10%', optimisticBound(30, 0.1, 30), 19.15],
     ['batches of 4 serial, p=5%', serialBatchBound(4, 0.05, 30), 4.59],
     ['batches of 8 serial, p=5%', serialBatchBound(8, 0.05, 30), 5.3],
+    ['pipelined B=8 C=4 p=5%, corrected ceiling', pipelinedBatchCeiling(8, 4, 0.05, 30), 33.4],
+    ['pipelined B=4 C=4 p=5%, corrected ceiling', pipelinedBatchCeiling(4, 4, 0.05, 30), 22.0],
+    ['pipelined B=8 C=1 p=5%, corrected ceiling', pipelinedBatchCeiling(8, 1, 0.05, 30), 12.4],
+    ['pipelined B=4 C=1 p=5%, corrected ceiling', pipelinedBatchCeiling(4, 1, 0.05, 30), 7.0],
+    ['pipelined B=8 C=4 p=5%, old upper bound', pipelinedBatchUpperBound(8, 4, 0.05, 30), 38.3],
+    ['pipelined B=4 C=4 p=5%, old upper bound', pipelinedBatchUpperBound(4, 4, 0.05, 30), 24.15],
     ['Dorfman B=5 p=5%', dorfmanRunsPerPr(5, 0.05), 0.426],
     ['entropy floor p=5%', entropyFloor(0.05), 0.286],
   ])('bound %s matches merge-queue-anchors §5', (_name, value, expected) => {
     expect(value).toBeCloseTo(expected, 1);
+  });
+
+  it('the corrected ceiling lies below the old upper bound and meets it as p goes to 0', () => {
+    for (const [b, c, p] of [
+      [8, 4, 0.05],
+      [4, 4, 0.05],
+      [8, 10, 0.02],
+      [4, 2, 0.1],
+    ] as const) {
+      expect(pipelinedBatchCeiling(b, c, p, 30)).toBeLessThan(pipelinedBatchUpperBound(b, c, p, 30));
+    }
+    expect(pipelinedBatchCeiling(8, 4, 1e-9, 30) / pipelinedBatchUpperBound(8, 4, 1e-9, 30)).toBeCloseTo(
+      1,
+      6,
+    );
+    expect(pipelinedBatchCeiling(8, 4, 0, 30)).toBe(64);
   });
 
   it('drives the real engine to within a few percent of the analytic bound (smoke run)', () => {
