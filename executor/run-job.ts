@@ -11,13 +11,15 @@
  *   the network off (RAILYARD_SANDBOX_NETWORK=off) never gives it.
  * - Content that is gone (the run ended) is a `content_gone` failure, which is not retried; a sandbox
  *   that could not be set up is the executor's fault, retried on this or another executor.
+ * - A network-on run this executor cannot isolate (no pasta or ip, and no operator's allow) is refused
+ *   before its content is fetched: a `sandbox_setup_failed` naming the missing tool, retried elsewhere.
  */
 import { rm } from 'node:fs/promises';
 import { createCommandRunner, type CommandRunnerOptions } from './command-runner';
 import { boundedLog } from './bounded-log';
 import { NETWORK_DOWN } from './sandbox-network';
 import { CGROUP_JOIN_FAILED } from './run-cgroup';
-import type { SandboxSettings } from './sandbox';
+import { networkRefusal, type SandboxSettings } from './sandbox';
 import { bundleCheckout, ContentGone } from './content-fetch';
 import type { ClaimedJob, JobFailure } from './protocol';
 import { LOG_BYTES, packRunReport } from './run-report';
@@ -46,6 +48,8 @@ export function createJobRunner(deps: ExecutorDeps): RunJob {
     const sandbox = deps.sandbox
       ? { ...deps.sandbox, network: deps.sandbox.network && run.network !== false }
       : null;
+    const refusal = sandbox && networkRefusal(sandbox);
+    if (refusal) return failure('sandbox_setup_failed', refusal);
     const runner = createCommandRunner({
       ...deps.runner,
       gitHost: bundleCheckout({

@@ -4,8 +4,11 @@
  *  - `isolated` (network on, pasta available): a network namespace of its own whose traffic leaves
  *    through pasta (Debian's `passt` package) as ordinary sockets of the host, so package registries
  *    and the internet answer, while the host's loopback services (PostgreSQL, Temporal, the API) do not;
- *  - `host` (network on, no pasta): the host's own network, loopback included — what the executor warns
- *    about at start.
+ *  - `refused` (network on, no pasta or no ip, the default then): the run does not start, its failure
+ *    naming the missing tool — the threat model is that a run reaches the internet, never the control
+ *    plane or a private network, and without pasta and ip nothing keeps it from them;
+ *  - `host` (network on, no pasta or no ip, and the operator set RAILYARD_SANDBOX_NETWORK_UNISOLATED=allow):
+ *    the host's own network, loopback included — what the executor warns about at start.
  *
  * Why the host's loopback stays out of reach in `isolated` (each a pasta option, see PASTA_OPTIONS):
  * `-T none -U none` turn off pasta's forwarding of the namespace's own loopback ports to the host's
@@ -38,7 +41,14 @@
 import { existsSync, statSync } from 'node:fs';
 import type { AddressRules } from './sandbox-addresses';
 
-export type NetworkKind = 'none' | 'isolated' | 'host';
+export type NetworkKind = 'none' | 'isolated' | 'refused' | 'host';
+
+/**
+ * What a network-on run gets where this executor cannot isolate its network (no pasta, no ip, or no
+ * /dev/net/tun for it): `refused`, or `host`, the executor's own network, only when the operator
+ * explicitly allows it. `reason` is the probe's, naming the missing tool.
+ */
+export type UnisolatedNetwork = { kind: 'refused' | 'host'; reason: string };
 
 /** pasta's options for a run: see the header for why each is there. */
 export const PASTA_OPTIONS = [

@@ -29,8 +29,9 @@
  *    network on and `pasta` set, a network of its own that reaches public addresses through pasta and
  *    nothing of the neighbourhood: not the host's loopback, private or link-local ranges, this machine's
  *    subnets or the API, except the operator's `networkAllow` (sandbox-network.ts and
- *    sandbox-addresses.ts say how); with the network on and no pasta, the worker's own network,
- *    loopback included.
+ *    sandbox-addresses.ts say how); with the network on and no pasta, no network at all: the run is
+ *    refused, saying which tool is missing (`unisolatedNetwork`), unless the operator allowed the
+ *    worker's own network, loopback included (RAILYARD_SANDBOX_NETWORK_UNISOLATED=allow).
  * Nothing else of the host is mounted: not the data folder, the git root, other checkouts, the project.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
@@ -45,6 +46,7 @@ import {
   ROUTE_WAIT,
   type NetworkKind,
   type PastaForm,
+  type UnisolatedNetwork,
 } from './sandbox-network';
 
 export interface SandboxSettings {
@@ -54,9 +56,14 @@ export interface SandboxSettings {
   network: boolean;
   /**
    * The pasta executable (Debian's passt): with `network` on, the run's network is its own, reaching
-   * the internet but not the host's loopback. Absent: `network` on shares the host's network.
+   * the internet but not the host's loopback. Absent: see `unisolatedNetwork`.
    */
   pasta?: string;
+  /**
+   * Without `pasta`, what a network-on run gets: refused (also when absent, saying only that no pasta
+   * was given), or the host's network where the operator allowed it.
+   */
+  unisolatedNetwork?: UnisolatedNetwork;
   /** With pasta: ranges opened in front of the closed ones (the operator's allow-list). */
   networkAllow?: readonly AddressRange[];
   /** With pasta: ranges closed besides the non-public ones and this machine's subnets (the API's). */
@@ -124,6 +131,8 @@ export function sandboxedCommand(
 ): SandboxedSpawn {
   if (existsSync(join(spec.checkout, '.git', 'objects', 'info', 'alternates')))
     throw new Error('a sandboxed checkout must own its objects (no .git/objects/info/alternates)');
+  const refusal = networkRefusal(settings);
+  if (refusal !== null) throw new Error(refusal);
   const kind = networkKind(settings);
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   const options = [
@@ -228,10 +237,29 @@ const NO_TUN =
 const NO_IP =
   "ip is not installed (Debian package iproute2): the run's network cannot be limited to public addresses";
 
-/** Which network a run under `settings` gets (see the header). */
-export function networkKind(settings: Pick<SandboxSettings, 'network' | 'pasta'>): NetworkKind {
+type NetworkSettings = Pick<SandboxSettings, 'network' | 'pasta' | 'unisolatedNetwork'>;
+
+/** Which network a run under `settings` gets (see the header): no pasta is a refusal unless allowed. */
+export function networkKind(settings: NetworkSettings): NetworkKind {
   if (!settings.network) return 'none';
-  return settings.pasta ? 'isolated' : 'host';
+  if (settings.pasta) return 'isolated';
+  return settings.unisolatedNetwork?.kind === 'host' ? 'host' : 'refused';
+}
+
+/**
+ * Why a run under `settings` is refused — its network is on and cannot be isolated here, naming the
+ * missing tool — or null when it may run. The run's failure carries this sentence (run-job.ts).
+ */
+export function networkRefusal(settings: NetworkSettings): string | null {
+  if (networkKind(settings) !== 'refused') return null;
+  const reason = settings.unisolatedNetwork?.reason ?? 'no pasta was given to the sandbox';
+  return (
+    `railyard sandbox: this run has the network on, and this executor cannot give it a network of its own ` +
+    `(${reason}); it is refused rather than run on the executor's network, where it would reach its ` +
+    'loopback services and private network. Install passt and iproute2 on the executor ' +
+    "(bash scripts/ensure-bwrap.sh), turn the queue's testNetwork off, or set " +
+    'RAILYARD_SANDBOX_NETWORK_UNISOLATED=allow on the executor (unsafe).'
+  );
 }
 
 /** /bin, /lib… are links into /usr on merged-/usr systems, directories elsewhere. */
@@ -301,9 +329,14 @@ function trials(run: () => SpawnSyncReturns<string>): SpawnSyncReturns<string> {
 
 /**
  * Whether `bwrap` runs here with the namespaces the sandbox needs (one short run of `true`), and whether
- * `pasta` gives a network-on run a network of its own (one short run that waits for its route).
+ * `pasta` gives a network-on run a network of its own (one short run that waits for its route). `ip`
+ * finds iproute2's `ip` (tests make it find none).
  */
-export function probeSandbox(bwrap: string, pasta = 'pasta'): SandboxProbe {
+export function probeSandbox(
+  bwrap: string,
+  pasta = 'pasta',
+  ip: () => string | null = ipCommand,
+): SandboxProbe {
   const settings: SandboxSettings = { ...DEFAULT_SANDBOX, bwrap };
   const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 5_000 });
   if (version.error || version.status !== 0)
@@ -327,7 +360,7 @@ export function probeSandbox(bwrap: string, pasta = 'pasta'): SandboxProbe {
   return {
     kind: 'available',
     version: version.stdout.trim(),
-    isolatedNetwork: probeNetwork(bwrap, pasta, root, settings.runAs),
+    isolatedNetwork: probeNetwork(bwrap, pasta, root, settings.runAs, ip()),
     limits: probeRunCgroups(),
   };
 }
@@ -337,13 +370,13 @@ function probeNetwork(
   pasta: string,
   root: boolean,
   runAs: SandboxSettings['runAs'],
+  ip: string | null,
 ): NetworkProbe {
   const version = spawnSync(pasta, ['--version'], { encoding: 'utf8', timeout: 5_000 });
   if (version.error || version.status !== 0)
     return { kind: 'unavailable', reason: `${pasta} is not installed (Debian package passt)` };
   const form = pastaForm(root, runAs);
   if (form === null) return { kind: 'unavailable', reason: NO_TUN };
-  const ip = ipCommand();
   if (ip === null) return { kind: 'unavailable', reason: NO_IP };
   // The trial sets the same rules a run gets (without an allow-list): a kernel that refuses them shows here.
   const line = pastaSpawn(form, {

@@ -72,6 +72,12 @@ const ExecutorConfig = z.object({
   // The sandbox of every test run (executor/sandbox.ts).
   RAILYARD_EXECUTOR_UNSANDBOXED: envBool.default(false),
   RAILYARD_SANDBOX_NETWORK: z.enum(['on', 'off']).default('on'),
+  /**
+   * Where a network-on run's network cannot be isolated (no pasta or ip): `refuse` such runs (they fail
+   * naming the missing tool), or `allow` them on this machine's network, loopback and neighbourhood
+   * included (unsafe; said at start and on /readyz).
+   */
+  RAILYARD_SANDBOX_NETWORK_UNISOLATED: z.enum(['refuse', 'allow']).default('refuse'),
   RAILYARD_SANDBOX_MEMORY_MB: envInt(256, 1024 * 1024).default(DEFAULT_SANDBOX.memoryBytes / MIB),
   RAILYARD_SANDBOX_MAX_PROCESSES: envInt(16, 65536).default(DEFAULT_SANDBOX.maxProcesses),
   RAILYARD_SANDBOX_MAX_FILE_MB: envInt(1, 1024 * 1024).default(DEFAULT_SANDBOX.maxFileBytes / MIB),

@@ -23,7 +23,7 @@ import { createJobRunner } from '../executor/run-job';
 import { ConfigError } from '../platform/env';
 import { probeSandbox, type SandboxSettings } from '../executor/sandbox';
 import { loadExecutorConfig } from './executor-config';
-import { buildExecutorHealth } from './executor-health';
+import { buildExecutorHealth, networkHealth, type ExecutorHealth } from './executor-health';
 import { sandboxOf } from './sandbox-settings';
 
 async function main(): Promise<void> {
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   process.once('exit', () => rmSync(own, { recursive: true, force: true }));
   if (sandbox) await reachableBySandbox(checkouts, sandbox);
   const sandboxName = sandbox && probe.kind === 'available' ? probe.version : 'UNSANDBOXED';
-  const network = !sandbox || sandbox.network ? (sandbox?.pasta ? 'isolated' : 'shared') : 'off';
+  const { network, networkReason } = networkHealth(sandbox);
   const api = createExecutorApi({
     apiUrl: config.RAILYARD_EXECUTOR_API_URL,
     credential: config.RAILYARD_EXECUTOR_TOKEN,
@@ -84,6 +84,7 @@ async function main(): Promise<void> {
     slots: config.RAILYARD_EXECUTOR_SLOTS,
     sandbox: sandboxName,
     network,
+    ...(networkReason !== undefined ? { networkReason } : {}),
     running: () => running,
   });
   if (config.RAILYARD_EXECUTOR_HEALTH_PORT > 0)
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
     });
   console.error(
     `railyard executor "${name}" taking test runs from ${config.RAILYARD_EXECUTOR_API_URL} with ${config.RAILYARD_EXECUTOR_SLOTS} slot(s); ` +
-      `test commands ${sandbox ? `in bwrap (network ${sandbox.network ? (sandbox.pasta ? 'on, a namespace of its own through pasta' : "on, this machine's") : 'off'})` : 'UNSANDBOXED'}`,
+      `test commands ${sandbox ? `in bwrap (network ${NETWORK_WORDS[network]})` : 'UNSANDBOXED'}`,
   );
   const stop = () => {
     running = false;
@@ -108,6 +109,13 @@ async function main(): Promise<void> {
     await health.close().catch(() => undefined);
   }
 }
+
+const NETWORK_WORDS: Record<ExecutorHealth['network'], string> = {
+  isolated: 'on, a namespace of its own through pasta',
+  refused: 'on, but network-on runs are REFUSED: they cannot be isolated here',
+  shared: "on, this machine's (RAILYARD_SANDBOX_NETWORK_UNISOLATED=allow)",
+  off: 'off',
+};
 
 async function announceUntilAnswered(announce: () => Promise<string>): Promise<string> {
   for (let attempt = 0; ; attempt += 1) {

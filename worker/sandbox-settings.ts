@@ -8,8 +8,11 @@
  * opens exactly those ranges in front of the closed ones (executor/sandbox-addresses.ts), and the API's
  * addresses are closed; host names, the API's included, are resolved once, here, at start. Resource
  * limits (issue 24) are per run where the host delegates a cgroup v2 one, and the log says when not.
+ * Where a network-on run cannot be isolated (no pasta or ip), such runs are refused, naming the
+ * missing tool, unless RAILYARD_SANDBOX_NETWORK_UNISOLATED=allow gives them this machine's network.
  *
- * Invariant: an executor never runs a test command unsandboxed without that explicit setting.
+ * Invariants: an executor never runs a test command unsandboxed, nor with the network on in its own
+ * network, without the explicit setting for it; either is said in its log at start.
  */
 import { spawnSync } from 'node:child_process';
 import { z } from 'zod';
@@ -72,6 +75,7 @@ type SandboxConfig = Pick<
   ExecutorConfig,
   | 'RAILYARD_EXECUTOR_UNSANDBOXED'
   | 'RAILYARD_SANDBOX_NETWORK'
+  | 'RAILYARD_SANDBOX_NETWORK_UNISOLATED'
   | 'RAILYARD_SANDBOX_MEMORY_MB'
   | 'RAILYARD_SANDBOX_MAX_PROCESSES'
   | 'RAILYARD_SANDBOX_MAX_FILE_MB'
@@ -92,13 +96,9 @@ export function sandboxOf(
   const found = probe('bwrap');
   switch (found.kind) {
     case 'available': {
-      // Without pasta a network-on run shares this machine's network, loopback services included.
-      if (found.isolatedNetwork.kind === 'unavailable')
-        warn(
-          `railyard executor: test runs with the network on share this machine's network, its loopback ` +
-            `services, private ranges and cloud metadata included: ${found.isolatedNetwork.reason}. ` +
-            'Install passt and iproute2 (bash scripts/ensure-bwrap.sh).',
-        );
+      const network = config.RAILYARD_SANDBOX_NETWORK === 'on';
+      const isolation = found.isolatedNetwork;
+      if (network && isolation.kind === 'unavailable') warn(unisolatedWarning(config, isolation.reason));
       const limits = found.limits ?? probeRunCgroups();
       // Without a delegated cgroup v2 one run can take the machine's memory with many processes.
       if (limits.kind === 'per-process')
@@ -109,10 +109,15 @@ export function sandboxOf(
         ...DEFAULT_SANDBOX,
         bwrap: 'bwrap',
         ...(limits.kind === 'per-run' ? { runCgroups: limits.cgroup } : {}),
-        ...(found.isolatedNetwork.kind === 'available'
+        ...(isolation.kind === 'available'
           ? { pasta: 'pasta', ...networkRanges(config, warn, resolve) }
-          : {}),
-        network: config.RAILYARD_SANDBOX_NETWORK === 'on',
+          : {
+              unisolatedNetwork: {
+                kind: config.RAILYARD_SANDBOX_NETWORK_UNISOLATED === 'allow' ? 'host' : 'refused',
+                reason: isolation.reason,
+              },
+            }),
+        network,
         memoryBytes: config.RAILYARD_SANDBOX_MEMORY_MB * MIB,
         maxProcesses: config.RAILYARD_SANDBOX_MAX_PROCESSES,
         maxFileBytes: config.RAILYARD_SANDBOX_MAX_FILE_MB * MIB,
@@ -136,6 +141,29 @@ export function sandboxOf(
     default: {
       const never: never = found;
       throw new Error(`unknown probe result ${String(never)}`);
+    }
+  }
+}
+
+/** The start's line about network-on runs that cannot be isolated: refused, or allowed on the host's. */
+function unisolatedWarning(config: SandboxConfig, reason: string): string {
+  const setting = config.RAILYARD_SANDBOX_NETWORK_UNISOLATED;
+  switch (setting) {
+    case 'refuse':
+      return (
+        `railyard executor: test runs with the network on are REFUSED: their network cannot be isolated ` +
+        `here: ${reason}. Install passt and iproute2 (bash scripts/ensure-bwrap.sh), or set ` +
+        "RAILYARD_SANDBOX_NETWORK_UNISOLATED=allow to run them on this machine's network (unsafe)."
+      );
+    case 'allow':
+      return (
+        `railyard executor: test runs with the network on share this machine's network, its loopback ` +
+        `services, private ranges and cloud metadata included (RAILYARD_SANDBOX_NETWORK_UNISOLATED=allow): ` +
+        `${reason}. Install passt and iproute2 (bash scripts/ensure-bwrap.sh).`
+      );
+    default: {
+      const never: never = setting;
+      throw new Error(`unknown RAILYARD_SANDBOX_NETWORK_UNISOLATED ${String(never)}`);
     }
   }
 }

@@ -83,13 +83,18 @@ export function testSandbox(writablePaths: string[] = []): SandboxSettings | nul
     neededBy: "the test executor's sandbox (without it test commands run unsandboxed)",
   });
   if (!bwrap || probe.kind !== 'available') return null;
-  const isolated = requireTool({
+  requireTool({
     tool: 'pasta',
     probe: probe.isolatedNetwork,
     install: INSTALL.pasta,
     neededBy: "the test executor's isolated network (without it network-on runs share the host's network)",
   });
-  return { ...DEFAULT_SANDBOX, bwrap: 'bwrap', ...(isolated ? { pasta: 'pasta' } : {}), writablePaths };
+  // Outside CI, without pasta, the stories still run: on the host's network, as an operator's allow would.
+  const network =
+    probe.isolatedNetwork.kind === 'available'
+      ? { pasta: 'pasta' }
+      : { unisolatedNetwork: { kind: 'host' as const, reason: probe.isolatedNetwork.reason } };
+  return { ...DEFAULT_SANDBOX, bwrap: 'bwrap', ...network, writablePaths };
 }
 
 /**

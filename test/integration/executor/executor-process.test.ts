@@ -102,6 +102,9 @@ test('the executor announces itself to the API, says how it isolates runs on /re
     expect(body!.sandbox).toEqual(
       testSandbox() === null ? 'UNSANDBOXED' : expect.stringMatching(/bubblewrap/),
     );
+    // Network-on runs: isolated through pasta, or refused where they cannot be (issue 24).
+    const sandbox = testSandbox();
+    expect(body!.network).toBe(sandbox === null ? 'shared' : sandbox.pasta ? 'isolated' : 'refused');
     expect(p.output()).toMatch(new RegExp(`executor "${name}" taking test runs from ${api.url}`));
     // What it announced is what operators list.
     const listed = (await createExecutorCredentials(pool).list()).find((e) => e.name === name);

@@ -7,7 +7,9 @@
  * (support/neighbourhood.ts: a private-range, a link-local and a unique-local listener in a network
  * namespace of its own, and this machine's own address in that subnet), unless the allow-list names
  * it, and then exactly that. The command cannot remove the rules, nor through a user namespace it nests.
- * With the network off nothing either. A run without pasta (the host's network) does reach them: the
+ * With the network off nothing either. Where the executor finds no `ip` (its tool lookup made to find
+ * none), a network-on run is refused, naming iproute2, and reaches nothing; with the operator's
+ * RAILYARD_SANDBOX_NETWORK_UNISOLATED=allow it shares the host's network and does reach them: the
  * control that shows these checks see a connection when there is one. Every process of a run, pasta
  * included, is gone once the run ends, normally or at its timeout.
  * Every address probed is loopback, this machine's own, the gateway (closed before any packet leaves:
@@ -22,6 +24,8 @@ import { join } from 'node:path';
 import { createCommandRunner } from '../../../executor/command-runner';
 import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../../executor/sandbox';
 import { parseRange } from '../../../executor/sandbox-addresses';
+import { loadExecutorConfig } from '../../../worker/executor-config';
+import { sandboxOf } from '../../../worker/sandbox-settings';
 import { makeNeighbourhood, neighbourhoodUnavailable, type Neighbourhood } from './support/neighbourhood';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 import { requireTestEnv } from '../../support/env';
@@ -150,6 +154,12 @@ withBwrap('a sandboxed run with the network on', () => {
     return { result, log: readFileSync(result.logPath, 'utf8') };
   };
 
+  /** A run's outcome, and its log too when it is not `expected`: a failure then shows why it failed. */
+  const expectOutcome = (result: { outcome: string }, log: string, expected: string) =>
+    expect(
+      result.outcome === expected ? { outcome: result.outcome } : { outcome: result.outcome, log },
+    ).toEqual({ outcome: expected });
+
   /** The probe lines of `list`: each prints "reached <host>:<port>" when a connection opened. */
   const probes = (list: [string, number | string][]) =>
     list
@@ -194,7 +204,7 @@ withBwrap('a sandboxed run with the network on', () => {
     async () => {
       const before = [local.connections + any.connections, nbh?.connections.length];
       const { result, log } = await run(targets(), { network: true, pasta: 'pasta' });
-      expect(result.outcome).toBe('passed');
+      expectOutcome(result, log, 'passed');
       expect(reached(log)).toEqual([]);
       expect([local.connections + any.connections, nbh?.connections.length]).toEqual(before);
     },
@@ -203,15 +213,48 @@ withBwrap('a sandboxed run with the network on', () => {
   it('with the network off reaches none of them either', async () => {
     const before = [local.connections + any.connections, nbh?.connections.length];
     const { result, log } = await run(targets(), { network: false, pasta: 'pasta' });
-    expect(result.outcome).toBe('passed');
+    expectOutcome(result, log, 'passed');
     expect(reached(log)).toEqual([]);
     expect([local.connections + any.connections, nbh?.connections.length]).toEqual(before);
   });
 
-  it("without pasta the host's network is shared: the same checks see the listeners (control)", async () => {
+  /** The executor's sandbox where its lookup finds no `ip` (a real probe otherwise), under `env`. */
+  const withoutIp = (env: Record<string, string> = {}) => {
+    const found = probeSandbox('bwrap', 'pasta', () => null);
+    const warnings: string[] = [];
+    const config = loadExecutorConfig({ RAILYARD_EXECUTOR_TOKEN: `rye_${'A'.repeat(43)}`, ...env });
+    const sandbox = sandboxOf(
+      config,
+      () => found,
+      (m) => warnings.push(m),
+    );
+    return { sandbox: { ...sandbox!, writablePaths: [], readOnlyPaths: [] }, warnings: warnings.join('\n') };
+  };
+
+  withPasta(
+    'where ip is missing, a network-on run is refused, naming iproute2, and reaches nothing',
+    async () => {
+      const { sandbox, warnings } = withoutIp();
+      expect(warnings).toMatch(/network on are REFUSED: .*ip is not installed \(Debian package iproute2\)/);
+      const before = [local.connections + any.connections, nbh?.connections.length];
+      await expect(run(targets(false), sandbox)).rejects.toThrow(
+        /cannot give it a network of its own \(ip is not installed \(Debian package iproute2\)/,
+      );
+      expect([local.connections + any.connections, nbh?.connections.length]).toEqual(before);
+      // The network off is never refused.
+      const { result, log } = await run('echo off-ran', { ...sandbox, network: false });
+      expectOutcome(result, log, 'passed');
+      expect(log).toMatch(/^off-ran$/m);
+    },
+  );
+
+  it("with RAILYARD_SANDBOX_NETWORK_UNISOLATED=allow the host's network is shared: the same checks see the listeners (control)", async () => {
     const before = [local.connections, any.connections, nbh?.connections.length ?? 0];
-    const { result, log } = await run(targets(false), { network: true });
-    expect(result.outcome).toBe('passed');
+    const { sandbox, warnings } = withoutIp({ RAILYARD_SANDBOX_NETWORK_UNISOLATED: 'allow' });
+    expect(sandbox.unisolatedNetwork?.kind).toBe('host');
+    expect(warnings).toMatch(/share this machine's network/);
+    const { result, log } = await run(targets(false), sandbox);
+    expectOutcome(result, log, 'passed');
     expect(reached(log)).toEqual(
       expect.arrayContaining([
         `reached 127.0.0.1:${local.port}`,
@@ -234,7 +277,7 @@ withBwrap('a sandboxed run with the network on', () => {
       pasta: 'pasta',
       networkAllow: [parseRange(nbh!.addresses.private)!],
     });
-    expect(result.outcome).toBe('passed');
+    expectOutcome(result, log, 'passed');
     expect(reached(log)).toEqual([`reached ${nbh!.addresses.private}:${nbh!.port}`]);
     expect(nbh!.connections.slice(before)).toEqual([nbh!.addresses.private]);
   });
@@ -260,7 +303,7 @@ withBwrap('a sandboxed run with the network on', () => {
           pasta: 'pasta',
         },
       );
-      expect(result.outcome).toBe('passed');
+      expectOutcome(result, log, 'passed');
       expect(log).toMatch(/^CapEff:\s+0+$/m); // the command itself holds nothing
       expect(log.match(/Operation not permitted/g)?.length).toBeGreaterThanOrEqual(6);
       expect(log).toContain('own-namespace-only'); // a namespace it makes is its own, and empty
@@ -333,7 +376,7 @@ withBwrap('a sandboxed run with the network on', () => {
       'getent hosts registry.npmjs.org && curl -sS -o /dev/null -w "status %{http_code}\\n" -m 20 https://registry.npmjs.org/',
       { network: true, pasta: 'pasta' },
     );
-    expect(result.outcome).toBe('passed');
+    expectOutcome(result, log, 'passed');
     expect(log).toMatch(/^status 200$/m);
   });
 
@@ -355,7 +398,7 @@ withBwrap('a sandboxed run with the network on', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
       const { result, log } = await done;
-      expect({ outcome: result.outcome, log }).toEqual({ outcome, log: expect.any(String) as string });
+      expectOutcome(result, log, outcome);
       // The run's group held pasta (the run's network) besides bwrap and the command.
       expect([...seen.values()].filter((c) => c.startsWith('pasta ')).length).toBeGreaterThan(0);
       await new Promise((r) => setTimeout(r, 300));

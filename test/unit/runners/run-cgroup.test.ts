@@ -114,6 +114,7 @@ it('the executor says at start when limits are per process only, and why', () =>
     {
       RAILYARD_EXECUTOR_UNSANDBOXED: false,
       RAILYARD_SANDBOX_NETWORK: 'on',
+      RAILYARD_SANDBOX_NETWORK_UNISOLATED: 'refuse',
       RAILYARD_SANDBOX_MEMORY_MB: 1024,
       RAILYARD_SANDBOX_MAX_PROCESSES: 64,
       RAILYARD_SANDBOX_MAX_FILE_MB: 64,

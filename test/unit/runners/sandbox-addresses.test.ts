@@ -96,6 +96,7 @@ describe('RAILYARD_SANDBOX_NETWORK_ALLOW', () => {
   const config = (allow?: string, api = 'https://railyard.example.com') => ({
     RAILYARD_EXECUTOR_UNSANDBOXED: false,
     RAILYARD_SANDBOX_NETWORK: 'on' as const,
+    RAILYARD_SANDBOX_NETWORK_UNISOLATED: 'refuse' as const,
     RAILYARD_SANDBOX_MEMORY_MB: 1024,
     RAILYARD_SANDBOX_MAX_PROCESSES: 64,
     RAILYARD_SANDBOX_MAX_FILE_MB: 64,

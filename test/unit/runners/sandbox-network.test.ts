@@ -1,13 +1,14 @@
 /**
  * The command lines of a sandboxed run's network (executor/sandbox-network.ts): which kind a
- * run gets, and that both ways of starting pasta carry every option that keeps the host's loopback out
+ * run gets (a network-on run that cannot be isolated is refused unless the operator allows the host's), and that both ways of starting pasta carry every option that keeps the host's loopback out
  * of reach. The runs themselves are in test/integration/security/sandbox-network.test.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_SANDBOX, networkKind, sandboxedCommand } from '../../../executor/sandbox';
+import { DEFAULT_SANDBOX, networkKind, networkRefusal, sandboxedCommand } from '../../../executor/sandbox';
 import {
+  type UnisolatedNetwork,
   NET_SETUP,
   PASTA_OPTIONS,
   pastaSpawn,
@@ -36,10 +37,10 @@ const SEALING = [
 const hasSequence = (list: readonly string[], seq: string[]) =>
   list.some((_, i) => seq.every((word, j) => list[i + j] === word));
 
-it('a run gets no network when off, its own through pasta when on, the host’s without pasta', () => {
+it('a run gets no network when off, its own through pasta when on, none (refused) without pasta', () => {
   expect(networkKind({ network: false, pasta: 'pasta' })).toBe('none');
   expect(networkKind({ network: true, pasta: 'pasta' })).toBe('isolated');
-  expect(networkKind({ network: true })).toBe('host');
+  expect(networkKind({ network: true })).toBe('refused');
 });
 
 it('wrap: pasta, with every sealing option, sets the rules and then runs bwrap in its namespace, as the sandbox user when root', () => {
@@ -116,14 +117,34 @@ describe('sandboxedCommand', () => {
     checkout = mkdtempSync(join(tmpdir(), 'railyard-net-unit-'));
   });
   afterAll(() => rmSync(checkout, { recursive: true, force: true }));
-  const line = (network: boolean) =>
-    sandboxedCommand({ ...DEFAULT_SANDBOX, bwrap: 'bwrap', network }, { command: 'true', checkout, env: {} });
+  const host = { kind: 'host' as const, reason: 'pasta is not installed (Debian package passt)' };
+  const line = (network: boolean, unisolatedNetwork?: UnisolatedNetwork) =>
+    sandboxedCommand(
+      { ...DEFAULT_SANDBOX, bwrap: 'bwrap', network, ...(unisolatedNetwork ? { unisolatedNetwork } : {}) },
+      { command: 'true', checkout, env: {} },
+    );
 
-  it('network off: bwrap alone, with a network namespace of its own; on without pasta: the host’s', () => {
+  it('network off: bwrap alone, with a network namespace of its own', () => {
     expect(line(false).file).toBe('bwrap');
     expect(line(false).args).toContain('--unshare-net');
-    expect(line(true).file).toBe('bwrap');
-    expect(line(true).args).not.toContain('--unshare-net');
-    expect(line(true).args.join(' ')).not.toContain(ROUTE_WAIT);
+  });
+
+  it('network on without pasta: refused, naming the missing tool, unless the host network is allowed', () => {
+    const ip = "ip is not installed (Debian package iproute2): the run's network cannot be limited";
+    expect(() => line(true, { kind: 'refused', reason: ip })).toThrow(
+      /cannot give it a network of its own \(ip is not installed \(Debian package iproute2\).*refused.*RAILYARD_SANDBOX_NETWORK_UNISOLATED=allow/,
+    );
+    expect(() => line(true)).toThrow(/\(no pasta was given to the sandbox\); it is refused/);
+    expect(line(true, host).file).toBe('bwrap');
+    expect(line(true, host).args).not.toContain('--unshare-net');
+    expect(line(true, host).args.join(' ')).not.toContain(ROUTE_WAIT);
+  });
+
+  it('without pasta only the operator’s allow gives the host’s network; off is never refused', () => {
+    expect(networkKind({ network: false, unisolatedNetwork: { ...host, kind: 'refused' } })).toBe('none');
+    expect(networkKind({ network: true, unisolatedNetwork: { ...host, kind: 'refused' } })).toBe('refused');
+    expect(networkKind({ network: true, unisolatedNetwork: host })).toBe('host');
+    expect(networkRefusal({ network: false })).toBeNull();
+    expect(networkRefusal({ network: true, unisolatedNetwork: host })).toBeNull();
   });
 });
