@@ -51,6 +51,8 @@ const CLAUSES: Record<Reason, string> = {
   PREREQUISITE_NOT_READY: 'a PR it was tested on top of is no longer ready, so it is tested again without it',
   IMPACTED_TARGETS_CHANGED: 'impacted targets changed, so the PRs it is tested with changed',
   TEST_TREE_CHANGED: "what it is tested on changed (the queue's mode or settings), so it is tested again",
+  BISECTION_CLEARED:
+    'the bisection of its failed batch found it good, so it is back at the front of the line to be tested on the current target',
   TEST_RUN_STARTED: 'its test run started',
   BISECTION_TEST_RUN_STARTED: 'a bisection run started to find the PR that broke its batch',
   TEST_RUN_PASSED: 'its test run passed',

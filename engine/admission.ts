@@ -97,7 +97,8 @@ export function onImpactedTargetsSet(d: Draft, event: Ev<'impactedTargetsSet'>):
   // A run that another lane merged under was only valid because the targets were disjoint; with new
   // targets the engine can no longer vouch for that, so it is tested again.
   const group = d.state.groups.find((g) => g.key === entry.group);
-  if (group && !group.exact && !inMerge(d, entry.pr)) dissolveGroup(d, group, 'IMPACTED_TARGETS_CHANGED');
+  if (group && !group.exact && !group.bisection && !inMerge(d, entry.pr))
+    dissolveGroup(d, group, 'IMPACTED_TARGETS_CHANGED');
 }
 
 /** Moves PRs in and out of the line according to their readiness now. */
@@ -128,6 +129,8 @@ function applyNewHead(d: Draft, entry: Entry): void {
   demote(d, entry, 'PR_HEAD_CHANGED');
   entry.headSha = entry.newHeadSha;
   entry.newHeadSha = null;
+  // A new change: what a bisection found about the old head says nothing about it.
+  delete entry.cleared;
   d.dirty = true;
 }
 

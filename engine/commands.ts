@@ -34,6 +34,11 @@ export type NotifyPr = {
   from: PrState | null;
   at: number;
   runId: string | null;
+  /**
+   * A culprit found by bisection (`failed`): the runs that convicted it, in the order they decided
+   * (the failed batch, then the chunk runs that failed with it or passed without it).
+   */
+  convictedBy?: string[];
 } & Transition;
 
 export type EngineCommand =

@@ -3,8 +3,8 @@
  *
  * Rule: an event is applied by the module that owns its concept, then the queue is *settled*: the
  * same steps run in a fixed order until a pass changes nothing:
- *   finish a mode switch -> admit -> expire runs -> invalidate stale trees -> start a merge ->
- *   start runs -> blame pending failures.
+ *   finish a mode switch -> admit -> expire runs -> invalidate stale trees -> advance bisections
+ *   (beside the line) -> start a merge -> start runs -> blame pending failures.
  * The mode switch comes first so that admission and invalidation judge every tree by the mode the
  * merge step will act under.
  * Each step is idempotent on a settled queue, so the result does not depend on which event
@@ -16,6 +16,7 @@
  */
 import { admit, onImpactedTargetsSet, onNotReady, onReady, onSubmitted } from './admission';
 import { assertNever } from './assert-never';
+import { advanceBisections } from './bisection';
 import { onCancelled } from './cancellation';
 import { type EngineCommand } from './commands';
 import { type Draft, type EngineContext, openDraft } from './draft';
@@ -95,6 +96,7 @@ function settle(d: Draft): void {
     admit(d);
     expireRuns(d);
     invalidateStaleGroups(d);
+    advanceBisections(d);
     startNextMerge(d);
     startRuns(d);
     resolvePendingFailures(d);

@@ -68,6 +68,7 @@ function cloneEntry(e: Entry): Entry {
     group: e.group,
     started: e.started,
     queuedAt: e.queuedAt,
+    ...(e.cleared ? { cleared: true } : {}),
   };
 }
 
@@ -122,8 +123,17 @@ export function finish(
   entry: Entry,
   change: Extract<Transition, { to: TerminalPrState }>,
   runId: string | null = null,
+  convictedBy: readonly string[] = [],
 ): void {
-  d.commands.push({ type: 'notifyPr', pr: entry.pr, from: entry.state, at: d.ctx.now, runId, ...change });
+  d.commands.push({
+    type: 'notifyPr',
+    pr: entry.pr,
+    from: entry.state,
+    at: d.ctx.now,
+    runId,
+    ...change,
+    ...(convictedBy.length > 0 ? { convictedBy: [...convictedBy] } : {}),
+  });
   d.state.entries = d.state.entries.filter((e) => e !== entry);
   // Trees holding a merged PR are re-based on the new tip (known-results.ts); other leavers void them.
   if (change.to !== 'merged')

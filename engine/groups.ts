@@ -13,7 +13,7 @@
 import { type CancelRunReason } from './commands';
 import { type Draft, command, membersOf, newGroupKey, note, transition } from './draft';
 import { type Entry, type Group, type GroupStatus } from './model';
-import { markStarted } from './ordering';
+import { markStarted, reenterLine } from './ordering';
 import { type RestartReason } from './reasons';
 
 export function createGroup(
@@ -70,8 +70,15 @@ export function startRun(d: Draft, group: Group, tree: readonly Entry[]): void {
   });
 }
 
-/** Cancels the group's run (if in flight) and sends its members back to pending. */
+/**
+ * Cancels the group's run (if in flight) and sends its members back to pending. A bisection chunk
+ * cannot be dissolved alone (the chunks after it are tested on it): its whole bisection ends.
+ */
 export function dissolveGroup(d: Draft, group: Group, reason: RestartReason): void {
+  if (group.bisection) {
+    endBisection(d, group.bisectionKey ?? group.key, reason);
+    return;
+  }
   cancelRun(d, group, reason);
   for (const e of membersOf(d, group)) {
     e.group = null;
@@ -79,6 +86,34 @@ export function dissolveGroup(d: Draft, group: Group, reason: RestartReason): vo
   }
   note(d, group.prs, reason);
   d.state.groups = d.state.groups.filter((g) => g !== group);
+  d.dirty = true;
+}
+
+/** The chunks of one bisection, in line order. */
+export function chunksOf(d: Draft, key: number): Group[] {
+  return groupsInLineOrder(d).filter((g) => g.bisection && (g.bisectionKey ?? g.key) === key);
+}
+
+/**
+ * Ends a bisection without deciding the PRs left in it (one of them was cancelled, became not ready
+ * or skipped the line; the target was pushed to): its runs are cancelled and its PRs re-enter the
+ * line untested, where a batch that fails again is bisected again.
+ */
+export function endBisection(d: Draft, key: number, reason: RestartReason): void {
+  const chunks = chunksOf(d, key);
+  const members = chunks.flatMap((g) => membersOf(d, g));
+  for (const g of chunks) cancelRun(d, g, reason);
+  d.state.groups = d.state.groups.filter((g) => !chunks.includes(g));
+  for (const e of members) {
+    e.group = null;
+    transition(d, e, { to: 'pending', reason });
+  }
+  note(
+    d,
+    members.map((e) => e.pr),
+    reason,
+  );
+  reenterLine(d, members);
   d.dirty = true;
 }
 
@@ -146,6 +181,7 @@ function stackedOn(d: Draft, group: Group, ahead: readonly number[]): string | n
   const base = d.state.groups.find(
     (g) =>
       g !== group &&
+      g.bisection === group.bisection &&
       g.runId !== null &&
       g.exact &&
       (g.status === 'testing' || g.status === 'passed') &&

@@ -28,7 +28,7 @@ export function invalidateStaleGroups(d: Draft): void {
     const ungrouped = tree.filter((e) => e.group === null).map((e) => e.pr);
     // Single mode promises the target only ever holds a tested tree, so a tree that another lane
     // merged underneath (left over from parallel mode) no longer counts.
-    const drifted = !group.exact && d.state.config.mode === 'single';
+    const drifted = !group.exact && d.state.config.mode === 'single' && !group.bisection;
     if (!drifted && ungrouped.length === 0 && sameList(expected, group.ahead)) continue;
     dissolveGroup(d, group, restartReason(d, group, expected, ungrouped));
   }

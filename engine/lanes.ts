@@ -71,13 +71,23 @@ export function targetsIntersect(a: TargetList, b: TargetList): boolean {
 /**
  * The dependencies of a group (or would-be group), in line order: its tree is tip + these + members.
  * Everything before the first member is in the line (not-ready PRs are kept after it), so the walk
- * reads `entries` directly.
+ * reads `entries` directly. PRs under bisection are beside the line: a main-line tree never holds
+ * them, and a bisection chunk's tree is the chunks before it of its own bisection (bisection.ts).
  */
 export function treeOf(d: Draft, members: readonly Entry[]): Entry[] {
   const first = members[0];
   if (!first) return [];
+  const beside = new Map<number, number>();
+  for (const g of d.state.groups) if (g.bisection) beside.set(g.key, g.bisectionKey ?? g.key);
   const entries = d.state.entries;
   const start = entries.indexOf(first);
+  const session = first.group === null ? undefined : beside.get(first.group);
+  if (session !== undefined) {
+    const own = new Set(members);
+    return entries
+      .slice(0, Math.max(0, start))
+      .filter((e) => !own.has(e) && e.group !== null && beside.get(e.group) === session);
+  }
   const memberSet = new Set(members);
   const single = d.state.config.mode === 'single';
   const set = targetSet(...members.map((m) => targetsOf(d, m)));
@@ -90,6 +100,7 @@ export function treeOf(d: Draft, members: readonly Entry[]): Entry[] {
   for (let i = start - 1; i >= 0; i -= 1) {
     const e = entries[i]!;
     if (memberSet.has(e) || included.has(e)) continue;
+    if (e.group !== null && beside.has(e.group)) continue;
     const inTakenGroup = e.group !== null && groups.has(e.group);
     if (!single && !inTakenGroup && !conflicts(set, targetsOf(d, e))) continue;
     take(e);

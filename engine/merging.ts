@@ -67,6 +67,11 @@ function landed(d: Draft, merge: MergeInFlight, prs: readonly number[], tipSha: 
   const merged = new Set(prs);
   for (const group of [...d.state.groups]) {
     pruneGroup(d, group);
+    // A bisection chunk's tree is evidence about its PRs, not the target's future: it stays valid.
+    if (group.bisection) {
+      group.exact = false;
+      continue;
+    }
     // Still exactly tip + ahead + prs only if the tip grew by the start of `ahead`, in that order:
     // the tested commit then descends from the new tip.
     if (!sameList(group.ahead.slice(0, prs.length), prs)) {

@@ -62,6 +62,12 @@ export interface Entry {
   started: boolean;
   /** When it last became `pending`: the batching wait counts from here. */
   queuedAt: number;
+  /**
+   * Found good by the bisection of a batch it was in (bisection.ts) and back in the line to be tested
+   * again; cleared when it is tested on the main line. Absent (false) in states from before bisection
+   * beside the line.
+   */
+  cleared?: boolean;
 }
 
 /**
@@ -79,7 +85,19 @@ export interface GroupFailure {
 export interface Group {
   key: number;
   prs: number[];
+  /** A chunk of a failed batch, bisected beside the line (bisection.ts): never merged, never a base. */
   bisection: boolean;
+  /**
+   * Bisection chunks only: the key of the bisection they belong to (the failed batch's group key);
+   * chunk j of a bisection is tested on the chunks before it of the same bisection, nothing else.
+   */
+  bisectionKey?: number;
+  /**
+   * Bisection chunks only: the runs that show this chunk's tree holds a culprit, or cleared PRs that
+   * were with it (the failed batch, failed chunks, passing chunks under it). A culprit is ejected
+   * naming them (`convictedBy`).
+   */
+  evidence?: string[];
   /** A direct merge in flight: no run, merged because the PR was already on the tip. */
   direct: boolean;
   status: GroupStatus;

@@ -25,7 +25,8 @@ export function startNextMerge(d: Draft): void {
   if (d.state.merge || !mayMerge(d.state.status)) return;
   const optimistic = d.state.config.canOptimisticallyMerge;
   for (const group of groupsInLineOrder(d).reverse()) {
-    if (group.status !== 'passed' || group.direct) continue;
+    // A bisection chunk that passed only clears its PRs for the line (bisection.ts); it never merges.
+    if (group.status !== 'passed' || group.direct || group.bisection) continue;
     const carried = carriedGroups(d, group);
     if (!carried) continue;
     if (!optimistic && carried.some((g) => g.status !== 'passed')) continue;

@@ -13,6 +13,12 @@
  *   are already there; in parallel mode a lane head may start before PRs of other lanes that are
  *   ahead of it, and moving it does not change anyone's dependencies because it starts only when
  *   no never-started PR it conflicts with is ahead of it.
+ * - PRs under bisection (in a bisection chunk, bisection.ts) are beside the line: they keep a place in
+ *   the started segment (their chunks need one) but are not in `line`, and no main-line tree holds
+ *   them (lanes.ts). When their bisection finds them good, or ends without deciding them, they
+ *   re-enter at the front of the PRs waiting to be tested, by priority then submission
+ *   (`reenterLine`): behind the groups already testing (whose runs stay valid), ahead of every PR not
+ *   yet in a run. An urgent one skips the line as on admission.
  * Invariant: `entries` = started ++ never-started pending (sorted) ++ not_ready (by seq).
  */
 import { type Draft, inMerge, note } from './draft';
@@ -25,9 +31,42 @@ export function ranksBefore(a: Entry, b: Entry): boolean {
   return a.priority !== b.priority ? a.priority < b.priority : a.seq < b.seq;
 }
 
-/** The PRs in the queue (admitted), in line order. */
+/** The PRs in the queue (admitted), in line order; PRs under bisection are beside it. */
 export function line(d: Draft): Entry[] {
-  return d.state.entries.filter((e) => e.state !== 'not_ready');
+  const beside = besideTheLine(d);
+  return d.state.entries.filter((e) => e.state !== 'not_ready' && !(e.group !== null && beside.has(e.group)));
+}
+
+/** Keys of the bisection chunks: their members are beside the line. */
+export function besideTheLine(d: Draft): Set<number> {
+  const keys = new Set<number>();
+  for (const g of d.state.groups) if (g.bisection) keys.add(g.key);
+  return keys;
+}
+
+/**
+ * Puts PRs back in the line from a bisection (found good, or not decided by it): each must already
+ * be `pending` without a group. Urgent ones skip the line; the others go, by priority then
+ * submission, right behind the last PR that is in a main-line group or being merged, so no run in
+ * flight sees its tree change.
+ */
+export function reenterLine(d: Draft, entries: readonly Entry[]): void {
+  const sorted = [...entries].sort((a, b) => (ranksBefore(a, b) ? -1 : 1));
+  for (const e of sorted.filter((x) => x.priority === URGENT)) placeAdmitted(d, e);
+  const others = sorted.filter((x) => x.priority !== URGENT);
+  if (others.length === 0) return;
+  const moving = new Set(others);
+  const rest = d.state.entries.filter((e) => !moving.has(e));
+  const beside = besideTheLine(d);
+  let at = 0;
+  rest.forEach((e, i) => {
+    if (!e.started) return;
+    if ((e.group !== null && !beside.has(e.group)) || inMerge(d, e.pr)) at = i + 1;
+  });
+  for (const e of others) e.started = true;
+  rest.splice(at, 0, ...others);
+  d.state.entries = rest;
+  d.dirty = true;
 }
 
 /** Places an entry that is (or just became) pending; re-places it after a priority change. */

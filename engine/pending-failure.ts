@@ -8,8 +8,9 @@
  * waits for the nearest N runs built on top of it (main line only): with optimistic merging, one of
  * them passing merges the failed group too (optimistic-merge.ts), which is how a flake is forgiven.
  * When the wait is over the group is blamed: a named culprit fails alone (its group mates go back to
- * pending), a single PR fails with the run's reason, a batch is bisected (bisection.ts). Each PR
- * blamed is a culprit for the failure rate (failure-rate.ts).
+ * pending), a single PR fails with the run's reason, a batch leaves the line to be bisected beside
+ * it (bisection.ts, which also blames its chunks). Each PR blamed is a culprit for the failure rate
+ * (failure-rate.ts).
  * Invariants:
  * - At most N runs start on top of a main-line failed group (`allowsSuccessors`), so waiting is
  *   bounded by N runs, never by future arrivals.
@@ -31,10 +32,11 @@ export function allowsSuccessors(d: Draft, group: Group): boolean {
 /** Blames every failed group whose wait is over, in line order. */
 export function resolvePendingFailures(d: Draft): void {
   for (const group of groupsInLineOrder(d)) {
-    if (group.status !== 'failed' || !d.state.groups.includes(group)) continue;
+    // Bisection chunks are blamed by their bisection (bisection.ts).
+    if (group.status !== 'failed' || group.bisection || !d.state.groups.includes(group)) continue;
     if (group.prs.some((pr) => inMerge(d, pr))) continue;
     if (group.ahead.length > 0) continue;
-    if (!group.bisection && awaitsSuccessors(d, group)) continue;
+    if (awaitsSuccessors(d, group)) continue;
     blame(d, group);
   }
 }

@@ -33,7 +33,9 @@ export type RestartReason =
   /** railyard: impacted targets changed, so the PRs this one must be tested on changed (parallel mode). */
   | 'IMPACTED_TARGETS_CHANGED'
   /** railyard: the tested tree changed for a reason not attributable to one PR (mode switch, say). */
-  | 'TEST_TREE_CHANGED';
+  | 'TEST_TREE_CHANGED'
+  /** railyard: bisection beside the line found it good; it is tested again in the line, on the current tip. */
+  | 'BISECTION_CLEARED';
 
 export type QueuedReason = 'MERGE_ITEM_NOW_READY' | RestartReason;
 

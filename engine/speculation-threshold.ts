@@ -3,7 +3,13 @@
  *
  * Rule: with batching on, a new batch that would be tested on top of PRs whose runs are undecided
  * (in flight, or formed and waiting for one) starts only while the chance that all those PRs pass,
- * (1 - failure rate)^count, is at least `speculationThreshold` (failure-rate.ts measures the rate).
+ * given what the queue knows about them, is at least `speculationThreshold`. That is the
+ * conditional chance, not the unconditional (1 - failure rate)^count (failure-rate.ts measures the
+ * rate): a PR the bisection of its batch found good (`cleared`, bisection.ts) passes for sure (only
+ * an interaction with what merged since could break it, and the rate does not measure those), so it
+ * counts 1; any other undecided PR counts (1 - rate). PRs under bisection, which almost surely hold
+ * a culprit, are never under a new batch: they are beside the line. Uber's SubmitQueue chooses
+ * builds by the same kind of chance (the probability that their result is used).
  * Otherwise it waits, and its slot stays free, until runs under it finish.
  * Why: a batch stacked on a batch that fails tested a tree holding the culprit, so its run is
  * cancelled and its CI spent for nothing; that waste is most of what batching with concurrency > 1
@@ -35,20 +41,22 @@ export function mayStack(d: Draft, members: readonly Entry[]): boolean {
   const { batch, speculationThreshold } = d.state.config;
   // Checked first: the tree walk is the costly part, and most queues have no threshold to apply.
   if (!batch || speculationThreshold <= 0) return true;
-  const undecided = undecidedPrs(d, treeOf(d, members));
+  const undecided = uncertainPrs(d, treeOf(d, members));
   return chanceAllPass(failureRateOf(d.state), undecided) >= speculationThreshold;
 }
 
-/** (1 - rate)^prs; 1 when there is nothing under the batch. */
+/** (1 - rate)^prs: the chance that `prs` PRs not known good all pass; 1 when there are none. */
 export function chanceAllPass(rate: number, prs: number): number {
   let chance = 1;
   for (let i = 0; i < prs; i += 1) chance *= 1 - rate;
   return chance;
 }
 
-function undecidedPrs(d: Draft, tree: readonly Entry[]): number {
+/** Undecided PRs under the batch that are not known good: each may still fail, with the rate. */
+export function uncertainPrs(d: Draft, tree: readonly Entry[]): number {
   const status = new Map(d.state.groups.map((g) => [g.key, g.status]));
   return tree.filter((e) => {
+    if (e.cleared) return false;
     const s = e.group === null ? undefined : status.get(e.group);
     return s === 'testing' || s === 'waiting';
   }).length;

@@ -25,6 +25,11 @@ export function tipMoved(d: Draft, sha: string): void {
   clearResults(d);
   for (const group of [...d.state.groups]) {
     if (group.prs.some((pr) => inMerge(d, pr))) continue;
+    // A bisection chunk's tree is evidence about its own PRs, whatever the tip (bisection.ts).
+    if (group.bisection) {
+      group.exact = false;
+      continue;
+    }
     dissolveGroup(d, group, 'MANUAL_PUSH_TO_TARGET_BRANCH');
   }
 }

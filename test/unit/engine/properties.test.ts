@@ -4,7 +4,7 @@
  * PR ends in exactly one terminal state.
  */
 import fc from 'fast-check';
-import { type QueueConfigPatch, type QueueState, type TargetList } from '../../../engine';
+import { type Group, type QueueConfigPatch, type QueueState, type TargetList } from '../../../engine';
 import { ModelWorld, overlap } from './model-world';
 
 const pr = fc.integer({ min: 1, max: 7 });
@@ -228,13 +228,14 @@ function stateViolations(world: ModelWorld): string[] {
     if (at.some((i, k) => k > 0 && i !== at[k - 1]! + 1)) out.push(`group ${g.key} is not contiguous`);
     const merging = g.prs.some((p) => s.merge?.prs.includes(p));
     if (!g.direct && !merging) {
-      const reference = referenceTree(s, g.prs);
+      // Issue 25: a bisection chunk is tested on the chunks before it of its own bisection only.
+      const reference = g.bisection ? chunkTree(s, g) : referenceTree(s, g.prs);
       if (reference.join() !== g.ahead.join())
         out.push(`group ${g.prs.join()} tree [${g.ahead.join()}] but lanes give [${reference.join()}]`);
     }
   }
   if (s.config.mode === 'single') {
-    const ln = s.entries.filter((e) => e.state !== 'not_ready');
+    const ln = s.entries.filter((e) => e.state !== 'not_ready' && !besideTheLine(s, e.group));
     const firstFree = ln.findIndex((e) => e.group === null);
     if (firstFree >= 0 && ln.slice(firstFree).some((e) => e.group !== null))
       out.push('single mode: a group behind an untested PR');
@@ -248,9 +249,26 @@ function stateViolations(world: ModelWorld): string[] {
   return out;
 }
 
+/** Whether a PR's group is a bisection chunk: beside the line (issue 25), in no main-line tree. */
+function besideTheLine(s: QueueState, key: number | null): boolean {
+  return s.groups.some((g) => g.key === key && g.bisection);
+}
+
+/** The PRs of the chunks before `chunk` in its own bisection, in line order. */
+function chunkTree(s: QueueState, chunk: Group): number[] {
+  const session = chunk.bisectionKey ?? chunk.key;
+  const first = s.entries.findIndex((e) => e.pr === chunk.prs[0]);
+  return s.entries
+    .slice(0, first)
+    .filter((e) =>
+      s.groups.some((g) => g.key === e.group && g.bisection && (g.bisectionKey ?? g.key) === session),
+    )
+    .map((e) => e.pr);
+}
+
 /** Transitive dependencies by definition (an earlier PR overlapping a later dependency), whole groups. */
 function referenceTree(s: QueueState, members: number[]): number[] {
-  const ln = s.entries.filter((e) => e.state !== 'not_ready');
+  const ln = s.entries.filter((e) => e.state !== 'not_ready' && !besideTheLine(s, e.group));
   const pos = (p: number) => ln.findIndex((e) => e.pr === p);
   const targetsOf = (p: number): TargetList => {
     const e = ln[pos(p)]!;
