@@ -68,6 +68,8 @@ function setup(
     /** The PR's `updated_at` (default: the comment's own time, as GitHub sets it for a new comment). */
     updatedAt?: string;
     replyFails?: boolean;
+    /** The admission bound (default 30 ms: most stories answer at once). */
+    admissionTimeoutMs?: number;
     reactionFails?: boolean;
   } = {},
 ) {
@@ -146,7 +148,7 @@ function setup(
         return Promise.resolve(rest);
       },
     },
-    admissionTimeoutMs: 30,
+    admissionTimeoutMs: opts.admissionTimeoutMs ?? 30,
     onError: (_err, message) => errors.push(message),
   });
   const replies = () =>
@@ -261,7 +263,11 @@ describe('merge', () => {
   });
 
   test('an admission still pending at the bound is acknowledged with eyes', async () => {
-    const t = setup({ queues: { [idOf(GITHUB_SPELLING)]: { admission: { state: 'pending' } } } });
+    // A bound of many poll ticks (the first is 20 ms): with 30 ms a loaded machine fits one question.
+    const t = setup({
+      queues: { [idOf(GITHUB_SPELLING)]: { admission: { state: 'pending' } } },
+      admissionTimeoutMs: 600,
+    });
     expect(await t.handler.run(target, routed('/trunk merge'))).toBe(
       'submitted #12 to main, admission pending',
     );
