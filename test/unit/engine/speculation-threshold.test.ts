@@ -149,4 +149,37 @@ describe('speculation threshold', () => {
     expect(path(passing)).toEqual([2, 3, 4]);
     expect(passing.length).toBeLessThan(100);
   });
+
+  // Issue 25: the threshold uses the chance, given what the queue knows, that what a batch stacks on
+  // passes. PRs the bisection of their batch found good pass for sure; PRs under bisection, which
+  // almost surely hold a culprit, are beside the line and under no batch.
+  describe('conditional chance', () => {
+    const config: QueueConfigPatch = {
+      batch: true,
+      batchingMinSize: 2,
+      concurrency: 5,
+      optimizationMode: 'bisection_skip_redundant_tests',
+    };
+
+    /** The batch [1, 2] fails; its bisection clears PR 1 and ejects PR 2; then PRs 3..10 arrive. */
+    function clearedAhead(r: FailureRate): Harness {
+      const q = queue(config, r, 2);
+      q.fail(1);
+      q.pass(1);
+      expect(q.stateOf(2)).toBe('failed');
+      for (let pr = 3; pr <= 10; pr += 1) q.submit(pr);
+      q.advance(10);
+      return q;
+    }
+
+    // At 50%: one fresh PR under a batch gives 0.5 >= 0.38, two give 0.25. PR 1 was cleared and
+    // re-tested at once; [3, 4] stacks on it as on nothing (chance 1), and [5, 6] would have 2
+    // uncertain PRs under it. On fresh PRs only the head runs.
+    it('PRs cleared by bisection count as passing', () => {
+      const q = clearedAhead(rate(0.5));
+      expect(q.batches()).toEqual([[1], [3, 4]]);
+      expect(q.state.entries.find((e) => e.pr === 1)?.cleared).toBe(true);
+      expect(queue(config, rate(0.5), 10).batches()).toEqual([[1, 2]]);
+    });
+  });
 });
