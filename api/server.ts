@@ -43,6 +43,8 @@ import { createApiPools } from './pools';
 import { createMergeQueueService } from './temporal/merge-queue-service';
 import { createTestDurations } from '../events/store/test-durations';
 import { createRunLogStore } from '../test-runs/store/run-logs';
+import { createQueueViewStore } from '../events/store/queue-views';
+import { createPrRecordStore } from '../events/store/pr-records';
 import { createQueueClient, createTemporalGateway } from '../queue-client';
 import { createUiSessionStore } from './dashboard/store/sessions';
 
@@ -169,6 +171,8 @@ async function main(): Promise<void> {
       publicUrl,
       testDurations: createTestDurations(pool),
       runLogs: createRunLogStore(pool),
+      // getQueue and listPullRequests read PostgreSQL, not the workflows (ADR 0016).
+      projection: { views: createQueueViewStore(pool), records: createPrRecordStore(pool) },
     }),
     // Fork PRs: uploads with the repository's public id, setImpactedTargets with a run GitHub vouches for.
     forkAuth: {

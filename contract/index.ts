@@ -16,3 +16,4 @@ export * from './test-run-messages';
 export * from './workflow-types';
 export * from './pr-reasons';
 export * from './json-bytes';
+export * from './pr-record';

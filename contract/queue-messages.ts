@@ -129,6 +129,14 @@ export interface QueueSnapshot {
   inQueue: number;
   /** Ids of the test runs in progress, in queue order; absent from workers older than this field. */
   testRunsInProgress?: string[];
+  /**
+   * The read projection's version of this snapshot (ADR 0016): the queue's first run id, and a count
+   * that only grows within it (every drain and the delete move it). Absent from older workers.
+   */
+  generation?: string;
+  revision?: number;
+  /** The queue was deleted (it ends once empty and its transitions are stored). */
+  deleted?: boolean;
 }
 
 export interface QueueSettingsSnapshot extends RunnerSettings {

@@ -4,7 +4,7 @@
  * append-only and idempotent: (submissionId, seq) identifies an event, so an activity retried after a
  * crash inserts nothing twice. Metrics, webhooks and PR history read from it.
  */
-import type { ReasonDetail, RepositoryKey } from '../contract';
+import type { PrTransitionNotice, QueueKey, ReasonDetail, RepositoryKey } from '../contract';
 import type { PrState } from '../engine';
 
 export interface TransitionEvent {
@@ -33,8 +33,19 @@ export interface TransitionEvent {
   detail?: ReasonDetail;
   /** Who judged `testRunId`: the queue's test command (its log is kept) or CI's statuses. */
   runner?: 'command' | 'statuses';
+  /**
+   * The notice the PR's workflow was sent for this transition, without its presentation, and when
+   * the submission was made: the read projection's durable copy (ADR 0016), folded into the PR's
+   * record with the append. Absent in events of older workers.
+   */
+  record?: { submittedAt: number; notice: PrTransitionNotice };
 }
 
 export interface AppendTransitionsInput {
   events: TransitionEvent[];
+  /**
+   * The queue that sent them: its view is read and stored in the read projection after the append
+   * (ADR 0016). Absent from appends of older workers and from tests that only fill the log.
+   */
+  queue?: QueueKey;
 }

@@ -11,7 +11,23 @@
  *   receiver cannot slow the queue.
  * - It may fail as long as PostgreSQL is down: the queue workflow keeps the transitions and retries
  *   without limit (workflows/queue/event-log-outbox.ts), so a failure here delays, never drops.
+ * - The events that carry their PR's notice are folded into the PRs' records of the read projection
+ *   (ADR 0016) in the same transaction: the durable path of the records (the notify activity's write
+ *   is the fast one, and gives up during an outage).
+ * - With `input.queue`, it then reads the queue's view (one query) and stores it in the read
+ *   projection (ADR 0016), so getQueue follows the queue's own moves. A query that fails is logged
+ *   and skipped (the next append projects again); a store that fails fails the activity like the log.
  */
+import { log } from '@temporalio/activity';
+import {
+  getQueueQuery,
+  queueWorkflowId,
+  type PrTransitionNotice,
+  type QueueKey,
+  type QueueSnapshot,
+} from '../../contract';
+import { foldTransitionsIn, type RecordOwner } from '../../events/store/pr-records';
+import type { QueueViewStore } from '../../events/store/queue-views';
 import { inTransaction } from '../../stores/transaction';
 import { recordDeliveries } from '../../webhooks/store/deliveries';
 import { startDeliveries, type WebhookDispatchDeps } from '../../webhooks/dispatch';
@@ -27,6 +43,8 @@ export interface AppendResult {
 }
 
 export interface AppendDeps extends WebhookDispatchDeps {
+  /** The read projection's queue views (ADR 0016); without it (or a client) no view is stored. */
+  views?: QueueViewStore;
   /** `http_details_url` of a PR event. */
   detailsUrl: PullRequestEventContext['detailsUrl'];
   /** The API's link to a run's log, in PR events. */
@@ -41,23 +59,63 @@ export function defaultDetailsUrl(publicUrl: string): (e: TransitionEvent) => st
     `${base}/merge/${enc(e.repo.host)}/${enc(e.repo.owner)}/${enc(e.repo.name)}/${enc(e.targetBranch)}/${e.prNumber}`;
 }
 
+/** The events that carry their notice, per submission, in seq order. */
+function recordBatchesOf(events: readonly TransitionEvent[]) {
+  const bySubmission = new Map<string, { owner: RecordOwner; notices: PrTransitionNotice[] }>();
+  for (const e of events) {
+    if (!e.record) continue;
+    const owner = {
+      key: { organisationId: e.organisationId, repo: e.repo, targetBranch: e.targetBranch },
+      prNumber: e.prNumber,
+      submissionId: e.submissionId,
+      submittedAt: e.record.submittedAt,
+    };
+    const batch = bySubmission.get(e.submissionId) ?? { owner, notices: [] };
+    batch.notices.push(e.record.notice);
+    bySubmission.set(e.submissionId, batch);
+  }
+  return [...bySubmission.values()];
+}
+
 export function createAppendActivity(deps: AppendDeps) {
   const webhooksOn = deps.client !== undefined && deps.taskQueue !== undefined;
+
+  async function projectView(queue: QueueKey): Promise<void> {
+    const { client, views } = deps;
+    if (!client || !views) return;
+    let snapshot: QueueSnapshot;
+    try {
+      snapshot = await client.workflow.getHandle(queueWorkflowId(queue)).query(getQueueQuery);
+    } catch (err) {
+      log.warn('could not read the queue view to project it', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return;
+    }
+    await views.put(queue, snapshot);
+  }
+
   return {
     async appendTransitions(input: AppendTransitionsInput): Promise<AppendResult> {
       const events = input.events;
-      if (events.length === 0) return { appended: 0, deliveries: 0 };
+      if (events.length === 0) {
+        if (input.queue) await projectView(input.queue);
+        return { appended: 0, deliveries: 0 };
+      }
       const outgoing = webhooksOn
         ? pullRequestEventsOf(events, {
             detailsUrl: deps.detailsUrl,
             ...(deps.testRunLogUrl ? { testRunLogUrl: deps.testRunLogUrl } : {}),
           })
         : [];
-      const { appended, deliveryIds } = await inTransaction(deps.pool, async (db) => ({
-        appended: await appendToLog(db, events),
-        deliveryIds: await recordDeliveries(db, outgoing),
-      }));
+      const { appended, deliveryIds } = await inTransaction(deps.pool, async (db) => {
+        const appended = await appendToLog(db, events);
+        // The PRs' records in the read projection, from the same batch: nothing lost in an outage.
+        await foldTransitionsIn(db, recordBatchesOf(events));
+        return { appended, deliveryIds: await recordDeliveries(db, outgoing) };
+      });
       await startDeliveries(deps, deliveryIds);
+      if (input.queue) await projectView(input.queue);
       return { appended, deliveries: deliveryIds.length };
     },
   };

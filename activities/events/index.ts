@@ -12,6 +12,7 @@ import { publicUrlOf } from '../../platform/public-url';
 import { createDeliveryActivities } from '../webhook-delivery';
 import type { DeliveryRetryPolicy } from '../../webhooks/types';
 import { createAppendActivity, defaultDetailsUrl } from './append';
+import { createQueueViewStore } from '../../events/store/queue-views';
 import type { TransitionEvent } from '../../events/types';
 
 export interface EventActivityDeps {
@@ -34,6 +35,7 @@ export function createEventActivities(deps: EventActivityDeps) {
       client: deps.client,
       taskQueue: deps.taskQueue,
       retry: deps.webhookRetry,
+      views: createQueueViewStore(deps.pool),
       detailsUrl: deps.detailsUrl ?? defaultDetailsUrl(publicUrlOf(deps.publicUrl)),
       testRunLogUrl: (id) =>
         `${publicUrlOf(deps.publicUrl).replace(/\/+$/, '')}/v1/testRuns/${encodeURIComponent(id)}/log`,

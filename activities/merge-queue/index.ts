@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { runSlotFreedSignal } from '../../contract';
 import { createGitActivities } from './git-activities';
 import { createNotifyActivity } from './notify';
+import { createPrRecordStore, type PrRecordStore } from '../../events/store/pr-records';
 
 export interface MergeQueueActivityDeps {
   gitHost: GitHost;
@@ -29,6 +30,8 @@ export interface MergeQueueActivityDeps {
   slots?: RunSlots;
   /** Test runs handed to executors (test-runs/store/executor-jobs.ts); default: in `pool`. */
   jobs?: ExecutorJobs;
+  /** The read projection's PR records (ADR 0016); default: in `pool`. */
+  records?: PrRecordStore;
 }
 
 export function createMergeQueueActivities(
@@ -46,6 +49,6 @@ export function createMergeQueueActivities(
       ...(deps.judgeTests ? { judgeTests: deps.judgeTests } : {}),
       ...(deps.runLogs ? { runLogs: deps.runLogs } : {}),
     }),
-    ...createNotifyActivity(deps),
+    ...createNotifyActivity({ ...deps, records: deps.records ?? createPrRecordStore(deps.pool) }),
   };
 }

@@ -5,7 +5,14 @@
  * carries a per-submission sequence number, so a retried delivery is recorded once, and a delivery for a
  * submission whose record has already closed is dropped instead of starting a new run.
  * refreshPullRequestDetails signals details between transitions to a running record only.
+ *
+ * Both also fold what they deliver into the read projection's row of the submission (`records`,
+ * ADR 0016) after the signals, so when the activity completes (and the queue counts the submission as
+ * admitted) listPullRequests finds it. That write is the fast path only: one that fails (PostgreSQL
+ * down) is logged and skipped, so the queue keeps admitting PRs through an outage, and the event log's
+ * append folds the same notices durably (activities/events/append.ts); the fold is idempotent per seq.
  */
+import { log } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   PR_NUMBER,
@@ -22,8 +29,9 @@ import {
   type PullRequestWorkflow,
   type PullRequestWorkflowInput,
 } from '../../contract';
+import type { PrRecordStore } from '../../events/store/pr-records';
 
-export function createNotifyActivity(deps: { client: Client; taskQueue: string }) {
+export function createNotifyActivity(deps: { client: Client; taskQueue: string; records?: PrRecordStore }) {
   /** A retried delivery for a submission whose record already closed must not start a new run. */
   async function endedAlready(workflowId: string, submissionId: string): Promise<boolean> {
     try {
@@ -35,6 +43,17 @@ export function createNotifyActivity(deps: { client: Client; taskQueue: string }
     }
   }
 
+  /** The fast path of the read projection: what it cannot write, the event log's append does. */
+  async function project(write: () => Promise<void> | undefined): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      log.warn('could not fold the notice into the read projection; the event log will', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+
   return {
     async notifyPullRequest(input: {
       workflow: PullRequestWorkflowInput;
@@ -42,7 +61,10 @@ export function createNotifyActivity(deps: { client: Client; taskQueue: string }
     }): Promise<void> {
       const { workflow } = input;
       const workflowId = prWorkflowId(workflow.key, workflow.prNumber);
-      if (await endedAlready(workflowId, workflow.submissionId)) return;
+      if (await endedAlready(workflowId, workflow.submissionId)) {
+        await project(() => deps.records?.transitions(workflow, input.notices));
+        return;
+      }
       for (const notice of input.notices) {
         await deps.client.workflow.signalWithStart<PullRequestWorkflow, [PrTransitionNotice]>(
           PULL_REQUEST_WORKFLOW_TYPE,
@@ -63,6 +85,7 @@ export function createNotifyActivity(deps: { client: Client; taskQueue: string }
           },
         );
       }
+      await project(() => deps.records?.transitions(workflow, input.notices));
     },
 
     /** New details between transitions: only a running record takes them (no start, no new run). */
@@ -77,6 +100,7 @@ export function createNotifyActivity(deps: { client: Client; taskQueue: string }
         if (err instanceof WorkflowNotFoundError) return;
         throw err;
       }
+      await project(() => deps.records?.refresh(input.workflow, input.refresh));
     },
   };
 }

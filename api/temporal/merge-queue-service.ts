@@ -16,6 +16,10 @@
  * - A first submission returns once the PR's record shows it (bounded wait), so a client reading it
  *   right after submitting finds it: the submit update answers at once and the queue admits the PR
  *   afterwards, so the wait is on the queue's admission query (queue-client/admission.ts, ADR 0005).
+ * - With a read projection (ADR 0016), getQueue and listPullRequests read PostgreSQL and query no
+ *   workflow. A queue the projection does not hold (never projected, deleted, or none) is asked once
+ *   and its answer stored. Every change this service makes stores the queue's view before it answers,
+ *   so a client reads its own writes; the queue's own moves reach the projection with its appends.
  */
 import type { Organisation } from '../../stores/api-keys';
 import {
@@ -31,17 +35,15 @@ import {
   submitUpdate,
   updateQueueUpdate,
   type QueueKey,
+  type QueueSnapshot,
   type TestRunDetails,
 } from '../../contract';
-import {
-  inBatches,
-  isQueueClientError,
-  QueueClientError,
-  type QueueClient,
-  type QueueReader,
-} from '../../queue-client';
+import { inBatches, isQueueClientError, QueueClientError, type QueueClient } from '../../queue-client';
 import { queueAppError } from '../errors';
 import { listSubmissions } from './submission-listing';
+import { listRecords } from './record-listing';
+import type { QueueViewStore } from '../../events/store/queue-views';
+import type { PrRecordStore } from '../../events/store/pr-records';
 import {
   queueExists,
   queueNotFound,
@@ -71,8 +73,6 @@ async function answering<T>(key: QueueAddress, run: () => Promise<T>): Promise<T
   }
 }
 
-const queueView = async (q: QueueReader) => wire.queueView(await q.query(getQueueQuery));
-
 export interface MergeQueueServiceOptions {
   /** Base of the links records carry (a run's log); relative links without it. */
   publicUrl?: string;
@@ -81,6 +81,8 @@ export interface MergeQueueServiceOptions {
   /** Command runs' logs as the worker stored them (ADR 0011); without it no log is served. */
   runLogs?: RunLogStore;
   now?: () => number;
+  /** The read projection (ADR 0016); without it every read queries the workflows. */
+  projection?: { views: QueueViewStore; records: PrRecordStore };
 }
 
 export function createMergeQueueService(
@@ -92,6 +94,34 @@ export function createMergeQueueService(
   };
   const now = options.now ?? Date.now;
   const queueId = (org: Organisation, key: QueueAddress) => queueWorkflowId(queueKeyOf(org, key));
+  const projection = options.projection;
+
+  /** The queue's snapshot from its workflow (null: none runs), stored in the projection if there is one. */
+  async function askQueue(what: string, org: Organisation, key: QueueAddress): Promise<QueueSnapshot | null> {
+    const snapshot = await queues.readQueue(what, queueId(org, key), (q) => q.query(getQueueQuery));
+    if (snapshot && projection) await projection.views.put(queueKeyOf(org, key), snapshot);
+    return snapshot;
+  }
+
+  /** The queue's snapshot: the projection's, or (when it holds none) the workflow's. */
+  async function readSnapshot(
+    what: string,
+    org: Organisation,
+    key: QueueAddress,
+  ): Promise<QueueSnapshot | null> {
+    const row = projection ? await projection.views.get(queueKeyOf(org, key)) : null;
+    if (row && !row.deleted) return row.snapshot;
+    return askQueue(what, org, key);
+  }
+
+  /**
+   * After a change: stores the view that includes it, so the caller's next read sees it. The change is
+   * done whatever happens here; a view that cannot be read now follows with the queue's next append.
+   */
+  async function projectAfterChange(org: Organisation, key: QueueAddress): Promise<void> {
+    if (!projection) return;
+    await askQueue('getQueue', org, key).catch(() => undefined);
+  }
 
   return {
     createQueue: (org, request) =>
@@ -99,7 +129,11 @@ export function createMergeQueueService(
         queues.startQueue(wire.queueWorkflowInput(org, request), { organisationSlug: org.slug }),
       ),
 
-    getQueue: (org, key) => answering(key, () => queues.readQueue('getQueue', queueId(org, key), queueView)),
+    getQueue: (org, key) =>
+      answering(key, async () => {
+        const snapshot = await readSnapshot('getQueue', org, key);
+        return snapshot ? wire.queueView(snapshot) : null;
+      }),
 
     updateQueue: (change, request) =>
       answering(request, async () => {
@@ -109,16 +143,18 @@ export function createMergeQueueService(
           updateQueueUpdate,
           { updateId: change.updateId, args: [wire.updateQueueInput(request)] },
         );
+        await projectAfterChange(change.org, request);
         return wire.queueSettings(settings);
       }),
 
     deleteQueue: (change, key) =>
-      answering(key, () =>
-        queues.updateQueue('deleteQueue', queueId(change.org, key), deleteQueueUpdate, {
+      answering(key, async () => {
+        await queues.updateQueue('deleteQueue', queueId(change.org, key), deleteQueueUpdate, {
           updateId: change.updateId,
           args: [],
-        }),
-      ),
+        });
+        await projection?.views.markDeleted(queueKeyOf(change.org, key));
+      }),
 
     submitPullRequest: (change, request) =>
       answering(request, async () => {
@@ -134,6 +170,7 @@ export function createMergeQueueService(
           const { rejection, message } = outcome;
           throw new QueueClientError({ kind: 'rejected', rejection, message });
         }
+        await projectAfterChange(change.org, request);
       }),
 
     cancelPullRequest: (change, request) =>
@@ -147,15 +184,17 @@ export function createMergeQueueService(
           updateId: change.updateId,
           args: [{ pr: request.pr.number, actor }],
         });
+        await projectAfterChange(change.org, request);
       }),
 
     restartTestsOnPullRequest: (change, request) =>
-      answering(request, () =>
-        queues.updateQueue('restartTestsOnPullRequest', queueId(change.org, request), restartUpdate, {
+      answering(request, async () => {
+        await queues.updateQueue('restartTestsOnPullRequest', queueId(change.org, request), restartUpdate, {
           updateId: change.updateId,
           args: [{ pr: request.pr.number }],
-        }),
-      ),
+        });
+        await projectAfterChange(change.org, request);
+      }),
 
     setImpactedTargets: (change, request) =>
       answering(request, () =>
@@ -174,9 +213,10 @@ export function createMergeQueueService(
         const answer = wire.submittedPullRequest(record, links, request.targetBranch);
         if (request.includeTimeline) answer.timeline = timelineOf(record, links, request.targetBranch);
         if (request.includeEstimatedTimeToMerge) {
-          const queue = record.isCurrentlySubmittedToQueue
-            ? await queues.readQueue('getQueue', queueId(org, request), queueView)
+          const snapshot = record.isCurrentlySubmittedToQueue
+            ? await readSnapshot('getQueue', org, request)
             : null;
+          const queue = snapshot ? wire.queueView(snapshot) : null;
           const durations =
             queue && options.testDurations
               ? await options.testDurations({
@@ -192,6 +232,10 @@ export function createMergeQueueService(
 
     listPullRequests: (org, request) =>
       answering(request, async () => {
+        if (projection) {
+          if (!(await readSnapshot('listPullRequests', org, request))) throw queueNotFound(request);
+          return listRecords(projection.records, queueKeyOf(org, request), request, links);
+        }
         const exists = await queues.readQueue('listPullRequests', queueId(org, request), () =>
           Promise.resolve(true),
         );

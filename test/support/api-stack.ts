@@ -13,6 +13,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { createApiKeyStore, type ApiKeyStore } from '../../stores/api-keys';
 import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../queue-client';
 import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
+import { createQueueViewStore } from '../../events/store/queue-views';
+import { createPrRecordStore } from '../../events/store/pr-records';
 import type { MergeQueueService, QueueAddress } from '../../api/routes/merge-queue/service';
 import { queueWorkflowId, type QueueKey } from '../../contract';
 import { buildTestApp, type CapturedLog, type TestAppDeps } from './app';
@@ -93,7 +95,13 @@ export function useApiStack(options: ApiStackOptions): {
       taskQueue: deployment.taskQueue,
       callTimeoutMs: 30_000,
     });
-    const real = createMergeQueueService(createQueueClient(temporal));
+    // As api/server.ts: reads from the projection (ADR 0016).
+    const real = createMergeQueueService(createQueueClient(temporal), {
+      projection: {
+        views: createQueueViewStore(deployment.pool),
+        records: createPrRecordStore(deployment.pool),
+      },
+    });
     const keys = createApiKeyStore(deployment.pool);
     const { app, log } = await buildTestApp(deployment.pool, {
       keys,

@@ -28,14 +28,15 @@ import {
 import type { Activities } from '../../activities';
 import { isTerminal } from '../../engine';
 import {
+  foldRefresh,
+  foldTransition,
   getPullRequestQuery,
+  newRecordFold,
   PR_STATE,
   prDetailsSignal,
   prTransitionSignal,
   type Presentation,
   type PresentedIds,
-  type PrDetailsRefresh,
-  type PrTransitionNotice,
   type PullRequestRecord,
   type PullRequestWorkflowInput,
 } from '../../contract';
@@ -54,24 +55,10 @@ const presenter = proxyActivities<Activities>({
   },
 });
 
-/** A record keeps its whole timeline; past this it keeps the first and the latest entries. */
-const MAX_TIMELINE = 500;
-
 export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Promise<PullRequestRecord> {
-  const record: PullRequestRecord = {
-    id: input.submissionId,
-    prNumber: input.prNumber,
-    state: 'not_ready',
-    stateChangedAt: input.submittedAt,
-    reason: 'USER_REQUESTED',
-    details: null,
-    skipTheLine: false,
-    isCurrentlySubmittedToQueue: true,
-    verifiedByTestRun: null,
-    timeline: [],
-  };
-  let applied = 0;
-  const pending = new Map<number, PrTransitionNotice>();
+  // The fold is shared with the read projection (contract/pr-record.ts), so both keep the same record.
+  const fold = newRecordFold(input);
+  const { record } = fold;
   let presentation: Presentation | null = null;
   let presented = 0;
   /** Details refreshes applied (prDetailsSignal), and how many of them were shown. */
@@ -79,61 +66,29 @@ export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Prom
   let presentedRefreshes = 0;
   const ids: PresentedIds = { commentId: null, checkRunId: null, announcedSeq: 0 };
 
-  const apply = (n: PrTransitionNotice) => {
-    if (n.presentation) presentation = n.presentation;
-    const t = n.transition;
-    record.state = t.to;
-    record.stateChangedAt = t.at;
-    record.reason = t.reason;
-    // A PR that left the queue is reported without a head; the record keeps the one it had.
-    record.details =
-      n.details.headSha || !record.details ? n.details : { ...n.details, headSha: record.details.headSha };
-    record.skipTheLine = n.details.priorityValue === 0;
-    record.isCurrentlySubmittedToQueue = !isTerminal(t.to);
-    if (t.to === 'merged' && t.testRunId) record.verifiedByTestRun = t.testRunId;
-    if (n.testedOn) record.testedOn = n.testedOn;
-    if (n.mergedAs) record.mergedAs = n.mergedAs;
-    record.timeline.push(t);
-    if (record.timeline.length > MAX_TIMELINE) record.timeline.splice(1, 1);
-    upsertSearchAttributes([{ key: PR_STATE, value: t.to }]);
-  };
-
-  /** A refresh made after a transition that has not arrived yet waits for it (only the newest). */
-  let early: PrDetailsRefresh | null = null;
-  const refresh = (r: PrDetailsRefresh) => {
-    if (isTerminal(record.state)) return;
-    record.details = { ...r.details, headSha: r.details.headSha || record.details?.headSha || '' };
-    if (r.testedOn) record.testedOn = r.testedOn;
-    refreshed += 1;
-  };
-
   setHandler(prTransitionSignal, (notice) => {
-    if (notice.submissionId !== input.submissionId || notice.seq <= applied) return;
-    pending.set(notice.seq, notice);
-    // Deliveries may arrive out of order after retries; apply the contiguous prefix.
-    for (let next = pending.get(applied + 1); next; next = pending.get(applied + 1)) {
-      pending.delete(applied + 1);
-      applied += 1;
-      apply(next);
+    if (notice.submissionId !== input.submissionId) return;
+    const { applied, refreshes } = foldTransition(fold, notice);
+    for (const n of applied) {
+      if (n.presentation) presentation = n.presentation;
+      upsertSearchAttributes([{ key: PR_STATE, value: n.transition.to }]);
     }
-    if (early && early.afterSeq <= applied) {
-      if (early.afterSeq === applied) refresh(early);
-      early = null;
-    }
+    refreshed += refreshes;
   });
   setHandler(prDetailsSignal, (r) => {
-    if (r.submissionId !== input.submissionId || r.afterSeq < applied) return;
-    if (r.afterSeq === applied) refresh(r);
-    else if (!early || r.afterSeq >= early.afterSeq) early = r;
+    if (r.submissionId !== input.submissionId) return;
+    if (foldRefresh(fold, r)) refreshed += 1;
   });
   setHandler(getPullRequestQuery, () => record);
 
   const wanted = (p: Presentation | null): p is Presentation => p !== null && (p.comment || p.checkRun);
   const present = async (): Promise<void> => {
     for (;;) {
-      await condition(() => wanted(presentation) && (applied > presented || refreshed > presentedRefreshes));
+      await condition(
+        () => wanted(presentation) && (fold.applied > presented || refreshed > presentedRefreshes),
+      );
       if (!isTerminal(record.state)) await sleep(PRESENT_COALESCE_MS);
-      const seq = applied;
+      const seq = fold.applied;
       const refreshes = refreshed;
       try {
         const shown = await presenter.presentPullRequest({
@@ -155,8 +110,8 @@ export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Prom
   };
   void present();
 
-  await condition(() => isTerminal(record.state) && pending.size === 0);
-  await condition(() => !wanted(presentation) || presented === applied);
+  await condition(() => isTerminal(record.state) && fold.pending.length === 0);
+  await condition(() => !wanted(presentation) || presented === fold.applied);
   await condition(allHandlersFinished);
   return record;
 }

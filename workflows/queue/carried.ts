@@ -88,6 +88,11 @@ export interface Carried {
    * count: they leave only once stored.
    */
   unstored: TransitionEvent[];
+  /**
+   * The read projection's revision of the queue view (ADR 0016): moved by every drain and by the
+   * delete, carried so it only grows. Absent in state carried from before it existed.
+   */
+  viewRevision?: number;
 }
 
 export const DEFAULT_RUNNER: RunnerSettings = {

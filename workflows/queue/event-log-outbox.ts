@@ -16,6 +16,7 @@
 import { log, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { TransitionEvent } from '../../events/types';
+import type { QueueKey } from '../../contract';
 import type { Carried } from './carried';
 
 /** Transitions per append; a backlog after a long outage goes in batches of this size. */
@@ -30,6 +31,8 @@ export class EventLogOutbox {
 
   constructor(
     private readonly c: Carried,
+    /** Sent with every append, so the activity also projects this queue's view (ADR 0016). */
+    private readonly queue: QueueKey,
     /** The longest pause between retries of an append (test hook: QueueWorkflowInput). */
     maximumIntervalMs = DEFAULT_APPEND_MAXIMUM_INTERVAL_MS,
   ) {
@@ -68,7 +71,7 @@ export class EventLogOutbox {
 
   private async send(batch: TransitionEvent[]): Promise<void> {
     try {
-      await this.append({ events: batch });
+      await this.append({ events: batch, queue: this.queue });
       this.c.unstored.splice(0, batch.length);
     } catch (err) {
       log.warn('event log append failed; the transitions stay in the workflow and are sent again', {

@@ -10,7 +10,13 @@
  * keyed retry repeats an id; a repeated request without a key is made harmless by state (admission.ts,
  * and a cancel or restart of a PR not in the queue is refused with Trunk's 404).
  */
-import { ApplicationFailure, condition, currentUpdateInfo, setHandler } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  condition,
+  currentUpdateInfo,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { isInQueue, testRunView } from '../../engine';
 import {
   cancelUpdate,
@@ -154,6 +160,7 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
     deleteQueueUpdate,
     () => {
       c.deleted = true;
+      c.viewRevision = (c.viewRevision ?? 0) + 1;
     },
     {
       validator: () => {
@@ -216,7 +223,12 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
     }
   });
 
-  setHandler(getQueueQuery, () => snapshotOf(c, key.targetBranch));
+  setHandler(getQueueQuery, () => ({
+    ...snapshotOf(c, key.targetBranch),
+    generation: workflowInfo().firstExecutionRunId,
+    revision: c.viewRevision ?? 0,
+    deleted: c.deleted,
+  }));
   setHandler(getAdmissionsQuery, (ids) =>
     Object.fromEntries(ids.slice(0, MAX_UPDATE_RESULTS).map((id) => [id, admissions.stateOf(id)])),
   );

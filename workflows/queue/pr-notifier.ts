@@ -19,6 +19,11 @@ import { conflicted, transitionDetail } from './reason-details';
 
 const DETAILS_REFRESH_PATCH = 'pr-details-refresh';
 
+function withoutPresentation(n: PrTransitionNotice): PrTransitionNotice {
+  const { presentation: _shown, ...notice } = n;
+  return notice;
+}
+
 export class PrNotifier {
   private notices = new Map<number, PrTransitionNotice[]>();
   /** Submissions whose PR workflow has received at least one transition (so it can be read). */
@@ -124,7 +129,10 @@ export class PrNotifier {
     const { carried: c, key } = this.ctx;
     if (this.notices.size > 0)
       this.outbox.add(
-        [...this.notices].flatMap(([pr, notices]) => notices.map((n) => this.transitionEvent(pr, n))),
+        [...this.notices].flatMap(([pr, notices]) => {
+          const submittedAt = c.prs[String(pr)]?.submittedAt;
+          return notices.map((n) => this.transitionEvent(pr, n, submittedAt));
+        }),
       );
     for (const [pr, notices] of this.notices) {
       const meta = c.prs[String(pr)];
@@ -140,7 +148,7 @@ export class PrNotifier {
     this.notices.clear();
   }
 
-  private transitionEvent(pr: number, n: PrTransitionNotice): TransitionEvent {
+  private transitionEvent(pr: number, n: PrTransitionNotice, submittedAt?: number): TransitionEvent {
     const { key } = this.ctx;
     const run = n.transition.testRunId
       ? this.ctx.carried.runs.find((r) => r.runId === n.transition.testRunId)
@@ -166,6 +174,9 @@ export class PrNotifier {
       headSha: n.details.headSha,
       ...(n.transition.detail ? { detail: n.transition.detail } : {}),
       ...(n.transition.runner ? { runner: n.transition.runner } : {}),
+      // The read projection folds the PR's record from it (ADR 0016); the presentation is the PR
+      // workflow's alone.
+      ...(submittedAt !== undefined ? { record: { submittedAt, notice: withoutPresentation(n) } } : {}),
     };
   }
 }

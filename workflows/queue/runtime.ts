@@ -42,7 +42,7 @@ export class QueueRuntime implements QueueContext {
   ) {
     this.hosts = new HostReader(this);
     this.executor = new CommandExecutor(this, this.hosts);
-    this.outbox = new EventLogOutbox(carried, opts.appendMaximumIntervalMs);
+    this.outbox = new EventLogOutbox(carried, key, opts.appendMaximumIntervalMs);
     this.notifier = new PrNotifier(this, this.outbox);
     // Transitions a previous run could not store go first.
     this.outbox.pump();
@@ -82,6 +82,8 @@ export class QueueRuntime implements QueueContext {
 
   drain(): void {
     const c = this.carried;
+    // Whatever this drain changes, a view read after it is newer than one read before (ADR 0016).
+    c.viewRevision = (c.viewRevision ?? 0) + 1;
     while (c.inbox.length > 0) {
       const event = c.inbox.shift()!;
       const { state, commands } = decide(c.engine, event, { now: Date.now(), newId: uuid4 });
