@@ -30,10 +30,11 @@
  *    user namespace, a short bash that sets the rules and then execs bwrap inside (its `--unshare-user`
  *    nests, and drops every capability). Needs /dev/net/tun open to that user (mode 0666, udev's default);
  *  - `helper`: a root worker whose /dev/net/tun is root's only (containers without udev): a short bash
- *    coordinator, as root, starts bwrap as `runAs` with `--unshare-net --info-fd`, sets the rules in
- *    bwrap's network namespace (nsenter), then starts pasta as root joined to that network namespace only
- *    (an fd the coordinator opened), stops pasta when bwrap exits. pasta then runs as uid 0 — inside an
- *    empty mount namespace, under its seccomp filter.
+ *    coordinator, as root, starts bwrap as `runAs` with `--unshare-net --info-fd`, waits until bwrap has
+ *    set that namespace's loopback up, starts pasta as root joined to that network namespace only (an
+ *    fd the coordinator opened), sets the rules there once pasta's route is up (nsenter), and stops
+ *    pasta when bwrap exits. pasta then runs as uid 0 — inside an empty mount namespace, under its
+ *    seccomp filter.
  * Either way the command waits (ROUTE_WAIT) until the namespace has a default route before it starts
  * (in `helper` pasta adds it only after the rules are set), and every process is in the run's process
  * group, so stopping the run stops pasta too.
@@ -120,6 +121,14 @@ const HELPER = [
   'exec 5>&-',
   'if ! read -r -d "}" info <&"${BWRAP[0]}" || ! [[ $info =~ \\"child-pid\\":\\ *([0-9]+) ]]; then wait "$bw"; exit $?; fi',
   'exec 7<"/proc/${BASH_REMATCH[1]}/ns/net"',
+  // bwrap writes its info before its child sets the namespace's loopback up (an address, then the link
+  // up, last). pasta brings lo up too, and the kernel then gives it 127.0.0.1 itself: started before
+  // bwrap is done, bwrap's own address request fails and so does the run ("bwrap: loopback: Failed
+  // RTM_NEWADDR", seen under load). So pasta waits until lo is up, or bwrap is gone.
+  "up='[<,]UP[,>]'",
+  'until [[ $(nsenter --net=/proc/self/fd/7 -- "$ip" -o link show lo 2>/dev/null) =~ $up ]]; do',
+  '  if ! kill -0 "$bw" 2>/dev/null; then wait "$bw"; exit $?; fi; sleep 0.01',
+  'done',
   // pasta dies with this coordinator (which dies with the executor): no orphan keeps the namespace up.
   `setpriv --pdeathsig KILL -- "$pasta" --runas 0 ${[...PASTA_OPTIONS, ...RUN_LOG].join(' ')} --netns-only --netns /proc/self/fd/7 8>&- &`,
   'helper=$!',

@@ -81,9 +81,14 @@ it('helper: a root coordinator starts bwrap as the sandbox user in a new network
   const script = line.args[line.args.indexOf('-c') + 1]!;
   expect(script).toContain('setpriv --reuid="$uid" --regid="$gid" --clear-groups');
   expect(script).toContain('--netns-only --netns /proc/self/fd/7');
+  // pasta starts once bwrap has set its namespace's loopback up: earlier, bwrap's own address request
+  // could fail under load ("bwrap: loopback: Failed RTM_NEWADDR").
+  const pasta = script.indexOf('"$pasta" --runas 0');
+  expect(script.indexOf('-o link show lo')).toBeGreaterThan(script.indexOf('exec 7<'));
+  expect(script.indexOf('-o link show lo')).toBeLessThan(pasta);
   // bwrap holds the command (--block-fd 8) until the rules are set in its network namespace.
-  const rules = script.indexOf('nsenter --net=/proc/self/fd/7');
-  expect(rules).toBeGreaterThan(script.indexOf('"$pasta" --runas 0'));
+  const rules = script.indexOf('nsenter --net=/proc/self/fd/7 -- bash');
+  expect(rules).toBeGreaterThan(pasta);
   expect(rules).toBeLessThan(script.indexOf('printf go >&8'));
   for (const seq of SEALING) expect(script).toContain(seq.join(' '));
   expect(line.args.slice(line.args.indexOf('-c') + 2)).toEqual([
