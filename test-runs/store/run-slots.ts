@@ -18,7 +18,12 @@
 import type { Pool } from 'pg';
 import { inTransaction } from '../../stores/transaction';
 
-export const DEFAULT_RUNS_PER_ORGANISATION = 3;
+/**
+ * As many runs as one queue at concurrency 4 starts (the concurrency the queue benchmarks run, and an
+ * executor's default slots), so such a queue is not held back by its own organisation's cap; it was 3
+ * (issue 25). Fair sharing then needs more executor slots in total than this.
+ */
+export const DEFAULT_RUNS_PER_ORGANISATION = 4;
 /** A waiter asks again at least every 30 s (the test-run workflow's longest wait). */
 export const WAITER_STALE_MS = 120_000;
 /** Tries for the organisation's lock before answering "not now" (the run asks again when woken). */

@@ -18,6 +18,8 @@ describe('configuration', () => {
       RAILYARD_SHUTDOWN_GRACE_SECONDS: 30,
       RAILYARD_WORKER_METRICS_PORT: 9464,
     });
+    // One queue at concurrency 4 is not held back by its own organisation's cap (issue 25: it was 3).
+    expect(loadWorkerConfig(base).RAILYARD_EXECUTOR_RUNS_PER_ORGANISATION).toBeGreaterThanOrEqual(4);
   });
 
   test.each([
