@@ -58,12 +58,13 @@ export const DEFAULT_CONFIG: QueueConfig = {
   directMergeMode: 'off',
   testingTimeoutMinutes: 300,
   mergeMethod: 'squash',
-  // At a failure rate of 5% this allows up to 18 undecided PRs under a batch: 2 batches of 8, or
-  // 3 of 4. It sits between the chances that 2 and 3 batches of 8 all pass (0.44 and 0.29), so
-  // noise in the measured rate seldom changes the depth (3 batches of 8 under a new one only below
-  // 3.9%, just 1 above 5.9%). Chosen in simulation, where 0.36 to 0.40 measure alike at batches of
-  // 8 (bench/README.md).
-  speculationThreshold: 0.38,
+  // At a failure rate of 5% this allows up to 27 undecided PRs under a batch: 3 batches of 8 (all
+  // pass with 0.29) or of 4, so concurrency 4 is used in full; 3 batches of 8 are held back above a
+  // rate of 5.6%, 2 above 8.3%. It was 0.38 (2 batches of 8) while a failed batch held the line
+  // during its bisection; beside the line a failure costs only the runs stacked on it, and in
+  // simulation 0.25 gives 95.6% of the corrected ceiling for 0.47 runs per merged PR at B=8 C=4,
+  // p=5%, against 76% and 0.47 with 0.38 (bench/README.md).
+  speculationThreshold: 0.25,
 };
 
 /** A full config from Trunk's defaults; bisection concurrency follows concurrency unless given. */

@@ -15,7 +15,7 @@ describe('queue config', () => {
       directMergeMode: 'off',
       testingTimeoutMinutes: 300,
       mergeMethod: 'squash',
-      speculationThreshold: 0.38,
+      speculationThreshold: 0.25,
     });
   });
 

@@ -42,18 +42,18 @@ describe('speculation threshold', () => {
         [7, 8],
       ],
     ],
-    // 0.8^4 = 0.41 >= 0.38 but 0.8^6 = 0.26: at most 4 undecided PRs under a batch.
+    // 0.75^4 = 0.32 >= 0.25 but 0.75^6 = 0.18: at most 4 undecided PRs under a batch.
     [
-      'at 20%, two batches under the third at most',
+      'at 25%, two batches under the third at most',
       batchesOf2,
-      rate(0.2),
+      rate(0.25),
       [
         [1, 2],
         [3, 4],
         [5, 6],
       ],
     ],
-    ['at 50%, only the head', batchesOf2, rate(0.5), [[1, 2]]],
+    ['at 60%, only the head', batchesOf2, rate(0.6), [[1, 2]]],
     [
       'a higher threshold stacks less',
       { ...batchesOf2, speculationThreshold: 0.8 },
@@ -87,7 +87,7 @@ describe('speculation threshold', () => {
 
   it('holds back only the deep lane: another lane’s head still starts', () => {
     const q = new Harness({ ...batchesOf2, mode: 'parallel' });
-    q.state = { ...q.state, failureRate: rate(0.5) };
+    q.state = { ...q.state, failureRate: rate(0.6) };
     for (const pr of [1, 2, 3, 4]) q.submit(pr, { targets: ['a'] });
     expect(q.batches()).toEqual([[1, 2]]);
     q.submit(5, { targets: ['b'] });
@@ -108,7 +108,7 @@ describe('speculation threshold', () => {
   });
 
   it('starts the held batch as soon as the run under it passes', () => {
-    const q = queue(batchesOf2, rate(0.5), 4);
+    const q = queue(batchesOf2, rate(0.6), 4);
     expect(q.batches()).toEqual([[1, 2]]);
     q.pass(1);
     expect(q.mergeAll()).toEqual([[1, 2]]);
@@ -172,14 +172,14 @@ describe('speculation threshold', () => {
       return q;
     }
 
-    // At 50%: one fresh PR under a batch gives 0.5 >= 0.38, two give 0.25. PR 1 was cleared and
+    // At 60%: one fresh PR under a batch gives 0.4 >= 0.25, two give 0.16. PR 1 was cleared and
     // re-tested at once; [3, 4] stacks on it as on nothing (chance 1), and [5, 6] would have 2
     // uncertain PRs under it. On fresh PRs only the head runs.
     it('PRs cleared by bisection count as passing', () => {
-      const q = clearedAhead(rate(0.5));
+      const q = clearedAhead(rate(0.6));
       expect(q.batches()).toEqual([[1], [3, 4]]);
       expect(q.state.entries.find((e) => e.pr === 1)?.cleared).toBe(true);
-      expect(queue(config, rate(0.5), 10).batches()).toEqual([[1, 2]]);
+      expect(queue(config, rate(0.6), 10).batches()).toEqual([[1, 2]]);
     });
   });
 });
