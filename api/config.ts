@@ -14,7 +14,7 @@ import { DEFAULT_FORK_RUN_BUDGET } from './plugins/fork-run-budget';
 import { DEFAULT_MAX_LIVE_PUBLIC_ID_UPLOADS } from '../flaky/store/pending-uploads';
 import { parseTrustedProxies } from './plugins/trust-proxy';
 import { DEFAULT_SERVER_TIMEOUTS } from './plugins/server-timeouts';
-import { DEFAULT_MAX_UNPACKED_BYTES } from '../flaky/bundle/read-bundle';
+import { DEFAULT_MAX_UNPACKED_BYTES } from '../flaky/bundle/limits';
 import { DEFAULT_MAX_BUNDLE_BYTES, DEFAULT_URL_TTL_SECONDS } from './routes/bundle-uploads/deps';
 
 const ApiConfig = z.object({

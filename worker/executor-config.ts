@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { ConfigError, envBool, envInt, logLevel, parseEnv } from '../platform/env';
 import { DEFAULT_RUN_CONTENT_MAX_BYTES } from '../executor/content-fetch';
 import { DEFAULT_SANDBOX } from '../executor/sandbox';
-import { networkAllowSetting } from './sandbox-settings';
+import { networkAllowSetting } from './sandbox-network-allow';
 import {
   DEFAULT_MAX_DISK_BYTES,
   DEFAULT_MAX_DISK_ENTRIES,

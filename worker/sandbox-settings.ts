@@ -15,34 +15,11 @@
  * network, without the explicit setting for it; either is said in its log at start.
  */
 import { spawnSync } from 'node:child_process';
-import { z } from 'zod';
 import { ConfigError } from '../platform/env';
 import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../executor/sandbox';
 import { describeLimits, probeRunCgroups } from '../executor/run-cgroup';
 import { parseRange, type AddressRange } from '../executor/sandbox-addresses';
 import type { ExecutorConfig } from './executor-config';
-
-const HOST_NAME =
-  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
-
-/** RAILYARD_SANDBOX_NETWORK_ALLOW: comma-separated addresses, CIDR ranges or host names, at most 64. */
-export const networkAllowSetting = z
-  .string()
-  .transform((v) =>
-    v
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean),
-  )
-  .pipe(
-    z
-      .array(
-        z.string().refine((entry) => parseRange(entry) !== null || HOST_NAME.test(entry), {
-          error: 'each entry must be an IP address, a CIDR range (10.1.2.0/24) or a host name',
-        }),
-      )
-      .max(64),
-  );
 
 /** A host name's addresses (getent ahosts: /etc/hosts and DNS, as the system resolves); [] if none. */
 export function resolveHost(name: string): string[] {

@@ -16,11 +16,10 @@
  * (entries, nesting, runs per file, time): a report past a bound is refused before any object exists.
  */
 import protobuf from 'protobufjs';
-import { DEFAULT_JUNIT_LIMITS, type JunitLimits, type ParsedJunitFile } from '../junit';
-import { BoundedTextBuilder, cutText } from '../junit/limits';
+import { BoundedTextBuilder, cutText, DEFAULT_JUNIT_LIMITS, type JunitLimits } from '../junit/limits';
 import { type CaseOccurrence, mergeOccurrences } from '../junit/merge';
 import { summarise } from '../junit/parse';
-import type { AttemptStatus, FailureDetail, ParsedAttempt } from '../junit/types';
+import type { AttemptStatus, FailureDetail, ParsedAttempt, ParsedJunitFile } from '../junit/types';
 import { refuse } from './errors';
 import { type DecodeBudget, scanReport, type ScanOutcome, type ScanShape, scanShapeOf } from './report-scan';
 import { TEST_REPORT_PROTO } from './test-report-proto';

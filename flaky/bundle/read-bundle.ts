@@ -14,54 +14,20 @@
  * whole bundle (fields, nesting, time: protobuf.ts), counted before anything is decoded. Any problem throws a BundleRefusal (or the
  * parser's JunitParseError) and nothing is returned.
  */
-import { type JunitLimits, type JunitParser, type ParsedJunitFile, resolveJunitLimits } from '../junit';
+import { type JunitParser, type ParsedJunitFile, resolveJunitLimits } from '../junit';
 import { refuse } from './errors';
+import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './limits';
 import { type BundleMeta, parseBundleMeta } from './meta';
 import {
   DEFAULT_DECODE_LIMITS,
   decodeBudgetOf,
-  type DecodeLimits,
   decodeTestReport,
   refuseReportPrefix,
   testReportToParsedFile,
 } from './protobuf';
 import { readEntry, readTarEntries } from './tar';
+import type { ReadBundle } from './types';
 import { decompressZstd } from './zstd';
-
-export interface BundleLimits {
-  /** Bytes the bundle may unpack to (RAILYARD_BUNDLE_MAX_UNPACKED_BYTES). */
-  readonly maxUnpackedBytes: number;
-  /** Largest zstd window accepted; the CLI's level 15 uses 4 MiB. */
-  readonly maxWindowBytes: number;
-  readonly maxEntries: number;
-  readonly maxResultFiles: number;
-  readonly maxMetaBytes: number;
-  readonly maxReportBytes: number;
-  readonly maxCodeownersBytes: number;
-  /** Limits of each results file, JUnit or protobuf. */
-  readonly junit?: Partial<JunitLimits>;
-  /** The bundle's protobuf decoding budget (DEFAULT_DECODE_LIMITS when absent). */
-  readonly decode?: DecodeLimits;
-}
-
-export const DEFAULT_MAX_UNPACKED_BYTES = 256 * 1024 * 1024;
-
-export const DEFAULT_BUNDLE_LIMITS: BundleLimits = {
-  maxUnpackedBytes: DEFAULT_MAX_UNPACKED_BYTES,
-  maxWindowBytes: 8 * 1024 * 1024,
-  maxEntries: 10_000,
-  maxResultFiles: 5_000,
-  maxMetaBytes: 16 * 1024 * 1024,
-  maxReportBytes: 20 * 1024 * 1024,
-  maxCodeownersBytes: 1024 * 1024,
-};
-
-export interface ReadBundle {
-  readonly meta: BundleMeta;
-  /** At least one. */
-  readonly files: readonly ParsedJunitFile[];
-  readonly codeowners?: string;
-}
 
 type EntryKind = 'junit' | 'report' | 'codeowners' | 'other';
 

@@ -7,7 +7,8 @@
  * Rule: callers must not care which one they hold; every refusal is a JunitParseError with the same
  * kind and message either way, and `close()` is safe to call more than once.
  */
-import type { BundleLimits, ReadBundle } from '../bundle/read-bundle';
+import type { BundleLimits } from '../bundle/limits';
+import type { ReadBundle } from '../bundle/types';
 import { matchOwnersInSlices, type OwnersOutcome, type OwnersRequest } from '../owners-matching';
 import { type XmlChunk } from './decode';
 import { parseJunit, type ParseJunitOptions } from './parse';

@@ -134,12 +134,13 @@ export const WALLS = [
   },
   {
     name: 'executor',
-    files: (f) => fileIn('executor')(f) || /^worker\/(executor[^/]*|sandbox-settings)\.ts$/.test(f),
+    files: (f) =>
+      fileIn('executor')(f) || /^worker\/(executor[^/]*|sandbox-settings|sandbox-network-allow)\.ts$/.test(f),
     forbid: (t) =>
       pkg('pg', '@octokit/*', 'svix')(t) ||
       (t.project &&
         !inRoom('executor', 'contract', 'engine', 'platform', 'git')(t) &&
-        !/^worker\/(executor[^/]*|sandbox-settings|sdk-log-level)$/.test(t.path)),
+        !/^worker\/(executor[^/]*|sandbox-settings|sandbox-network-allow|sdk-log-level)$/.test(t.path)),
     // The git port's types (what a checkout is); the git hosts' code stays out of the executor.
     typesFrom: inRoom('git'),
     message:
@@ -147,7 +148,8 @@ export const WALLS = [
   },
   {
     name: 'executor git',
-    files: (f) => fileIn('executor')(f) || /^worker\/(executor[^/]*|sandbox-settings)\.ts$/.test(f),
+    files: (f) =>
+      fileIn('executor')(f) || /^worker\/(executor[^/]*|sandbox-settings|sandbox-network-allow)\.ts$/.test(f),
     forbid: inRoom('git'),
     typesFrom: inRoom('git'),
     message: 'The executor names the git port by type only; git hosts run on the control plane.',

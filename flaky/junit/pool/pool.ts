@@ -25,7 +25,9 @@
 import type { Worker } from 'node:worker_threads';
 import { type XmlChunk } from '../decode';
 import { matchOwnersInSlices, type OwnersOutcome, type OwnersRequest } from '../../owners-matching';
-import { readBundle, type BundleLimits, type ReadBundle } from '../../bundle/read-bundle';
+import type { BundleLimits } from '../../bundle/limits';
+import { readBundle } from '../../bundle/read-bundle';
+import type { ReadBundle } from '../../bundle/types';
 import { inThreadJunitParser, type JunitParser } from '../parser';
 import { parseJunit } from '../parse';
 import { type ParsedJunitFile } from '../types';

@@ -21,7 +21,8 @@
  * message and stack (a bug, answered as 500).
  */
 import { type BundleProblem, BundleRefusal } from '../../bundle/errors';
-import type { BundleLimits, ReadBundle } from '../../bundle/read-bundle';
+import type { BundleLimits } from '../../bundle/limits';
+import type { ReadBundle } from '../../bundle/types';
 import { JunitParseError, type JunitProblem } from '../errors';
 import { type OwnersOutcome, type OwnersRequest } from '../../owners-matching';
 import { type JunitLimits } from '../limits';

@@ -14,7 +14,8 @@ import {
   parseRange,
   type AddressPolicy,
 } from '../../../executor/sandbox-addresses';
-import { networkAllowSetting, sandboxOf } from '../../../worker/sandbox-settings';
+import { networkAllowSetting } from '../../../worker/sandbox-network-allow';
+import { sandboxOf } from '../../../worker/sandbox-settings';
 import type { SandboxProbe } from '../../../executor/sandbox';
 
 const none: AddressPolicy = { allow: [], deny: [], dns: [], subnets: [] };
