@@ -1,0 +1,314 @@
+/**
+ * `npm run bench:reads`: getQueue and listPullRequests on a queue holding 1,000 PRs (issue 25 target:
+ * p99 under 50 ms), answered from the read projection (ADR 0016), next to the same requests answered by
+ * querying the workflows (the path before it, still what the service does without a projection),
+ * measured in the same run on the same queue.
+ *
+ * The real stack: a Temporal dev server, the real worker (bundled workflows, real activities), a
+ * private PostgreSQL, real git; the API in process (`app.inject`: routing, auth, validation and
+ * serialisation included, no socket). The queue is paused, so its PRs stay queued (pending) and no
+ * test runs: the reads see 1,000 enqueued PRs and 1,000 running PR workflows.
+ *
+ * Usage: npx tsx bench/reads/run.ts [--prs 1000] [--requests 300] [--baseline-requests 20] [--take 100]
+ * Progress goes to stderr, the table to stdout.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import type { FastifyInstance } from 'fastify';
+import { createActivities } from '../../activities';
+import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
+import { createPrRecordStore } from '../../events/store/pr-records';
+import { createQueueViewStore } from '../../events/store/queue-views';
+import { createQueueClient, createTemporalGateway } from '../../queue-client';
+import { createApiKeyStore } from '../../stores/api-keys';
+import { createPool } from '../../stores/db';
+import { runMigrations } from '../../stores/migrate';
+import { createRepositoryOwnerStore } from '../../stores/repository-owners';
+import { table } from '../../scripts/lib/markdown-table';
+import { freePort } from '../../scripts/lib/ports';
+import { startCluster } from '../../scripts/lib/postgres';
+import { Supervisor } from '../../scripts/lib/supervisor';
+import { startDevServer } from '../../scripts/lib/temporal';
+import { buildTestApp } from '../../test/support/app';
+import { createRepoWithMain } from '../../test/support/git-fixture';
+import { percentile } from '../queue/stats';
+
+const { values } = parseArgs({
+  options: {
+    prs: { type: 'string', default: '1000' },
+    requests: { type: 'string', default: '300' },
+    'baseline-requests': { type: 'string', default: '20' },
+    take: { type: 'string', default: '100' },
+  },
+});
+const PRS = Number(values.prs);
+const REQUESTS = Number(values.requests);
+const BASELINE_REQUESTS = Number(values['baseline-requests']);
+const TAKE = Number(values.take);
+const TARGET_MS = 50;
+const SUBMITTERS = 8;
+const log = (m: string) => console.error(`[bench:reads] ${m}`);
+
+interface Api {
+  app: FastifyInstance;
+  post(route: string, body: object): Promise<{ ms: number; body: unknown }>;
+}
+
+async function main(): Promise<void> {
+  const sup = new Supervisor(log);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-reads-bench-'));
+  // As root the cluster runs as an unprivileged user (scripts/lib/postgres.ts), which must enter here.
+  fs.chmodSync(tmp, 0o755);
+  try {
+    const port = await freePort();
+    log('starting the Temporal dev server...');
+    await startDevServer(sup, { port, namespace: 'default', logFile: path.join(tmp, 'temporal.log') });
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    const address = `127.0.0.1:${port}`;
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      logger: new DefaultLogger('WARN'),
+    });
+    log('starting PostgreSQL...');
+    const pg = await startCluster(
+      sup,
+      { dataDir: path.join(tmp, 'pg'), port: await freePort(), ephemeral: true },
+      'railyard',
+    );
+    await runMigrations(pg.url);
+    const pool = createPool(pg.url, { max: 10 });
+    const fx = await createRepoWithMain({
+      host: 'github.com',
+      owner: 'acme',
+      name: `reads-${randomUUID().slice(0, 8)}`,
+    });
+    fx.commit('config', { '.railyard/merge-queue.json': JSON.stringify({ version: 1, command: 'true' }) });
+    fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
+
+    const nativeConnection = await NativeConnection.connect({ address });
+    const connection = await Connection.connect({ address });
+    const client = new Client({ connection });
+    const taskQueue = 'bench-reads';
+    const worker = await Worker.create({
+      connection: nativeConnection,
+      taskQueue,
+      workflowBundle: { code },
+      activities: createActivities({
+        workerIdentity: 'bench',
+        gitHost: fx.host,
+        client,
+        taskQueue,
+        pool,
+        allowPrivateWebhookUrls: false,
+      }),
+    });
+    const running = worker.run();
+
+    const temporal = createTemporalGateway({
+      address,
+      namespace: 'default',
+      taskQueue,
+      callTimeoutMs: 30_000,
+    });
+    const projected = createMergeQueueService(createQueueClient(temporal), {
+      projection: { views: createQueueViewStore(pool), records: createPrRecordStore(pool) },
+    });
+    const workflows = createMergeQueueService(createQueueClient(temporal));
+    const keys = createApiKeyStore(pool);
+    const token = (await keys.create('bench')).key;
+    const { rows } = await pool.query<{ id: string }>("SELECT id FROM organisations WHERE slug = 'bench'");
+    await createRepositoryOwnerStore(pool).claim(rows[0]!.id, fx.repo, 'operator');
+    const apiOver = async (mergeQueue: typeof projected): Promise<Api> => {
+      const { app } = await buildTestApp(pool, { mergeQueue });
+      return {
+        app,
+        async post(route, body) {
+          const t0 = performance.now();
+          const res = await app.inject({
+            method: 'POST',
+            url: `/v1/${route}`,
+            headers: { 'x-api-token': token },
+            payload: body,
+          });
+          const ms = performance.now() - t0;
+          if (res.statusCode !== 200) throw new Error(`${route}: ${res.statusCode} ${res.body}`);
+          return { ms, body: res.json() };
+        },
+      };
+    };
+    const fromProjection = await apiOver(projected);
+    const fromWorkflows = await apiOver(workflows);
+    const queue = { repo: fx.repo, targetBranch: 'main' };
+
+    await fromProjection.post('createQueue', { ...queue, concurrency: 4 });
+    // Paused: PRs are admitted and stay queued, nothing is tested.
+    await fromProjection.post('updateQueue', { ...queue, state: 'paused' });
+
+    log(`opening ${PRS} PRs...`);
+    fx.git('fetch', '--quiet', 'origin');
+    fx.branchFrom('bench-pr', 'origin/main');
+    const head = fx.commit('a PR', { 'pr.txt': 'pr\n' });
+    for (let from = 1; from <= PRS; from += 200) {
+      const refspecs = [];
+      for (let n = from; n < Math.min(from + 200, PRS + 1); n++) refspecs.push(`${head}:refs/pull/${n}/head`);
+      fx.git('push', '--quiet', '--force', 'origin', ...refspecs);
+    }
+
+    log(`submitting ${PRS} PRs (${SUBMITTERS} at a time)...`);
+    const s0 = Date.now();
+    let next = 1;
+    let submitted = 0;
+    await Promise.all(
+      Array.from({ length: SUBMITTERS }, async () => {
+        for (let n = next++; n <= PRS; n = next++) {
+          await fromProjection.post('submitPullRequest', { ...queue, pr: { number: n } });
+          if (++submitted % 100 === 0)
+            log(`  ${submitted}/${PRS} submitted (${((Date.now() - s0) / 1000).toFixed(0)} s)`);
+        }
+      }),
+    );
+    const view = (await fromProjection.post('getQueue', queue)).body as { enqueuedPullRequests: unknown[] };
+    log(`queue holds ${view.enqueuedPullRequests.length} enqueued PRs`);
+    if (view.enqueuedPullRequests.length !== PRS) throw new Error('not every PR is enqueued');
+
+    // The same answers: the whole view, and the first page as a set (visibility orders open runs by
+    // start time, the projection by submission time: the same 100 here).
+    const ids = (b: unknown) =>
+      (b as { pullRequests: { id: string }[] }).pullRequests
+        .map((p) => p.id)
+        .sort()
+        .join();
+    const sameQueue =
+      JSON.stringify((await fromProjection.post('getQueue', queue)).body) ===
+      JSON.stringify((await fromWorkflows.post('getQueue', queue)).body);
+    const sameList =
+      ids((await fromProjection.post('listPullRequests', { ...queue, take: TAKE })).body) ===
+      ids((await fromWorkflows.post('listPullRequests', { ...queue, take: TAKE })).body);
+    log(
+      `same answers: getQueue ${sameQueue ? 'yes' : 'NO'}, listPullRequests first page ${sameList ? 'yes' : 'NO'}`,
+    );
+
+    // A cursor into the middle of the listing, so later pages are measured too.
+    let middle: string | undefined;
+    {
+      let cursor: string | undefined;
+      for (let page = 0; page < Math.floor(PRS / TAKE / 2); page++) {
+        const b = (
+          await fromProjection.post('listPullRequests', {
+            ...queue,
+            take: TAKE,
+            ...(cursor ? { cursor } : {}),
+          })
+        ).body as { nextCursor?: string };
+        cursor = b.nextCursor;
+      }
+      middle = cursor;
+    }
+
+    const samples: Record<string, number[]> = {};
+    const time = async (name: string, api: Api, route: string, body: object) => {
+      (samples[name] ??= []).push((await api.post(route, body)).ms);
+    };
+    // Warm-up: JIT, connections, the worker's cache.
+    for (let i = 0; i < 10; i++) {
+      await fromProjection.post('getQueue', queue);
+      await fromProjection.post('listPullRequests', { ...queue, take: TAKE });
+    }
+    log(
+      `measuring: ${REQUESTS} requests per read from the projection, ${BASELINE_REQUESTS} from the workflows, interleaved...`,
+    );
+    const loadBefore = os.loadavg()[0]!;
+    const every = Math.max(1, Math.floor(REQUESTS / BASELINE_REQUESTS));
+    for (let i = 0; i < REQUESTS; i++) {
+      await time('getQueue/projection', fromProjection, 'getQueue', queue);
+      await time('list/projection', fromProjection, 'listPullRequests', { ...queue, take: TAKE });
+      if (middle)
+        await time('list-middle/projection', fromProjection, 'listPullRequests', {
+          ...queue,
+          take: TAKE,
+          cursor: middle,
+        });
+      if (i % every === 0 && (samples['getQueue/workflows']?.length ?? 0) < BASELINE_REQUESTS) {
+        await time('getQueue/workflows', fromWorkflows, 'getQueue', queue);
+        await time('list/workflows', fromWorkflows, 'listPullRequests', { ...queue, take: TAKE });
+      }
+      if ((i + 1) % 50 === 0) {
+        const p = samples['getQueue/projection']!;
+        const l = samples['list/projection']!;
+        log(
+          `  ${i + 1}/${REQUESTS}: getQueue p50 ${percentile(p, 50).toFixed(1)} ms, list p50 ${percentile(l, 50).toFixed(1)} ms`,
+        );
+      }
+    }
+
+    const loadAfter = os.loadavg()[0]!;
+    await fromProjection.app.close();
+    await fromWorkflows.app.close();
+    await temporal.close();
+    worker.shutdown();
+    await running;
+    await connection.close();
+    await nativeConnection.close();
+    await pool.end();
+    fx.cleanup();
+
+    const ms = (v: number) => v.toFixed(1);
+    const row = (label: string, mine: string, base: string | null) => {
+      const a = samples[mine]!;
+      const b = base ? samples[base]! : null;
+      return [
+        label,
+        `${ms(percentile(a, 50))} / ${ms(percentile(a, 99))} (${a.length})`,
+        b ? `${ms(percentile(b, 50))} / ${ms(percentile(b, 99))} (${b.length})` : '—',
+        b ? `${(percentile(b, 50) / percentile(a, 50)).toFixed(0)}x faster` : '—',
+        percentile(a, 99) < TARGET_MS ? 'PASS' : 'MISS',
+      ];
+    };
+    console.log(
+      `\nReads on a queue holding ${PRS} PRs (${PRS} running PR workflows), API in process, ${TAKE} per page; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} on ${os.cpus().length} cores.\n`,
+    );
+    console.log(
+      table(
+        [
+          'read',
+          'projection p50 / p99 ms (n)',
+          'workflow queries p50 / p99 ms (n)',
+          'p50 ratio',
+          `p99 < ${TARGET_MS} ms`,
+        ],
+        [
+          row('getQueue', 'getQueue/projection', 'getQueue/workflows'),
+          row(`listPullRequests, first page`, 'list/projection', 'list/workflows'),
+          ...(middle
+            ? [
+                row(
+                  `listPullRequests, page ${Math.floor(PRS / TAKE / 2) + 1}`,
+                  'list-middle/projection',
+                  null,
+                ),
+              ]
+            : []),
+        ],
+      ),
+    );
+    console.log(
+      `\nSame answers as the workflow reads: getQueue ${sameQueue ? 'yes' : 'NO'}, first page of listPullRequests ${sameList ? 'yes' : 'NO'}.`,
+    );
+  } finally {
+    await sup.stopAll();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
