@@ -18,11 +18,17 @@ function sendText(reply: FastifyReply, status: number, message: string): Fastify
   return reply.code(status).type(TEXT).send(message);
 }
 
+/** A route's body limit as the 413 says it: whole MiB (the API's 20 MiB), else bytes (1901024-byte). */
+function sizeLimit(bytes: number): string {
+  const MIB = 1024 * 1024;
+  return bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes}-byte`;
+}
+
 /** Fastify's own client errors, reworded as one sentence each. */
 function frameworkMessage(err: FastifyError, request: FastifyRequest): string | undefined {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return 'The request body is larger than the 20 MiB limit.';
+      return `The request body is larger than the ${sizeLimit(request.routeOptions.bodyLimit)} limit.`;
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return `Content type '${request.headers['content-type'] ?? ''}' is not supported; send application/json.`;
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

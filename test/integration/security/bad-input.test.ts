@@ -12,6 +12,7 @@ import { MERGE_QUEUE_SECTIONS } from './bad-input/merge-queue';
 import { PLATFORM_SECTIONS } from './bad-input/platform';
 import { QUEUE, type BadInputContext, type BadInputRow } from './bad-input/rows';
 import { WEBHOOK_SECTIONS } from './bad-input/webhooks';
+import { EXECUTOR_SECTIONS } from './bad-input/executor';
 import { startLiveApi, type LiveApi } from './support/live-api';
 import { startSentinel } from './support/sentinel';
 
@@ -21,6 +22,7 @@ const SECTIONS: [string, BadInputRow[]][] = [
   ...FLAKY_TEST_SECTIONS,
   ...WEBHOOK_SECTIONS,
   ...LIMIT_SECTIONS,
+  ...EXECUTOR_SECTIONS,
 ];
 
 let api: LiveApi;
@@ -29,13 +31,17 @@ let ctx: BadInputContext;
 
 async function send(row: BadInputRow): Promise<{ status: number; body: string; type: string }> {
   const body = row.bodyOf ? row.bodyOf(ctx) : row.body;
-  const auth = row.auth === undefined ? key : row.auth === 'none' ? undefined : row.auth.token;
-  const hasBody = body !== undefined || (row.method ?? 'POST') === 'POST';
-  const res = await fetch(`${api.url}${row.routeOf ? row.routeOf(ctx) : row.route}`, {
+  const executor = row.on === 'executor';
+  const own = executor ? ctx.executor.credential : key;
+  const auth = row.auth === undefined ? own : row.auth === 'none' ? undefined : row.auth.token;
+  // An executor's claims and heartbeats are bodiless POSTs, as its client sends them.
+  const hasBody = body !== undefined || (!executor && (row.method ?? 'POST') === 'POST');
+  const base = executor ? api.executorUrl : api.url;
+  const res = await fetch(`${base}${row.routeOf ? row.routeOf(ctx) : row.route}`, {
     method: row.method ?? 'POST',
     headers: {
       ...(hasBody ? { 'content-type': 'application/json' } : {}),
-      ...(auth !== undefined ? { 'x-api-token': auth } : {}),
+      ...(auth === undefined ? {} : executor ? { authorization: `Bearer ${auth}` } : { 'x-api-token': auth }),
       ...row.headers,
     },
     ...(hasBody
@@ -48,7 +54,7 @@ async function send(row: BadInputRow): Promise<{ status: number; body: string; t
 /** The flaky-test and webhook part of the context: results of two organisations, a subscription. */
 async function flakyAndWebhooks(
   otherKey: string,
-): Promise<Omit<BadInputContext, 'queue' | 'queuedPr' | 'cursor' | 'sentinel'>> {
+): Promise<Omit<BadInputContext, 'queue' | 'queuedPr' | 'cursor' | 'sentinel' | 'executor'>> {
   const junit = (names: string[]) =>
     `<testsuites><testsuite name="s">${names
       .map((n) => `<testcase classname="shop.Cart" name="${n}"><failure message="boom"/></testcase>`)
@@ -130,6 +136,7 @@ beforeAll(async () => {
     cursor,
     ...(await flakyAndWebhooks(otherKey)),
     sentinel: await startSentinel(),
+    executor: { credential: await api.executorCredential() },
   };
 }, 90_000);
 

@@ -21,6 +21,8 @@ export const authentication: BadInputRow[] = [
   { name: 'a key that was never issued', route: '/v1/getQueue', body: QUEUE, auth: { token: 'ry_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, status: 401, message: 'The API key in x-api-token is not valid or has been revoked.' },
   { name: 'a 10 kB key', route: '/v1/getQueue', body: QUEUE, auth: { token: `ry_${'a'.repeat(10_000)}` }, status: 401, message: 'The API key in x-api-token is not valid or has been revoked.' },
   { name: 'bad key and bad body: the key is judged first', route: '/v1/getQueue', body: '{', auth: { token: 'nope-nope-nope' }, status: 401, message: 'The API key in x-api-token is not valid or has been revoked.' },
+  // Issue 24: a 20 MiB body was parsed before the key was checked; a bad key now costs no parse.
+  { name: 'a wrong key with 20 MiB that is not JSON: refused before the body is parsed', route: '/v1/getQueue', body: Buffer.alloc(LIMIT, '['), auth: { token: 'nope-nope-nope' }, status: 401, message: 'The API key in x-api-token is not valid or has been revoked.' },
 ];
 
 // prettier-ignore

@@ -26,6 +26,8 @@ export interface BadInputContext {
   webhooks: { subscriptionId: string };
   /** Targets of external-entity rows that notice being touched. */
   sentinel: Sentinel;
+  /** The executor area: a credential of an executor that holds no job. */
+  executor: { credential: string };
 }
 
 export interface BadInputAnswer {
@@ -35,7 +37,12 @@ export interface BadInputAnswer {
 
 export interface BadInputRow {
   name: string;
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /**
+   * `executor`: sent to the executor routes (/v1/executor/*), authenticated with the context's executor
+   * credential as `Authorization: Bearer` (`auth`'s token instead when given; none with `none`).
+   */
+  on?: 'executor';
   /** The path (with query); `routeOf` computes it from the context instead. */
   route: string;
   routeOf?: (ctx: BadInputContext) => string;
@@ -44,7 +51,7 @@ export interface BadInputRow {
   /** Computes the body from the context instead. */
   bodyOf?: (ctx: BadInputContext) => unknown;
   headers?: Record<string, string>;
-  /** The organisation's key unless `none` (no header) or a literal token. */
+  /** The organisation's key (the executor credential for `on: 'executor'`) unless `none` or a literal token. */
   auth?: 'none' | { token: string };
   status: number;
   /** The whole plain-text body, exactly; null for an ordinary JSON answer. */

@@ -16,6 +16,7 @@ import { createActivities } from '../../../../activities';
 import { createLocalGitHost } from '../../../../git/local-git-host';
 import type { RepositoryKey } from '../../../../contract';
 import { createApiKeyStore } from '../../../../stores/api-keys';
+import { createExecutorCredentials } from '../../../../test-runs/store/executor-credentials';
 import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../../../queue-client';
 import { createMergeQueueService } from '../../../../api/temporal/merge-queue-service';
 import { createGitWorld, type GitWorld } from '../../../../scripts/lib/git-world';
@@ -37,6 +38,10 @@ export interface LiveApi {
   pool: Pool;
   log: CapturedLog;
   temporal: TemporalGateway;
+  /** The executor routes (/v1/executor/*) of this stack's executor, on a port of their own. */
+  executorUrl: string;
+  /** Issues an executor credential (a name of its own); returns it. */
+  executorCredential(): Promise<string>;
   /** Issues a key for `slug` (creating the organisation); returns the key. */
   key(slug: string): Promise<string>;
   post(route: string, body: unknown, key: string): Promise<HttpAnswer>;
@@ -118,6 +123,12 @@ export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> 
     pool,
     log: built.log,
     temporal,
+    executorUrl: executor.apiUrl,
+    async executorCredential() {
+      const added = await createExecutorCredentials(pool).add(`live-${randomUUID().slice(0, 8)}`);
+      if (added.kind !== 'added') throw new Error('executor name taken');
+      return added.token;
+    },
     key: async (slug) => (await keys.create(slug)).key,
     async post(route, body, key) {
       const res = await fetch(`${url}${route}`, {
