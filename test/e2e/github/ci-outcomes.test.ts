@@ -220,7 +220,9 @@ test('a batch with a broken PR in the middle is bisected: the broken one fails, 
   expect(batchRun.status).toBe('failed');
   for (const r of [one, broken, three])
     expect(r.timeline.map((t) => t.reason)).toContain('BISECTION_REQUIRED');
-  expect(h.mainLog()).toEqual(['first change (#1)', 'third change (#3)']);
+  // Bisection runs beside the line (issue 25): PR 3, sent back untested when the half before it
+  // failed, may be re-tested and merged before PR 1 is cleared and re-tested, so either order.
+  expect([...h.mainLog()].sort()).toEqual(['first change (#1)', 'third change (#3)']);
   expect(await mainFiles(h)).not.toContain('BROKEN');
   await testBranchesDeleted(h);
 }, 150_000);
