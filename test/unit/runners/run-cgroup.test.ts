@@ -1,7 +1,8 @@
 /**
  * Per-run cgroup limits (executor/run-cgroup.ts): where they apply, what a run's cgroup holds, how a
  * run joins it, and what the executor says where it cannot (this repository's CI machine has cgroup v1,
- * so the cgroup v2 side is checked on a fake cgroup tree here: files, not a kernel).
+ * so the cgroup v2 side is checked on a fake cgroup tree here: files, not a kernel; the join on the
+ * real kernel is test/integration/executor/run-cgroup-kernel.test.ts).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
