@@ -322,7 +322,7 @@ function main(): void {
   console.log(table);
   console.log(
     `\nBatching reference at p=5%: Dorfman best ${formatNumber(dorfmanRunsPerPr(5, 0.05), 2)} runs/PR (B=5), entropy floor ${formatNumber(entropyFloor(0.05), 2)}. ` +
-      `bound/h of the C > 1 batching rows is the corrected ceiling of §5.3; the old formula, an upper bound no bisecting queue reaches, ` +
+      `bound/h of the batching rows is the corrected ceiling of §5.3; the old formula, an upper bound no bisecting queue reaches, ` +
       `gives ${formatNumber(pipelinedBatchUpperBound(4, 4, 0.05, CI_MINUTES))} (B=4 C=4) and ${formatNumber(pipelinedBatchUpperBound(8, 4, 0.05, CI_MINUTES))} (B=8 C=4).\n`,
   );
   console.log(targetTable);

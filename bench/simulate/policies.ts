@@ -3,7 +3,7 @@
  * merge-queue-anchors.md §5 and the queue settings that express it.
  */
 import { type QueueConfigPatch } from '../../engine';
-import { optimisticBound, pipelinedBatchCeiling, serialBatchBound, serialBound } from './bounds';
+import { optimisticBound, pipelinedBatchCeiling, serialBound } from './bounds';
 
 export type PolicyGroup = 'serial' | 'optimistic' | 'batching' | 'lanes' | 'flakes';
 
@@ -97,9 +97,11 @@ export function policies(): Policy[] {
         f: 0,
         lanes: 1,
         backlog: 3 * b * c + 20,
-        bound:
-          c === 1 ? serialBatchBound(b, 0.05, CI_MINUTES) : pipelinedBatchCeiling(b, c, 0.05, CI_MINUTES),
-        boundNote: c === 1 ? 'B/(T[1+2(1-q)log2B])' : "B(1-(1-P')^C)/(P_B T), corrected §5.3",
+        // Bisection runs beside the line on slots of its own even with C = 1, so the corrected
+        // ceiling of §5.3 applies to every batching row (the serial-batch formula assumed the line
+        // waited for the bisection).
+        bound: pipelinedBatchCeiling(b, c, 0.05, CI_MINUTES),
+        boundNote: "B(1-(1-P')^C)/(P_B T), corrected §5.3",
         judged: true,
       };
       // With C = 1 nothing is ever stacked, so the threshold cannot change anything there.
