@@ -2,7 +2,7 @@
  * Run content, run slots and executor jobs on the real PostgreSQL (test-runs/store/run-content.ts,
  * run-slots.ts, executor-jobs.ts) and the API's routes for executors (api/routes/executor/) over real
  * HTTP: an executor reads the bundle of a job it claimed, byte for byte, until its run ends, and nothing
- * of a job it does not hold; a wrong or revoked credential is a 401 with one sentence; a job is claimed
+ * of a job it does not hold, nor heartbeats, reports or fails another executor's job (issue 24); a wrong or revoked credential is a 401 with one sentence; a job is claimed
  * by one executor only under a race; the per-organisation cap holds under a race.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -111,6 +111,46 @@ test('an executor reads the bundle of the job it claimed byte for byte (several 
     "The run's content is gone: the run ended or its content expired.",
   ]);
 });
+
+test.each([
+  ['heartbeat', 'POST', undefined, undefined],
+  ['report', 'PUT', 'application/octet-stream', Buffer.from('packed')],
+  ['failure', 'POST', 'application/json', JSON.stringify({ kind: 'executor_error', message: 'not mine' })],
+] as const)(
+  "another executor's %s of a job it does not hold: the one 404 sentence, and the holder keeps the job",
+  async (what, method, type, body) => {
+    const contents = createRunContentStore(pool);
+    const file = path.join(dir, `${what}.bundle`);
+    const bundle = randomBytes(1_000);
+    fs.writeFileSync(file, bundle);
+    const runId = randomUUID();
+    const token = await contents.stage({
+      organisationId: await organisation(),
+      runId,
+      repo,
+      sha: 'a'.repeat(40),
+      bundlePath: file,
+    });
+    const jobId = await enqueue(runId, token);
+    const holder = await server.issue();
+    const claimed = (await (await claim(holder)).json()) as { id: string };
+    expect(claimed.id).toBe(jobId);
+    const res = await fetch(`${server.url}/v1/executor/jobs/${jobId}/${what}`, {
+      method,
+      headers: { ...auth(await server.issue()), ...(type ? { 'content-type': type } : {}) },
+      ...(body !== undefined ? { body } : {}),
+    });
+    expect([res.status, await res.text()]).toEqual([
+      404,
+      `Job ${jobId} is not held by this executor: it was reported, retried elsewhere or never yours.`,
+    ]);
+    const still = await content(jobId, holder);
+    expect(still.status).toBe(200);
+    expect(Buffer.from(await still.arrayBuffer()).equals(bundle)).toBe(true);
+    await contents.drop(runId);
+    await createExecutorJobs(pool).dropRun(runId);
+  },
+);
 
 test('no credential, a malformed one, a guessed one, an API key or a revoked one: 401 with one sentence', async () => {
   const none = await fetch(`${server.url}/v1/executor/jobs/claim`, { method: 'POST' });
