@@ -8,9 +8,10 @@ RUN npx tsc -p tsconfig.json --outDir dist \
  && node -e "require('@temporalio/worker').bundleWorkflowCode({workflowsPath: require.resolve('./dist/workflows')}).then(({code}) => require('fs').writeFileSync('dist/workflow-bundle.js', code))"
 
 FROM node:20-bookworm-slim
-# bubblewrap: the executor's sandbox for test commands (executor/sandbox.ts); passt (pasta):
-# a network of their own for network-on runs (executor/sandbox-network.ts).
-RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates bubblewrap passt && rm -rf /var/lib/apt/lists/*
+# bubblewrap: the executor's sandbox for test commands (executor/sandbox.ts); passt (pasta) and
+# iproute2 (ip, for the rules that keep a run to public addresses): a network of their own for
+# network-on runs (executor/sandbox-network.ts), which the executor refuses without either.
+RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates bubblewrap passt iproute2 && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./

@@ -34,6 +34,18 @@ function preparedFolders(instructions: Instruction[]) {
 const within = (child: string, parent: string) =>
   child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
 
+test('the runtime image has every tool an executor needs to isolate a run: bubblewrap, passt and iproute2', () => {
+  // Without iproute2 (bookworm-slim has no ip) pasta runs could not get their address rules, so
+  // network-on runs shared the container's network, the API's included (issue 24); now they are refused.
+  const installed = stage
+    .filter((i) => i.keyword === 'RUN')
+    .flatMap((i) => i.args.split(/&&|;/))
+    .map((c) => c.trim().split(/\s+/))
+    .filter(([bin, verb]) => bin === 'apt-get' && verb === 'install')
+    .flatMap((c) => c.slice(2).filter((a) => !a.startsWith('-')));
+  expect(installed).toEqual(expect.arrayContaining(['bubblewrap', 'passt', 'iproute2']));
+});
+
 test('the runtime image runs as node', () => {
   expect(userIndex).toBeGreaterThan(0);
   expect(stage.filter((i) => i.keyword === 'USER').map((i) => i.args)).toEqual(['node']);
