@@ -198,6 +198,10 @@ export class ModelWorld {
     if (pr.state !== null && isTerminal(pr.state) && c.from !== null) {
       this.violations.push(`PR ${c.pr} changed state after ending ${pr.state}`);
     }
+    // Issue 25: a culprit found by bisection names runs the queue really started.
+    for (const id of c.convictedBy ?? [])
+      if (!this.runs.has(id)) this.violations.push(`PR ${c.pr} convicted by unknown run ${id}`);
+    if (c.convictedBy && c.to !== 'failed') this.violations.push(`PR ${c.pr} ${c.to} with convictedBy`);
     if (c.to === 'merged') {
       if (pr.merged) this.violations.push(`PR ${c.pr} merged twice`);
       pr.merged = true;

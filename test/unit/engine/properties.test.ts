@@ -234,6 +234,12 @@ function stateViolations(world: ModelWorld): string[] {
         out.push(`group ${g.prs.join()} tree [${g.ahead.join()}] but lanes give [${reference.join()}]`);
     }
   }
+  // Issue 25: PRs under bisection are beside the line: in no main-line tree, never in a merge.
+  const beside = new Set(s.entries.filter((e) => besideTheLine(s, e.group)).map((e) => e.pr));
+  for (const g of s.groups)
+    if (!g.bisection && g.ahead.some((p) => beside.has(p)))
+      out.push(`main-line group ${g.prs.join()} is tested on PRs under bisection`);
+  if (s.merge?.prs.some((p) => beside.has(p))) out.push('a merge carries a PR under bisection');
   if (s.config.mode === 'single') {
     const ln = s.entries.filter((e) => e.state !== 'not_ready' && !besideTheLine(s, e.group));
     const firstFree = ln.findIndex((e) => e.group === null);
