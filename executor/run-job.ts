@@ -113,8 +113,9 @@ const failure = (kind: JobFailure['kind'], message: string): JobOutcome => ({
  *  - the sandbox's network never came up (exit 125 and NETWORK_DOWN);
  *  - its first process could not join its cgroup (exit 125 and CGROUP_JOIN_FAILED, per-run limits);
  *  - bwrap failed to set the sandbox up (seen under load: "bwrap: loopback: Failed RTM_NEWADDR: No
- *    child processes"). A command that prints such a line itself only gets its own run retried, up to
- *    the attempts allowed.
+ *    child processes", which pasta starting too early caused until sandbox-network.ts waited for
+ *    bwrap's loopback; kept for any other cause). A command that prints such a line itself only gets
+ *    its own run retried, up to the attempts allowed.
  */
 export function executorFault(exitCode: number | null, log: string): JobFailure | null {
   const fault = (kind: JobFailure['kind'], message: string): JobFailure => ({
