@@ -50,6 +50,8 @@ const REJECTION_KIND: Record<QueueRejection, AppErrorKind> = {
   not_empty: 'bad_request',
   invalid: 'bad_request',
   unavailable: 'unavailable',
+  // Only when the queue client's retries ran out of the busy budget (queue-client/client.ts).
+  continuing: 'unavailable',
 };
 
 /**

@@ -15,7 +15,11 @@ import type { PrState, QueueConfigPatch, RequestedStatus } from '../engine';
 import type { QueueKey } from './ids';
 import type { RunCommandResult } from './test-run-messages';
 
-export type QueueRejection = 'not_found' | 'not_empty' | 'invalid' | 'deleted' | 'unavailable';
+/**
+ * `continuing`: the queue is about to continue as new and takes no change meanwhile (it would start
+ * work that puts continue-as-new off again); nothing was applied, and the queue client asks again.
+ */
+export type QueueRejection = 'not_found' | 'not_empty' | 'invalid' | 'deleted' | 'unavailable' | 'continuing';
 
 /** Queue settings beyond the engine's decisions (how to test, which statuses gate a run). */
 export interface RunnerSettings {

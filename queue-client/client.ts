@@ -13,7 +13,9 @@
  *   or signal to it fails with `queue_not_found`; a start where one runs fails with `queue_exists`.
  * - Changes carry the caller's update id, so Temporal applies a retried change once.
  * - The queue's refusals (ApplicationFailures typed by QueueRejection) become `rejected` with the
- *   failure's own sentence; any other failure is passed on untouched.
+ *   failure's own sentence; any other failure is passed on untouched. A change refused because the
+ *   queue is continuing as new (`continuing`: nothing applied) is sent again, with the same update id,
+ *   until it is taken or the busy budget runs out.
  */
 import {
   ApplicationFailure,
@@ -40,7 +42,7 @@ import {
 import { createAdmissionWatcher, type AdmissionOutcome } from './admission';
 import { inBatches } from './batches';
 import type { TemporalCalls } from './calls';
-import { QueueClientError } from './errors';
+import { isQueueProblem, QueueClientError } from './errors';
 
 /** What a read may ask a running queue workflow. */
 export type QueueReader = Pick<WorkflowHandle, 'query'>;
@@ -110,6 +112,7 @@ const REJECTIONS: Record<QueueRejection, true> = {
   not_empty: true,
   invalid: true,
   unavailable: true,
+  continuing: true,
 };
 
 function isRejection(type: string | null | undefined): type is QueueRejection {
@@ -127,6 +130,12 @@ function asQueueError(err: unknown, workflowId: string): unknown {
   }
   return err;
 }
+
+/** The longest pause before asking a queue that is continuing as new again. */
+const CONTINUING_PAUSE_MS = 500;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const isContinuing = (err: unknown) =>
+  isQueueProblem(err, 'rejected') && err.problem.rejection === 'continuing';
 
 const isRunning = async (handle: WorkflowHandle) => (await handle.describe()).status.name === 'RUNNING';
 
@@ -157,19 +166,28 @@ export function createQueueClient(temporal: TemporalCalls): QueueClient {
     options: { updateId: string; args: Args },
   ): Promise<Ret> {
     const handle = client.workflow.getHandle(workflowId);
-    try {
-      return await temporal.call(
-        what,
-        // The client's overloads tell a definition with arguments from one without; both take these.
-        () =>
-          handle.executeUpdate(
-            def as unknown as UpdateDefinition<Ret, [unknown]>,
-            options as unknown as { updateId: string; args: [unknown] },
-          ),
-        { updateOf: workflowId },
-      );
-    } catch (err) {
-      throw asQueueError(err, workflowId);
+    const deadline = Date.now() + temporal.busyBudgetMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await temporal.call(
+          what,
+          // The client's overloads tell a definition with arguments from one without; both take these.
+          () =>
+            handle.executeUpdate(
+              def as unknown as UpdateDefinition<Ret, [unknown]>,
+              options as unknown as { updateId: string; args: [unknown] },
+            ),
+          { updateOf: workflowId },
+        );
+      } catch (err) {
+        const failure = asQueueError(err, workflowId);
+        // The queue is continuing as new (a moment): the same update id again, on its next run.
+        if (isContinuing(failure) && Date.now() + CONTINUING_PAUSE_MS < deadline) {
+          await sleep(Math.min(CONTINUING_PAUSE_MS, 20 * 2 ** attempt));
+          continue;
+        }
+        throw failure;
+      }
     }
   }
 

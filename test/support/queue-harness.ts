@@ -9,6 +9,7 @@
  * Closing a queue ends every workflow it started (the queue, its PRs, its test runs, whose commands the
  * executor then stops), so the next test finds the deployment as idle as a fresh one.
  */
+import { executeQueueUpdate } from './queue-updates';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -242,7 +243,7 @@ export async function startQueueDeployment(opts: DeploymentOptions = {}): Promis
       },
       async submit(n, opts = {}) {
         prs.add(n);
-        const { submissionId } = await handle().executeUpdate(submitUpdate, {
+        const { submissionId } = await executeQueueUpdate(handle(), submitUpdate, {
           args: [{ pr: n, priority: opts.priority ?? null, noBatch: opts.noBatch ?? false }],
         });
         // Like the API: return once the queue admitted the PR (its record can be read).

@@ -14,6 +14,7 @@ import type { EngineEvent, QueueState } from '../../engine';
 import type {
   AdmissionState,
   CommitStatusReport,
+  HostHint,
   PrDetails,
   Readiness,
   ReasonDetail,
@@ -93,6 +94,21 @@ export interface Carried {
    * delete, carried so it only grows. Absent in state carried from before it existed.
    */
   viewRevision?: number;
+  /**
+   * Hints that arrived while the queue was continuing as new, for the next run to read (at most
+   * MAX_HELD_HINTS, else one `reconcile` reads everything). Absent when none.
+   */
+  heldHints?: HostHint[];
+}
+
+export const MAX_HELD_HINTS = 100;
+
+/** `held` with `h` added once; past MAX_HELD_HINTS, one reconcile stands for them all. */
+export function holdHint(held: readonly HostHint[], h: HostHint): HostHint[] {
+  if (held.some((k) => k.kind === 'reconcile')) return [...held];
+  if (h.kind === 'reconcile' || held.length >= MAX_HELD_HINTS) return [{ kind: 'reconcile' }];
+  const same = (k: HostHint) => JSON.stringify(k) === JSON.stringify(h);
+  return held.some(same) ? [...held] : [...held, h];
 }
 
 export const DEFAULT_RUNNER: RunnerSettings = {

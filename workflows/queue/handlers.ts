@@ -38,7 +38,7 @@ import {
   type SubmitResult,
 } from '../../contract';
 import { Admissions, headMoved } from './admission';
-import { bounded, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
+import { bounded, holdHint, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
 import type { QueueContext } from './context';
 import { settingsOf, snapshotOf, testRunDetailsOf } from './projections';
 import { judgeStatuses } from './status-verdict';
@@ -52,6 +52,8 @@ const reject = (type: QueueRejection, message: string) =>
 /** What the handlers need beyond the context: whether the loop has decided an event they pushed. */
 export interface HandlerContext extends QueueContext {
   applied(seq: number): boolean;
+  /** The queue is continuing as new: it takes no change and reads no hint until the next run. */
+  readonly closing: boolean;
   /** Re-reads the host on hints. */
   readonly hosts: Pick<HostReader, 'hint'>;
 }
@@ -62,6 +64,10 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
   const label = `${repositoryLabel(key.repo)} branch "${key.targetBranch}"`;
   const open = () => {
     if (c.deleted) throw reject('deleted', `The merge queue for ${label} has been deleted.`);
+    // A change now would start work that puts continue-as-new off again (queue-workflow.ts); the
+    // queue client sends it again, to the next run.
+    if (queue.closing)
+      throw reject('continuing', `The merge queue for ${label} is continuing as new; ask again in a moment.`);
   };
   const inQueue = (pr: number) => {
     // A retried request after continue-as-new gets its first answer, not a rejection.
@@ -185,6 +191,11 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
 
   setHandler(hostHintSignal, (h) => {
     if (c.deleted) return;
+    // Continuing as new: the read would put it off again; the next run reads what the hint names.
+    if (queue.closing) {
+      c.heldHints = holdHint(c.heldHints ?? [], h);
+      return;
+    }
     queue.hosts.hint(h);
   });
 

@@ -2,8 +2,9 @@
  * queueWorkflow: one per (organisation, repository, target branch). An entity workflow: handlers push
  * events (handlers.ts), the loop below feeds them to the engine (runtime.ts) and sleeps until the next
  * event, the engine's next tick or the next not-ready recheck (not-ready-recheck.ts). It continues as new when Temporal suggests it (or past the test
- * threshold), after every handler and short activity finished, carrying its whole state; test runs are
- * separate workflows, so they survive that. It ends when the queue is deleted (only when empty).
+ * threshold), carrying its whole state: first it stops taking changes and reading hints, so the work in
+ * flight ends however busy the queue is (closeForContinueAsNew); test runs are separate workflows, so
+ * they survive that. It ends when the queue is deleted (only when empty).
  */
 import {
   allHandlersFinished,
@@ -54,6 +55,10 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
   const rt = new QueueRuntime(input.key, c, { appendMaximumIntervalMs: input.appendMaximumIntervalMs });
   const recheck = new NotReadyRecheck(rt);
   registerHandlers(rt, rt.notifier.delivered);
+  // Hints the previous run held while it continued as new: read now.
+  const held = c.heldHints ?? [];
+  delete c.heldHints;
+  for (const h of held) rt.hosts.hint(h);
 
   /**
    * Waits until no handler or short activity is running and nothing is left to decide. It keeps
@@ -65,6 +70,25 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
       rt.drain();
       if (!rt.hasWork && rt.inFlight === 0 && allHandlersFinished()) return;
       await condition(() => rt.hasWork || (rt.inFlight === 0 && allHandlersFinished()));
+    }
+  };
+
+  /**
+   * Before continue-as-new. Under a steady load, waiting for a quiet moment (quiesce) can wait forever:
+   * each drain, update and hint starts new activities before the last ones end. So from here the queue
+   * takes no change (updates are refused with `continuing`, and the queue client sends them again to the
+   * next run) and holds hints for the next run (rt.closing); it decides only the events of updates it
+   * took before (their handlers wait for them), and waits for the work in flight, each activity bounded
+   * by its timeouts. What arrives meanwhile stays in the inbox, carried to the next run.
+   */
+  const closeForContinueAsNew = async () => {
+    rt.closing = true;
+    for (;;) {
+      if (!allHandlersFinished()) rt.drain();
+      if (rt.inFlight === 0 && allHandlersFinished()) return;
+      await condition(
+        () => (rt.hasWork && !allHandlersFinished()) || (rt.inFlight === 0 && allHandlersFinished()),
+      );
     }
   };
 
@@ -90,7 +114,7 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
       return;
     }
     if (shouldContinueAsNew(input)) {
-      await quiesce();
+      await closeForContinueAsNew();
       await continueAsNew<typeof queueWorkflow>({ ...input, carried: c });
     }
   }

@@ -26,6 +26,11 @@ export class QueueRuntime implements QueueContext {
    * the event log are not among them: `outbox` carries what they have not stored yet.
    */
   inFlight = 0;
+  /**
+   * Continuing as new (queue-workflow.ts): updates are refused and hints held, so no new work starts
+   * from outside while the work in flight ends.
+   */
+  closing = false;
   /** Items the handlers wait on: an update answers after its event has been decided. */
   private appliedSeq = 0;
   private pushedSeq: number;

@@ -22,6 +22,7 @@ import { createSubscriptionStore } from '../../../webhooks/store/subscriptions';
 import type { PrState } from '../../../engine';
 import { cancelUpdate } from '../../../contract';
 import { startQueueHarness, type QueueHarness } from '../../support/queue-harness';
+import { executeQueueUpdate } from '../../support/queue-updates';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { startScratchCluster, type ScratchCluster } from './scratch-cluster';
 
@@ -128,7 +129,7 @@ test('PostgreSQL down for longer than the old give-up time: every transition and
   // While PostgreSQL is down the queue goes on (a submission, a cancellation, a continue-as-new, then
   // a run that passes) and keeps every transition it cannot store.
   await h.submit(2);
-  await h.client.workflow.getHandle(h.workflowId).executeUpdate(cancelUpdate, { args: [{ pr: 3 }] });
+  await executeQueueUpdate(h.client.workflow.getHandle(h.workflowId), cancelUpdate, { args: [{ pr: 3 }] });
   await h.waitFor('PR 2 queued and PR 3 cancelled', async () => {
     const [two, three] = [await h.pr(2), await h.pr(3)];
     return two?.state === 'pending' && three?.state === 'cancelled';

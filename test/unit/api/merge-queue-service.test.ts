@@ -65,12 +65,40 @@ test.each([
   ['not_empty', 400],
   ['invalid', 400],
   ['unavailable', 503],
+  // Asked again until the busy budget (2 s here) ran out: the queue never came back from continuing.
+  ['continuing', 503],
 ])('a %s rejection → %i with its own sentence', async (type, status) => {
   const { service } = stubGateway(rejected(type, 'Pull request #5 is not in the merge queue.'));
   await expect(service.cancelPullRequest(CHANGE, { ...Q, pr: { number: 5 } })).rejects.toMatchObject({
     statusCode: status,
     message: 'Pull request #5 is not in the merge queue.',
   });
+});
+
+test('a change refused while the queue continues as new is sent again with its update id, then taken', async () => {
+  const sent: unknown[] = [];
+  // The first two attempts land while the queue is continuing as new.
+  const queue = createQueueClient({
+    client: {
+      workflow: {
+        getHandle: (workflowId: string) => ({
+          workflowId,
+          executeUpdate: (_def: unknown, options: unknown) => {
+            sent.push(options);
+            return sent.length <= 2
+              ? Promise.reject(rejected('continuing', 'The merge queue is continuing as new.'))
+              : Promise.resolve(undefined);
+          },
+        }),
+      },
+    },
+    taskQueue: 'tq',
+    busyBudgetMs: 2_000,
+    call: <T>(_what: string, fn: () => Promise<T>) => fn(),
+  } as unknown as TemporalCalls);
+  await createMergeQueueService(queue).cancelPullRequest(CHANGE, { ...Q, pr: { number: 5 } });
+  expect(sent).toHaveLength(3);
+  expect(new Set(sent.map((o) => (o as { updateId: string }).updateId))).toEqual(new Set([CHANGE.updateId]));
 });
 
 test('a missing workflow → the queue 404', async () => {
