@@ -3,8 +3,9 @@
  *
  * Rule (Trunk's "test caching"): during bisection, a chunk whose tree (tip + PRs, in order) is one
  * the queue has a result for takes that result instead of running CI; a failure taken this way is
- * blamed with `TEST_RUN_FAILED_BY_OPTIMIZATION`. Example: ABCD failed, AB passed, so CD on top of AB
- * is known to fail without a run (its tree is ABCD).
+ * blamed with `TEST_RUN_FAILED_BY_OPTIMIZATION`. The bisection itself knows that the half after
+ * the first of its chunks repeats the failed tree (bisection.ts), so it needs no stored result for
+ * that; this lookup catches any other tree already run on the current tip.
  * Invariants:
  * - A result is stored relative to the current tip: when PRs merge, results whose tree starts with
  *   exactly those PRs are shortened (the same tree, seen from the new tip); any other result is

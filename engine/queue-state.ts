@@ -6,8 +6,10 @@
  * - `paused`: nothing starts testing and nothing merges; runs in flight finish and their verdicts
  *   are recorded; PRs are still admitted and keep their order.
  * - `draining` (code freeze): no PR starts testing on the main line; what is in flight finishes and
- *   merges, including the bisection of a batch that was in flight and the new run of a group
- *   restarted in place (restart.ts): it re-runs work already in flight, on the same tree.
+ *   merges, and the new run of a group restarted in place (restart.ts) starts: it re-runs work
+ *   already in flight, on the same tree. The bisection of a batch that failed goes on beside the
+ *   line (bisection.ts), but the PRs it clears need a main-line run to merge, so they wait in the
+ *   line for the drain to end like every other PR not yet tested.
  * - `switching_modes`: entered by the engine when `mode` changes while runs or a merge are in flight;
  *   behaves like draining until they are done, then the new mode applies and the queue returns to
  *   the state an operator last asked for. With nothing in flight the switch is immediate.

@@ -12,8 +12,9 @@
  *   may merge directly (direct-merge.ts), or waits, in which case the next lane is tried: for its
  *   batch to fill, or, stacked too deep on undecided runs, for those runs
  *   (speculation-threshold.ts).
- * - A group that is itself failed with successors allowed (pending-failure.ts) can serve as a base;
- *   a failed bisection chunk cannot.
+ * - A group that is itself failed with successors allowed (pending-failure.ts) can serve as a base.
+ *   A bisection chunk is a base only for the later chunks of its own bisection (they are tested on
+ *   it, lanes.treeOf), never for the main line, and a failed one for nothing.
  * - With `bisection_skip_redundant_tests`, a bisection chunk whose tree has a known result takes it
  *   without a run (known-results.ts).
  * Invariant: a new run's tree is computed after its members take their final line position, so it
