@@ -116,3 +116,48 @@ test('the executor announces itself to the API, says how it isolates runs on /re
     fs.rmSync(root, { recursive: true, force: true });
   }
 }, 90_000);
+
+// Issue 24: without pasta (here a failing one first in PATH) network-on runs cannot be isolated.
+(testSandbox() === null ? test.skip : test).each([
+  ['refuse', 'refused', /test runs with the network on are REFUSED: their network cannot be isolated here/],
+  ['allow', 'shared', /test runs with the network on share this machine's network/],
+] as const)(
+  'without pasta, RAILYARD_SANDBOX_NETWORK_UNISOLATED=%s: said at start and on /readyz (network %s), naming the tool',
+  async (setting, network, said) => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'executor-no-pasta-'));
+    fs.chmodSync(root, 0o711);
+    const bin = path.join(root, 'bin');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'pasta'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    const port = await freePort();
+    const p = start({
+      PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      RAILYARD_EXECUTOR_API_URL: api.url,
+      RAILYARD_EXECUTOR_TOKEN: await api.issue(),
+      RAILYARD_EXECUTOR_WORK_ROOT: path.join(root, 'work'),
+      RAILYARD_EXECUTOR_HEALTH_PORT: String(port),
+      RAILYARD_SHUTDOWN_GRACE_SECONDS: '1',
+      RAILYARD_SANDBOX_NETWORK_UNISOLATED: setting,
+    });
+    try {
+      let body: Record<string, unknown> | undefined;
+      for (const until = Date.now() + 60_000; Date.now() < until && !body;) {
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null);
+        if (res?.status === 200) body = (await res.json()) as Record<string, unknown>;
+        else await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(body).toMatchObject({
+        status: 'ready',
+        network,
+        networkReason: expect.stringContaining('pasta is not installed (Debian package passt)') as string,
+      });
+      expect(p.output()).toMatch(said);
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+    } finally {
+      p.child.kill('SIGKILL');
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  },
+  90_000,
+);

@@ -132,6 +132,7 @@ test.each([
       bundlePath: file,
     });
     const jobId = await enqueue(runId, token);
+    if (jobId === null) throw new Error('the job was not enqueued');
     const holder = await server.issue();
     const claimed = (await (await claim(holder)).json()) as { id: string };
     expect(claimed.id).toBe(jobId);
