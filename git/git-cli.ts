@@ -10,8 +10,8 @@
  * A non-zero exit is not an error here: callers decide which exit codes are answers (e.g. 1 = merge
  * conflict) and which are failures, with `expectSuccess` for the common case.
  */
-import { execFile } from 'node:child_process';
 import { devNull } from 'node:os';
+import { createDirectCommandRunner, type CommandRunner } from '../platform/command-runner';
 
 export interface GitIdentity {
   name: string;
@@ -42,6 +42,11 @@ export interface GitCliOptions {
   binary?: string;
   /** Per-call limit; git operations on a local repository take far less. */
   timeoutMs?: number;
+  /**
+   * Who starts the processes: the process's command broker in a worker (platform/command-runner.ts:
+   * a fork of a large process is not free), or this process (the default).
+   */
+  runner?: CommandRunner;
 }
 
 const MAX_OUTPUT = 64 * 1024 * 1024;
@@ -64,31 +69,28 @@ export function createGit(options: GitCliOptions): Git {
   // Repositories under the root may have been created by other tools: their hooks never run here.
   const fixedArgs = ['-c', `core.hooksPath=${devNull}`, '-c', 'advice.detachedHead=false', '-c', 'gc.auto=0'];
 
-  return (args, call) =>
-    new Promise<GitResult>((resolve, reject) => {
-      const child = execFile(
-        binary,
-        [...fixedArgs, '-C', call.dir, ...args],
-        {
-          env: { ...baseEnv, ...call.env },
-          maxBuffer: MAX_OUTPUT,
-          timeout: options.timeoutMs ?? 120_000,
-          killSignal: 'SIGKILL',
-          encoding: 'utf8',
-          windowsHide: true,
-        },
-        (error, stdout, stderr) => {
-          if (error && typeof error.code !== 'number') {
-            const why = error.killed ? 'was killed (timeout or output limit)' : error.message;
-            reject(new Error(`git ${args[0] ?? ''} ${why}`));
-            return;
-          }
-          resolve({ exitCode: error ? Number(error.code) : 0, stdout, stderr });
-        },
-      );
-      child.stdin?.on('error', () => undefined);
-      child.stdin?.end(call.input ?? '');
+  const runner = options.runner ?? createDirectCommandRunner();
+
+  return async (args, call) => {
+    const outcome = await runner.run({
+      file: binary,
+      args: [...fixedArgs, '-C', call.dir, ...args],
+      env: { ...baseEnv, ...call.env },
+      input: call.input,
+      maxBuffer: MAX_OUTPUT,
+      timeoutMs: options.timeoutMs ?? 120_000,
     });
+    switch (outcome.kind) {
+      case 'exited':
+        return { exitCode: outcome.exitCode, stdout: outcome.stdout, stderr: outcome.stderr };
+      case 'failed':
+        throw new Error(`git ${args[0] ?? ''} ${outcome.reason}`);
+      default: {
+        const never: never = outcome;
+        return never;
+      }
+    }
+  };
 }
 
 /** Runs a command that must succeed, returning its standard output. */

@@ -18,6 +18,7 @@ import { commitExists, isAncestor, readCommit, readRef, subjectOf, type RepoAcce
 import { composePullRequests } from './compose';
 import { createGit, expectSuccess, type GitIdentity } from './git-cli';
 import type { RepositoryKey } from '../contract';
+import type { CommandRunner } from '../platform/command-runner';
 import type { GitHost } from './git-host';
 import { checkAdvanceInput, checkBuildInput, checkDirectMergeInput, checkTestBranch } from './input-checks';
 import { advanceTarget, directMerge } from './landing';
@@ -36,6 +37,8 @@ export interface LocalGitHostOptions {
   gitTimeoutMs?: number;
   /** Largest file readFileAtCommit returns. */
   maxFileBytes?: number;
+  /** Who starts git's processes (the worker's command broker); this process by default. */
+  runner?: CommandRunner;
 }
 
 export interface LocalGitHost extends GitHost {
@@ -52,6 +55,7 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
     identity: options.identity ?? DEFAULT_IDENTITY,
     binary: options.gitBinary,
     timeoutMs: options.gitTimeoutMs,
+    runner: options.runner,
   });
   const maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
 

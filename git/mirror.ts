@@ -17,6 +17,7 @@
 import { createGit, type Git, type GitIdentity, type GitResult } from './git-cli';
 import type { RepoAccess } from './commits';
 import type { RepositoryKey } from '../contract';
+import type { CommandRunner } from '../platform/command-runner';
 import { existingRepositoryPath, initBareRepository } from './repository-path';
 
 export interface Remote {
@@ -31,6 +32,8 @@ export interface MirrorOptions {
   identity: GitIdentity;
   gitBinary?: string;
   gitTimeoutMs?: number;
+  /** Who starts git's processes (the worker's command broker); this process by default. */
+  runner?: CommandRunner;
 }
 
 export interface Mirrors {
@@ -46,6 +49,7 @@ export function createMirrors(options: MirrorOptions): Mirrors {
     identity: options.identity,
     binary: options.gitBinary,
     timeoutMs: options.gitTimeoutMs ?? 300_000,
+    runner: options.runner,
   });
   const locks = new Map<string, Promise<unknown>>();
 

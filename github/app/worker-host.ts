@@ -17,6 +17,7 @@ import {
   dashboardPrUrl,
   type PullRequestPresenter,
 } from '../presentation/pr-presenter';
+import type { CommandRunner } from '../../platform/command-runner';
 
 export interface GitHubWorkerHost {
   auth: GitHubAppAuth;
@@ -34,6 +35,8 @@ export async function createGitHubWorkerHost(deps: {
   clientOptions?: GitHubClientOptions;
   /** railyard's public URL: the check run's details link points at the PR's dashboard page there. */
   publicUrl?: string;
+  /** Who starts git's processes (the worker's command broker). */
+  runner?: CommandRunner;
 }): Promise<GitHubWorkerHost> {
   const { settings, pool } = deps;
   const auth = await createGitHubAppAuth(settings);
@@ -51,6 +54,7 @@ export async function createGitHubWorkerHost(deps: {
     clients,
     auth,
     testBranchPrefix: settings.testBranchPrefix,
+    runner: deps.runner,
   });
   const publicUrl = deps.publicUrl;
   const presenter = createGitHubPresenter({

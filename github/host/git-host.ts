@@ -47,6 +47,7 @@ import { requiredFromProtection, requiredFromTrunkConfig, TRUNK_CONFIG_PATH } fr
 import type { GitHubClients } from '../app/rest-client';
 import type { GitHubAppAuth } from '../app/app-auth';
 import { repositoryLabel, type RepositoryKey } from '../../contract';
+import type { CommandRunner } from '../../platform/command-runner';
 
 export const DEFAULT_GITHUB_TEST_BRANCH_PREFIX = 'trunk-merge/';
 
@@ -67,6 +68,8 @@ export interface GitHubGitHostOptions {
   identity?: GitIdentity;
   gitTimeoutMs?: number;
   maxFileBytes?: number;
+  /** Who starts git's processes (the worker's command broker); this process by default. */
+  runner?: CommandRunner;
 }
 
 export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {

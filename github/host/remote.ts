@@ -16,6 +16,7 @@ import * as names from '../../git/names';
 import type { GitHubAppAuth } from '../app/app-auth';
 import { GitHubApiError, type GitHubClients, type GitHubRest } from '../app/rest-client';
 import { repositoryLabel, type RepositoryKey } from '../../contract';
+import type { CommandRunner } from '../../platform/command-runner';
 
 export interface PullWire {
   number: number;
@@ -54,6 +55,8 @@ export interface GitHubRemoteOptions {
   auth: Pick<GitHubAppAuth, 'installationToken' | 'forget'>;
   identity: GitIdentity;
   gitTimeoutMs?: number;
+  /** Who starts git's processes (the worker's command broker); this process by default. */
+  runner?: CommandRunner;
 }
 
 export type HeadCheck =
@@ -87,6 +90,7 @@ export function createGitHubRemote(options: GitHubRemoteOptions): GitHubRemote {
     root: options.mirrorRoot,
     identity: options.identity,
     gitTimeoutMs: options.gitTimeoutMs,
+    runner: options.runner,
   });
   const gitUrl = options.gitUrl.replace(/\/+$/, '');
 

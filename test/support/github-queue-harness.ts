@@ -23,6 +23,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { Pool } from 'pg';
 import { createActivities } from '../../activities';
 import { createLocalGitHost } from '../../git/local-git-host';
+import { createCommandBroker } from '../../platform/command-runner';
 import { createRoutingGitHost } from '../../git/routing-git-host';
 import { createGitHubGitHost } from '../../github/host/git-host';
 import { createGitHubAppAuth } from '../../github/app/app-auth';
@@ -254,6 +255,8 @@ export async function startGitHubDeployment(
   const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   hub.webhooks.setTarget(`${apiUrl}/v1/github/webhooks`);
 
+  // As the worker does (worker/main.ts): git from a small broker process, not this large one.
+  const commands = createCommandBroker();
   const workers: ({ worker: Worker; running: Promise<void>; connection: NativeConnection } | null)[] = [];
   async function startWorker(): Promise<number> {
     const index = workers.length;
@@ -279,11 +282,15 @@ export async function startGitHubDeployment(
       installationOf: (r) => installationCovering(pool, r),
       clients,
       auth,
+      runner: commands,
     });
-    const gitHost = createRoutingGitHost(createLocalGitHost({ root: path.join(dir, 'local') }), {
-      host: 'github.com',
-      gitHost: gitHubHost,
-    });
+    const gitHost = createRoutingGitHost(
+      createLocalGitHost({ root: path.join(dir, 'local'), runner: commands }),
+      {
+        host: 'github.com',
+        gitHost: gitHubHost,
+      },
+    );
     // A connection each: Temporal refuses two workers of one task queue on the same connection.
     const connection = await NativeConnection.connect({ address });
     const worker = await Worker.create({
@@ -563,6 +570,7 @@ export async function startGitHubDeployment(
       await temporal.close();
       runtimeLogs.delete(log);
       await retries.close(connection);
+      commands.close();
       await pool.end();
       fs.rmSync(dataRoot, { recursive: true, force: true });
     },

@@ -44,6 +44,7 @@ import {
 } from './state';
 import { createUsers, type FakeHubUsers } from './users';
 import { createWebhookDispatcher, type FakeHubWebhooks } from './webhooks';
+import { createCommandBroker } from '../../../platform/command-runner';
 
 export interface FakeHubOptions {
   /** Lifetime of installation tokens; GitHub's is one hour. */
@@ -203,7 +204,9 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
     app,
     onViolation: (text) => violations.push(text),
   });
-  const state = new FakeHubState(dir, (event) => dispatcher.enqueue(event));
+  // The fake's own git calls run from a small broker process, not from the large jest worker.
+  const commands = createCommandBroker();
+  const state = new FakeHubState(dir, (event) => dispatcher.enqueue(event), commands);
   const tokens = createTokenStore();
   const users = createUsers(app);
   const contract = createContractValidator();
@@ -687,6 +690,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
       await dispatcher.close();
       await fastify.close();
       await state.dispose();
+      commands.close();
     },
   };
   return hub;

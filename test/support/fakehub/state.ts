@@ -23,6 +23,7 @@ import { rm } from 'node:fs/promises';
 import { createGit, type Git } from '../../../git/git-cli';
 import { initBareRepository } from '../../../git/repository-path';
 import type { Actor, HubEvent, HubEventListener, PullRequestChanges } from './events';
+import type { CommandRunner } from '../../../platform/command-runner';
 
 export const GITHUB_HOST = 'github.com';
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
@@ -212,13 +213,17 @@ export class FakeHubState {
   /** Roles by `<repository id>:<lower-case login>` (setPermission). */
   readonly roles = new Map<string, RepositoryRole>();
   private nextId = 1000;
-  readonly git: Git = createGit({ identity: { name: 'GitHub', email: 'noreply@github.com' } });
+  readonly git: Git;
 
   /** `onEvent` hears every change GitHub would announce with a webhook (see events.ts). */
   constructor(
     readonly gitRoot: string,
     private readonly onEvent: HubEventListener = () => undefined,
-  ) {}
+    /** Who starts git's processes (a broker: this runs inside the large jest process). */
+    runner?: CommandRunner,
+  ) {
+    this.git = createGit({ identity: { name: 'GitHub', email: 'noreply@github.com' }, runner });
+  }
 
   private emit(event: HubEvent): void {
     this.onEvent(event);
