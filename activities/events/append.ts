@@ -15,8 +15,9 @@
  *   (ADR 0016) in the same transaction: the durable path of the records (the notify activity's write
  *   is the fast one, and gives up during an outage).
  * - With `input.queue`, it then reads the queue's view (one query) and stores it in the read
- *   projection (ADR 0016), so getQueue follows the queue's own moves. A query that fails is logged
- *   and skipped (the next append projects again); a store that fails fails the activity like the log.
+ *   projection (ADR 0016), so getQueue follows the queue's own moves. A query that fails or takes over
+ *   VIEW_QUERY_DEADLINE_MS is logged and skipped (the next append projects again); a store that fails
+ *   fails the activity like the log.
  */
 import { log } from '@temporalio/activity';
 import {
@@ -77,6 +78,9 @@ function recordBatchesOf(events: readonly TransitionEvent[]) {
   return [...bySubmission.values()];
 }
 
+/** How long the append waits for the queue's view (a skipped view is projected by the next append). */
+const VIEW_QUERY_DEADLINE_MS = 5_000;
+
 export function createAppendActivity(deps: AppendDeps) {
   const webhooksOn = deps.client !== undefined && deps.taskQueue !== undefined;
 
@@ -85,7 +89,11 @@ export function createAppendActivity(deps: AppendDeps) {
     if (!client || !views) return;
     let snapshot: QueueSnapshot;
     try {
-      snapshot = await client.workflow.getHandle(queueWorkflowId(queue)).query(getQueueQuery);
+      // Bounded well inside the activity's 30 s: a queue the worker must replay first (not cached) can
+      // take longer than that, and the log must not wait for its view.
+      snapshot = await client.withDeadline(Date.now() + VIEW_QUERY_DEADLINE_MS, () =>
+        client.workflow.getHandle(queueWorkflowId(queue)).query(getQueueQuery),
+      );
     } catch (err) {
       log.warn('could not read the queue view to project it', {
         error: err instanceof Error ? err.message : String(err),
