@@ -25,6 +25,8 @@ export interface CommandRequest {
   args: readonly string[];
   /** The whole environment of the command (nothing is inherited). */
   env: Record<string, string>;
+  /** Its working directory (default: the runner's). */
+  cwd?: string;
   /** Written to its standard input, which is then closed. */
   input?: string;
   timeoutMs: number;
@@ -135,6 +137,7 @@ function runHere(request: CommandRequest): Promise<CommandOutcome> {
       [...request.args],
       {
         env: request.env,
+        cwd: request.cwd,
         maxBuffer: request.maxBuffer,
         timeout: request.timeoutMs,
         killSignal: 'SIGKILL',
@@ -167,7 +170,7 @@ process.on('message', (m) => {
   const child = execFile(
     m.file,
     m.args,
-    { env: m.env, maxBuffer: m.maxBuffer, timeout: m.timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', windowsHide: true },
+    { env: m.env, cwd: m.cwd, maxBuffer: m.maxBuffer, timeout: m.timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', windowsHide: true },
     (error, stdout, stderr) => {
       running.delete(child);
       const outcome =

@@ -357,7 +357,11 @@ export async function startGitHubDeployment(
     while (linked === null) linked = await linkNew();
     const installation = linked;
     const repository = await hub.createRepository({ installationId: installation.id, owner, name });
-    const clone = await workClone(hub.gitUrl(owner, name), () => hub.installationToken(installation.id));
+    const clone = await workClone(
+      hub.gitUrl(owner, name),
+      () => hub.installationToken(installation.id),
+      commands,
+    );
     const first = await clone.commit({ 'README.md': 'widgets\n' }, 'initial');
     await clone.push(first, 'main');
     const bareGit = (...args: string[]) =>

@@ -3,8 +3,8 @@
  * token travels in `http.extraHeader` through GIT_CONFIG_* environment variables, never in a URL, an
  * argument (visible to `ps`) or a credential helper; no user or system config; no prompts.
  */
-import { execFile } from 'node:child_process';
 import { devNull } from 'node:os';
+import { createDirectCommandRunner, type CommandRunner } from '../../../platform/command-runner';
 
 export interface GitRun {
   exitCode: number;
@@ -15,7 +15,7 @@ export interface GitRun {
 export type TokenGit = (args: readonly string[], options?: { cwd?: string }) => Promise<GitRun>;
 
 /** git authenticated with `token` (null: no credential at all). */
-export function gitAs(token: string | null): TokenGit {
+export function gitAs(token: string | null, runner: CommandRunner = createDirectCommandRunner()): TokenGit {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: devNull,
@@ -39,12 +39,16 @@ export function gitAs(token: string | null): TokenGit {
     env.GIT_CONFIG_KEY_2 = 'http.extraHeader';
     env.GIT_CONFIG_VALUE_2 = `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`;
   }
-  return (args, options = {}) =>
-    new Promise((resolve, reject) => {
-      execFile('git', [...args], { cwd: options.cwd, env, encoding: 'utf8' }, (error, stdout, stderr) => {
-        const code = (error as (Error & { code?: unknown }) | null)?.code;
-        if (error && typeof code !== 'number') return reject(new Error(error.message));
-        resolve({ exitCode: typeof code === 'number' ? code : 0, stdout, stderr });
-      });
+  return async (args, options = {}) => {
+    const outcome = await runner.run({
+      file: 'git',
+      args,
+      env,
+      cwd: options.cwd,
+      timeoutMs: 120_000,
+      maxBuffer: 64 * 1024 * 1024,
     });
+    if (outcome.kind === 'failed') throw new Error(`git ${args[0] ?? ''} ${outcome.reason}`);
+    return { exitCode: outcome.exitCode, stdout: outcome.stdout, stderr: outcome.stderr };
+  };
 }

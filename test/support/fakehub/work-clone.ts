@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CommandRunner } from '../../../platform/command-runner';
 import { gitAs } from './git-client';
 
 export interface WorkClone {
@@ -19,12 +20,19 @@ export interface WorkClone {
   cleanup(): void;
 }
 
-/** `token` may be a function: the clone then asks for the current token on every command. */
-export async function workClone(url: string, token: string | (() => string)): Promise<WorkClone> {
+/**
+ * `token` may be a function: the clone then asks for the current token on every command. `runner`
+ * starts git's processes (a deployment's broker); this process by default.
+ */
+export async function workClone(
+  url: string,
+  token: string | (() => string),
+  runner?: CommandRunner,
+): Promise<WorkClone> {
   const current = typeof token === 'function' ? token : () => token;
   const dir = mkdtempSync(join(tmpdir(), 'fakehub-work-'));
   const git = async (...args: string[]) => {
-    const result = await gitAs(current())(args, { cwd: dir });
+    const result = await gitAs(current(), runner)(args, { cwd: dir });
     if (result.exitCode !== 0) throw new Error(`git ${args[0]} failed: ${result.stderr.trim()}`);
     return result.stdout.trim();
   };
