@@ -42,6 +42,7 @@ import { inBatches, isQueueClientError, QueueClientError, type QueueClient } fro
 import { queueAppError } from '../errors';
 import { listSubmissions } from './submission-listing';
 import { listRecords } from './record-listing';
+import { createCoalescedRefresh } from './coalesced-refresh';
 import type { QueueViewStore } from '../../events/store/queue-views';
 import type { PrRecordStore } from '../../events/store/pr-records';
 import {
@@ -95,6 +96,7 @@ export function createMergeQueueService(
   const now = options.now ?? Date.now;
   const queueId = (org: Organisation, key: QueueAddress) => queueWorkflowId(queueKeyOf(org, key));
   const projection = options.projection;
+  const refreshView = createCoalescedRefresh();
 
   /** The queue's snapshot from its workflow (null: none runs), stored in the projection if there is one. */
   async function askQueue(what: string, org: Organisation, key: QueueAddress): Promise<QueueSnapshot | null> {
@@ -120,7 +122,10 @@ export function createMergeQueueService(
    */
   async function projectAfterChange(org: Organisation, key: QueueAddress): Promise<void> {
     if (!projection) return;
-    await askQueue('getQueue', org, key).catch(() => undefined);
+    // A burst of changes to one queue shares its refreshes (two, not one each).
+    await refreshView(queueId(org, key), async () => {
+      await askQueue('getQueue', org, key);
+    }).catch(() => undefined);
   }
 
   return {
