@@ -217,7 +217,11 @@ test("a live-comment marker planted in the author's comment is not railyard's co
     .comments(g.repo.owner, g.repo.name, pr.number)
     .find((c) => c.id === planted.id);
   expect(mine?.body).toBe('nothing to see <!-- railyard:live-comment -->');
-  expect(
-    botComments(g, pr.number).filter((b) => b.startsWith('<!-- railyard:live-comment -->')),
-  ).toHaveLength(1);
+  // The live comment is written by the presenter after the record moves (asynchronously): wait for it
+  // to show the merge, then check it is the only one.
+  const live = () => botComments(g, pr.number).filter((b) => b.startsWith('<!-- railyard:live-comment -->'));
+  await g.waitFor('the live comment showing the merge', () =>
+    Promise.resolve(live().some((b) => b.includes('Merged into `main`'))),
+  );
+  expect(live()).toHaveLength(1);
 }, 60_000);
