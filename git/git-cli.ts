@@ -11,7 +11,7 @@
  * conflict) and which are failures, with `expectSuccess` for the common case.
  */
 import { devNull } from 'node:os';
-import { createDirectCommandRunner, type CommandRunner } from '../platform/command-runner';
+import { createDirectProcessRunner, type ProcessRunner } from '../platform/process-runner';
 
 export interface GitIdentity {
   name: string;
@@ -43,10 +43,10 @@ export interface GitCliOptions {
   /** Per-call limit; git operations on a local repository take far less. */
   timeoutMs?: number;
   /**
-   * Who starts the processes: the process's command broker in a worker (platform/command-runner.ts:
+   * Who starts the processes: the process's process broker in a worker (platform/process-runner.ts:
    * a fork of a large process is not free), or this process (the default).
    */
-  runner?: CommandRunner;
+  runner?: ProcessRunner;
 }
 
 const MAX_OUTPUT = 64 * 1024 * 1024;
@@ -69,7 +69,7 @@ export function createGit(options: GitCliOptions): Git {
   // Repositories under the root may have been created by other tools: their hooks never run here.
   const fixedArgs = ['-c', `core.hooksPath=${devNull}`, '-c', 'advice.detachedHead=false', '-c', 'gc.auto=0'];
 
-  const runner = options.runner ?? createDirectCommandRunner();
+  const runner = options.runner ?? createDirectProcessRunner();
 
   return async (args, call) => {
     const outcome = await runner.run({

@@ -18,7 +18,7 @@ import { commitExists, isAncestor, readCommit, readRef, subjectOf, type RepoAcce
 import { composePullRequests } from './compose';
 import { createGit, expectSuccess, type GitIdentity } from './git-cli';
 import type { RepositoryKey } from '../contract';
-import type { CommandRunner } from '../platform/command-runner';
+import type { ProcessRunner } from '../platform/process-runner';
 import type { GitHost } from './git-host';
 import { checkAdvanceInput, checkBuildInput, checkDirectMergeInput, checkTestBranch } from './input-checks';
 import { advanceTarget, directMerge } from './landing';
@@ -37,8 +37,8 @@ export interface LocalGitHostOptions {
   gitTimeoutMs?: number;
   /** Largest file readFileAtCommit returns. */
   maxFileBytes?: number;
-  /** Who starts git's processes (the worker's command broker); this process by default. */
-  runner?: CommandRunner;
+  /** Who starts git's processes (the worker's process broker); this process by default. */
+  runner?: ProcessRunner;
 }
 
 export interface LocalGitHost extends GitHost {

@@ -17,7 +17,7 @@
 import { createGit, type Git, type GitIdentity, type GitResult } from './git-cli';
 import type { RepoAccess } from './commits';
 import type { RepositoryKey } from '../contract';
-import type { CommandRunner } from '../platform/command-runner';
+import type { ProcessRunner } from '../platform/process-runner';
 import { existingRepositoryPath, initBareRepository } from './repository-path';
 
 export interface Remote {
@@ -32,8 +32,8 @@ export interface MirrorOptions {
   identity: GitIdentity;
   gitBinary?: string;
   gitTimeoutMs?: number;
-  /** Who starts git's processes (the worker's command broker); this process by default. */
-  runner?: CommandRunner;
+  /** Who starts git's processes (the worker's process broker); this process by default. */
+  runner?: ProcessRunner;
 }
 
 export interface Mirrors {

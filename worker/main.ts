@@ -18,7 +18,7 @@ import { createRunLogStore } from '../test-runs/store/run-logs';
 import { createActivities } from '../activities';
 import { judgeTestsWith } from '../test-runs/judge';
 import { createLocalGitHost } from '../git/local-git-host';
-import { createCommandBroker } from '../platform/command-runner';
+import { createProcessBroker } from '../platform/process-runner';
 import { createRoutingGitHost } from '../git/routing-git-host';
 import { createGitHubWorkerHost } from '../github/app/worker-host';
 import { createTestCaseEvents } from '../flaky/events';
@@ -84,9 +84,9 @@ async function main(): Promise<void> {
   const workRoot = path.resolve(config.RAILYARD_WORK_ROOT);
   const pool = createPool(config.DATABASE_URL, { applicationName: 'railyard-worker' });
   // git runs from a small broker process: a fork of this large one would cost milliseconds of CPU and
-  // of a blocked event loop per call (platform/command-runner.ts).
-  const commands = createCommandBroker();
-  const localHost = createLocalGitHost({ root: path.resolve(config.RAILYARD_GIT_ROOT), runner: commands });
+  // of a blocked event loop per call (platform/process-runner.ts).
+  const broker = createProcessBroker();
+  const localHost = createLocalGitHost({ root: path.resolve(config.RAILYARD_GIT_ROOT), runner: broker });
   // Repositories of the App's host live on GitHub; the worker keeps a mirror of each in its data folder.
   const gitHubSide = gitHub
     ? await createGitHubWorkerHost({
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
         pool,
         mirrorRoot: path.join(workRoot, 'mirrors'),
         publicUrl: publicUrlOf(config.RAILYARD_PUBLIC_URL),
-        runner: commands,
+        runner: broker,
       })
     : null;
   const gitHost = createRoutingGitHost(
@@ -164,7 +164,7 @@ async function main(): Promise<void> {
   await worker.run();
   await testCaseEvents.idle();
   await Promise.allSettled([connection.close(), clientConnection.close(), pool.end()]);
-  commands.close();
+  broker.close();
 }
 
 main().catch((err: unknown) => {

@@ -17,7 +17,7 @@ import {
   dashboardPrUrl,
   type PullRequestPresenter,
 } from '../presentation/pr-presenter';
-import type { CommandRunner } from '../../platform/command-runner';
+import type { ProcessRunner } from '../../platform/process-runner';
 
 export interface GitHubWorkerHost {
   auth: GitHubAppAuth;
@@ -35,8 +35,8 @@ export async function createGitHubWorkerHost(deps: {
   clientOptions?: GitHubClientOptions;
   /** railyard's public URL: the check run's details link points at the PR's dashboard page there. */
   publicUrl?: string;
-  /** Who starts git's processes (the worker's command broker). */
-  runner?: CommandRunner;
+  /** Who starts git's processes (the worker's process broker). */
+  runner?: ProcessRunner;
 }): Promise<GitHubWorkerHost> {
   const { settings, pool } = deps;
   const auth = await createGitHubAppAuth(settings);

@@ -47,7 +47,7 @@ import { requiredFromProtection, requiredFromTrunkConfig, TRUNK_CONFIG_PATH } fr
 import type { GitHubClients } from '../app/rest-client';
 import type { GitHubAppAuth } from '../app/app-auth';
 import { repositoryLabel, type RepositoryKey } from '../../contract';
-import type { CommandRunner } from '../../platform/command-runner';
+import type { ProcessRunner } from '../../platform/process-runner';
 
 export const DEFAULT_GITHUB_TEST_BRANCH_PREFIX = 'trunk-merge/';
 
@@ -68,8 +68,8 @@ export interface GitHubGitHostOptions {
   identity?: GitIdentity;
   gitTimeoutMs?: number;
   maxFileBytes?: number;
-  /** Who starts git's processes (the worker's command broker); this process by default. */
-  runner?: CommandRunner;
+  /** Who starts git's processes (the worker's process broker); this process by default. */
+  runner?: ProcessRunner;
 }
 
 export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {

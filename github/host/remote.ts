@@ -16,7 +16,7 @@ import * as names from '../../git/names';
 import type { GitHubAppAuth } from '../app/app-auth';
 import { GitHubApiError, type GitHubClients, type GitHubRest } from '../app/rest-client';
 import { repositoryLabel, type RepositoryKey } from '../../contract';
-import type { CommandRunner } from '../../platform/command-runner';
+import type { ProcessRunner } from '../../platform/process-runner';
 
 export interface PullWire {
   number: number;
@@ -55,8 +55,8 @@ export interface GitHubRemoteOptions {
   auth: Pick<GitHubAppAuth, 'installationToken' | 'forget'>;
   identity: GitIdentity;
   gitTimeoutMs?: number;
-  /** Who starts git's processes (the worker's command broker); this process by default. */
-  runner?: CommandRunner;
+  /** Who starts git's processes (the worker's process broker); this process by default. */
+  runner?: ProcessRunner;
 }
 
 export type HeadCheck =

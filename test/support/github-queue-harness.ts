@@ -23,7 +23,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { Pool } from 'pg';
 import { createActivities } from '../../activities';
 import { createLocalGitHost } from '../../git/local-git-host';
-import { createCommandBroker } from '../../platform/command-runner';
+import { createProcessBroker } from '../../platform/process-runner';
 import { createRoutingGitHost } from '../../git/routing-git-host';
 import { createGitHubGitHost } from '../../github/host/git-host';
 import { createGitHubAppAuth } from '../../github/app/app-auth';
@@ -256,7 +256,7 @@ export async function startGitHubDeployment(
   hub.webhooks.setTarget(`${apiUrl}/v1/github/webhooks`);
 
   // As the worker does (worker/main.ts): git from a small broker process, not this large one.
-  const commands = createCommandBroker();
+  const broker = createProcessBroker();
   const workers: ({ worker: Worker; running: Promise<void>; connection: NativeConnection } | null)[] = [];
   async function startWorker(): Promise<number> {
     const index = workers.length;
@@ -282,10 +282,10 @@ export async function startGitHubDeployment(
       installationOf: (r) => installationCovering(pool, r),
       clients,
       auth,
-      runner: commands,
+      runner: broker,
     });
     const gitHost = createRoutingGitHost(
-      createLocalGitHost({ root: path.join(dir, 'local'), runner: commands }),
+      createLocalGitHost({ root: path.join(dir, 'local'), runner: broker }),
       {
         host: 'github.com',
         gitHost: gitHubHost,
@@ -360,7 +360,7 @@ export async function startGitHubDeployment(
     const clone = await workClone(
       hub.gitUrl(owner, name),
       () => hub.installationToken(installation.id),
-      commands,
+      broker,
     );
     const first = await clone.commit({ 'README.md': 'widgets\n' }, 'initial');
     await clone.push(first, 'main');
@@ -574,7 +574,7 @@ export async function startGitHubDeployment(
       await temporal.close();
       runtimeLogs.delete(log);
       await retries.close(connection);
-      commands.close();
+      broker.close();
       await pool.end();
       fs.rmSync(dataRoot, { recursive: true, force: true });
     },

@@ -20,7 +20,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { createActivities } from '../../activities';
 import { createEventActivities } from '../../activities/events';
 import { createLocalGitHost } from '../../git/local-git-host';
-import { createCommandBroker } from '../../platform/command-runner';
+import { createProcessBroker } from '../../platform/process-runner';
 import { createPool } from '../../stores/db';
 import { createRunSlots } from '../../test-runs/store/run-slots';
 import { createRepositoryOwnerStore } from '../../stores/repository-owners';
@@ -161,7 +161,7 @@ export async function startQueueDeployment(opts: DeploymentOptions = {}): Promis
         ...(opts.executorSlots ? { slots: opts.executorSlots } : {}),
       });
   // As the worker does (worker/main.ts): git from a small broker process, not this large one.
-  const commands = createCommandBroker();
+  const broker = createProcessBroker();
   const worker = await Worker.create({
     connection: nativeConnection,
     taskQueue,
@@ -169,7 +169,7 @@ export async function startQueueDeployment(opts: DeploymentOptions = {}): Promis
     activities: {
       ...createActivities({
         workerIdentity: 'e2e',
-        gitHost: createLocalGitHost({ root: gitRoot, runner: commands }),
+        gitHost: createLocalGitHost({ root: gitRoot, runner: broker }),
         client,
         ...(opts.runsPerOrganisation ? { slots: createRunSlots(pool, opts.runsPerOrganisation) } : {}),
         taskQueue,
@@ -288,7 +288,7 @@ export async function startQueueDeployment(opts: DeploymentOptions = {}): Promis
       await executor.close();
       await retries.close(connection);
       await nativeConnection.close();
-      commands.close();
+      broker.close();
       await pool.end();
       fs.rmSync(dir, { recursive: true, force: true });
     },

@@ -4,7 +4,7 @@
  * argument (visible to `ps`) or a credential helper; no user or system config; no prompts.
  */
 import { devNull } from 'node:os';
-import { createDirectCommandRunner, type CommandRunner } from '../../../platform/command-runner';
+import { createDirectProcessRunner, type ProcessRunner } from '../../../platform/process-runner';
 
 export interface GitRun {
   exitCode: number;
@@ -15,7 +15,7 @@ export interface GitRun {
 export type TokenGit = (args: readonly string[], options?: { cwd?: string }) => Promise<GitRun>;
 
 /** git authenticated with `token` (null: no credential at all). */
-export function gitAs(token: string | null, runner: CommandRunner = createDirectCommandRunner()): TokenGit {
+export function gitAs(token: string | null, runner: ProcessRunner = createDirectProcessRunner()): TokenGit {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: devNull,

@@ -44,7 +44,7 @@ import {
 } from './state';
 import { createUsers, type FakeHubUsers } from './users';
 import { createWebhookDispatcher, type FakeHubWebhooks } from './webhooks';
-import { createCommandBroker } from '../../../platform/command-runner';
+import { createProcessBroker } from '../../../platform/process-runner';
 
 export interface FakeHubOptions {
   /** Lifetime of installation tokens; GitHub's is one hour. */
@@ -205,8 +205,8 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
     onViolation: (text) => violations.push(text),
   });
   // The fake's own git calls run from a small broker process, not from the large jest worker.
-  const commands = createCommandBroker();
-  const state = new FakeHubState(dir, (event) => dispatcher.enqueue(event), commands);
+  const broker = createProcessBroker();
+  const state = new FakeHubState(dir, (event) => dispatcher.enqueue(event), broker);
   const tokens = createTokenStore();
   const users = createUsers(app);
   const contract = createContractValidator();
@@ -690,7 +690,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
       await dispatcher.close();
       await fastify.close();
       await state.dispose();
-      commands.close();
+      broker.close();
     },
   };
   return hub;

@@ -23,7 +23,7 @@ import { rm } from 'node:fs/promises';
 import { createGit, type Git } from '../../../git/git-cli';
 import { initBareRepository } from '../../../git/repository-path';
 import type { Actor, HubEvent, HubEventListener, PullRequestChanges } from './events';
-import type { CommandRunner } from '../../../platform/command-runner';
+import type { ProcessRunner } from '../../../platform/process-runner';
 
 export const GITHUB_HOST = 'github.com';
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
@@ -220,7 +220,7 @@ export class FakeHubState {
     readonly gitRoot: string,
     private readonly onEvent: HubEventListener = () => undefined,
     /** Who starts git's processes (a broker: this runs inside the large jest process). */
-    runner?: CommandRunner,
+    runner?: ProcessRunner,
   ) {
     this.git = createGit({ identity: { name: 'GitHub', email: 'noreply@github.com' }, runner });
   }

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CommandRunner } from '../../../platform/command-runner';
+import type { ProcessRunner } from '../../../platform/process-runner';
 import { gitAs } from './git-client';
 
 export interface WorkClone {
@@ -27,7 +27,7 @@ export interface WorkClone {
 export async function workClone(
   url: string,
   token: string | (() => string),
-  runner?: CommandRunner,
+  runner?: ProcessRunner,
 ): Promise<WorkClone> {
   const current = typeof token === 'function' ? token : () => token;
   const dir = mkdtempSync(join(tmpdir(), 'fakehub-work-'));

@@ -1,21 +1,21 @@
 /**
- * The command runners (platform/command-runner.ts): the broker decides every outcome exactly as the
+ * The command runners (platform/process-runner.ts): the broker decides every outcome exactly as the
  * direct runner does, starts again after it died, fails what was in flight when it died, keeps no idle
  * parent alive, and does not outlive its parent.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import {
-  createCommandBroker,
-  createDirectCommandRunner,
-  type CommandBroker,
-  type CommandOutcome,
-  type CommandRequest,
-} from '../../../platform/command-runner';
+  createProcessBroker,
+  createDirectProcessRunner,
+  type ProcessBroker,
+  type ProcessOutcome,
+  type ProcessRequest,
+} from '../../../platform/process-runner';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-const sh = (script: string, more: Partial<CommandRequest> = {}): CommandRequest => ({
+const sh = (script: string, more: Partial<ProcessRequest> = {}): ProcessRequest => ({
   file: 'sh',
   args: ['-c', script],
   env,
@@ -24,11 +24,11 @@ const sh = (script: string, more: Partial<CommandRequest> = {}): CommandRequest 
   ...more,
 });
 
-let broker: CommandBroker;
-beforeAll(() => (broker = createCommandBroker()));
+let broker: ProcessBroker;
+beforeAll(() => (broker = createProcessBroker()));
 afterAll(() => broker.close());
 
-const cases: [string, CommandRequest, (o: CommandOutcome) => void][] = [
+const cases: [string, ProcessRequest, (o: ProcessOutcome) => void][] = [
   [
     'exit 0 with its output',
     sh('echo out; echo err >&2'),
@@ -67,7 +67,7 @@ const cases: [string, CommandRequest, (o: CommandOutcome) => void][] = [
 ];
 
 describe.each([
-  ['direct', () => createDirectCommandRunner()],
+  ['direct', () => createDirectProcessRunner()],
   ['broker', () => broker],
 ])('%s runner', (_name, runner) => {
   test.each(cases)('%s', async (_case, request, expectation) => {
@@ -82,7 +82,7 @@ test('the broker runs in a process of its own', async () => {
 });
 
 test('requests in flight fail when the broker dies, and the next one starts it again', async () => {
-  const own = createCommandBroker();
+  const own = createProcessBroker();
   const first = await own.run(sh('echo $PPID'));
   const brokerPid = Number(first.kind === 'exited' && first.stdout.trim());
   const inFlight = own.run(sh('sleep 5'));
@@ -90,7 +90,7 @@ test('requests in flight fail when the broker dies, and the next one starts it a
   process.kill(brokerPid, 'SIGKILL');
   expect(await inFlight).toEqual({
     kind: 'failed',
-    reason: expect.stringMatching(/^the command broker exited \(SIGKILL\)/),
+    reason: expect.stringMatching(/^the process broker exited \(SIGKILL\)/),
   });
   const again = await own.run(sh('echo $PPID'));
   expect(again.kind).toBe('exited');
@@ -101,8 +101,8 @@ test('requests in flight fail when the broker dies, and the next one starts it a
 /** A node process using a broker (through tsx, as the worker does), printing the broker's pid. */
 function parentScript(thenWhat: string): string {
   return [
-    `const { createCommandBroker } = require(${JSON.stringify(path.join(ROOT, 'platform/command-runner.ts'))});`,
-    'const b = createCommandBroker();',
+    `const { createProcessBroker } = require(${JSON.stringify(path.join(ROOT, 'platform/process-runner.ts'))});`,
+    'const b = createProcessBroker();',
     `b.run({ file: 'sh', args: ['-c', 'echo $PPID'], env: { PATH: process.env.PATH }, timeoutMs: 5000, maxBuffer: 1e6 })`,
     `  .then((o) => { console.log(o.stdout.trim()); ${thenWhat} });`,
   ].join('\n');

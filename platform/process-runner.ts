@@ -4,7 +4,7 @@
  * Why: Node's child_process forks the calling process before it execs the command (libuv, Linux), and a
  * fork copies the caller's page tables. In a worker holding hundreds of megabytes (workflow contexts,
  * the Temporal core, the module graph) each spawn costs milliseconds of CPU and blocks the event loop
- * for as long, so a burst of git calls slows every workflow task in the process. The command broker is
+ * for as long, so a burst of git calls slows every workflow task in the process. The process broker is
  * one small child process that does the forking instead: the large process only exchanges a message.
  *
  * Rules:
@@ -20,7 +20,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 
-export interface CommandRequest {
+export interface ProcessRequest {
   file: string;
   args: readonly string[];
   /** The whole environment of the command (nothing is inherited). */
@@ -34,28 +34,28 @@ export interface CommandRequest {
   maxBuffer: number;
 }
 
-export type CommandOutcome =
+export type ProcessOutcome =
   { kind: 'exited'; exitCode: number; stdout: string; stderr: string } | { kind: 'failed'; reason: string };
 
-export interface CommandRunner {
-  run(request: CommandRequest): Promise<CommandOutcome>;
+export interface ProcessRunner {
+  run(request: ProcessRequest): Promise<ProcessOutcome>;
 }
 
-export interface CommandBroker extends CommandRunner {
+export interface ProcessBroker extends ProcessRunner {
   /** Ends the broker process (requests in flight fail); a later `run` starts a new one. */
   close(): void;
 }
 
 /** Runs each command from this process. */
-export function createDirectCommandRunner(): CommandRunner {
+export function createDirectProcessRunner(): ProcessRunner {
   return { run: runHere };
 }
 
 /** Runs each command from one small child process started on first use. */
-export function createCommandBroker(): CommandBroker {
+export function createProcessBroker(): ProcessBroker {
   let broker: ChildProcess | null = null;
   let nextId = 1;
-  const pending = new Map<number, (outcome: CommandOutcome) => void>();
+  const pending = new Map<number, (outcome: ProcessOutcome) => void>();
 
   /** Holds the parent's event loop open exactly while a request is in flight. */
   function hold(child: ChildProcess): void {
@@ -86,7 +86,7 @@ export function createCommandBroker(): CommandBroker {
       if (broker === child) broker = null;
       const waiting = [...pending.values()];
       pending.clear();
-      for (const done of waiting) done({ kind: 'failed', reason: `the command broker ${why}` });
+      for (const done of waiting) done({ kind: 'failed', reason: `the process broker ${why}` });
     };
     child.on('exit', (code, signal) => gone(`exited (${signal ?? `code ${code}`})`));
     child.on('error', (err) => gone(`failed: ${err.message}`));
@@ -95,7 +95,7 @@ export function createCommandBroker(): CommandBroker {
 
   return {
     run(request) {
-      return new Promise<CommandOutcome>((resolve) => {
+      return new Promise<ProcessOutcome>((resolve) => {
         broker ??= start();
         const child = broker;
         const id = nextId++;
@@ -105,10 +105,10 @@ export function createCommandBroker(): CommandBroker {
         try {
           child.send(message, (err) => {
             if (err && pending.delete(id))
-              resolve({ kind: 'failed', reason: `the command broker ${err.message}` });
+              resolve({ kind: 'failed', reason: `the process broker ${err.message}` });
           });
         } catch (err) {
-          if (pending.delete(id)) resolve({ kind: 'failed', reason: `the command broker: ${String(err)}` });
+          if (pending.delete(id)) resolve({ kind: 'failed', reason: `the process broker: ${String(err)}` });
         }
       });
     },
@@ -120,17 +120,17 @@ export function createCommandBroker(): CommandBroker {
   };
 }
 
-interface BrokerRequest extends CommandRequest {
+interface BrokerRequest extends ProcessRequest {
   id: number;
   args: string[];
 }
 
 interface BrokerReply {
   id: number;
-  outcome: CommandOutcome;
+  outcome: ProcessOutcome;
 }
 
-function runHere(request: CommandRequest): Promise<CommandOutcome> {
+function runHere(request: ProcessRequest): Promise<ProcessOutcome> {
   return new Promise((resolve) => {
     const child = execFile(
       request.file,
