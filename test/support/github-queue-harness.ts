@@ -69,6 +69,7 @@ import { workClone, type WorkClone } from './fakehub/work-clone';
 import { endQueueWorkflows } from './queue-teardown';
 import { readBranchHeads } from './fakehub/bare-refs';
 import { createRetryGate } from '../../queue-client/retry-gate';
+import { slowStepReporter } from './slow-steps';
 
 let runtimeInstalled = false;
 /**
@@ -565,17 +566,23 @@ export async function startGitHubDeployment(
     stopWorker,
     startWorker,
     async close() {
-      for (const q of [...open]) await q.close();
+      // Each step says so when it is slow: a teardown that hangs names what it waits for.
+      const step = slowStepReporter('deployment close');
+      await step('queues', async () => {
+        for (const q of [...open]) await q.close();
+      });
       hub.webhooks.setTarget(null);
-      for (let i = 0; i < workers.length; i++) await stopWorker(i);
-      await executor.close();
-      await receiver.idle();
-      await app.close();
-      await temporal.close();
+      await step('workers', async () => {
+        for (let i = 0; i < workers.length; i++) await stopWorker(i);
+      });
+      await step('executor', () => executor.close());
+      await step('webhook receiver', () => receiver.idle());
+      await step('API', () => app.close());
+      await step('temporal gateway', () => temporal.close());
       runtimeLogs.delete(log);
-      await retries.close(connection);
+      await step('retry gate', () => retries.close(connection));
       broker.close();
-      await pool.end();
+      await step('pool', () => pool.end());
       fs.rmSync(dataRoot, { recursive: true, force: true });
     },
   };

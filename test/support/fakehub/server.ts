@@ -45,6 +45,7 @@ import {
 import { createUsers, type FakeHubUsers } from './users';
 import { createWebhookDispatcher, type FakeHubWebhooks } from './webhooks';
 import { createProcessBroker } from '../../../platform/process-runner';
+import { slowStepReporter } from '../slow-steps';
 
 export interface FakeHubOptions {
   /** Lifetime of installation tokens; GitHub's is one hour. */
@@ -687,8 +688,9 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
         throw new Error(`fakehub recorded ${found.length} contract violation(s):\n- ${found.join('\n- ')}`);
     },
     async close() {
-      await dispatcher.close();
-      await fastify.close();
+      const step = slowStepReporter('fakehub close');
+      await step('webhook dispatcher', () => dispatcher.close());
+      await step('HTTP server', () => fastify.close());
       await state.dispose();
       broker.close();
     },
