@@ -24,6 +24,7 @@ import { buildTestApp, type CapturedLog, type TestAppDeps } from '../../../suppo
 import { startTestExecutor } from '../../../support/executor';
 import { requireTestEnv } from '../../../support/env';
 import { createMigratedDatabase } from '../../../support/postgres';
+import { createPool } from '../../../../stores/db';
 
 export interface HttpAnswer {
   status: number;
@@ -80,7 +81,10 @@ export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> 
     '.railyard/merge-queue.json': JSON.stringify({ version: 1, command: opts.command ?? 'true' }),
     'README.md': 'app\n',
   });
-  const { pool } = await createMigratedDatabase('live_api');
+  const { url: databaseUrl, pool } = await createMigratedDatabase('live_api');
+  // The worker has a pool of its own, as in production (its own process): its activities' writes (the
+  // read projection's, ADR 0016) must not take the connections the API answers requests with.
+  const workerPool = createPool(databaseUrl, { max: 5 });
   const taskQueue = `live-api-${randomUUID()}`;
 
   const nativeConnection = await NativeConnection.connect({ address });
@@ -95,7 +99,7 @@ export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> 
       gitHost,
       client: new Client({ connection }),
       taskQueue,
-      pool,
+      pool: workerPool,
       allowPrivateWebhookUrls: true,
     }),
   });
@@ -149,7 +153,13 @@ export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> 
       worker.shutdown();
       await running;
       await executor.close();
-      await Promise.allSettled([temporal.close(), connection.close(), nativeConnection.close(), pool.end()]);
+      await Promise.allSettled([
+        temporal.close(),
+        connection.close(),
+        nativeConnection.close(),
+        pool.end(),
+        workerPool.end(),
+      ]);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
