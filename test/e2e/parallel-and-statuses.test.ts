@@ -1,4 +1,6 @@
 /** Parallel lanes from impacted targets, and the `statuses` runner, on the real stack. */
+import fs from 'node:fs';
+import path from 'node:path';
 import { testBranchName } from '../../git/names';
 import { commitStatusSignal, getTestRunQuery, setImpactedTargetsUpdate } from '../../contract';
 import { useQueueHarness, type QueueHarness } from '../support/queue-harness';
@@ -9,7 +11,9 @@ let h: QueueHarness;
 const handle = () => h.client.workflow.getHandle(h.workflowId);
 
 test('parallel mode: disjoint PRs test independently, an overlapping PR on top of both, ALL on everything, [] alone', async () => {
-  h = await newQueue({ command: 'sleep 1' });
+  // Runs wait at the gate until all five PRs are in with their targets: on a loaded machine PR 1 could
+  // otherwise merge before PR 3 is built (then built on main, with PR 2 alone ahead of it).
+  h = await newQueue({ command: 'while [ ! -e "$GATE/go" ]; do sleep 0.1; done' });
   await h.createQueue({ mode: 'parallel', concurrency: 5 });
   const shas: Record<number, string> = {};
   for (const n of [1, 2, 3, 4, 5]) shas[n] = h.openPr(n, { [`f${n}.txt`]: `${n}\n` });
@@ -32,6 +36,7 @@ test('parallel mode: disjoint PRs test independently, an overlapping PR on top o
     return pr?.state === 'testing' ? pr : undefined;
   };
   await h.waitFor('PR 3 testing', () => runOf(3));
+  fs.writeFileSync(path.join(h.gate, 'go'), '');
   for (const n of [1, 2, 3, 4, 5]) expect((await h.settled(n, 90_000)).state).toBe('merged');
   const three = await h.pr(3);
   const runId = three?.timeline.find((t) => t.to === 'testing')?.testRunId;
