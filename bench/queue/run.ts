@@ -9,23 +9,15 @@
  * merged PRs per second for a burst. Usage: npx tsx bench/queue/run.ts [--prs 40] [--burst 60]
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { testBranchName } from '../../git/names';
 import { createCommandRunner } from '../../executor/command-runner';
-import { createPool } from '../../stores/db';
 import { createRepositoryOwnerStore } from '../../stores/repository-owners';
-import { runMigrations } from '../../stores/migrate';
 import { table } from '../../scripts/lib/markdown-table';
-import { freePort } from '../../scripts/lib/ports';
-import { startCluster } from '../../scripts/lib/postgres';
-import { Supervisor } from '../../scripts/lib/supervisor';
-import { startDevServer } from '../../scripts/lib/temporal';
 import { isTerminal } from '../../engine';
 import {
   getPullRequestQuery,
@@ -39,9 +31,9 @@ import {
   type QueueWorkflowInput,
 } from '../../contract';
 import { startTestExecutor } from '../../test/support/executor';
-import { createRepoWithMain } from '../../test/support/git-fixture';
 import { executeQueueUpdate } from '../../test/support/queue-updates';
 import { percentile } from './stats';
+import { startBenchStack } from '../lib/stack';
 
 const { values } = parseArgs({
   options: { prs: { type: 'string', default: '40' }, burst: { type: 'string', default: '60' } },
@@ -51,35 +43,9 @@ const BURST = Number(values.burst);
 const log = (m: string) => console.error(`[bench:queue] ${m}`);
 
 async function main(): Promise<void> {
-  const sup = new Supervisor(log);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-bench-'));
-  // As root the cluster runs as an unprivileged user (scripts/lib/postgres.ts), which must enter here.
-  fs.chmodSync(tmp, 0o755);
+  const stack = await startBenchStack({ name: 'bench', log, poolMax: 4 });
+  const { tmp, address, code, pool, fx } = stack;
   try {
-    const port = await freePort();
-    log('starting the Temporal dev server...');
-    await startDevServer(sup, { port, namespace: 'default', logFile: path.join(tmp, 'temporal.log') });
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-    const address = `127.0.0.1:${port}`;
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../workflows'),
-      logger: new DefaultLogger('WARN'),
-    });
-    log('starting PostgreSQL (the event log)...');
-    const pg = await startCluster(
-      sup,
-      { dataDir: path.join(tmp, 'pg'), port: await freePort(), ephemeral: true },
-      'railyard',
-    );
-    await runMigrations(pg.url);
-    const pool = createPool(pg.url, { max: 4 });
-    const fx = await createRepoWithMain({
-      host: 'github.com',
-      owner: 'acme',
-      name: `bench-${randomUUID().slice(0, 8)}`,
-    });
-    fx.commit('config', { '.railyard/merge-queue.json': JSON.stringify({ version: 1, command: 'true' }) });
-    fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
     const runner = createCommandRunner({
       gitHost: fx.host,
       workRoot: path.join(tmp, 'work'),
@@ -249,8 +215,7 @@ async function main(): Promise<void> {
       `\nTarget (both p95 under 1 s): ${ok ? 'met' : 'MISSED'}. ${merged}/${BURST} burst PRs merged in ${burstSeconds.toFixed(1)} s.`,
     );
   } finally {
-    await sup.stopAll();
-    fs.rmSync(tmp, { recursive: true, force: true });
+    await stack.stop();
   }
 }
 

@@ -12,13 +12,10 @@
  * Usage: npx tsx bench/reads/run.ts [--prs 1000] [--requests 300] [--baseline-requests 20] [--take 100]
  * Progress goes to stderr, the table to stdout.
  */
-import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { createActivities } from '../../activities';
 import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
@@ -26,17 +23,11 @@ import { createPrRecordStore } from '../../events/store/pr-records';
 import { createQueueViewStore } from '../../events/store/queue-views';
 import { createQueueClient, createTemporalGateway } from '../../queue-client';
 import { createApiKeyStore } from '../../stores/api-keys';
-import { createPool } from '../../stores/db';
-import { runMigrations } from '../../stores/migrate';
 import { createRepositoryOwnerStore } from '../../stores/repository-owners';
 import { table } from '../../scripts/lib/markdown-table';
-import { freePort } from '../../scripts/lib/ports';
-import { startCluster } from '../../scripts/lib/postgres';
-import { Supervisor } from '../../scripts/lib/supervisor';
-import { startDevServer } from '../../scripts/lib/temporal';
 import { buildTestApp } from '../../test/support/app';
-import { createRepoWithMain } from '../../test/support/git-fixture';
 import { percentile } from '../queue/stats';
+import { startBenchStack } from '../lib/stack';
 
 const { values } = parseArgs({
   options: {
@@ -60,36 +51,9 @@ interface Api {
 }
 
 async function main(): Promise<void> {
-  const sup = new Supervisor(log);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'railyard-reads-bench-'));
-  // As root the cluster runs as an unprivileged user (scripts/lib/postgres.ts), which must enter here.
-  fs.chmodSync(tmp, 0o755);
+  const stack = await startBenchStack({ name: 'reads-bench', log, poolMax: 10 });
+  const { address, code, pool, fx } = stack;
   try {
-    const port = await freePort();
-    log('starting the Temporal dev server...');
-    await startDevServer(sup, { port, namespace: 'default', logFile: path.join(tmp, 'temporal.log') });
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-    const address = `127.0.0.1:${port}`;
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../workflows'),
-      logger: new DefaultLogger('WARN'),
-    });
-    log('starting PostgreSQL...');
-    const pg = await startCluster(
-      sup,
-      { dataDir: path.join(tmp, 'pg'), port: await freePort(), ephemeral: true },
-      'railyard',
-    );
-    await runMigrations(pg.url);
-    const pool = createPool(pg.url, { max: 10 });
-    const fx = await createRepoWithMain({
-      host: 'github.com',
-      owner: 'acme',
-      name: `reads-${randomUUID().slice(0, 8)}`,
-    });
-    fx.commit('config', { '.railyard/merge-queue.json': JSON.stringify({ version: 1, command: 'true' }) });
-    fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
-
     const nativeConnection = await NativeConnection.connect({ address });
     const connection = await Connection.connect({ address });
     const client = new Client({ connection });
@@ -300,8 +264,7 @@ async function main(): Promise<void> {
       `\nSame answers as the workflow reads: getQueue ${sameQueue ? 'yes' : 'NO'}, first page of listPullRequests ${sameList ? 'yes' : 'NO'}.`,
     );
   } finally {
-    await sup.stopAll();
-    fs.rmSync(tmp, { recursive: true, force: true });
+    await stack.stop();
   }
 }
 
