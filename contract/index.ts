@@ -17,3 +17,4 @@ export * from './workflow-types';
 export * from './pr-reasons';
 export * from './json-bytes';
 export * from './pr-record';
+export * from './queue-view-delta';

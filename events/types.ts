@@ -4,7 +4,7 @@
  * append-only and idempotent: (submissionId, seq) identifies an event, so an activity retried after a
  * crash inserts nothing twice. Metrics, webhooks and PR history read from it.
  */
-import type { PrTransitionNotice, QueueKey, ReasonDetail, RepositoryKey } from '../contract';
+import type { PrTransitionNotice, QueueKey, QueueViewDelta, ReasonDetail, RepositoryKey } from '../contract';
 import type { PrState } from '../engine';
 
 export interface TransitionEvent {
@@ -48,4 +48,10 @@ export interface AppendTransitionsInput {
    * (ADR 0016). Absent from appends of older workers and from tests that only fill the log.
    */
   queue?: QueueKey;
+  /**
+   * What changed in the queue's view since the one the projection last acknowledged to this run
+   * (contract/queue-view-delta.ts): applied instead of querying the queue. Absent from older workers
+   * (their view is queried, as before).
+   */
+  view?: QueueViewDelta;
 }

@@ -14,10 +14,13 @@
  * - The events that carry their PR's notice are folded into the PRs' records of the read projection
  *   (ADR 0016) in the same transaction: the durable path of the records (the notify activity's write
  *   is the fast one, and gives up during an outage).
- * - With `input.queue`, it then reads the queue's view (one query) and stores it in the read
- *   projection (ADR 0016), so getQueue follows the queue's own moves. A query that fails or takes over
- *   VIEW_QUERY_DEADLINE_MS is logged and skipped (the next append projects again); a store that fails
- *   fails the activity like the log.
+ * - With `input.queue`, it then brings the queue's view in the read projection up to date (ADR 0016),
+ *   so getQueue follows the queue's own moves: it applies `input.view`, the delta the queue sent
+ *   (only the entries that changed are written, no workflow is asked). Only when there is no delta
+ *   (an older worker) or it does not apply on the stored view (`diverged`: another writer got in
+ *   between) is the queue's whole view read (one query) and stored; the answer then tells the queue to
+ *   send a whole view next time. A query that fails or takes over VIEW_QUERY_DEADLINE_MS is logged and
+ *   skipped (the next append projects again); a store that fails fails the activity like the log.
  */
 import { log } from '@temporalio/activity';
 import {
@@ -41,7 +44,16 @@ export interface AppendResult {
   appended: number;
   /** Deliveries started or restarted. */
   deliveries: number;
+  /**
+   * What became of the queue's view (absent without `input.queue`): `stored` or `stale` (the delta
+   * applied, or the projection already held a newer view); `replaced` (the whole view was read and
+   * stored instead); `unstored` (it could not be). After `replaced` or `unstored` the queue's next
+   * delta is a whole view.
+   */
+  view?: ViewOutcome;
 }
+
+export type ViewOutcome = 'stored' | 'stale' | 'replaced' | 'unstored';
 
 export interface AppendDeps extends WebhookDispatchDeps {
   /** The read projection's queue views (ADR 0016); without it (or a client) no view is stored. */
@@ -84,9 +96,9 @@ const VIEW_QUERY_DEADLINE_MS = 5_000;
 export function createAppendActivity(deps: AppendDeps) {
   const webhooksOn = deps.client !== undefined && deps.taskQueue !== undefined;
 
-  async function projectView(queue: QueueKey): Promise<void> {
+  async function queryView(queue: QueueKey): Promise<ViewOutcome> {
     const { client, views } = deps;
-    if (!client || !views) return;
+    if (!client || !views) return 'unstored';
     let snapshot: QueueSnapshot;
     try {
       // Bounded well inside the activity's 30 s: a queue the worker must replay first (not cached) can
@@ -98,17 +110,32 @@ export function createAppendActivity(deps: AppendDeps) {
       log.warn('could not read the queue view to project it', {
         error: err instanceof Error ? err.message : String(err),
       });
-      return;
+      return 'unstored';
     }
     await views.put(queue, snapshot);
+    return 'replaced';
+  }
+
+  async function projectView(input: AppendTransitionsInput): Promise<ViewOutcome | undefined> {
+    const { queue, view } = input;
+    if (!queue) return undefined;
+    if (view && deps.views) {
+      const outcome = await deps.views.apply(queue, view);
+      if (outcome !== 'diverged') return outcome;
+      log.info('the queue view delta does not apply on the stored view; reading the whole view', {
+        base: view.base,
+        revision: view.revision,
+      });
+    }
+    return queryView(queue);
   }
 
   return {
     async appendTransitions(input: AppendTransitionsInput): Promise<AppendResult> {
       const events = input.events;
       if (events.length === 0) {
-        if (input.queue) await projectView(input.queue);
-        return { appended: 0, deliveries: 0 };
+        const view = await projectView(input);
+        return { appended: 0, deliveries: 0, ...(view ? { view } : {}) };
       }
       const outgoing = webhooksOn
         ? pullRequestEventsOf(events, {
@@ -123,8 +150,8 @@ export function createAppendActivity(deps: AppendDeps) {
         return { appended, deliveryIds: await recordDeliveries(db, outgoing) };
       });
       await startDeliveries(deps, deliveryIds);
-      if (input.queue) await projectView(input.queue);
-      return { appended, deliveries: deliveryIds.length };
+      const view = await projectView(input);
+      return { appended, deliveries: deliveryIds.length, ...(view ? { view } : {}) };
     },
   };
 }
