@@ -71,6 +71,7 @@ function applyTransition(record: PullRequestRecord, n: PrTransitionNotice): void
   if (t.to === 'merged' && t.testRunId) record.verifiedByTestRun = t.testRunId;
   if (n.testedOn) record.testedOn = n.testedOn;
   if (n.mergedAs) record.mergedAs = n.mergedAs;
+  if (t.convictedBy && t.convictedBy.length > 0) record.convictedBy = [...t.convictedBy];
   record.timeline.push(t);
   if (record.timeline.length > MAX_TIMELINE) record.timeline.splice(1, 1);
 }

@@ -40,6 +40,11 @@ export interface TimelineEntry {
   detail?: ReasonDetail;
   /** Who judged `testRunId`: the queue's test command (its log is kept) or CI's statuses. */
   runner?: 'command' | 'statuses';
+  /**
+   * A culprit found by bisection (`failed`): the runs that convicted it, in the order they decided
+   * (the failed batch, then the chunk runs that failed with it or passed without it). Absent otherwise.
+   */
+  convictedBy?: string[];
 }
 
 /**
@@ -115,6 +120,8 @@ export interface PullRequestRecord {
   testedOn?: TestedOn | null;
   /** Merged by the queue: the target's tip right after its landing, which contains the PR. */
   mergedAs?: string | null;
+  /** Failed as the culprit of a bisection: the runs that convicted it (its last such transition's). */
+  convictedBy?: string[];
 }
 
 /** Ends with the submission, answering its final record. */

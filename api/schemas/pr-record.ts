@@ -57,6 +57,12 @@ export const RecordExplanation = {
     .string()
     .nullable()
     .describe('The run behind its latest transition (the failing or verifying run), if any.'),
+  convictedBy: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "railyard's extension: for a PR failed as a bisection's culprit, the runs that convicted it, in the order they decided (the failed batch, then the chunk runs that failed with it or passed without it). Absent otherwise.",
+    ),
 };
 
 export const TimelineItem = z.object({

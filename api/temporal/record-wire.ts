@@ -47,6 +47,7 @@ export function explanationOf(record: PullRequestRecord, links: RecordLinks, tar
     ...(detail ? { reasonDetail: detail } : {}),
     testRuns: testRunsOf(record, links),
     decidedByTestRun: last?.testRunId ?? null,
+    ...(record.convictedBy && record.convictedBy.length > 0 ? { convictedBy: [...record.convictedBy] } : {}),
   };
 }
 

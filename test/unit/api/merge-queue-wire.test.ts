@@ -5,7 +5,7 @@
 import { decodeCursor, encodeCursor, matchesFilter } from '../../../api/temporal/listing';
 import { freshUpdateId, requestHash } from '../../../api/routes/merge-queue/update-id';
 import * as wire from '../../../api/temporal/wire';
-import { SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
+import { PullRequestEntry, SubmittedPullRequest, TestingDetails } from '../../../api/schemas/merge-queue';
 import { CreateQueueRequest, UpdateQueueRequest } from '../../../api/schemas/queue';
 import type { PullRequestRecord, QueueSettingsSnapshot, TestRunDetails } from '../../../contract';
 
@@ -121,6 +121,30 @@ test('a record without details answers defaults in the compat shape', () => {
     readiness: { gitHubMergeability: 'unspecified' },
     forceEnqueued: false,
   });
+});
+
+test("a bisection's culprit answers the runs that convicted it (railyard's extension); other PRs do not", () => {
+  const failed = { at: RECORD.stateChangedAt, from: 'testing' as const, to: 'failed' as const };
+  const culprit: PullRequestRecord = {
+    ...RECORD,
+    state: 'failed',
+    reason: 'TEST_RUN_COMMAND_FAILED',
+    isCurrentlySubmittedToQueue: false,
+    convictedBy: ['batch', 'half', 'quarter'],
+    timeline: [
+      {
+        ...failed,
+        reason: 'TEST_RUN_COMMAND_FAILED',
+        testRunId: 'quarter',
+        convictedBy: ['batch', 'half', 'quarter'],
+      },
+    ],
+  };
+  const listed = PullRequestEntry.strict().parse(wire.pullRequestEntry(culprit, LINKS, 'main'));
+  expect(listed).toMatchObject({ convictedBy: ['batch', 'half', 'quarter'], decidedByTestRun: 'quarter' });
+  const submitted = SubmittedPullRequest.strict().parse(wire.submittedPullRequest(culprit, LINKS, 'main'));
+  expect(submitted.convictedBy).toEqual(['batch', 'half', 'quarter']);
+  expect('convictedBy' in wire.submittedPullRequest(RECORD, LINKS, 'main')).toBe(false);
 });
 
 test('testing details: upper-case status states, PR urls, "ALL" as a one-item list', () => {

@@ -96,3 +96,19 @@ test('a fold survives JSON (the projection stores it as jsonb) and goes on the s
   foldTransition(b, notice(2, 'testing'));
   expect(b).toEqual(a);
 });
+
+test("a culprit's record names the runs that convicted it; other records carry no such list", () => {
+  const f = newRecordFold(input);
+  foldTransition(f, notice(1, 'pending'));
+  foldTransition(f, notice(2, 'testing'));
+  expect(f.record.convictedBy).toBeUndefined();
+  const failed = notice(3, 'failed');
+  failed.transition = {
+    ...failed.transition,
+    testRunId: 'chunk-2',
+    convictedBy: ['batch-1', 'chunk-1', 'chunk-2'],
+  };
+  foldTransition(f, failed);
+  expect(f.record).toMatchObject({ state: 'failed', convictedBy: ['batch-1', 'chunk-1', 'chunk-2'] });
+  expect(f.record.timeline.at(-1)?.convictedBy).toEqual(['batch-1', 'chunk-1', 'chunk-2']);
+});
