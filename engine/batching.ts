@@ -11,9 +11,12 @@
  * - In parallel mode a batch stays in one lane: a PR joins only if its targets intersect the
  *   batch's, every PR it depends on ahead of the batch can serve as a base, and nothing between it
  *   and the batch's first PR conflicts with it (so the batch is one contiguous step of its lane).
+ * - With `batchingMode: adaptive` the size and the wait are the plan's (adaptive-batching.ts): up to
+ *   the planned size, and an under-full batch waits only while another under-full one is in flight.
  * Invariant: the PRs in a batch keep their relative line order, and the batch is tested on exactly
  * the union of its members' dependencies.
  */
+import { isAdaptive, planOf } from './adaptive-batching';
 import { type Draft } from './draft';
 import { addTargets, conflicts, targetSet, targetsOf, treeOf } from './lanes';
 import { type Entry, type Group } from './model';
@@ -27,7 +30,7 @@ export interface Batch {
 
 export function formBatch(d: Draft, seed: Entry, usable: (group: Group) => boolean): Batch {
   const config = d.state.config;
-  const max = config.batch && !seed.noBatch ? config.batchingMinSize : 1;
+  const max = config.batch && !seed.noBatch ? targetSize(d) : 1;
   const members = [seed];
   if (max === 1) return { members, closed: true };
   const ln = line(d);
@@ -54,9 +57,23 @@ export function batchWaitsUntil(d: Draft, batch: Batch): number | null {
   const config = d.state.config;
   if (!config.batch || batch.closed) return null;
   if (batch.members.some((e) => e.started)) return null;
+  if (isAdaptive(config) && !underFullInFlight(d)) return null;
   const oldest = Math.min(...batch.members.map((e) => e.queuedAt));
   const due = oldest + config.batchingMaxWaitTimeMinutes * 60_000;
   return due > d.ctx.now ? due : null;
+}
+
+/** The size a batch grows to: Trunk's target batch size, or the adaptive plan's. */
+function targetSize(d: Draft): number {
+  return isAdaptive(d.state.config) ? planOf(d).size : d.state.config.batchingMinSize;
+}
+
+/** Adaptive: a main-line run of fewer PRs than the plan's size is in flight. */
+function underFullInFlight(d: Draft): boolean {
+  const size = planOf(d).size;
+  return d.state.groups.some(
+    (g) => g.status === 'testing' && !g.bisection && !g.direct && g.prs.length < size,
+  );
 }
 
 function canJoin(d: Draft, members: Entry[], e: Entry, usable: (group: Group) => boolean): boolean {

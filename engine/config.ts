@@ -6,7 +6,9 @@
  * `off`, squash merges, a 5-hour testing timeout (0 turns it off), and a bisection concurrency that
  * starts equal to the testing concurrency. One setting is the engine's own, not Trunk's:
  * `speculationThreshold` (speculation-threshold.ts). No API field sets it, so a queue keeps the
- * default it was created with.
+ * default it was created with. Two are railyard's extensions of Trunk's API: `batchingMode`
+ * (`fixed`, Trunk's batching and the default, or `adaptive`, adaptive-batching.ts) and
+ * `batchingRunsPerPrTarget`, the cost adaptive batching keeps within.
  * Invariant: a config held in the state is always normalised (integers in range), whatever a patch
  * carried, so no other module has to defend against a concurrency of 0 or a negative depth.
  * The queue state (`running`, `paused`, ...) is not a setting here: it has its own transitions
@@ -18,6 +20,13 @@ export type QueueMode = 'single' | 'parallel';
 export type MergeMethod = 'merge_commit' | 'squash' | 'rebase';
 export type DirectMergeMode = 'off' | 'always';
 export type OptimizationMode = 'off' | 'bisection_skip_redundant_tests';
+/**
+ * `fixed`: Trunk's batching, batches of `batchingMinSize` stacked `concurrency` deep. `adaptive`: the
+ * queue picks both from its measured failure rate and backlog, up to those settings
+ * (adaptive-batching.ts).
+ */
+export const BATCHING_MODES = ['fixed', 'adaptive'] as const;
+export type BatchingMode = (typeof BATCHING_MODES)[number];
 
 export interface QueueConfig {
   mode: QueueMode;
@@ -41,6 +50,16 @@ export interface QueueConfig {
    * all pass for the batch to be stacked on them; 0 = no threshold (Trunk's behaviour).
    */
   speculationThreshold: number;
+  /**
+   * railyard's extension; absent reads as `fixed` (DEFAULT_BATCHING_MODE), so a queue that never set
+   * it keeps exactly the state (and bytes) it had before the setting existed.
+   */
+  batchingMode?: BatchingMode;
+  /**
+   * Adaptive batching only: the most test runs per merged PR its plan may cost under load; absent
+   * reads as DEFAULT_RUNS_PER_PR_TARGET.
+   */
+  batchingRunsPerPrTarget?: number;
 }
 
 export type QueueConfigPatch = Partial<QueueConfig>;
@@ -66,6 +85,13 @@ export const DEFAULT_CONFIG: QueueConfig = {
   // p=5%, against 76% and 0.47 with 0.38 (bench/README.md).
   speculationThreshold: 0.25,
 };
+
+export const DEFAULT_BATCHING_MODE: BatchingMode = 'fixed';
+// The cost target issue 25 sets the fixed rows (B=8 C=4 at p = 5% costs 0.47 runs per merged PR).
+export const DEFAULT_RUNS_PER_PR_TARGET = 0.5;
+/** Below this no plan is cheap enough; the API refuses less (the entropy floor at p = 1% is 0.08). */
+export const MIN_RUNS_PER_PR_TARGET = 0.05;
+export const MAX_RUNS_PER_PR_TARGET = 10;
 
 /** A full config from Trunk's defaults; bisection concurrency follows concurrency unless given. */
 export function queueConfig(overrides: QueueConfigPatch = {}): QueueConfig {
@@ -96,6 +122,19 @@ function normalise(config: QueueConfig): QueueConfig {
     pendingFailureDepth: clampInt(config.pendingFailureDepth, 0, 10_000),
     testingTimeoutMinutes: clampNumber(config.testingTimeoutMinutes, 0, 525_600),
     speculationThreshold: clampNumber(config.speculationThreshold, 0, 1),
+    // Only present once set, so the state of a queue that never set them stays as it was.
+    ...(config.batchingMode === undefined
+      ? {}
+      : { batchingMode: config.batchingMode === 'adaptive' ? 'adaptive' : 'fixed' }),
+    ...(config.batchingRunsPerPrTarget === undefined
+      ? {}
+      : {
+          batchingRunsPerPrTarget: clampNumber(
+            config.batchingRunsPerPrTarget,
+            MIN_RUNS_PER_PR_TARGET,
+            MAX_RUNS_PER_PR_TARGET,
+          ),
+        }),
   };
 }
 

@@ -11,9 +11,10 @@
  * hundred PRs.
  * A flake blamed on a PR counts as a culprit too: for the runs stacked on it, it is just as fatal.
  * Invariants:
- * - Only a queue that can use the rate observes: batching on and a speculation threshold set (its
- *   only reader is speculation-threshold.ts). Any other queue keeps exactly the state it had before
- *   the rate existed; a queue that turns batching off keeps its estimate, unchanged, for later.
+ * - Only a queue that can use the rate observes: batching on and a speculation threshold set
+ *   (speculation-threshold.ts), or adaptive batching (adaptive-batching.ts). Any other queue keeps
+ *   exactly the state it had before the rate existed; a queue that turns batching off keeps its
+ *   estimate, unchanged, for later.
  * - Plain JSON, two numbers, each at most 1024 (1 / (1 - KEEP)), whatever the history.
  * - Sums and products of doubles only (no Math.pow), so a replay computes the same bits.
  * - The object is replaced, never mutated: openDraft shares it with the input state.
@@ -52,5 +53,5 @@ function observe(d: Draft, outcome: FailureRate): void {
 }
 
 function observes(config: QueueConfig): boolean {
-  return config.batch && config.speculationThreshold > 0;
+  return config.batch && (config.speculationThreshold > 0 || config.batchingMode === 'adaptive');
 }

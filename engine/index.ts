@@ -29,8 +29,14 @@ export {
 } from './model';
 export {
   applyConfigPatch,
+  BATCHING_MODES,
+  DEFAULT_BATCHING_MODE,
   DEFAULT_CONFIG,
+  DEFAULT_RUNS_PER_PR_TARGET,
+  MAX_RUNS_PER_PR_TARGET,
+  MIN_RUNS_PER_PR_TARGET,
   queueConfig,
+  type BatchingMode,
   type DirectMergeMode,
   type MergeMethod,
   type OptimizationMode,
@@ -70,6 +76,7 @@ export {
   type PriorityName,
 } from './priorities';
 export { targetsIntersect, type TargetList } from './lanes';
+export { adaptivePlan, modelOf, type BatchPlan, type Modelled } from './adaptive-batching';
 export {
   allPullRequests,
   enqueuedPullRequests,

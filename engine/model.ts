@@ -158,7 +158,7 @@ export interface QueueState {
   wakeAt: number | null;
   /**
    * Absent until an outcome is observed (the estimate's prior applies); only a batching queue with a
-   * speculation threshold keeps one.
+   * speculation threshold or adaptive batching keeps one.
    */
   failureRate?: FailureRate;
 }

@@ -2,7 +2,8 @@
  * Test slots: which runs start now.
  *
  * Rules:
- * - Main runs: at most `concurrency` at once; a new group starts only while the queue is `running`,
+ * - Main runs: at most `concurrency` at once (new groups: at most the adaptive plan's depth with
+ *   `batchingMode: adaptive`, adaptive-batching.ts); a new group starts only while the queue is `running`,
  *   a group restarted in place also while draining or switching modes (queue-state.ts). Bisection
  *   runs: at most `bisectionConcurrency` at once, separate slots, while running or draining.
  * - Groups already formed and waiting for a run (bisection chunks, restarts in place) go first, in
@@ -20,6 +21,7 @@
  * Invariant: a new run's tree is computed after its members take their final line position, so it
  * is exactly what invalidation.ts will expect of it.
  */
+import { isAdaptive, planOf } from './adaptive-batching';
 import { batchWaitsUntil, formBatch } from './batching';
 import { mayMergeDirectly, mergeDirectly } from './direct-merge';
 import { type Draft, membersOf } from './draft';
@@ -47,7 +49,14 @@ function freeSlots(d: Draft, kind: RunKind): number {
   if (!mayStartRun(kind, status)) return 0;
   const bisection = kind === 'bisection';
   const busy = d.state.groups.filter((g) => g.status === 'testing' && g.bisection === bisection).length;
-  return (bisection ? config.bisectionConcurrency : config.concurrency) - busy;
+  return (
+    (bisection ? config.bisectionConcurrency : kind === 'new' ? mainDepth(d) : config.concurrency) - busy
+  );
+}
+
+/** How many main runs new groups may fill: `concurrency`, or the adaptive plan's depth. */
+function mainDepth(d: Draft): number {
+  return isAdaptive(d.state.config) ? planOf(d).depth : d.state.config.concurrency;
 }
 
 function startWaitingGroups(d: Draft): void {

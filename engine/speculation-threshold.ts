@@ -26,11 +26,13 @@
  *   culprit (pending-failure.ts).
  * - Only new main-line batches wait. A lane's head (nothing undecided under it) always starts, so
  *   the queue never stalls; bisection runs and restarts in place are not held back.
+ * - With `batchingMode: adaptive` the plan sets the depth instead (adaptive-batching.ts).
  * - Without batching, predictive testing stacks single PRs as deep as `concurrency` (Trunk's
  *   semantics, which the optimistic bound assumes), so the threshold does not apply.
  * Invariants: holding a batch back cancels nothing and changes no tree, like a full set of slots;
  * no threshold (0) is exactly Trunk's behaviour; the power is a product of doubles (no Math.pow), so replays compute the same bits.
  */
+import { isAdaptive } from './adaptive-batching';
 import { type Draft } from './draft';
 import { failureRateOf } from './failure-rate';
 import { treeOf } from './lanes';
@@ -40,7 +42,8 @@ import { type Entry } from './model';
 export function mayStack(d: Draft, members: readonly Entry[]): boolean {
   const { batch, speculationThreshold } = d.state.config;
   // Checked first: the tree walk is the costly part, and most queues have no threshold to apply.
-  if (!batch || speculationThreshold <= 0) return true;
+  // An adaptive queue's depth is its plan's, which already priced the stacking at the same rate.
+  if (!batch || speculationThreshold <= 0 || isAdaptive(d.state.config)) return true;
   const undecided = uncertainPrs(d, treeOf(d, members));
   return chanceAllPass(failureRateOf(d.state), undecided) >= speculationThreshold;
 }
