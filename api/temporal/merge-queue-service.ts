@@ -238,7 +238,10 @@ export function createMergeQueueService(
     listPullRequests: (org, request) =>
       answering(request, async () => {
         if (projection) {
-          if (!(await readSnapshot('listPullRequests', org, request))) throw queueNotFound(request);
+          // Whether the queue exists: its view's version, not its entries (1,000 PRs are 333 KB).
+          const held = await projection.views.version(queueKeyOf(org, request));
+          if (!(held && !held.deleted) && !(await askQueue('listPullRequests', org, request)))
+            throw queueNotFound(request);
           return listRecords(projection.records, queueKeyOf(org, request), request, links);
         }
         const exists = await queues.readQueue('listPullRequests', queueId(org, request), () =>

@@ -57,6 +57,8 @@ export interface QueueViewStore {
   /** The queue reads as gone from now on (deleteQueue succeeded). */
   markDeleted(key: QueueKey): Promise<void>;
   get(key: QueueKey): Promise<ProjectedQueue | null>;
+  /** The view's version alone (no entries read): whether the projection holds the queue. */
+  version(key: QueueKey): Promise<Omit<ProjectedQueue, 'snapshot'> | null>;
 }
 
 /** Above any revision a queue reaches (it counts drains). */
@@ -367,6 +369,17 @@ export function createQueueViewStore(pool: Pool): QueueViewStore {
         deleted: row.deleted,
       };
       return { generation: row.generation, revision, deleted: row.deleted, snapshot };
+    },
+
+    async version(key) {
+      const { rows } = await pool.query<{ generation: string; revision: string; deleted: boolean }>(
+        `SELECT generation, revision, deleted FROM queue_views WHERE ${KEY} AND revision >= 0`,
+        keyParams(key),
+      );
+      const row = rows[0];
+      return row
+        ? { generation: row.generation, revision: Number(row.revision), deleted: row.deleted }
+        : null;
     },
   };
 }

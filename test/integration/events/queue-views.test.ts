@@ -124,6 +124,8 @@ test('a whole snapshot reads back as it was stored; an older one of its generati
   const s = snapshot(2, [entry(1), entry(2), entry(3)]);
   expect(await store.put(key, s)).toBe(true);
   expect(await read(key)).toEqual(s);
+  expect(await store.version(key)).toEqual({ generation: 'g1', revision: 2, deleted: false });
+  expect(await store.version(newQueue())).toBeNull();
   expect(await store.put(key, snapshot(1, [entry(9)]))).toBe(false);
   expect(await store.put(key, snapshot(2, [entry(9)]))).toBe(false);
   expect(await read(key)).toEqual(s);
