@@ -158,6 +158,10 @@ export interface QueueSettingsSnapshot extends RunnerSettings {
   directMergeMode: 'off' | 'always';
   optimizationMode: 'off' | 'bisection_skip_redundant_tests';
   mergeMethod: 'merge_commit' | 'squash' | 'rebase';
+  /** railyard's extension (engine/adaptive-batching.ts); absent from workers older than it: `fixed`. */
+  batchingMode?: 'fixed' | 'adaptive';
+  /** Adaptive batching's cost target, runs per merged PR; absent: the engine's default. */
+  batchingRunsPerPrTarget?: number;
 }
 
 export interface CommitStatusReport {

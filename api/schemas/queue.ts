@@ -7,12 +7,18 @@
  * durations and depths at least 0 (0 turns the testing timeout off), and each has an upper bound
  * (limits.ts) so no queue asks the shared worker for more than it should. Trunk's live-only settings that
  * Terraform sends are accepted and ignored, so its requests do not fail. railyard's own settings
- * (landingMode, testBranchPrefix, testNetwork) are fields Trunk's clients never send, so omitting them
- * keeps what is set; createQueue also takes testNetwork. Response schemas carry no transforms: the
- * serializer encodes through them.
+ * (landingMode, testBranchPrefix, testNetwork, batchingMode, batchingRunsPerPrTarget) are fields
+ * Trunk's clients never send, so omitting them keeps what is set; createQueue also takes
+ * testNetwork. Response schemas carry no transforms: the serializer encodes through them.
  */
 import { z } from 'zod';
 import { CONTROL_OR_LONE_SURROGATE } from '../../contract';
+import {
+  BATCHING_MODES,
+  DEFAULT_RUNS_PER_PR_TARGET,
+  MAX_RUNS_PER_PR_TARGET,
+  MIN_RUNS_PER_PR_TARGET,
+} from '../../engine';
 import { looseEnum, QueueRequest } from './common';
 import { EXAMPLE_QUEUE, withExample } from './examples';
 import {
@@ -43,6 +49,10 @@ export const LANDING_MODES = ['push', 'api'] as const;
 /** railyard's testNetwork, as the OpenAPI describes it (docs/api-compat.md, "testNetwork"). */
 const TEST_NETWORK =
   'whether the test command may use the network (default true); false runs it in a network namespace of its own with only loopback, so it cannot install packages or reach any service.';
+/** railyard's batchingMode and batchingRunsPerPrTarget (docs/api-compat.md, "Adaptive batching"). */
+const BATCHING_MODE =
+  "how batches are sized: `fixed` (Trunk's: batches of batchingMinSize, concurrency deep; the default) or `adaptive` (the queue picks the batch size, up to batchingMinSize, and the depth, up to concurrency, from its measured failure rate and backlog).";
+const RUNS_PER_PR_TARGET = `adaptive batching only: the most test runs per merged PR its plan may cost under load (${MIN_RUNS_PER_PR_TARGET} to ${MAX_RUNS_PER_PR_TARGET}; default ${DEFAULT_RUNS_PER_PR_TARGET}).`;
 /** A test-branch prefix: branch-name characters, ending in "/", not under refs/ (names.ts checks it again). */
 export const TEST_BRANCH_PREFIX_PATTERN =
   /^(?!refs\/)(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*\/$/;
@@ -108,6 +118,8 @@ export const QueueSettings = z.object({
     .nullable()
     .describe("railyard's: the queue's test-branch prefix; null = the host's (trunk-merge/ on GitHub)."),
   testNetwork: z.boolean().describe(`railyard's: ${TEST_NETWORK}`),
+  batchingMode: z.enum(BATCHING_MODES).describe(`railyard's: ${BATCHING_MODE}`),
+  batchingRunsPerPrTarget: z.number().describe(`railyard's: ${RUNS_PER_PR_TARGET}`),
 });
 export type QueueSettings = z.infer<typeof QueueSettings>;
 
@@ -209,6 +221,13 @@ export const UpdateQueueRequest = withExample(
       .optional()
       .describe("railyard's: prefix of the queue's test branches, e.g. trunk-merge/."),
     testNetwork: z.boolean().optional().describe(`railyard's: ${TEST_NETWORK}`),
+    batchingMode: looseEnum(BATCHING_MODES).optional().describe(`railyard's: ${BATCHING_MODE}`),
+    batchingRunsPerPrTarget: z
+      .number()
+      .min(MIN_RUNS_PER_PR_TARGET, { message: `must be at least ${MIN_RUNS_PER_PR_TARGET}` })
+      .max(MAX_RUNS_PER_PR_TARGET, { message: `must be at most ${MAX_RUNS_PER_PR_TARGET}` })
+      .optional()
+      .describe(`railyard's: ${RUNS_PER_PR_TARGET}`),
     ...IgnoredSettings,
   }).superRefine((body, ctx) => {
     if (body.deleteRequiredStatuses === true && (body.requiredStatuses?.length ?? 0) > 0) {

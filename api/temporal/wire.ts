@@ -11,7 +11,13 @@
  * - Impacted targets `"ALL"` are shown as `["ALL"]` where Trunk's schema only has a list.
  */
 import type { Organisation } from '../../stores/api-keys';
-import { DEFAULT_PRIORITY, priorityName, type QueueConfigPatch } from '../../engine';
+import {
+  DEFAULT_BATCHING_MODE,
+  DEFAULT_PRIORITY,
+  DEFAULT_RUNS_PER_PR_TARGET,
+  priorityName,
+  type QueueConfigPatch,
+} from '../../engine';
 import type {
   CommitStatusReport,
   PullRequestRecord,
@@ -90,6 +96,9 @@ export function queueSettings(s: QueueSettingsSnapshot): QueueSettings {
     testBranchPrefix: s.testBranchPrefix ?? null,
     // Absent in queues created before the setting existed: they ran with the network.
     testNetwork: s.testNetwork ?? true,
+    // Absent from workers older than the setting, and in snapshots projected before it: fixed.
+    batchingMode: s.batchingMode ?? DEFAULT_BATCHING_MODE,
+    batchingRunsPerPrTarget: s.batchingRunsPerPrTarget ?? DEFAULT_RUNS_PER_PR_TARGET,
   };
 }
 
@@ -132,6 +141,8 @@ export function updateQueueInput(request: UpdateQueueRequest): UpdateQueueInput 
     'directMergeMode',
     'testingTimeoutMinutes',
     'mergeMethod',
+    'batchingMode',
+    'batchingRunsPerPrTarget',
   ] as const satisfies readonly (keyof QueueConfigPatch & keyof UpdateQueueRequest)[];
   const runnerKeys = [
     'createPrsForTestingBranches',

@@ -24,6 +24,11 @@ export function settingsOf(c: Carried, branch: string): QueueSettingsSnapshot {
     directMergeMode: cfg.directMergeMode,
     optimizationMode: cfg.optimizationMode,
     mergeMethod: cfg.mergeMethod,
+    // Only when set (engine/config.ts), so a queue that never set them answers as before.
+    ...(cfg.batchingMode === undefined ? {} : { batchingMode: cfg.batchingMode }),
+    ...(cfg.batchingRunsPerPrTarget === undefined
+      ? {}
+      : { batchingRunsPerPrTarget: cfg.batchingRunsPerPrTarget }),
   };
 }
 

@@ -202,6 +202,25 @@ describe('queues', () => {
     expect(JSON.stringify(accepted.input)).not.toContain('somethingElse');
   });
 
+  test("railyard's adaptive batching: updateQueue sets it, getQueue answers it; fixed until set", async () => {
+    const q = await newQueue();
+    const before = expectShape(QueueView, (await q.post('getQueue', q.Q)).json());
+    expect(before).toMatchObject({ batchingMode: 'fixed', batchingRunsPerPrTarget: 0.5 });
+    const res = await q.post('updateQueue', {
+      ...q.Q,
+      batch: true,
+      batchingMode: 'ADAPTIVE',
+      batchingRunsPerPrTarget: 0.75,
+    });
+    expect(res.statusCode).toBe(200);
+    const want = { batch: true, batchingMode: 'adaptive', batchingRunsPerPrTarget: 0.75 };
+    expect(expectShape(QueueSettings, res.json())).toMatchObject(want);
+    expect(expectShape(QueueView, (await q.post('getQueue', q.Q)).json())).toMatchObject(want);
+    // An update without them (what Trunk's clients send) keeps them.
+    const later = await q.post('updateQueue', { ...q.Q, concurrency: 2 });
+    expect(later.json()).toMatchObject({ ...want, concurrency: 2 });
+  });
+
   test('updateQueue refuses switching_modes and an unknown queue', async () => {
     const q = await newQueue();
     expectText(

@@ -183,8 +183,21 @@ describe('updateQueue', () => {
     expect(UpdateQueueRequest.parse(QUEUE)).not.toHaveProperty('testNetwork');
   });
 
+  test("railyard's adaptive batching: the mode in any case and a cost target, absent when not given", () => {
+    expect(
+      UpdateQueueRequest.parse({ ...QUEUE, batchingMode: 'Adaptive', batchingRunsPerPrTarget: 0.75 }),
+    ).toEqual({ ...QUEUE, batchingMode: 'adaptive', batchingRunsPerPrTarget: 0.75 });
+    const parsed = UpdateQueueRequest.parse(QUEUE);
+    expect(parsed).not.toHaveProperty('batchingMode');
+    expect(parsed).not.toHaveProperty('batchingRunsPerPrTarget');
+  });
+
   test.each([
     [{ state: 'switching_modes' }, "Field 'state' must be one of: running, paused, draining."],
+    [{ batchingMode: 'dynamic' }, "Field 'batchingMode' must be one of: fixed, adaptive."],
+    [{ batchingRunsPerPrTarget: 0 }, "Field 'batchingRunsPerPrTarget' must be at least 0.05."],
+    [{ batchingRunsPerPrTarget: 11 }, "Field 'batchingRunsPerPrTarget' must be at most 10."],
+    [{ batchingRunsPerPrTarget: '0.5' }, "Field 'batchingRunsPerPrTarget' must be a number."],
     [{ landingMode: 'rebase' }, "Field 'landingMode' must be one of: push, api."],
     [
       { testBranchPrefix: 'trunk-merge' },

@@ -41,6 +41,11 @@ describe('updateQueueInput', () => {
     ],
     ["railyard's testNetwork off", { testNetwork: false }, { config: {}, runner: { testNetwork: false } }],
     ["railyard's testNetwork on", { testNetwork: true }, { config: {}, runner: { testNetwork: true } }],
+    [
+      "railyard's adaptive batching: engine settings",
+      { batch: true, batchingMode: 'ADAPTIVE', batchingRunsPerPrTarget: 0.6 },
+      { config: { batch: true, batchingMode: 'adaptive', batchingRunsPerPrTarget: 0.6 } },
+    ],
   ])('%s', (_name, body, expected) => {
     expect(input(body)).toEqual(expected);
   });
@@ -62,6 +67,18 @@ describe('testNetwork', () => {
     const { testNetwork: _unset, ...settings } = SETTINGS;
     expect(wire.queueSettings(settings).testNetwork).toBe(true);
     expect(wire.queueSettings({ ...settings, testNetwork: false }).testNetwork).toBe(false);
+  });
+});
+
+describe('adaptive batching settings', () => {
+  test('getQueue answers fixed and the default target for a queue that never set them', () => {
+    expect(wire.queueSettings(SETTINGS)).toMatchObject({
+      batchingMode: 'fixed',
+      batchingRunsPerPrTarget: 0.5,
+    });
+    expect(
+      wire.queueSettings({ ...SETTINGS, batchingMode: 'adaptive', batchingRunsPerPrTarget: 0.8 }),
+    ).toMatchObject({ batchingMode: 'adaptive', batchingRunsPerPrTarget: 0.8 });
   });
 });
 

@@ -17,6 +17,7 @@ import {
   MAX_STATUS_LENGTH,
   MAX_TARGET_LENGTH,
 } from '../../../../api/schemas/limits';
+import { MAX_RUNS_PER_PR_TARGET, MIN_RUNS_PER_PR_TARGET } from '../../../../engine';
 import { QUEUE, withQueue, type BadInputRow } from './rows';
 
 const TARGETS = '/v1/setImpactedTargets';
@@ -43,6 +44,10 @@ export const mergeQueueBounds: BadInputRow[] = [
   { name: 'updateQueue with concurrency 1e9', route: '/v1/updateQueue', body: withQueue({ concurrency: 1e9 }), status: 400, message: `Field 'concurrency' must be at most ${MAX_QUEUE_COUNT_SETTING}.` },
   ...(['testingTimeoutMinutes', 'batchingMaxWaitTimeMinutes'] as const).map((field): BadInputRow => (
     { name: `updateQueue with ${field} past a week`, route: '/v1/updateQueue', body: withQueue({ [field]: MAX_QUEUE_MINUTES_SETTING + 1 }), status: 400, message: `Field '${field}' must be at most ${MAX_QUEUE_MINUTES_SETTING}.` })),
+  // Issue 25: adaptive batching's settings (railyard's extension).
+  { name: 'updateQueue with an unknown batchingMode', route: '/v1/updateQueue', body: withQueue({ batchingMode: 'dynamic' }), status: 400, message: "Field 'batchingMode' must be one of: fixed, adaptive." },
+  { name: `updateQueue with batchingRunsPerPrTarget past ${MAX_RUNS_PER_PR_TARGET}`, route: '/v1/updateQueue', body: withQueue({ batchingRunsPerPrTarget: MAX_RUNS_PER_PR_TARGET + 1 }), status: 400, message: `Field 'batchingRunsPerPrTarget' must be at most ${MAX_RUNS_PER_PR_TARGET}.` },
+  { name: 'updateQueue with batchingRunsPerPrTarget 0', route: '/v1/updateQueue', body: withQueue({ batchingRunsPerPrTarget: 0 }), status: 400, message: `Field 'batchingRunsPerPrTarget' must be at least ${MIN_RUNS_PER_PR_TARGET}.` },
 ];
 
 const SETTINGS = '/v1/flaky-tests/update-repository-settings';
