@@ -9,7 +9,11 @@
  * serialisation included, no socket). The queue is paused, so its PRs stay queued (pending) and no
  * test runs: the reads see 1,000 enqueued PRs and 1,000 running PR workflows.
  *
+ * Then the write path: one change of the queue's view stored as rows (a delta naming one entry) next to
+ * the whole view stored as one document (what the projection wrote before migration 0024).
+ *
  * Usage: npx tsx bench/reads/run.ts [--prs 1000] [--requests 300] [--baseline-requests 20] [--take 100]
+ *        [--writes 100]
  * Progress goes to stderr, the table to stdout.
  */
 import os from 'node:os';
@@ -21,6 +25,7 @@ import { createActivities } from '../../activities';
 import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
 import { createPrRecordStore } from '../../events/store/pr-records';
 import { createQueueViewStore } from '../../events/store/queue-views';
+import { viewDeltaOf } from '../../contract';
 import { createQueueClient, createTemporalGateway } from '../../queue-client';
 import { createApiKeyStore } from '../../stores/api-keys';
 import { createRepositoryOwnerStore } from '../../stores/repository-owners';
@@ -35,12 +40,14 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '300' },
     'baseline-requests': { type: 'string', default: '20' },
     take: { type: 'string', default: '100' },
+    writes: { type: 'string', default: '100' },
   },
 });
 const PRS = Number(values.prs);
 const REQUESTS = Number(values.requests);
 const BASELINE_REQUESTS = Number(values['baseline-requests']);
 const TAKE = Number(values.take);
+const WRITES = Number(values.writes);
 const TARGET_MS = 50;
 const SUBMITTERS = 8;
 const log = (m: string) => console.error(`[bench:reads] ${m}`);
@@ -136,6 +143,7 @@ async function main(): Promise<void> {
         }
       }),
     );
+    const submitSeconds = (Date.now() - s0) / 1000;
     const view = (await fromProjection.post('getQueue', queue)).body as { enqueuedPullRequests: unknown[] };
     log(`queue holds ${view.enqueuedPullRequests.length} enqueued PRs`);
     if (view.enqueuedPullRequests.length !== PRS) throw new Error('not every PR is enqueued');
@@ -210,6 +218,39 @@ async function main(): Promise<void> {
       }
     }
 
+    // The write path: storing one change of the queue's view as rows (a delta naming one entry, what an
+    // append of one PR's transition writes) and as the whole view (what every append and every API
+    // change wrote before migration 0024), on the same 1,000-PR view, alternately.
+    log(`measuring view writes: ${WRITES} one-entry deltas and ${WRITES} whole-view writes...`);
+    const viewStore = createQueueViewStore(pool);
+    const queueKey = { organisationId: rows[0]!.id, repo: fx.repo, targetBranch: 'main' };
+    const held = (await viewStore.get(queueKey))!.snapshot;
+    await pool.query('CREATE TABLE bench_whole_views (id integer PRIMARY KEY, snapshot jsonb NOT NULL)');
+    let acked = viewDeltaOf(held, null).view;
+    let revision = held.revision ?? 0;
+    const last = held.enqueued.length - 1;
+    for (let i = 0; i < WRITES; i++) {
+      const next = {
+        ...held,
+        revision: ++revision,
+        enqueued: held.enqueued.map((e, j) => (j === last ? { ...e, title: `retitled ${i}` } : e)),
+      };
+      const { delta, view } = viewDeltaOf(next, acked);
+      acked = view;
+      const t0 = performance.now();
+      const outcome = await viewStore.apply(queueKey, delta);
+      (samples['write/delta'] ??= []).push(performance.now() - t0);
+      if (outcome !== 'stored') throw new Error(`a one-entry delta was ${outcome}`);
+      const t1 = performance.now();
+      await pool.query(
+        `INSERT INTO bench_whole_views VALUES (1, $1::jsonb)
+         ON CONFLICT (id) DO UPDATE SET snapshot = EXCLUDED.snapshot`,
+        [JSON.stringify(next)],
+      );
+      (samples['write/whole'] ??= []).push(performance.now() - t1);
+    }
+    const viewBytes = JSON.stringify(held).length;
+
     const loadAfter = os.loadavg()[0]!;
     await fromProjection.app.close();
     await fromWorkflows.app.close();
@@ -262,6 +303,18 @@ async function main(): Promise<void> {
     );
     console.log(
       `\nSame answers as the workflow reads: getQueue ${sameQueue ? 'yes' : 'NO'}, first page of listPullRequests ${sameList ? 'yes' : 'NO'}.`,
+    );
+    console.log(`Submitting the ${PRS} PRs (${SUBMITTERS} at a time) took ${submitSeconds.toFixed(0)} s.\n`);
+    const w = (name: string) =>
+      `${ms(percentile(samples[name]!, 50))} / ${ms(percentile(samples[name]!, 99))}`;
+    console.log(
+      table(
+        ['storing one change of the view', 'p50 / p99 ms', 'written'],
+        [
+          ['as rows: a delta naming one entry (migration 0024)', w('write/delta'), 'one row'],
+          ['whole view (before 0024)', w('write/whole'), `${(viewBytes / 1000).toFixed(0)} KB`],
+        ],
+      ),
     );
   } finally {
     await stack.stop();

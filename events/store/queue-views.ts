@@ -117,17 +117,22 @@ interface Header {
 
 /** Locks the queue's row, making a placeholder (revision -1: no view) when it has none. */
 async function lockQueue(db: PoolClient, key: QueueKey, incoming: Header) {
-  await db.query(
-    `INSERT INTO queue_views (organisation_id, host, owner, name, target_branch, generation, revision,
-       deleted, settings)
-     VALUES ($1, $2, $3, $4, $5, $6, -1, false, $7::jsonb)
-     ON CONFLICT (organisation_id, host, owner, name, target_branch) DO NOTHING`,
-    [...keyParams(key), incoming.generation, JSON.stringify(incoming.settings)],
-  );
-  const { rows } = await db.query<{ generation: string; revision: string }>(
-    `SELECT generation, revision FROM queue_views WHERE ${KEY} FOR UPDATE`,
-    keyParams(key),
-  );
+  const locked = () =>
+    db.query<{ generation: string; revision: string }>(
+      `SELECT generation, revision FROM queue_views WHERE ${KEY} FOR UPDATE`,
+      keyParams(key),
+    );
+  let { rows } = await locked();
+  if (rows.length === 0) {
+    await db.query(
+      `INSERT INTO queue_views (organisation_id, host, owner, name, target_branch, generation, revision,
+         deleted, settings)
+       VALUES ($1, $2, $3, $4, $5, $6, -1, false, $7::jsonb)
+       ON CONFLICT (organisation_id, host, owner, name, target_branch) DO NOTHING`,
+      [...keyParams(key), incoming.generation, JSON.stringify(incoming.settings)],
+    );
+    ({ rows } = await locked());
+  }
   const row = rows[0]!;
   return { generation: row.generation, revision: Number(row.revision) };
 }
