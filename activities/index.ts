@@ -17,6 +17,9 @@ import { createPingActivities } from './ping';
 import { installationOwnership } from '../github/store/installations';
 import { createRepositoryOwnerStore, rememberingOwnership } from '../stores/repository-owners';
 import { createRunLogStore } from '../test-runs/store/run-logs';
+import { createTestBranchDeleter } from './merge-queue/git-activities';
+import { createSideEffectActivities } from './side-effects';
+import type { DeliveryRetryPolicy } from '../webhooks/types';
 
 export interface ActivityDeps extends MergeQueueActivityDeps {
   workerIdentity: string;
@@ -24,6 +27,8 @@ export interface ActivityDeps extends MergeQueueActivityDeps {
   allowPrivateWebhookUrls: boolean;
   /** Base of the links in webhook payloads (http_details_url). */
   publicUrl?: string;
+  /** Overrides of the webhook delivery retry policy (tests shorten it). */
+  webhookRetry?: Partial<DeliveryRetryPolicy>;
   /**
    * The test_case.* webhook events (flaky/events.ts), shared with the store behind `judgeTests` so
    * one dispatch loop serves both; the re-evaluation sends its changes and drains the outbox with it.
@@ -43,6 +48,19 @@ export function createActivities(deps: ActivityDeps) {
       ? createRepositoryOwnerStore(deps.pool)
       : installationOwnership(deps.pool, deps.gitHubHost, createRepositoryOwnerStore(deps.pool)),
   );
+  const mergeQueue = createMergeQueueActivities({
+    ...deps,
+    runLogs: deps.runLogs ?? createRunLogStore(deps.pool),
+    ownership,
+  });
+  const events = createEventActivities({
+    pool: deps.pool,
+    client: deps.client,
+    taskQueue: deps.taskQueue,
+    allowPrivateWebhookUrls: deps.allowPrivateWebhookUrls,
+    ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+    ...(deps.webhookRetry ? { webhookRetry: deps.webhookRetry } : {}),
+  });
   return {
     ...createPingActivities(deps),
     ...createPresentationActivities({
@@ -59,21 +77,18 @@ export function createActivities(deps: ActivityDeps) {
           ...(deps.gitHub.clients ? { clients: deps.gitHub.clients } : {}),
         })
       : {}),
-    ...createMergeQueueActivities({
-      ...deps,
-      runLogs: deps.runLogs ?? createRunLogStore(deps.pool),
-      ownership,
-    }),
+    ...mergeQueue,
     ...createFlakyActivities({
       pool: deps.pool,
       ...(deps.testCaseEvents ? { events: deps.testCaseEvents } : {}),
     }),
-    ...createEventActivities({
-      pool: deps.pool,
-      client: deps.client,
-      taskQueue: deps.taskQueue,
-      allowPrivateWebhookUrls: deps.allowPrivateWebhookUrls,
-      ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+    ...events,
+    // The queue workflow's one activity per decision for its side effects, over the ones above.
+    ...createSideEffectActivities({
+      appendTransitions: (input) => events.appendTransitions(input),
+      notifyPullRequest: (input) => mergeQueue.notifyPullRequest(input),
+      refreshPullRequestDetails: (input) => mergeQueue.refreshPullRequestDetails(input),
+      deleteTestBranch: createTestBranchDeleter(deps.gitHost),
     }),
   };
 }

@@ -10,7 +10,7 @@
  * - It never waits for a receiver: delivery happens in its own workflow, so a slow or failing
  *   receiver cannot slow the queue.
  * - It may fail as long as PostgreSQL is down: the queue workflow keeps the transitions and retries
- *   without limit (workflows/queue/event-log-outbox.ts), so a failure here delays, never drops.
+ *   without limit (workflows/queue/side-effects.ts), so a failure here delays, never drops.
  * - The events that carry their PR's notice are folded into the PRs' records of the read projection
  *   (ADR 0016) in the same transaction: the durable path of the records (the notify activity's write
  *   is the fast one, and gives up during an outage).

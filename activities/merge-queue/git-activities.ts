@@ -39,6 +39,26 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
 const notOwned = (repo: RepositoryKey) =>
   `Repository ${repositoryLabel(repo)} does not belong to this queue's organisation; nothing was written to it.`;
 
+/** The queue's test-branch prefix (checked like a branch name), else the host's. */
+function prefixOn(
+  gitHost: GitHost,
+  input: { repo: RepositoryKey; testBranchPrefix?: string | null },
+): string {
+  const prefix = input.testBranchPrefix || gitHost.testBranchPrefix(input.repo);
+  assertValid('test branch prefix', checkBranchName(`${prefix}x`));
+  return prefix;
+}
+
+/**
+ * Deletes a test branch (closing its draft PR first): the deleteTestBranch activity's work, without its
+ * heartbeat, for the side-effect activity (activities/side-effects), which heartbeats its own progress.
+ */
+export function createTestBranchDeleter(gitHost: GitHost) {
+  return async (input: { repo: RepositoryKey; branchName: string; testBranchPrefix?: string | null }) => {
+    await guard(() => gitHost.deleteBranch(input.repo, input.branchName, prefixOn(gitHost, input)));
+  };
+}
+
 export function createGitActivities(deps: { gitHost: GitHost; ownership: RepositoryOwnership }) {
   const { gitHost, ownership } = deps;
   // The API refuses requests for another organisation's repository; this second check covers queues
@@ -46,12 +66,8 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
   const owns = (input: { organisationId: string; repo: RepositoryKey }) =>
     ownership.owns(input.organisationId, input.repo);
 
-  /** The queue's test-branch prefix (checked like a branch name), else the host's. */
-  function prefixOf(input: { repo: RepositoryKey; testBranchPrefix?: string | null }): string {
-    const prefix = input.testBranchPrefix || gitHost.testBranchPrefix(input.repo);
-    assertValid('test branch prefix', checkBranchName(`${prefix}x`));
-    return prefix;
-  }
+  const prefixOf = (input: { repo: RepositoryKey; testBranchPrefix?: string | null }) =>
+    prefixOn(gitHost, input);
 
   async function readPullRequest(input: {
     repo: RepositoryKey;
@@ -273,13 +289,7 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
     return guard(() => gitHost.readChecks(input.repo, input.sha));
   }
 
-  async function deleteTestBranch(input: {
-    repo: RepositoryKey;
-    branchName: string;
-    testBranchPrefix?: string | null;
-  }): Promise<void> {
-    await guard(() => gitHost.deleteBranch(input.repo, input.branchName, prefixOf(input)));
-  }
+  const deleteTestBranch = createTestBranchDeleter(gitHost);
 
   /** railyard's open test PRs into the queue's target (draft-PR testing mode), with their runs. */
   async function listTestPullRequests(input: {

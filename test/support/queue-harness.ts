@@ -18,7 +18,6 @@ import { Client, Connection } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { createEventActivities } from '../../activities/events';
 import { createLocalGitHost } from '../../git/local-git-host';
 import { createProcessBroker } from '../../platform/process-runner';
 import { createPool } from '../../stores/db';
@@ -166,26 +165,16 @@ export async function startQueueDeployment(opts: DeploymentOptions = {}): Promis
     connection: nativeConnection,
     taskQueue,
     workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
-    activities: {
-      ...createActivities({
-        workerIdentity: 'e2e',
-        gitHost: createLocalGitHost({ root: gitRoot, runner: broker }),
-        client,
-        ...(opts.runsPerOrganisation ? { slots: createRunSlots(pool, opts.runsPerOrganisation) } : {}),
-        taskQueue,
-        pool,
-        allowPrivateWebhookUrls: true,
-      }),
-      ...(opts.webhookRetry
-        ? createEventActivities({
-            pool,
-            client,
-            taskQueue,
-            allowPrivateWebhookUrls: true,
-            webhookRetry: opts.webhookRetry,
-          })
-        : {}),
-    },
+    activities: createActivities({
+      workerIdentity: 'e2e',
+      gitHost: createLocalGitHost({ root: gitRoot, runner: broker }),
+      client,
+      ...(opts.runsPerOrganisation ? { slots: createRunSlots(pool, opts.runsPerOrganisation) } : {}),
+      taskQueue,
+      pool,
+      allowPrivateWebhookUrls: true,
+      ...(opts.webhookRetry ? { webhookRetry: opts.webhookRetry } : {}),
+    }),
   });
   const running = worker.run();
   const open = new Set<QueueHarness>();

@@ -1,4 +1,7 @@
-/** Activity stubs for the queue workflow, with timeouts per kind of work (all short: seconds). */
+/**
+ * Activity stubs for the queue workflow's git work, with short timeouts (seconds). Its side effects go
+ * through their own stub (side-effects.ts).
+ */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 
@@ -14,15 +17,5 @@ export const git = proxyActivities<Activities>({
     maximumInterval: '30 seconds',
     backoffCoefficient: 2,
     maximumAttempts: 12,
-  },
-});
-
-export const notify = proxyActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: {
-    initialInterval: '1 second',
-    maximumInterval: '1 minute',
-    backoffCoefficient: 2,
-    maximumAttempts: 30,
   },
 });

@@ -1,5 +1,6 @@
 /**
- * Everything the queue workflow keeps, carried whole across continue-as-new: the engine's state, what
+ * Everything the queue workflow keeps, carried across continue-as-new (compressed, and without what
+ * only a run in progress needs: carry-codec.ts): the engine's state, what
  * the engine does not model (PR titles and authors, submission ids, test branches and their commits,
  * CI statuses, runner settings), the unread inbox, and bounded memories (recent update results for
  * idempotency across runs, finished test runs for getMergeQueueTestingDetails).
@@ -85,7 +86,7 @@ export interface Carried {
   /** Submissions refused after their update completed, for callers still waiting or retrying. */
   rejectedAdmissions: [string, Extract<AdmissionState, { state: 'rejected' }>][];
   /**
-   * Transitions not yet stored in the event log, oldest first (event-log-outbox.ts). Not bounded by
+   * Transitions not yet stored in the event log, oldest first (side-effects.ts). Not bounded by
    * count: they leave only once stored.
    */
   unstored: TransitionEvent[];

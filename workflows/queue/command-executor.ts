@@ -25,6 +25,7 @@ import { git } from './activity-proxies';
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';
 import type { HostReader } from './host-reader';
+import type { SideEffects } from './side-effects';
 import { judgeStatuses, requiredOf } from './status-verdict';
 
 /** The engine commands this runs: all but `notifyPr`. */
@@ -36,6 +37,7 @@ export class CommandExecutor {
   constructor(
     private readonly ctx: QueueContext,
     private readonly hosts: HostReader,
+    private readonly effects: SideEffects,
   ) {
     this.queueWorkflowId = queueWorkflowId(ctx.key);
   }
@@ -323,15 +325,8 @@ export class CommandExecutor {
 
   /** Deletes a run's test branch, if it has one yet (a run still building has none). */
   private deleteTestBranch(run: RunMeta): void {
-    const branchName = run.branchName;
-    const prefix = this.ctx.carried.runner.testBranchPrefix;
-    if (branchName)
-      this.ctx.track(() =>
-        git.deleteTestBranch({
-          repo: this.ctx.key.repo,
-          branchName,
-          ...(prefix ? { testBranchPrefix: prefix } : {}),
-        }),
-      );
+    // With the decision's other side effects, in one activity (side-effects.ts).
+    if (run.branchName)
+      this.effects.deleteTestBranch(run.branchName, this.ctx.carried.runner.testBranchPrefix);
   }
 }

@@ -1,23 +1,19 @@
 /**
  * PrNotifier: the PR-facing side of each drain. Every transition the engine reports (`notifyPr`,
- * routed here by the drain loop) is numbered per submission and, at the end of the drain, delivered
- * to the PR's workflow (one activity per PR) and handed to the event log's outbox.
+ * routed here by the drain loop) is numbered per submission and, at the end of the drain, handed to
+ * the side effects of the decision (side-effects.ts): for the event log, and for each PR's workflow.
  *
  * Invariants: notices keep transition order; a finished submission's metadata leaves the queue state
- * only after its terminal notice is queued; the transitions go to the event log through the outbox
- * (event-log-outbox.ts), which keeps them until they are stored.
+ * only after its terminal notice is queued; the transitions go to the event log through the carried
+ * state (`Carried.unstored`), which keeps them until they are stored.
  */
-import { patched } from '@temporalio/workflow';
 import type { TransitionEvent } from '../../events/types';
 import { parsePriority, priorityName, type NotifyPr } from '../../engine';
 import type { Presentation, PrTransitionNotice, TestedOn } from '../../contract';
-import { notify } from './activity-proxies';
 import { detailsOf } from './carried';
 import type { QueueContext } from './context';
-import type { EventLogOutbox } from './event-log-outbox';
+import type { SideEffects } from './side-effects';
 import { conflicted, transitionDetail } from './reason-details';
-
-const DETAILS_REFRESH_PATCH = 'pr-details-refresh';
 
 function withoutPresentation(n: PrTransitionNotice): PrTransitionNotice {
   const { presentation: _shown, ...notice } = n;
@@ -26,12 +22,9 @@ function withoutPresentation(n: PrTransitionNotice): PrTransitionNotice {
 
 export class PrNotifier {
   private notices = new Map<number, PrTransitionNotice[]>();
-  /** Submissions whose PR workflow has received at least one transition (so it can be read). */
-  readonly delivered = new Set<string>();
-
   constructor(
     private readonly ctx: QueueContext,
-    private readonly outbox: EventLogOutbox,
+    private readonly effects: SideEffects,
   ) {}
 
   record(cmd: NotifyPr): void {
@@ -76,12 +69,11 @@ export class PrNotifier {
    * Sends a submission's current details to its record between transitions (why it waits changed, or
    * the commit its test run built: `testedOn`).
    * Nothing when a transition of it is about to be sent anyway (it carries the details), or before
-   * its record exists. Behind a patch: queues recorded before refreshes replay without them.
+   * its record exists.
    */
   refresh(pr: number, testedOn?: TestedOn): void {
     const meta = this.ctx.carried.prs[String(pr)];
     if (!meta || meta.notified === 0 || this.notices.has(pr)) return;
-    if (!patched(DETAILS_REFRESH_PATCH)) return;
     const entry = this.ctx.carried.engine.entries.find((e) => e.pr === pr);
     if (!entry) return;
     const details = detailsOf(
@@ -99,7 +91,7 @@ export class PrNotifier {
       details,
       ...(testedOn ? { testedOn } : {}),
     };
-    this.ctx.track(() => notify.refreshPullRequestDetails({ workflow, refresh }));
+    this.effects.refresh(workflow, refresh);
   }
 
   /** Where the transition's run tested the PR, and for a landing what the target became. */
@@ -128,7 +120,7 @@ export class PrNotifier {
   flush(): void {
     const { carried: c, key } = this.ctx;
     if (this.notices.size > 0)
-      this.outbox.add(
+      this.effects.store(
         [...this.notices].flatMap(([pr, notices]) => {
           const submittedAt = c.prs[String(pr)]?.submittedAt;
           return notices.map((n) => this.transitionEvent(pr, n, submittedAt));
@@ -138,10 +130,7 @@ export class PrNotifier {
       const meta = c.prs[String(pr)];
       if (!meta) continue;
       const workflow = { key, prNumber: pr, submissionId: meta.submissionId, submittedAt: meta.submittedAt };
-      this.ctx.track(async () => {
-        await notify.notifyPullRequest({ workflow, notices });
-        this.delivered.add(workflow.submissionId);
-      });
+      this.effects.notify(workflow, notices);
       // A submission that ended has nothing more to say; its record lives on in its own workflow.
       if (!c.engine.entries.some((e) => e.pr === pr)) delete c.prs[String(pr)];
     }

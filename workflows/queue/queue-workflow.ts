@@ -2,7 +2,7 @@
  * queueWorkflow: one per (organisation, repository, target branch). An entity workflow: handlers push
  * events (handlers.ts), the loop below feeds them to the engine (runtime.ts) and sleeps until the next
  * event, the engine's next tick or the next not-ready recheck (not-ready-recheck.ts). It continues as new when Temporal suggests it (or past the test
- * threshold), carrying its whole state: first it stops taking changes and reading hints, so the work in
+ * threshold), carrying its state (carry-codec.ts): first it stops taking changes and reading hints, so the work in
  * flight ends however busy the queue is (closeForContinueAsNew); test runs are separate workflows, so
  * they survive that. It ends when the queue is deleted (only when empty).
  */
@@ -16,9 +16,11 @@ import {
 import { initialState } from '../../engine';
 import { repositoryLabel, type QueueWorkflowInput } from '../../contract';
 import { DEFAULT_RUNNER, type Carried } from './carried';
+import { decodeCarried, encodeCarried, type EncodedCarried } from './carry-codec';
 import { registerHandlers } from './handlers';
 import { NotReadyRecheck } from './not-ready-recheck';
 import { QueueRuntime } from './runtime';
+import { WakeTimer } from './wake-timer';
 
 function shouldContinueAsNew(input: QueueWorkflowInput): boolean {
   const info = workflowInfo();
@@ -40,7 +42,8 @@ function describe(c: Carried, input: QueueWorkflowInput): string {
 }
 
 export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
-  const c: Carried = (input.carried as Carried | undefined) ?? {
+  const carried = input.carried as EncodedCarried | Carried | undefined;
+  const c: Carried = (carried && decodeCarried(carried)) ?? {
     engine: initialState(input.config),
     runner: { ...DEFAULT_RUNNER, ...input.runner },
     prs: {},
@@ -54,7 +57,7 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
   };
   const rt = new QueueRuntime(input.key, c, { appendMaximumIntervalMs: input.appendMaximumIntervalMs });
   const recheck = new NotReadyRecheck(rt);
-  registerHandlers(rt, rt.notifier.delivered);
+  registerHandlers(rt, rt.delivered);
   // Hints the previous run held while it continued as new: read now.
   const held = c.heldHints ?? [];
   delete c.heldHints;
@@ -92,14 +95,17 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     }
   };
 
+  // One timer for the next wake-up, kept across turns that do not move it (wake-timer.ts).
+  const timer = new WakeTimer();
   let tickedFor: number | null = null;
   for (;;) {
     // The engine's wake-up time lives in its state, so it survives continue-as-new.
     const wakeAt: number | null = c.engine.wakeAt !== tickedFor ? c.engine.wakeAt : null;
     const recheckAt = recheck.nextAt();
     const next = Math.min(wakeAt ?? Infinity, recheckAt ?? Infinity);
-    const waitMs = Number.isFinite(next) ? Math.max(0, next - Date.now()) : 24 * 3_600_000;
-    await condition(() => rt.hasWork || c.deleted || shouldContinueAsNew(input), waitMs);
+    timer.set(Number.isFinite(next) ? next : null);
+    await condition(() => rt.hasWork || c.deleted || shouldContinueAsNew(input) || timer.due);
+    timer.consume();
     if (wakeAt !== null && Date.now() >= wakeAt) {
       tickedFor = wakeAt;
       rt.push({ type: 'tick' });
@@ -110,12 +116,13 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     if (c.deleted && c.engine.entries.length === 0) {
       await quiesce();
       // The last transitions must reach the event log before the workflow (and its state) ends.
-      await condition(() => rt.outbox.idle);
+      await condition(() => rt.effects.idle);
       return;
     }
     if (shouldContinueAsNew(input)) {
       await closeForContinueAsNew();
-      await continueAsNew<typeof queueWorkflow>({ ...input, carried: c });
+      // Only what the next run needs, compressed (carry-codec.ts).
+      await continueAsNew<typeof queueWorkflow>({ ...input, carried: encodeCarried(c) });
     }
   }
 }

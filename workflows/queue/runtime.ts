@@ -16,14 +16,14 @@ import type { QueueKey, TestedOn } from '../../contract';
 import { bounded, type Carried, MAX_FINISHED_RUNS } from './carried';
 import { CommandExecutor } from './command-executor';
 import type { QueueContext } from './context';
-import { EventLogOutbox } from './event-log-outbox';
 import { HostReader } from './host-reader';
 import { PrNotifier } from './pr-notifier';
+import { SideEffects } from './side-effects';
 
 export class QueueRuntime implements QueueContext {
   /**
-   * Short activities in flight (build, land, notify, read): continue-as-new waits for them. Appends to
-   * the event log are not among them: `outbox` carries what they have not stored yet.
+   * Short activities in flight (build, land, read, side effects): continue-as-new waits for them.
+   * Appends to the event log are not among them: the carried state keeps what they have not stored.
    */
   inFlight = 0;
   /**
@@ -38,19 +38,20 @@ export class QueueRuntime implements QueueContext {
   /** Re-reads the host on hints (hostHintSignal). */
   readonly hosts: HostReader;
   readonly notifier: PrNotifier;
-  readonly outbox: EventLogOutbox;
+  readonly effects: SideEffects;
+  /** Submissions whose PR workflow has received at least one transition (so it can be read). */
+  readonly delivered = new Set<string>();
 
   constructor(
     readonly key: QueueKey,
     readonly carried: Carried,
     opts: { appendMaximumIntervalMs?: number } = {},
   ) {
+    // Transitions a previous run could not store go first (in the first call).
+    this.effects = new SideEffects(this, (id) => this.delivered.add(id), opts.appendMaximumIntervalMs);
     this.hosts = new HostReader(this);
-    this.executor = new CommandExecutor(this, this.hosts);
-    this.outbox = new EventLogOutbox(carried, key, opts.appendMaximumIntervalMs);
-    this.notifier = new PrNotifier(this, this.outbox);
-    // Transitions a previous run could not store go first.
-    this.outbox.pump();
+    this.executor = new CommandExecutor(this, this.hosts, this.effects);
+    this.notifier = new PrNotifier(this, this.effects);
     // Carried inbox items count as already pushed, so handler sequence numbers stay in inbox order.
     this.pushedSeq = carried.inbox.length;
   }

@@ -1,0 +1,156 @@
+/**
+ * performSideEffects: the one activity the queue workflow starts per decision for everything that
+ * decision changes outside it (types.ts): the event-log append, the PR workflows' notices and details
+ * refreshes, the deletion of finished runs' test branches. One activity instead of one per effect and
+ * PR: a merged PR costs the queue's history a few activities, not a dozen.
+ *
+ * Invariants:
+ * - Order where it matters: the append first (the log and the read projection hold a transition
+ *   before its PR workflow shows it); then each submission's notices and refreshes in the order given
+ *   (a refresh applies only after the notice it follows), submissions and branch deletions side by side.
+ * - Each effect is tried whatever happened to the others, and a failure is reported, not thrown: one
+ *   failing effect (PostgreSQL down for the append, a host refusing a deletion) loses none of the
+ *   others and holds none of them up; the workflow tries the failed ones again
+ *   (workflows/queue/side-effects.ts). The call itself fails only when its worker does.
+ * - A retry of the call does not repeat what was done: the keys of the effects done are sent with
+ *   every heartbeat, and an attempt skips the keys the previous attempt reported. Each effect is
+ *   idempotent besides (the log per submission and seq, the PR workflow per seq, a deleted branch
+ *   stays deleted), so a crash between an effect and its heartbeat costs a duplicate that changes
+ *   nothing.
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { AppendResult } from '../events/append';
+import type { AppendTransitionsInput } from '../../events/types';
+import type {
+  PrDetailsRefresh,
+  PrTransitionNotice,
+  PullRequestWorkflowInput,
+  RepositoryKey,
+} from '../../contract';
+import type { SideEffect, SideEffectsInput, SideEffectsResult } from './types';
+
+export interface SideEffectDeps {
+  appendTransitions(input: AppendTransitionsInput): Promise<AppendResult>;
+  notifyPullRequest(input: {
+    workflow: PullRequestWorkflowInput;
+    notices: PrTransitionNotice[];
+  }): Promise<void>;
+  refreshPullRequestDetails(input: {
+    workflow: PullRequestWorkflowInput;
+    refresh: PrDetailsRefresh;
+  }): Promise<void>;
+  deleteTestBranch(input: {
+    repo: RepositoryKey;
+    branchName: string;
+    testBranchPrefix?: string | null;
+  }): Promise<void>;
+}
+
+/** Well inside the activity's heartbeat timeout (workflows/queue/side-effects.ts). */
+const HEARTBEAT_MS = 1_000;
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** The activity context, or null when a test calls the function directly. */
+function currentContext(): Context | null {
+  try {
+    return Context.current();
+  } catch {
+    return null;
+  }
+}
+
+export function createSideEffectActivities(deps: SideEffectDeps) {
+  function perform(effect: SideEffect): Promise<unknown> {
+    switch (effect.kind) {
+      case 'appendTransitions': {
+        const { kind: _kind, key: _key, ...input } = effect;
+        return deps.appendTransitions(input);
+      }
+      case 'notifyPullRequest':
+        return deps.notifyPullRequest({ workflow: effect.workflow, notices: effect.notices });
+      case 'refreshPullRequestDetails':
+        return deps.refreshPullRequestDetails({ workflow: effect.workflow, refresh: effect.refresh });
+      case 'deleteTestBranch':
+        return deps.deleteTestBranch({
+          repo: effect.repo,
+          branchName: effect.branchName,
+          ...(effect.testBranchPrefix ? { testBranchPrefix: effect.testBranchPrefix } : {}),
+        });
+    }
+  }
+
+  /** The effects that run one after another: each submission's, in the order given; others alone. */
+  function chainsOf(effects: SideEffect[]): SideEffect[][] {
+    const chains = new Map<string, SideEffect[]>();
+    for (const e of effects) {
+      const chain =
+        e.kind === 'notifyPullRequest' || e.kind === 'refreshPullRequestDetails'
+          ? `submission:${e.workflow.submissionId}`
+          : `effect:${e.key}`;
+      chains.set(chain, [...(chains.get(chain) ?? []), e]);
+    }
+    return [...chains.values()];
+  }
+
+  return {
+    async performSideEffects(input: SideEffectsInput): Promise<SideEffectsResult> {
+      const ctx = currentContext();
+      const earlier = ctx?.info.heartbeatDetails as string[] | undefined;
+      const done = new Set<string>(Array.isArray(earlier) ? earlier : []);
+      const failed: SideEffectsResult['failed'] = [];
+      const beat = () => ctx?.heartbeat([...done]);
+      const timer = ctx ? setInterval(beat, HEARTBEAT_MS) : null;
+
+      let appended: AppendResult | undefined;
+      const attempt = async (effect: SideEffect): Promise<boolean> => {
+        if (done.has(effect.key)) return true;
+        try {
+          const result = await perform(effect);
+          if (effect.kind === 'appendTransitions') appended = result as AppendResult;
+          done.add(effect.key);
+          beat();
+          return true;
+        } catch (err) {
+          const error = messageOf(err);
+          // Trying again cannot fix a failure Temporal's rules call non-retryable (an invalid name).
+          const retryable = !(err instanceof ApplicationFailure && err.nonRetryable);
+          failed.push({ key: effect.key, error, retryable });
+          ctx?.log.warn('side effect failed', { key: effect.key, error, retryable });
+          return false;
+        }
+      };
+
+      try {
+        for (const e of input.effects) if (e.kind === 'appendTransitions') await attempt(e);
+        const rest = input.effects.filter((e) => e.kind !== 'appendTransitions');
+        await Promise.all(
+          chainsOf(rest).map(async (chain) => {
+            for (const [i, e] of chain.entries()) {
+              if (await attempt(e)) continue;
+              // A submission's later notices wait for the failed one: tried again after it, in order.
+              for (const later of chain.slice(i + 1))
+                failed.push({
+                  key: later.key,
+                  error: `not tried: ${e.key} failed before it`,
+                  retryable: true,
+                });
+              return;
+            }
+          }),
+        );
+      } finally {
+        if (timer) clearInterval(timer);
+      }
+      beat();
+      return {
+        done: input.effects.map((e) => e.key).filter((k) => done.has(k)),
+        failed,
+        ...(appended ? { appended } : {}),
+      };
+    },
+  };
+}
+
+export type SideEffectActivities = ReturnType<typeof createSideEffectActivities>;
+export type { SideEffect, SideEffectsInput, SideEffectsResult } from './types';

@@ -1,0 +1,193 @@
+/**
+ * The queue's carried state across continue-as-new (workflows/queue/carry-codec.ts) on a large queue:
+ * 1,000 PRs queued, 50 required statuses reported for each test run, the most finished runs the queue
+ * keeps (MAX_FINISHED_RUNS) and update results it remembers (MAX_UPDATE_RESULTS). Issue 25's target:
+ * under 256 KiB. Also: what the next run gets back is the state minus finished runs' status reports.
+ */
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { decide, initialState, type EngineEvent, type QueueState } from '../../../engine';
+import type { CommitStatusReport } from '../../../contract';
+import {
+  DEFAULT_RUNNER,
+  MAX_FINISHED_RUNS,
+  MAX_UPDATE_RESULTS,
+  type Carried,
+  type PrMeta,
+  type RunMeta,
+} from '../../../workflows/queue/carried';
+import { decodeCarried, encodeCarried, forCarrying } from '../../../workflows/queue/carry-codec';
+
+const LIMIT = 256 * 1024;
+const PRS = 1_000;
+const REQUIRED = 50;
+
+/** Hex that looks random (commits, ids) but is the same on every run of the test. */
+const hex = (seed: string, length = 40) =>
+  createHash('sha256').update(seed).digest('hex').repeat(2).slice(0, length);
+const uuid = (seed: string) => {
+  const h = hex(seed, 32);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+};
+const VERBS = ['Fix', 'Add', 'Remove', 'Refactor', 'Speed up', 'Document', 'Test', 'Rename'];
+const THINGS = ['cache', 'retry loop', 'login form', 'billing export', 'search index', 'rate limiter'];
+const title = (pr: number) =>
+  `${VERBS[pr % VERBS.length]} the ${THINGS[pr % THINGS.length]} in services/module-${pr % 97} (#${pr})`;
+
+const statuses = (sha: string, run: string): CommitStatusReport[] =>
+  Array.from({ length: REQUIRED }, (_, i) => ({
+    sha,
+    context: `ci/job-${String(i).padStart(2, '0')}`,
+    state: 'success',
+    url: `https://ci.example.com/acme/widgets/builds/${hex(run, 8)}/jobs/${i}`,
+    description: `Job ${i} passed in ${(i % 7) + 2}m ${(i * 13) % 60}s`,
+  }));
+
+/** A queue holding PRS PRs, its runs in progress and MAX_FINISHED_RUNS finished ones, all with statuses. */
+function largeQueue(): Carried {
+  let engine: QueueState = initialState({ concurrency: 4 });
+  let ids = 0;
+  let now = 1_780_000_000_000;
+  const runs: RunMeta[] = [];
+  const prs: Record<string, PrMeta> = {};
+  const apply = (event: EngineEvent) => {
+    now += 1_371;
+    const { state, commands } = decide(engine, event, { now, newId: () => uuid(`run-${++ids}`) });
+    engine = state;
+    for (const cmd of commands)
+      if (cmd.type === 'startTestRun') {
+        const headSha = hex(`head-${cmd.runId}`);
+        runs.push(runOf(cmd.runId, cmd.prs, headSha, 'in_progress', now));
+      }
+  };
+  apply({ type: 'targetBranchMoved', sha: hex('tip') });
+  for (let pr = 1; pr <= PRS; pr++) {
+    prs[String(pr)] = {
+      submissionId: uuid(`submission-${pr}`),
+      title: title(pr),
+      author: `developer-${pr % 41}`,
+      baseBranch: 'main',
+      explicitPriority: pr % 10 === 0,
+      readiness: {
+        hasImpactedTargets: false,
+        requiresImpactedTargets: false,
+        doesBaseBranchMatch: true,
+        gitHubMergeability: 'mergeable',
+      },
+      notified: 2,
+      submittedAt: now,
+    };
+    apply({
+      type: 'submitted',
+      pr,
+      headSha: hex(`pr-${pr}`),
+      priority: 100,
+      noBatch: false,
+      ready: true,
+      baseSha: null,
+      reason: 'API_REQUESTED',
+    });
+  }
+  const finished = Array.from({ length: MAX_FINISHED_RUNS }, (_, i) =>
+    runOf(uuid(`finished-${i}`), [PRS + i + 1], hex(`finished-head-${i}`), 'succeeded', now - 1e6 + i),
+  );
+  return {
+    engine,
+    runner: { ...DEFAULT_RUNNER, requiredStatuses: statuses('', '').map((s) => s.context) },
+    prs,
+    runs: [...finished, ...runs],
+    inbox: [],
+    deleted: false,
+    updateResults: Array.from({ length: MAX_UPDATE_RESULTS }, (_, i) => [
+      uuid(`update-${i}`),
+      { submissionId: uuid(`submission-${(i % PRS) + 1}`), resubmitted: false },
+    ]),
+    earlyTargets: [],
+    rejectedAdmissions: [],
+    unstored: [],
+    viewRevision: 12_345,
+  };
+}
+
+function runOf(
+  runId: string,
+  prNumbers: number[],
+  headSha: string,
+  status: RunMeta['status'],
+  at: number,
+): RunMeta {
+  return {
+    runId,
+    branchName: `railyard-merge/pr-${prNumbers[0]}/${runId}`,
+    headSha,
+    baseSha: hex(`base-${runId}`),
+    createdAt: at,
+    prs: prNumbers,
+    ahead: [],
+    bisection: false,
+    status,
+    runner: 'statuses',
+    child: null,
+    childStarted: false,
+    statuses: statuses(headSha, runId),
+    titles: Object.fromEntries(prNumbers.map((n) => [String(n), title(n)])),
+    cleaned: status !== 'in_progress',
+  };
+}
+
+const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+
+test('1,000 PRs queued with 50 required statuses per run: the carried state stays under 256 KiB', () => {
+  const c = largeQueue();
+  expect(c.engine.entries).toHaveLength(PRS);
+  expect(c.runs.filter((r) => r.status === 'in_progress').length).toBeGreaterThan(0);
+  // As carried before: the whole state, every finished run's reports with it.
+  const whole = bytes(c);
+  const encoded = bytes(encodeCarried(c));
+  expect(whole).toBeGreaterThan(4 * LIMIT);
+  expect(encoded).toBeLessThan(LIMIT);
+  console.log(
+    `carried state, ${PRS} PRs: ${(whole / 1024).toFixed(0)} KiB as JSON, ` +
+      `${(bytes(forCarrying(c)) / 1024).toFixed(0)} KiB without finished runs' reports, ` +
+      `${(encoded / 1024).toFixed(0)} KiB carried`,
+  );
+});
+
+test('the next run gets the state back, without finished runs’ status reports', () => {
+  const c = largeQueue();
+  const encoded = encodeCarried(c);
+  expect(encoded).toHaveProperty('codec', 'lzw-ids-1');
+  const back = decodeCarried(encoded);
+  expect(back).toEqual(JSON.parse(JSON.stringify(forCarrying(c))));
+  for (const run of back.runs) expect(run.statuses.length).toBe(run.status === 'in_progress' ? REQUIRED : 0);
+});
+
+test('text outside ASCII, escapes and an empty queue cross unchanged; plain state reads as itself', () => {
+  const c = largeQueue();
+  c.prs['1']!.title = 'Ünïcödé ✓ 🚀 "quotes" \\ back\\slash \u0000 \ud800 lone';
+  const back = decodeCarried(encodeCarried(c));
+  expect(back.prs['1']!.title).toBe(c.prs['1']!.title);
+  const empty: Carried = { ...c, engine: initialState(), prs: {}, runs: [], updateResults: [] };
+  expect(decodeCarried(encodeCarried(empty) as never)).toEqual(JSON.parse(JSON.stringify(empty)));
+  expect(decodeCarried(empty)).toBe(empty);
+});
+
+test('any JSON, commits, uuids and strings that look like references cross unchanged', () => {
+  const value = fc.oneof(
+    fc.jsonValue(),
+    fc.stringMatching(/^[0-9a-f]{40}$/),
+    fc.uuid(),
+    fc.string().map((s) => `\u0001${s}`),
+    fc.constantFrom('\u0001s', '\u0001u', '\u0001e', 'A'.repeat(40)),
+  );
+  fc.assert(
+    fc.property(fc.array(value), (values) => {
+      const state = { runs: [], values } as unknown as Carried;
+      const encoded = encodeCarried(state);
+      // Encoded, not the plain fallback (which would hide a codec that misreads).
+      expect(encoded).toHaveProperty('codec', 'lzw-ids-1');
+      expect(decodeCarried(encoded)).toEqual(JSON.parse(JSON.stringify(state)));
+    }),
+    { numRuns: 300 },
+  );
+});

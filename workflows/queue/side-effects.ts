@@ -1,0 +1,312 @@
+/**
+ * SideEffects: the queue workflow's side of `performSideEffects` (activities/side-effects). What a
+ * decision changes outside the workflow (its transitions for the event log, its PRs' notices and
+ * details refreshes, the deletion of finished runs' test branches) is collected here and handed to one
+ * activity call, not one activity per effect and PR: each is a scheduled, a started and a completed
+ * event and a workflow task in the queue's history.
+ *
+ * Invariants:
+ * - One call at a time, in the order the effects were produced: what a decision adds while a call is
+ *   in flight goes in the next call, so a submission's notices reach its workflow in seq order and a
+ *   busy queue sends fewer, larger calls. Effects added in one activation go in one call (a call
+ *   starts from a microtask, after the drain that produced them).
+ * - The event log's transitions live in the carried state (`Carried.unstored`) until an append stored
+ *   them, so they survive PostgreSQL being down for any length of time and continue-as-new. The
+ *   oldest MAX_APPEND_BATCH go first in each call (the append before the notices: the log holds a
+ *   transition before its PR shows it). After a failed append the transitions go by themselves,
+ *   through the `appendTransitions` activity, retried by Temporal without limit (capped backoff: an
+ *   outage shows as that activity failing, as operations.md's alert expects), one at a time, until
+ *   none is left; the other effects go on meanwhile without them.
+ * - Another failed effect is tried again, in its submission's order, after a backoff; past
+ *   MAX_ATTEMPTS (or when it cannot pass) it is logged and dropped, as a failed activity was before.
+ * - A details refresh that a later notice of the same submission in the same call supersedes (its
+ *   details and the commit it names) is not sent.
+ * - Continue-as-new waits for the effects other than appends (one tracked unit while any is pending
+ *   or in flight: QueueContext.track); it never waits for the database.
+ */
+import { log, proxyActivities, sleep } from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import type { SideEffect, SideEffectsResult } from '../../activities/side-effects/types';
+import type { TransitionEvent } from '../../events/types';
+import type { PrDetailsRefresh, PrTransitionNotice, PullRequestWorkflowInput } from '../../contract';
+import type { QueueContext } from './context';
+
+/** Transitions per append; a backlog after a long outage goes in batches of this size. */
+export const MAX_APPEND_BATCH = 500;
+export const DEFAULT_APPEND_MAXIMUM_INTERVAL_MS = 30_000;
+/** Attempts of an effect other than an append before it is dropped (a notice's retry budget before). */
+export const MAX_ATTEMPTS = 30;
+const INITIAL_INTERVAL_MS = 1_000;
+const MAXIMUM_INTERVAL_MS = 60_000;
+/** After an append that failed for good (not retried), before the next. */
+const FAILURE_PAUSE_MS = 60_000;
+
+const backoff = (attempts: number, maximumMs: number) =>
+  Math.min(INITIAL_INTERVAL_MS * 2 ** Math.max(0, attempts - 1), maximumMs);
+
+/** An effect waiting for a call; `key` is made unique when it is sent. */
+interface Pending {
+  effect: Exclude<SideEffect, { kind: 'appendTransitions' }>;
+  attempts: number;
+  notBefore: number;
+}
+
+/** The submission whose order an effect keeps, if any. */
+const submissionOf = (e: SideEffect): string | null =>
+  e.kind === 'notifyPullRequest' || e.kind === 'refreshPullRequestDetails' ? e.workflow.submissionId : null;
+
+export class SideEffects {
+  private readonly perform: Activities['performSideEffects'];
+  private readonly appendAlone: Activities['appendTransitions'];
+  private readonly waiting: Pending[] = [];
+  private calling = false;
+  private scheduled = false;
+  /** When a timer will pump again (null: none set). */
+  private wakeAt: number | null = null;
+  /** Appends go by themselves (after one failed), not in the calls. */
+  private appending = false;
+  private keys = 0;
+  /** Releases the tracked unit continue-as-new waits for; null while nothing but appends is due. */
+  private release: (() => void) | null = null;
+  /** The effects of the call in flight other than its append. */
+  private inCall = 0;
+
+  constructor(
+    private readonly ctx: QueueContext,
+    /** Told of every notice delivered to its PR workflow. */
+    private readonly onDelivered: (submissionId: string) => void,
+    /** The longest pause between append attempts (test hook: QueueWorkflowInput). */
+    appendMaximumIntervalMs = DEFAULT_APPEND_MAXIMUM_INTERVAL_MS,
+  ) {
+    this.perform = proxyActivities<Activities>({
+      // An append waits at most 5 s for the queue's view (activities/events/append.ts); signals are fast.
+      startToCloseTimeout: '1 minute',
+      // It heartbeats every second with the keys done: a call on a dead worker is retried within this.
+      heartbeatTimeout: '10 seconds',
+      // Failed effects are reported, not thrown: only a call whose worker died is retried here.
+      retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+    }).performSideEffects;
+    this.appendAlone = proxyActivities<Activities>({
+      startToCloseTimeout: '30 seconds',
+      // No maximumAttempts: the transitions must reach the log whatever the outage.
+      retry: {
+        initialInterval: INITIAL_INTERVAL_MS,
+        backoffCoefficient: 2,
+        // Temporal refuses a maximum below the initial interval (the workflow task would fail).
+        maximumInterval: Math.max(INITIAL_INTERVAL_MS, appendMaximumIntervalMs),
+      },
+    }).appendTransitions;
+    // Transitions a previous run could not store go first.
+    this.schedule();
+  }
+
+  /** No transition waits to be stored. */
+  get idle(): boolean {
+    return this.ctx.carried.unstored.length === 0;
+  }
+
+  /** Transitions for the event log, after those not stored yet. */
+  store(events: readonly TransitionEvent[]): void {
+    this.ctx.carried.unstored.push(...events);
+    this.schedule();
+  }
+
+  notify(workflow: PullRequestWorkflowInput, notices: PrTransitionNotice[]): void {
+    const last = notices[notices.length - 1]?.seq ?? 0;
+    this.add({
+      kind: 'notifyPullRequest',
+      key: `notify:${workflow.submissionId}:${last}`,
+      workflow,
+      notices,
+    });
+  }
+
+  refresh(workflow: PullRequestWorkflowInput, refresh: PrDetailsRefresh): void {
+    this.add({
+      kind: 'refreshPullRequestDetails',
+      key: `refresh:${workflow.submissionId}:${refresh.afterSeq}`,
+      workflow,
+      refresh,
+    });
+  }
+
+  deleteTestBranch(branchName: string, testBranchPrefix?: string | null): void {
+    this.add({
+      kind: 'deleteTestBranch',
+      key: `delete:${branchName}`,
+      repo: this.ctx.key.repo,
+      branchName,
+      ...(testBranchPrefix ? { testBranchPrefix } : {}),
+    });
+  }
+
+  private add(effect: Pending['effect']): void {
+    this.waiting.push({ effect, attempts: 0, notBefore: 0 });
+    this.schedule();
+  }
+
+  /** Pumps once the current activation's synchronous work (a whole drain) has added its effects. */
+  private schedule(): void {
+    this.track();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    void Promise.resolve().then(() => {
+      this.scheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.calling) return;
+    const now = Date.now();
+    const due = this.due(now);
+    const c = this.ctx.carried;
+    const events = c.unstored.length > 0 && !this.appending ? c.unstored.slice(0, MAX_APPEND_BATCH) : [];
+    if (due.length === 0 && events.length === 0) {
+      this.wakeForNext(now);
+      this.track();
+      return;
+    }
+    this.calling = true;
+    this.inCall = due.length;
+    this.track();
+    void this.call(due, events).finally(() => {
+      this.calling = false;
+      this.inCall = 0;
+      this.pump();
+    });
+  }
+
+  /** Takes the effects due now, keeping each submission's order (one not due holds back its later ones). */
+  private due(now: number): Pending[] {
+    const held = new Set<string>();
+    const due: Pending[] = [];
+    const rest: Pending[] = [];
+    for (const p of this.waiting) {
+      const submission = submissionOf(p.effect);
+      if (p.notBefore > now || (submission !== null && held.has(submission))) {
+        if (submission !== null) held.add(submission);
+        rest.push(p);
+      } else due.push(p);
+    }
+    this.waiting.splice(0, this.waiting.length, ...rest);
+    return this.withoutSupersededRefreshes(due);
+  }
+
+  /** Drops a refresh when a later notice of its submission in the same call carries all it says. */
+  private withoutSupersededRefreshes(due: Pending[]): Pending[] {
+    return due.filter((p, i) => {
+      const e = p.effect;
+      if (e.kind !== 'refreshPullRequestDetails') return true;
+      return !due
+        .slice(i + 1)
+        .some(
+          ({ effect: later }) =>
+            later.kind === 'notifyPullRequest' &&
+            later.workflow.submissionId === e.workflow.submissionId &&
+            later.notices.some((n) => n.seq > e.refresh.afterSeq && (!e.refresh.testedOn || n.testedOn)),
+        );
+    });
+  }
+
+  private async call(due: Pending[], events: TransitionEvent[]): Promise<void> {
+    const queue = this.ctx.key;
+    const sent = due.map((p) => ({ ...p, effect: { ...p.effect, key: `${++this.keys}:${p.effect.key}` } }));
+    const append: SideEffect | null =
+      events.length > 0 ? { kind: 'appendTransitions', key: `${++this.keys}:append`, events, queue } : null;
+    const effects: SideEffect[] = [...(append ? [append] : []), ...sent.map((p) => p.effect)];
+    let result: SideEffectsResult;
+    try {
+      result = await this.perform({ effects });
+    } catch (err) {
+      // The call's own retries ran out (its workers kept dying): every effect is tried again.
+      const error = err instanceof Error ? err.message : String(err);
+      result = { done: [], failed: effects.map((e) => ({ key: e.key, error, retryable: true })) };
+    }
+    const done = new Set(result.done);
+    const failed = new Map(result.failed.map((f) => [f.key, f]));
+    const now = Date.now();
+    if (append) {
+      if (done.has(append.key)) this.ctx.carried.unstored.splice(0, events.length);
+      else {
+        log.warn('event log append failed; the transitions stay in the workflow and are sent again', {
+          transitions: events.length,
+          error: failed.get(append.key)?.error,
+        });
+        void this.appendByThemselves();
+      }
+    }
+    const again: Pending[] = [];
+    for (const p of sent) {
+      const e = p.effect;
+      if (done.has(e.key)) {
+        if (e.kind === 'notifyPullRequest') this.onDelivered(e.workflow.submissionId);
+        continue;
+      }
+      const f = failed.get(e.key);
+      const attempts = p.attempts + 1;
+      if (f?.retryable !== false && attempts < MAX_ATTEMPTS)
+        again.push({ effect: p.effect, attempts, notBefore: now + backoff(attempts, MAXIMUM_INTERVAL_MS) });
+      else log.warn('side effect dropped', { key: e.key, attempts, error: f?.error });
+    }
+    // Before anything added meanwhile: a submission's failed notice goes before its later ones.
+    this.waiting.unshift(...again.map((p) => ({ ...p, effect: { ...p.effect, key: keyOf(p.effect.key) } })));
+  }
+
+  /** After a failed append: the transitions go by themselves until none is left, then back in the calls. */
+  private async appendByThemselves(): Promise<void> {
+    if (this.appending) return;
+    this.appending = true;
+    const c = this.ctx.carried;
+    while (c.unstored.length > 0) {
+      const batch = c.unstored.slice(0, MAX_APPEND_BATCH);
+      try {
+        await this.appendAlone({ events: batch, queue: this.ctx.key });
+        c.unstored.splice(0, batch.length);
+      } catch (err) {
+        log.warn('event log append failed; the transitions stay in the workflow and are sent again', {
+          transitions: batch.length,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        await sleep(FAILURE_PAUSE_MS);
+      }
+    }
+    this.appending = false;
+    this.pump();
+  }
+
+  /** A timer to pump when the next effect waiting out a backoff is due. */
+  private wakeForNext(now: number): void {
+    const next = Math.min(...this.waiting.map((p) => p.notBefore));
+    if (!Number.isFinite(next) || (this.wakeAt !== null && this.wakeAt <= next)) return;
+    this.wakeAt = next;
+    void sleep(Math.max(1, next - now)).then(() => {
+      if (this.wakeAt === next) this.wakeAt = null;
+      this.pump();
+    });
+  }
+
+  /**
+   * Holds one tracked unit (continue-as-new waits for it) while effects other than appends wait or are
+   * in flight; releases it when none are.
+   */
+  private track(): void {
+    const busy = this.waiting.length > 0 || this.inCall > 0;
+    if (busy && !this.release)
+      this.ctx.track(
+        () =>
+          new Promise<void>((resolve) => {
+            this.release = resolve;
+          }),
+      );
+    else if (!busy && this.release) {
+      this.release();
+      this.release = null;
+    }
+  }
+}
+
+/** The key an effect was produced with, without the call's numbering. */
+function keyOf(sentKey: string): string {
+  return sentKey.slice(sentKey.indexOf(':') + 1);
+}
