@@ -7,11 +7,14 @@
  *    a call to another repository.
  *  - Callers validate names (names.ts) and put `--` or `--end-of-options` before anything taken from
  *    outside; this module only runs what it is given.
+ *  - A command that fails on a lock file a killed process left behind (stale-lock.ts) has the lock
+ *    removed and runs once more: a crash mid-update must not stall a repository for good.
  * A non-zero exit is not an error here: callers decide which exit codes are answers (e.g. 1 = merge
  * conflict) and which are failures, with `expectSuccess` for the common case.
  */
 import { devNull } from 'node:os';
 import { createDirectProcessRunner, type ProcessRunner } from '../platform/process-runner';
+import { removeStaleLock, staleLockOf, type StaleLock } from './stale-lock';
 
 export interface GitIdentity {
   name: string;
@@ -47,6 +50,8 @@ export interface GitCliOptions {
    * a fork of a large process is not free), or this process (the default).
    */
   runner?: ProcessRunner;
+  /** Told of each stale lock removed (a git process was killed mid-update); a warning on stderr by default. */
+  onStaleLock?: (lock: StaleLock, args: readonly string[]) => void;
 }
 
 const MAX_OUTPUT = 64 * 1024 * 1024;
@@ -71,7 +76,7 @@ export function createGit(options: GitCliOptions): Git {
 
   const runner = options.runner ?? createDirectProcessRunner();
 
-  return async (args, call) => {
+  const once = async (args: readonly string[], call: GitCallOptions): Promise<GitResult> => {
     const outcome = await runner.run({
       file: binary,
       args: [...fixedArgs, '-C', call.dir, ...args],
@@ -91,6 +96,22 @@ export function createGit(options: GitCliOptions): Git {
       }
     }
   };
+
+  return async (args, call) => {
+    const result = await once(args, call);
+    if (result.exitCode === 0) return result;
+    // Git fails on a lock before it changes anything, so running the command again is safe.
+    const stale = staleLockOf(result.stderr, call.dir, Date.now());
+    if (stale === null || !removeStaleLock(stale)) return result;
+    (options.onStaleLock ?? warnStaleLock)(stale, args);
+    return once(args, call);
+  };
+}
+
+function warnStaleLock(lock: StaleLock, args: readonly string[]): void {
+  console.warn(
+    `git: removed ${lock.path}, a lock ${Math.round(lock.ageMs / 1000)} s old that a killed git process left; running git ${args[0] ?? ''} again`,
+  );
 }
 
 /** Runs a command that must succeed, returning its standard output. */
