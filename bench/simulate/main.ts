@@ -1,15 +1,17 @@
 /**
  * Merge-queue engine simulation:
- * `npx tsx bench/simulate/main.ts [--quick] [--seeds N] [--prs N] [--only serial|optimistic|batching|lanes|flakes]`.
+ * `npx tsx bench/simulate/main.ts [--quick] [--seeds N] [--prs N] [--only serial|optimistic|batching|lanes|flakes|adaptive]`.
  *
  * For each policy it runs the real engine in a seeded discrete-event world (world.ts) twice per
  * seed: at saturation (a backlog that never empties) for throughput, CI cost and wrong ejections, and
  * with Poisson arrivals at 80% of the measured capacity for time to merge. It prints progress on
  * stderr and, on stdout, the table with each policy's analytic bound and the ratio, the targets with
  * PASS/MISS, the batching rows with and without the speculation threshold side by side, and the
- * engine's own cost on a 1,000-PR queue.
+ * engine's own cost on a 1,000-PR queue. `--only adaptive` runs adaptive batching against a sweep of
+ * fixed (B, C) instead (adaptive.ts).
  */
 import { DEFAULT_CONFIG } from '../../engine';
+import { adaptiveReport } from './adaptive';
 import { entropyFloor, dorfmanRunsPerPr, pipelinedBatchUpperBound } from './bounds';
 import { CI_MINUTES, policies, type Policy, type PolicyGroup } from './policies';
 import { formatNumber, formatPercent, markdownTable, percentile } from './stats';
@@ -19,7 +21,7 @@ interface Options {
   seeds: number;
   prs: number;
   quick: boolean;
-  only: PolicyGroup | null;
+  only: PolicyGroup | 'adaptive' | null;
 }
 
 interface Measured {
@@ -45,7 +47,7 @@ function parseOptions(argv: readonly string[]): Options {
     return i >= 0 ? Number(argv[i + 1]) : undefined;
   };
   const quick = argv.includes('--quick');
-  const only = argv.includes('--only') ? (argv[argv.indexOf('--only') + 1] as PolicyGroup) : null;
+  const only = argv.includes('--only') ? (argv[argv.indexOf('--only') + 1] as Options['only']) : null;
   return {
     quick,
     only,
@@ -248,6 +250,17 @@ function clearLine(): void {
 
 function main(): void {
   const o = parseOptions(process.argv.slice(2));
+  if (o.only === 'adaptive') {
+    const started = Date.now();
+    const report = adaptiveReport({ seeds: o.seeds, prs: o.prs }, (line) =>
+      process.stderr.write(`${line}\n`),
+    );
+    console.log(
+      `Merge-queue engine simulation, adaptive batching: T = ${CI_MINUTES} min (fixed); ${((Date.now() - started) / 1000).toFixed(0)} s.\n`,
+    );
+    console.log(report);
+    return;
+  }
   const all = o.only ? policies().filter((p) => p.group === o.only) : policies();
   const list = o.quick ? all.filter((p) => p.id === 'optimistic-c4-p0.05') : all;
   const started = Date.now();

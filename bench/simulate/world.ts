@@ -19,7 +19,11 @@ import {
 } from '../../engine';
 import { bernoulli, exponential, logNormal, seededRng, type Rng } from './rng';
 
-export type Arrivals = { kind: 'backlog'; size: number } | { kind: 'poisson'; perHour: number };
+export type Arrivals =
+  | { kind: 'backlog'; size: number }
+  | { kind: 'poisson'; perHour: number }
+  /** A trace: one PR at each of these times (minutes, ascending), e.g. quiet hours then a burst. */
+  | { kind: 'trace'; minutes: readonly number[] };
 
 export interface Scenario {
   config: QueueConfigPatch;
@@ -59,6 +63,8 @@ export interface Outcome {
   badMerged: number;
   /** Minutes from submission to merge, merged PRs after warm-up. */
   timeToMerge: number[];
+  /** Minutes at which the last PR resolved. */
+  lastResolutionMinute: number;
   decideCalls: number;
   decideMs: number;
   maxEntries: number;
@@ -123,7 +129,9 @@ class World {
   }
 
   run(): Outcome {
-    const initial = this.s.arrivals.kind === 'backlog' ? this.s.arrivals.size : 1;
+    const a = this.s.arrivals;
+    if (a.kind === 'trace') for (const m of a.minutes) this.push({ at: m * MINUTE, kind: 'arrival' });
+    const initial = a.kind === 'backlog' ? a.size : a.kind === 'poisson' ? 1 : 0;
     for (let i = 0; i < Math.min(initial, this.s.prs); i += 1) this.push({ at: 0, kind: 'arrival' });
     for (let e = this.pop(); e; e = this.pop()) {
       this.now = e.at;
@@ -259,6 +267,7 @@ class World {
       goodResolved,
       badMerged,
       timeToMerge,
+      lastResolutionMinute: (this.resolutions.at(-1)?.at ?? 0) / MINUTE,
       decideCalls: this.decideCalls,
       decideMs: this.decideMs,
       maxEntries: this.maxEntries,

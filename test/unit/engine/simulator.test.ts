@@ -82,4 +82,27 @@ describe('simulator', () => {
     const b = simulate(scenario);
     expect({ ...a, decideMs: 0 }).toEqual({ ...b, decideMs: 0 });
   });
+
+  it('plays a trace: one PR at each time given, the last resolving after the last arrival', () => {
+    // Issue 25's bursty world in small: two quiet PRs, then 30 within 10 minutes.
+    const minutes = [10, 200, ...Array.from({ length: 30 }, (_, i) => 400 + i / 3)];
+    const out = simulate({
+      config: { batch: true, batchingMode: 'adaptive', batchingMinSize: 8, concurrency: 2 },
+      p: 0.05,
+      f: 0,
+      ciMinutes: 30,
+      ciSigma: 0,
+      lanes: 1,
+      arrivals: { kind: 'trace', minutes },
+      prs: minutes.length,
+      warmup: 0,
+      seed: 5,
+    });
+    expect(out.resolved).toBe(32);
+    expect(out.badMerged).toBe(0);
+    // The quiet PRs are tested at once, alone: merged one CI duration after they came.
+    expect(out.timeToMerge.slice(0, 2)).toEqual([30, 30]);
+    expect(out.lastResolutionMinute).toBeGreaterThan(430);
+    expect([out.finalEntries, out.finalGroups]).toEqual([0, 0]);
+  });
 });
