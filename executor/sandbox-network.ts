@@ -238,3 +238,11 @@ export function pastaSpawn(
     }
   }
 }
+
+/** Why a run's network cannot be isolated: pasta cannot open the tun device. */
+export const NO_TUN =
+  "pasta cannot open /dev/net/tun as the sandbox's user (udev's default is mode 0666); the run's network cannot be isolated";
+
+/** Why a run's network cannot be isolated: no iproute2 to set its address rules. */
+export const NO_IP =
+  "ip is not installed (Debian package iproute2): the run's network cannot be limited to public addresses";

@@ -1,7 +1,7 @@
 /**
  * The sandbox of one test run (issue 17): the command line that runs a pull request's test command
- * inside bubblewrap (`bwrap`, Debian's `bubblewrap` package), and the probe that tells whether this
- * machine can run it.
+ * inside bubblewrap (`bwrap`, Debian's `bubblewrap` package). Whether this machine can run it is
+ * sandbox-probe.ts.
  *
  * What the command sees and may do (each line is a bwrap option or a limit set below):
  *  - its own user namespace, as an unprivileged uid/gid; when the worker runs as root, bwrap itself is
@@ -34,18 +34,18 @@
  *    worker's own network, loopback included (RAILYARD_SANDBOX_NETWORK_UNISOLATED=allow).
  * Nothing else of the host is mounted: not the data folder, the git root, other checkouts, the project.
  */
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { createRunCgroup, joinLine, probeRunCgroups, type RunLimits } from './run-cgroup';
+import { createRunCgroup, joinLine } from './run-cgroup';
 import { addressRules, currentPolicy, type AddressRange } from './sandbox-addresses';
 import {
   ipCommand,
+  NO_IP,
+  NO_TUN,
   pastaForm,
   pastaSpawn,
   ROUTE_WAIT,
   type NetworkKind,
-  type PastaForm,
   type UnisolatedNetwork,
 } from './sandbox-network';
 
@@ -231,12 +231,6 @@ function inRunCgroup(settings: SandboxSettings, line: SandboxedSpawn): Sandboxed
   return joinLine(cgroup, line);
 }
 
-const NO_TUN =
-  "pasta cannot open /dev/net/tun as the sandbox's user (udev's default is mode 0666); the run's network cannot be isolated";
-
-const NO_IP =
-  "ip is not installed (Debian package iproute2): the run's network cannot be limited to public addresses";
-
 type NetworkSettings = Pick<SandboxSettings, 'network' | 'pasta' | 'unisolatedNetwork'>;
 
 /** Which network a run under `settings` gets (see the header): no pasta is a refusal unless allowed. */
@@ -263,7 +257,7 @@ export function networkRefusal(settings: NetworkSettings): string | null {
 }
 
 /** /bin, /lib… are links into /usr on merged-/usr systems, directories elsewhere. */
-function systemLinks(): string[] {
+export function systemLinks(): string[] {
   const out: string[] = [];
   for (const dir of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
     const info = lstatSync(dir, { throwIfNoEntry: false });
@@ -285,127 +279,4 @@ function roBinds(paths: readonly string[]): string[] {
 /** The Node.js install the worker runs on (its prefix), for commands that run npm or node. */
 function nodeInstall(): string[] {
   return [resolve(dirname(process.execPath), '..')];
-}
-
-export type SandboxProbe =
-  | {
-      kind: 'available';
-      version: string;
-      isolatedNetwork: NetworkProbe;
-      /** Per-run cgroup limits, or why they are per process only (probed when absent). */
-      limits?: RunLimits;
-    }
-  | { kind: 'unavailable'; reason: string };
-
-/** Whether a network-on run can get a network of its own (pasta), and how it is started. */
-export type NetworkProbe = { kind: 'available'; form: PastaForm } | { kind: 'unavailable'; reason: string };
-
-/** Namespaces and mounts enough to run bash and coreutils, and a sized /tmp: the probes' trial runs. */
-function trialOptions(): string[] {
-  return [
-    '--unshare-user',
-    '--unshare-pid',
-    '--die-with-parent',
-    '--ro-bind',
-    '/usr',
-    '/usr',
-    ...systemLinks(),
-  ].concat(['--proc', '/proc', '--dev', '/dev', '--size', '1048576', '--tmpfs', '/tmp']);
-}
-
-/** Trial runs a probe makes before it believes a failure. */
-const PROBE_TRIALS = 3;
-
-/**
- * A probe's trial run, tried again when it fails: bwrap sometimes fails to set a sandbox up on a loaded
- * machine ("loopback: Failed RTM_NEWADDR: No child processes", see sandboxSetupFailure), and one such
- * failure must not report a working sandbox or network as missing for the executor's whole life.
- */
-function trials(run: () => SpawnSyncReturns<string>): SpawnSyncReturns<string> {
-  let result = run();
-  for (let i = 1; i < PROBE_TRIALS && (result.error || result.status !== 0); i++) result = run();
-  return result;
-}
-
-/**
- * Whether `bwrap` runs here with the namespaces the sandbox needs (one short run of `true`), and whether
- * `pasta` gives a network-on run a network of its own (one short run that waits for its route). `ip`
- * finds iproute2's `ip` (tests make it find none).
- */
-export function probeSandbox(
-  bwrap: string,
-  pasta = 'pasta',
-  ip: () => string | null = ipCommand,
-): SandboxProbe {
-  const settings: SandboxSettings = { ...DEFAULT_SANDBOX, bwrap };
-  const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 5_000 });
-  if (version.error || version.status !== 0)
-    return { kind: 'unavailable', reason: `${bwrap} is not installed (Debian package bubblewrap)` };
-  const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  const trial = trials(() =>
-    spawnSync(bwrap, [...trialOptions(), '--', 'true'], {
-      encoding: 'utf8',
-      timeout: 10_000,
-      env: {},
-      ...(root ? { uid: settings.runAs.uid, gid: settings.runAs.gid } : {}),
-    }),
-  );
-  if (trial.error || trial.status !== 0) {
-    const said = (trial.stderr || String(trial.error)).trim();
-    // A run's /tmp is a size-limited tmpfs (--size, bubblewrap 0.5 and later): without it, no sandbox.
-    if (/--size/.test(said))
-      return { kind: 'unavailable', reason: `${bwrap} cannot size a run's /tmp (--size: ${said})` };
-    return { kind: 'unavailable', reason: `bwrap cannot create user and PID namespaces here (${said})` };
-  }
-  return {
-    kind: 'available',
-    version: version.stdout.trim(),
-    isolatedNetwork: probeNetwork(bwrap, pasta, root, settings.runAs, ip()),
-    limits: probeRunCgroups(),
-  };
-}
-
-function probeNetwork(
-  bwrap: string,
-  pasta: string,
-  root: boolean,
-  runAs: SandboxSettings['runAs'],
-  ip: string | null,
-): NetworkProbe {
-  const version = spawnSync(pasta, ['--version'], { encoding: 'utf8', timeout: 5_000 });
-  if (version.error || version.status !== 0)
-    return { kind: 'unavailable', reason: `${pasta} is not installed (Debian package passt)` };
-  const form = pastaForm(root, runAs);
-  if (form === null) return { kind: 'unavailable', reason: NO_TUN };
-  if (ip === null) return { kind: 'unavailable', reason: NO_IP };
-  // The trial sets the same rules a run gets (without an allow-list): a kernel that refuses them shows here.
-  const line = pastaSpawn(form, {
-    pasta,
-    bwrap,
-    bwrapOptions: trialOptions(),
-    command: ['bash', '-c', `${ROUTE_WAIT}true`],
-    runAs,
-    root,
-    ip,
-    rules: addressRules(currentPolicy([], [])),
-    log: false,
-  });
-  // timeout(1) signals its whole process group (pasta and bwrap too), which spawnSync would not.
-  const trial = trials(() =>
-    spawnSync('timeout', ['-k', '2', '15', line.file, ...line.args], {
-      encoding: 'utf8',
-      timeout: 20_000,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      ...(line.ids ?? {}),
-    }),
-  );
-  if (trial.error || trial.status !== 0) {
-    // Where there is no /dev/log every message comes with a line saying so: those say nothing here.
-    const said = (trial.stderr || String(trial.error))
-      .split('\n')
-      .filter((l) => l.trim() && !/to syslog$/.test(l))
-      .join('; ');
-    return { kind: 'unavailable', reason: `pasta could not give a run a network of its own (${said})` };
-  }
-  return { kind: 'available', form };
 }

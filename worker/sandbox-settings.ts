@@ -16,7 +16,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { ConfigError } from '../platform/env';
-import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../executor/sandbox';
+import { DEFAULT_SANDBOX, type SandboxSettings } from '../executor/sandbox';
+import { probeSandbox } from '../executor/sandbox-probe';
 import { describeLimits, probeRunCgroups } from '../executor/run-cgroup';
 import { parseRange, type AddressRange } from '../executor/sandbox-addresses';
 import type { ExecutorConfig } from './executor-config';

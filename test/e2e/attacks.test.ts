@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { probeSandbox } from '../../executor/sandbox';
+import { probeSandbox } from '../../executor/sandbox-probe';
 import { requireTestEnv } from '../support/env';
 import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
 import { INSTALL, requireTool } from '../support/required-tool';

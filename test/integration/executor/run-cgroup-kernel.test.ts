@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CGROUP_JOIN_FAILED, joinLine } from '../../../executor/run-cgroup';
 import { executorFault } from '../../../executor/run-job';
-import { DEFAULT_SANDBOX, probeSandbox, sandboxedCommand } from '../../../executor/sandbox';
+import { DEFAULT_SANDBOX, sandboxedCommand } from '../../../executor/sandbox';
+import { probeSandbox } from '../../../executor/sandbox-probe';
 import { INSTALL, requireTool } from '../../support/required-tool';
 
 jest.setTimeout(60_000);

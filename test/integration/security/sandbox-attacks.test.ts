@@ -8,7 +8,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCommandRunner, type CommandRunnerOptions } from '../../../executor/command-runner';
-import { DEFAULT_SANDBOX, probeSandbox, type SandboxSettings } from '../../../executor/sandbox';
+import { DEFAULT_SANDBOX, type SandboxSettings } from '../../../executor/sandbox';
+import { probeSandbox } from '../../../executor/sandbox-probe';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 import { requireTestEnv } from '../../support/env';
 import { INSTALL, requireTool } from '../../support/required-tool';

@@ -18,7 +18,7 @@ import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { probeSandbox } from '../../../executor/sandbox';
+import { probeSandbox } from '../../../executor/sandbox-probe';
 import { requireTestEnv } from '../../support/env';
 import { startExecutorApi, startExecutorProcess, type ExecutorApiServer } from '../../support/executor';
 import { startQueueDeployment, type QueueDeployment, type QueueHarness } from '../../support/queue-harness';

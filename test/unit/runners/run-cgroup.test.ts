@@ -7,7 +7,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_SANDBOX, sandboxedCommand, type SandboxProbe } from '../../../executor/sandbox';
+import { DEFAULT_SANDBOX, sandboxedCommand } from '../../../executor/sandbox';
+import { type SandboxProbe } from '../../../executor/sandbox-probe';
 import {
   createRunCgroup,
   describeLimits,

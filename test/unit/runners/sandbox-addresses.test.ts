@@ -16,7 +16,7 @@ import {
 } from '../../../executor/sandbox-addresses';
 import { networkAllowSetting } from '../../../worker/sandbox-network-allow';
 import { sandboxOf } from '../../../worker/sandbox-settings';
-import type { SandboxProbe } from '../../../executor/sandbox';
+import type { SandboxProbe } from '../../../executor/sandbox-probe';
 
 const none: AddressPolicy = { allow: [], deny: [], dns: [], subnets: [] };
 const prio = (line: string) => Number(/prio (\d+)/.exec(line)?.[1]);
