@@ -29,6 +29,11 @@ test('a bad PR in a batch is isolated by bisection and the rest merge', async ()
   expect(failed?.timeline.some((t) => t.reason === 'BISECTION_REQUIRED' || t.to === 'pending_failure')).toBe(
     true,
   );
+  // The culprit's record names the runs that convicted it: the failed batch first, the deciding run too.
+  const convictedBy = failed?.convictedBy ?? [];
+  expect(convictedBy.length).toBeGreaterThanOrEqual(2);
+  expect(convictedBy).toContain(failed?.timeline.at(-1)?.testRunId);
+  expect(failed?.timeline.at(-1)?.convictedBy).toEqual(convictedBy);
 }, 180_000);
 
 /**

@@ -55,6 +55,8 @@ export class PrNotifier {
         testRunId: cmd.runId,
         ...(detail ? { detail } : {}),
         ...(runner ? { runner } : {}),
+        // A bisection's culprit: the runs that convicted it, kept in its record (railyard's extension).
+        ...(cmd.convictedBy && cmd.convictedBy.length > 0 ? { convictedBy: cmd.convictedBy } : {}),
       },
       details,
       presentation: this.presentationOf(cmd.pr),

@@ -21,6 +21,9 @@
  *   MAX_ATTEMPTS (or when it cannot pass) it is logged and dropped, as a failed activity was before.
  * - A details refresh that a later notice of the same submission in the same call supersedes (its
  *   details and the commit it names) is not sent.
+ * - Each append carries the delta of the queue's view in the read projection since the view it last
+ *   acknowledged (view-sync.ts, ADR 0016), so the append writes the entries that changed and asks the
+ *   workflow nothing; at most one append (with its delta) is in flight.
  * - Continue-as-new waits for the effects other than appends (one tracked unit while any is pending
  *   or in flight: QueueContext.track); it never waits for the database.
  */
@@ -30,6 +33,7 @@ import type { SideEffect, SideEffectsResult } from '../../activities/side-effect
 import type { TransitionEvent } from '../../events/types';
 import type { PrDetailsRefresh, PrTransitionNotice, PullRequestWorkflowInput } from '../../contract';
 import type { QueueContext } from './context';
+import { ViewSync } from './view-sync';
 
 /** Transitions per append; a backlog after a long outage goes in batches of this size. */
 export const MAX_APPEND_BATCH = 500;
@@ -70,6 +74,8 @@ export class SideEffects {
   private release: (() => void) | null = null;
   /** The effects of the call in flight other than its append. */
   private inCall = 0;
+  /** The queue's view in the read projection: the delta each append carries. */
+  private readonly views: ViewSync;
 
   constructor(
     private readonly ctx: QueueContext,
@@ -96,6 +102,7 @@ export class SideEffects {
         maximumInterval: Math.max(INITIAL_INTERVAL_MS, appendMaximumIntervalMs),
       },
     }).appendTransitions;
+    this.views = new ViewSync(ctx.carried, ctx.key);
     // Transitions a previous run could not store go first.
     this.schedule();
   }
@@ -213,7 +220,9 @@ export class SideEffects {
     const queue = this.ctx.key;
     const sent = due.map((p) => ({ ...p, effect: { ...p.effect, key: `${++this.keys}:${p.effect.key}` } }));
     const append: SideEffect | null =
-      events.length > 0 ? { kind: 'appendTransitions', key: `${++this.keys}:append`, events, queue } : null;
+      events.length > 0
+        ? { kind: 'appendTransitions', key: `${++this.keys}:append`, events, queue, view: this.views.next() }
+        : null;
     const effects: SideEffect[] = [...(append ? [append] : []), ...sent.map((p) => p.effect)];
     let result: SideEffectsResult;
     try {
@@ -227,6 +236,7 @@ export class SideEffects {
     const failed = new Map(result.failed.map((f) => [f.key, f]));
     const now = Date.now();
     if (append) {
+      this.views.settled(done.has(append.key), result.appended?.view);
       if (done.has(append.key)) this.ctx.carried.unstored.splice(0, events.length);
       else {
         log.warn('event log append failed; the transitions stay in the workflow and are sent again', {
@@ -261,9 +271,15 @@ export class SideEffects {
     while (c.unstored.length > 0) {
       const batch = c.unstored.slice(0, MAX_APPEND_BATCH);
       try {
-        await this.appendAlone({ events: batch, queue: this.ctx.key });
+        const appended = await this.appendAlone({
+          events: batch,
+          queue: this.ctx.key,
+          view: this.views.next(),
+        });
+        this.views.settled(true, appended.view);
         c.unstored.splice(0, batch.length);
       } catch (err) {
+        this.views.settled(false);
         log.warn('event log append failed; the transitions stay in the workflow and are sent again', {
           transitions: batch.length,
           error: err instanceof Error ? err.message : String(err),
