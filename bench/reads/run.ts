@@ -226,6 +226,18 @@ async function main(): Promise<void> {
     const queueKey = { organisationId: rows[0]!.id, repo: fx.repo, targetBranch: 'main' };
     const held = (await viewStore.get(queueKey))!.snapshot;
     await pool.query('CREATE TABLE bench_whole_views (id integer PRIMARY KEY, snapshot jsonb NOT NULL)');
+    // What each write costs PostgreSQL in WAL (the bench is the cluster's only writer meanwhile).
+    const walAt = async () =>
+      (await pool.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn;
+    const walSince = async (lsn: string) =>
+      Number(
+        (
+          await pool.query<{ n: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1) AS n', [
+            lsn,
+          ])
+        ).rows[0]!.n,
+      );
+    const walBytes = { delta: 0, whole: 0 };
     let acked = viewDeltaOf(held, null).view;
     let revision = held.revision ?? 0;
     const last = held.enqueued.length - 1;
@@ -237,10 +249,13 @@ async function main(): Promise<void> {
       };
       const { delta, view } = viewDeltaOf(next, acked);
       acked = view;
+      const w0 = await walAt();
       const t0 = performance.now();
       const outcome = await viewStore.apply(queueKey, delta);
       (samples['write/delta'] ??= []).push(performance.now() - t0);
+      walBytes.delta += await walSince(w0);
       if (outcome !== 'stored') throw new Error(`a one-entry delta was ${outcome}`);
+      const w1 = await walAt();
       const t1 = performance.now();
       await pool.query(
         `INSERT INTO bench_whole_views VALUES (1, $1::jsonb)
@@ -248,6 +263,7 @@ async function main(): Promise<void> {
         [JSON.stringify(next)],
       );
       (samples['write/whole'] ??= []).push(performance.now() - t1);
+      walBytes.whole += await walSince(w1);
     }
     const viewBytes = JSON.stringify(held).length;
 
@@ -309,10 +325,20 @@ async function main(): Promise<void> {
       `${ms(percentile(samples[name]!, 50))} / ${ms(percentile(samples[name]!, 99))}`;
     console.log(
       table(
-        ['storing one change of the view', 'p50 / p99 ms', 'written'],
+        ['storing one change of the view', 'p50 / p99 ms', 'written', 'WAL per write'],
         [
-          ['as rows: a delta naming one entry (migration 0024)', w('write/delta'), 'one row'],
-          ['whole view (before 0024)', w('write/whole'), `${(viewBytes / 1000).toFixed(0)} KB`],
+          [
+            'as rows: a delta naming one entry (migration 0024)',
+            w('write/delta'),
+            'one row',
+            `${(walBytes.delta / WRITES / 1000).toFixed(1)} KB`,
+          ],
+          [
+            'whole view (before 0024)',
+            w('write/whole'),
+            `${(viewBytes / 1000).toFixed(0)} KB`,
+            `${(walBytes.whole / WRITES / 1000).toFixed(1)} KB`,
+          ],
         ],
       ),
     );

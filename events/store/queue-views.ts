@@ -196,54 +196,44 @@ async function write(
     });
   const rankOf = new Map(line.map((r) => [r.pr, r.rank]));
 
-  const params = keyParams(key);
+  // One statement (one round trip) for every write; the three sets of rows are disjoint.
   const gone = removed.filter((pr) => storedRank.has(pr));
-  if (gone.length > 0)
-    await db.query(`DELETE FROM queue_view_entries WHERE ${KEY} AND pr_number = ANY($6::bigint[])`, [
-      ...params,
-      gone,
-    ]);
-  if (place.length > 0)
-    await db.query(
-      `INSERT INTO queue_view_entries (organisation_id, host, owner, name, target_branch, pr_number, rank,
-         revision, digest, entry)
-       SELECT $1, $2, $3, $4, $5, x.pr, x.rank, $6, x.digest, x.entry
-       FROM jsonb_to_recordset($7::jsonb) AS x(pr bigint, rank double precision, digest text, entry jsonb)
-       ON CONFLICT (organisation_id, host, owner, name, target_branch, pr_number) DO UPDATE SET
-         rank = EXCLUDED.rank, revision = EXCLUDED.revision, digest = EXCLUDED.digest, entry = EXCLUDED.entry`,
-      [
-        ...params,
-        header.revision,
-        JSON.stringify(
-          place.map(({ entry }) => ({
-            pr: entry.pr,
-            rank: rankOf.get(entry.pr)!,
-            digest: entryDigest(entry),
-            entry,
-          })),
-        ),
-      ],
-    );
-  if (moved.length > 0)
-    await db.query(
-      `UPDATE queue_view_entries e SET rank = x.rank
-       FROM jsonb_to_recordset($6::jsonb) AS x(pr bigint, rank double precision)
-       WHERE (e.organisation_id, e.host, e.owner, e.name, e.target_branch) = ($1, $2, $3, $4, $5)
-         AND e.pr_number = x.pr`,
-      [...params, JSON.stringify(moved)],
-    );
+  const rows = place.map(({ entry }) => ({
+    pr: entry.pr,
+    rank: rankOf.get(entry.pr)!,
+    digest: entryDigest(entry),
+    entry,
+  }));
+  const E_KEY = '(e.organisation_id, e.host, e.owner, e.name, e.target_branch) = ($1, $2, $3, $4, $5)';
   await db.query(
-    `UPDATE queue_views SET generation = $6, revision = $7, deleted = $8, settings = $9::jsonb,
+    `WITH gone AS (
+       DELETE FROM queue_view_entries e WHERE ${E_KEY} AND e.pr_number = ANY($12::bigint[])
+     ), placed AS (
+       INSERT INTO queue_view_entries (organisation_id, host, owner, name, target_branch, pr_number, rank,
+         revision, digest, entry)
+       SELECT $1, $2, $3, $4, $5, x.pr, x.rank, $7, x.digest, x.entry
+       FROM jsonb_to_recordset($13::jsonb) AS x(pr bigint, rank double precision, digest text, entry jsonb)
+       ON CONFLICT (organisation_id, host, owner, name, target_branch, pr_number) DO UPDATE SET
+         rank = EXCLUDED.rank, revision = EXCLUDED.revision, digest = EXCLUDED.digest, entry = EXCLUDED.entry
+     ), moved AS (
+       UPDATE queue_view_entries e SET rank = x.rank
+       FROM jsonb_to_recordset($14::jsonb) AS x(pr bigint, rank double precision)
+       WHERE ${E_KEY} AND e.pr_number = x.pr
+     )
+     UPDATE queue_views SET generation = $6, revision = $7, deleted = $8, settings = $9::jsonb,
        in_queue = $10, test_runs_in_progress = $11::jsonb, projected_at = now()
      WHERE ${KEY}`,
     [
-      ...params,
+      ...keyParams(key),
       header.generation,
       header.revision,
       header.deleted,
       JSON.stringify(header.settings),
       header.inQueue,
       header.testRunsInProgress ? JSON.stringify(header.testRunsInProgress) : null,
+      gone,
+      JSON.stringify(rows),
+      JSON.stringify(moved),
     ],
   );
 }
