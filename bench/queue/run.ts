@@ -6,7 +6,8 @@
  *
  * Reports p50/p95 of "submitted → testing" (from the submit call to the start of the CI run, with a free
  * slot), "tests passed → target moved" (from the workflow's record of both), and sustained
- * merged PRs per second for a burst. Usage: npx tsx bench/queue/run.ts [--prs 40] [--burst 60]
+ * merged PRs per second for a burst; then history events per merged PR (histories.ts) next to issue 25's
+ * figure before the lean orchestration. Usage: npx tsx bench/queue/run.ts [--prs 40] [--burst 60]
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -32,6 +33,7 @@ import {
 } from '../../contract';
 import { startTestExecutor } from '../../test/support/executor';
 import { executeQueueUpdate } from '../../test/support/queue-updates';
+import { eventsPerMergedPr, type EventCounts } from './histories';
 import { percentile } from './stats';
 import { startBenchStack } from '../lib/stack';
 
@@ -40,6 +42,9 @@ const { values } = parseArgs({
 });
 const SERIAL = Number(values.prs);
 const BURST = Number(values.burst);
+/** Issue 25's figure at 34c1bf2, from the recorded histories then: events per merged PR. */
+const BEFORE = { queue: 83, pullRequest: 28, testRun: 40, total: 151 };
+const EVENTS_TARGET = 60;
 const log = (m: string) => console.error(`[bench:queue] ${m}`);
 
 async function main(): Promise<void> {
@@ -121,16 +126,23 @@ async function main(): Promise<void> {
     await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [key.organisationId, 'bench']);
     await createRepositoryOwnerStore(pool).claim(key.organisationId, key.repo, 'operator');
     const queue = client.workflow.getHandle(queueWorkflowId(key));
-    await client.workflow.start<QueueWorkflow>(QUEUE_WORKFLOW_TYPE, {
+    const started = await client.workflow.start<QueueWorkflow>(QUEUE_WORKFLOW_TYPE, {
       workflowId: queueWorkflowId(key),
       taskQueue,
       args: [{ key, config: { concurrency: 4 } } satisfies QueueWorkflowInput],
     });
     const record = (n: number) => client.workflow.getHandle(prWorkflowId(key, n)).query(getPullRequestQuery);
+    /** Merged PRs and the test runs their timelines name, for the history count. */
+    const mergedPrs = new Set<number>();
+    const testRunIds = new Set<string>();
     const settled = async (n: number) => {
       for (;;) {
         const r = await record(n).catch(() => null);
-        if (r && isTerminal(r.state)) return r;
+        if (r && isTerminal(r.state)) {
+          if (r.state === 'merged') mergedPrs.add(n);
+          for (const t of r.timeline) if (t.testRunId) testRunIds.add(t.testRunId);
+          return r;
+        }
         await new Promise((res) => setTimeout(res, 20));
       }
     };
@@ -170,6 +182,14 @@ async function main(): Promise<void> {
     for (let n = first; n < first + BURST; n++) if ((await settled(n)).state === 'merged') merged++;
     const burstSeconds = (Date.now() - b0) / 1000;
     const baselinePerSecond = 1000 / percentile(baseline, 50);
+    if (mergedPrs.size !== SERIAL + BURST)
+      log(`only ${mergedPrs.size} of ${SERIAL + BURST} PRs merged: the queue's events are shared by all`);
+    const perMerged = await eventsPerMergedPr(client, {
+      queueWorkflowId: queueWorkflowId(key),
+      queueFirstRunId: started.firstExecutionRunId,
+      prWorkflowIds: [...mergedPrs].map((n) => prWorkflowId(key, n)),
+      testRunWorkflowIds: [...testRunIds].map((id) => testRunWorkflowId(key, id)),
+    });
 
     await executor.close();
     worker.shutdown();
@@ -209,6 +229,22 @@ async function main(): Promise<void> {
           ],
         ],
       ),
+    );
+    const fmt = (c: EventCounts) =>
+      `${c.events.toFixed(1)} (${c.workflowTasks.toFixed(1)} workflow tasks, ${c.activities.toFixed(1)} activities)`;
+    console.log(
+      `\n${table(
+        ['history per merged PR', 'events (workflow tasks, activities)', 'before (34c1bf2)'],
+        [
+          ['queue workflow (all runs)', fmt(perMerged.queue), `${BEFORE.queue}`],
+          ['pull-request workflow', fmt(perMerged.pullRequest), `${BEFORE.pullRequest}`],
+          ['test-run workflows', fmt(perMerged.testRun), `${BEFORE.testRun}`],
+          ['total', fmt(perMerged.total), `${BEFORE.total}`],
+        ],
+      )}`,
+    );
+    console.log(
+      `\nTarget (history events per merged PR ≤ ${EVENTS_TARGET}): ${perMerged.total.events <= EVENTS_TARGET ? 'met' : 'MISSED'} (${perMerged.merged} merged PRs, ${testRunIds.size} test runs).`,
     );
     const ok = percentile(toTesting, 95) < 1000 && percentile(toMoved, 95) < 1000;
     console.log(

@@ -1,0 +1,99 @@
+/**
+ * History events per merged PR (issue 25's orchestration figure): the events of every run of the queue
+ * workflow (followed through continue-as-new from its first run), of the merged PRs' own workflows and
+ * of the test-run workflows their timelines name, divided by the number of merged PRs. Also counts the
+ * workflow tasks and activities among them, the two things a leaner orchestration removes.
+ *
+ * Rule: only histories are counted (what Temporal stores and replays), never estimates; the queue's
+ * events are shared by all its PRs, so the figure is meaningful only when every PR the queue held in
+ * the measured window merged (the bench checks that).
+ */
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const { EventType } = temporal.api.enums.v1;
+
+export interface EventCounts {
+  events: number;
+  workflowTasks: number;
+  activities: number;
+}
+
+export interface EventsPerMergedPr {
+  merged: number;
+  queue: EventCounts;
+  pullRequest: EventCounts;
+  testRun: EventCounts;
+  total: EventCounts;
+}
+
+function countsOf(events: HistoryEvent[]): EventCounts {
+  const typeOf = (e: HistoryEvent): number => Number(e.eventType);
+  return {
+    events: events.length,
+    workflowTasks: events.filter((e) => typeOf(e) === Number(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED))
+      .length,
+    activities: events.filter((e) => typeOf(e) === Number(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED))
+      .length,
+  };
+}
+
+const sum = (a: EventCounts, b: EventCounts): EventCounts => ({
+  events: a.events + b.events,
+  workflowTasks: a.workflowTasks + b.workflowTasks,
+  activities: a.activities + b.activities,
+});
+const ZERO: EventCounts = { events: 0, workflowTasks: 0, activities: 0 };
+const per = (c: EventCounts, n: number): EventCounts => ({
+  events: c.events / n,
+  workflowTasks: c.workflowTasks / n,
+  activities: c.activities / n,
+});
+
+async function eventsOf(client: Client, workflowId: string, runId?: string): Promise<HistoryEvent[]> {
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  return history.events ?? [];
+}
+
+/** Every run of a workflow that continues as new, from `firstRunId` to the one running now. */
+async function chainOf(client: Client, workflowId: string, firstRunId: string): Promise<HistoryEvent[]> {
+  const all: HistoryEvent[] = [];
+  let runId: string | undefined = firstRunId;
+  while (runId) {
+    const events = await eventsOf(client, workflowId, runId);
+    all.push(...events);
+    const last = events[events.length - 1];
+    runId =
+      last && Number(last.eventType) === Number(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW)
+        ? (last.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined)
+        : undefined;
+  }
+  return all;
+}
+
+export async function eventsPerMergedPr(
+  client: Client,
+  opts: {
+    queueWorkflowId: string;
+    queueFirstRunId: string;
+    /** The merged PRs' workflow ids and the test runs' workflow ids their timelines name. */
+    prWorkflowIds: string[];
+    testRunWorkflowIds: string[];
+  },
+): Promise<EventsPerMergedPr> {
+  const n = opts.prWorkflowIds.length;
+  const queue = countsOf(await chainOf(client, opts.queueWorkflowId, opts.queueFirstRunId));
+  let pullRequest = ZERO;
+  for (const id of opts.prWorkflowIds) pullRequest = sum(pullRequest, countsOf(await eventsOf(client, id)));
+  let testRun = ZERO;
+  for (const id of new Set(opts.testRunWorkflowIds))
+    testRun = sum(testRun, countsOf(await eventsOf(client, id)));
+  return {
+    merged: n,
+    queue: per(queue, n),
+    pullRequest: per(pullRequest, n),
+    testRun: per(testRun, n),
+    total: per(sum(sum(queue, pullRequest), testRun), n),
+  };
+}
