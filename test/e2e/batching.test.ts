@@ -44,12 +44,19 @@ const FLAKY =
   'test ! -e BROKEN && if [ -e FLAKY_ONCE ] && [ ! -e f2.txt ] && [ ! -e $GATE/flaked ]; then touch $GATE/flaked; exit 1; fi; sleep 1';
 
 test('optimistic merging: a later passing run carries a flaked PR ahead of it', async () => {
-  h = await newQueue({ command: FLAKY });
+  // The runs wait at the gate until both PRs test: on a loaded machine PR 1's run could flake before
+  // PR 2 was submitted, with nothing behind it to carry it.
+  h = await newQueue({ command: `while [ ! -e $GATE/go ]; do sleep 0.1; done; ${FLAKY}` });
   await h.createQueue({ concurrency: 2, canOptimisticallyMerge: true, pendingFailureDepth: 1 });
   h.openPr(1, { FLAKY_ONCE: 'x\n' });
   h.openPr(2, { 'f2.txt': '2\n' });
   await h.submit(1);
   await h.submit(2);
+  await h.waitFor('both PRs testing', async () => {
+    const q = await h.queue();
+    return q.enqueued.filter((p) => p.state === 'testing').length === 2;
+  });
+  fs.writeFileSync(path.join(h.gate, 'go'), '');
   const [one, two] = [await h.settled(1), await h.settled(2)];
   expect([one.state, two.state]).toEqual(['merged', 'merged']);
   expect(fs.existsSync(path.join(h.gate, 'flaked'))).toBe(true);
