@@ -18,7 +18,7 @@
  *   outage shows as that activity failing, as operations.md's alert expects), one at a time, until
  *   none is left; the other effects go on meanwhile without them.
  * - Another failed effect is tried again, in its submission's order, after a backoff; past
- *   MAX_ATTEMPTS (or when it cannot pass) it is logged and dropped, as a failed activity was before.
+ *   its MAX_ATTEMPTS (or when it cannot pass) it is logged and dropped, as a failed activity was before.
  * - A details refresh that a later notice of the same submission in the same call supersedes (its
  *   details and the commit it names) is not sent.
  * - Each append carries the delta of the queue's view in the read projection since the view it last
@@ -38,8 +38,16 @@ import { ViewSync } from './view-sync';
 /** Transitions per append; a backlog after a long outage goes in batches of this size. */
 export const MAX_APPEND_BATCH = 500;
 export const DEFAULT_APPEND_MAXIMUM_INTERVAL_MS = 30_000;
-/** Attempts of an effect other than an append before it is dropped (a notice's retry budget before). */
-export const MAX_ATTEMPTS = 30;
+/**
+ * Attempts of an effect other than an append before it is dropped: what each had as an activity of
+ * its own (a notice 30, a branch deletion 12, git's budget), so a host that refuses deletions holds
+ * continue-as-new no longer than before.
+ */
+export const MAX_ATTEMPTS: Record<Pending['effect']['kind'], number> = {
+  notifyPullRequest: 30,
+  refreshPullRequestDetails: 30,
+  deleteTestBranch: 12,
+};
 const INITIAL_INTERVAL_MS = 1_000;
 const MAXIMUM_INTERVAL_MS = 60_000;
 /** After an append that failed for good (not retried), before the next. */
@@ -255,7 +263,7 @@ export class SideEffects {
       }
       const f = failed.get(e.key);
       const attempts = p.attempts + 1;
-      if (f?.retryable !== false && attempts < MAX_ATTEMPTS)
+      if (f?.retryable !== false && attempts < MAX_ATTEMPTS[e.kind])
         again.push({ effect: p.effect, attempts, notBefore: now + backoff(attempts, MAXIMUM_INTERVAL_MS) });
       else log.warn('side effect dropped', { key: e.key, attempts, error: f?.error });
     }
