@@ -43,6 +43,7 @@ import { queueAppError } from '../errors';
 import { listSubmissions } from './submission-listing';
 import { listRecords } from './record-listing';
 import { createCoalescedRefresh } from './coalesced-refresh';
+import { createRenderedViews } from './rendered-views';
 import type { QueueViewStore } from '../../events/store/queue-views';
 import type { PrRecordStore } from '../../events/store/pr-records';
 import {
@@ -97,6 +98,7 @@ export function createMergeQueueService(
   const queueId = (org: Organisation, key: QueueAddress) => queueWorkflowId(queueKeyOf(org, key));
   const projection = options.projection;
   const refreshView = createCoalescedRefresh();
+  const rendered = createRenderedViews();
 
   /** The queue's snapshot from its workflow (null: none runs), stored in the projection if there is one. */
   async function askQueue(what: string, org: Organisation, key: QueueAddress): Promise<QueueSnapshot | null> {
@@ -136,6 +138,19 @@ export function createMergeQueueService(
 
     getQueue: (org, key) =>
       answering(key, async () => {
+        if (projection) {
+          // An answer built from this very version of the view is reused (rendered-views.ts).
+          const id = queueId(org, key);
+          const held = await projection.views.version(queueKeyOf(org, key));
+          const kept = held && !held.deleted ? rendered.get(id, held) : undefined;
+          if (kept) return kept;
+          const row = held && !held.deleted ? await projection.views.get(queueKeyOf(org, key)) : null;
+          if (row && !row.deleted) {
+            const view = wire.queueView(row.snapshot);
+            rendered.keep(id, row, view);
+            return view;
+          }
+        }
         const snapshot = await readSnapshot('getQueue', org, key);
         return snapshot ? wire.queueView(snapshot) : null;
       }),
