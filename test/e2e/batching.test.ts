@@ -24,7 +24,10 @@ test('a bad PR in a batch is isolated by bisection and the rest merge', async ()
   const states = [];
   for (const n of [1, 2, 3, 4]) states.push((await h.settled(n, 120_000)).state);
   expect(states).toEqual(['merged', 'merged', 'failed', 'merged']);
-  expect(h.mainLog()).toEqual(['PR 1 (#1)', 'PR 2 (#2)', 'PR 4 (#4)']);
+  // Each good PR lands once. Their order is not fixed: on a loaded machine the submits outlast the 3 s
+  // batching wait, PR 4 goes in a later batch, and the line goes on while the failed batch is bisected
+  // beside it, so PR 4 may land before PRs 1 and 2 are cleared.
+  expect([...h.mainLog()].sort()).toEqual(['PR 1 (#1)', 'PR 2 (#2)', 'PR 4 (#4)']);
   const failed = await h.pr(3);
   expect(failed?.timeline.some((t) => t.reason === 'BISECTION_REQUIRED' || t.to === 'pending_failure')).toBe(
     true,
