@@ -16,6 +16,7 @@
  * - A first submission returns once the PR's record shows it (bounded wait), so a client reading it
  *   right after submitting finds it: the submit update answers at once and the queue admits the PR
  *   afterwards, so the wait is on the queue's admission query (queue-client/admission.ts, ADR 0005).
+ *   A cancel likewise returns once the PR's record shows it ended (cancel-settling.ts).
  * - With a read projection (ADR 0016), getQueue and listPullRequests read PostgreSQL and query no
  *   workflow. A queue the projection does not hold (never projected, deleted, or none) is asked once
  *   and its answer stored. Every change this service makes stores the queue's view before it answers,
@@ -43,6 +44,7 @@ import { queueAppError } from '../errors';
 import { listSubmissions } from './submission-listing';
 import { listRecords } from './record-listing';
 import { createCoalescedRefresh } from './coalesced-refresh';
+import { waitForCancelSettled } from './cancel-settling';
 import { createRenderedViews } from './rendered-views';
 import type { QueueViewStore } from '../../events/store/queue-views';
 import type { PrRecordStore } from '../../events/store/pr-records';
@@ -204,6 +206,10 @@ export function createMergeQueueService(
           updateId: change.updateId,
           args: [{ pr: request.pr.number, actor }],
         });
+        // Read-your-writes, as for a submit (cancel-settling.ts).
+        await waitForCancelSettled(() =>
+          queues.readPullRequest(prWorkflowId(queueKeyOf(change.org, request), request.pr.number)),
+        );
         await projectAfterChange(change.org, request);
       }),
 

@@ -20,8 +20,13 @@ const CHANGE = { org: ORG, updateId: 'cancelPullRequest/abc' };
 /** What the queue's admission query answers, call after call (the last one repeats). */
 type Admission = Record<string, unknown> | Error;
 
-function stubGateway(fail: Error | undefined, admissions: Admission[] = [{ state: 'settled' }]) {
+function stubGateway(
+  fail: Error | undefined,
+  admissions: Admission[] = [{ state: 'settled' }],
+  prStates: string[] = ['cancelled'],
+) {
   const updates: { workflowId: string; name: string; options: unknown }[] = [];
+  const prReads: string[] = [];
   const started: { type: string; options: Record<string, unknown> }[] = [];
   const queries: string[][] = [];
   const client = {
@@ -34,7 +39,13 @@ function stubGateway(fail: Error | undefined, admissions: Admission[] = [{ state
             def.name === 'submitPullRequest' ? { submissionId: 's-1', resubmitted: false } : undefined;
           return fail === undefined ? Promise.resolve(result) : Promise.reject(fail);
         },
-        query: (_def: unknown, ids: string[]) => {
+        // A PR's record: running until its state is terminal.
+        describe: () => Promise.resolve({ status: { name: 'RUNNING' } }),
+        query: (def: { name: string }, ids: string[]) => {
+          if (def.name === 'getPullRequest') {
+            prReads.push(workflowId);
+            return Promise.resolve({ state: prStates[Math.min(prReads.length - 1, prStates.length - 1)] });
+          }
           queries.push(ids);
           const answer = admissions[Math.min(queries.length - 1, admissions.length - 1)]!;
           if (answer instanceof Error) return Promise.reject(answer);
@@ -53,7 +64,13 @@ function stubGateway(fail: Error | undefined, admissions: Admission[] = [{ state
     busyBudgetMs: 2_000,
     call: <T>(_what: string, fn: () => Promise<T>) => fn(),
   } as unknown as TemporalCalls;
-  return { service: createMergeQueueService(createQueueClient(temporal)), updates, started, queries };
+  return {
+    service: createMergeQueueService(createQueueClient(temporal)),
+    updates,
+    started,
+    queries,
+    prReads,
+  };
 }
 
 const rejected = (type: string, message: string) =>
@@ -89,6 +106,8 @@ test('a change refused while the queue continues as new is sent again with its u
               ? Promise.reject(rejected('continuing', 'The merge queue is continuing as new.'))
               : Promise.resolve(undefined);
           },
+          describe: () => Promise.resolve({ status: { name: 'COMPLETED' } }),
+          result: () => Promise.resolve({ state: 'cancelled' }),
         }),
       },
     },
@@ -131,6 +150,13 @@ test('the update goes to the organisation-scoped queue id with the route update 
       },
     },
   ]);
+});
+
+test('a cancel answers once the PR record shows it ended: read-your-writes, as for a submit', async () => {
+  // The queue decided at once; the PR's record hears of it a few reads later.
+  const { service, prReads } = stubGateway(undefined, undefined, ['pending', 'pending', 'cancelled']);
+  await service.cancelPullRequest(CHANGE, { ...Q, pr: { number: 5 } });
+  expect(prReads).toEqual(Array(3).fill('pr/org-1/github.com/acme/app/main/5'));
 });
 
 test('createQueue: workflow type, id, input, conflict policy; an existing one → 409', async () => {
