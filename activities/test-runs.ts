@@ -3,17 +3,21 @@
  * that the executor — which runs pull requests' code — needs neither the git root, the mirrors nor the
  * database. What they do, and its rules, is in the room:
  *
- *  - takeRunSlot / endTestRun: the organisation's share of executor slots (store/run-slots.ts), and the
- *    end of the run's content token (store/run-content.ts); the oldest waiting run is woken at once;
- *  - prepareTestRun: test-runs/prepare.ts (the command from the tested commit, the commit staged as a
- *    git bundle); a bundle over the limit fails without retry (RunContentTooLarge);
+ *  - startTestRun: one of the organisation's executor slots (store/run-slots.ts), then, only once it is
+ *    held, test-runs/prepare.ts (the command from the tested commit, the commit staged as a git bundle);
+ *    a bundle over the limit fails without retry (RunContentTooLarge). One activity, not two: a retry
+ *    takes the slot again (the run already holds it) and prepares again (staging is keyed by run);
+ *  - endTestRun: the slot released and the run's content token (store/run-content.ts) ended; the oldest
+ *    waiting run is woken at once. Idempotent;
  *  - executeTestRun: handed to an executor (issue 24, ADR 0014). The attempt is stored as a job with
  *    its task token (store/executor-jobs.ts) and the activity completes asynchronously: the API
  *    heartbeats, completes or fails it when the executor that claimed the job heartbeats or reports
  *    (test-runs/executor-dispatch.ts). Nothing of the run lives in the worker, so a worker that dies
  *    mid-run loses nothing; the activity's timeouts and retries are the workflow's, as before;
- *  - recordTestRun: test-runs/record.ts (the log kept within a time limit, the JUnit judged by
- *    test-runs/judge.ts's rules: unreadable or missing reports are failures no quarantine forgives).
+ *  - finishTestRun: test-runs/record.ts (the log kept within a time limit, the JUnit judged by
+ *    test-runs/judge.ts's rules: unreadable or missing reports are failures no quarantine forgives), then
+ *    endTestRun's work within END_INLINE_MS. An end that fails or is slow (PostgreSQL down) does not hold
+ *    up the verdict: the answer says `ended: false` and the workflow ends the run after reporting.
  *
  * Here is only what is Temporal's: heartbeats while a step runs, the activity logger, and the failure
  * types a workflow sees.
@@ -29,6 +33,12 @@ import { type PrepareDeps, type PreparedTestRun, prepareRun } from '../test-runs
 import { type RecordDeps, recordRun } from '../test-runs/record';
 import { whileHeartbeating } from './heartbeat';
 
+/** How long finishTestRun waits for the run's end before leaving it to the workflow's own endTestRun. */
+export const END_INLINE_MS = 5_000;
+
+/** startTestRun's answer: no slot free yet (nothing prepared), or the prepared run. */
+export type StartedTestRun = { kind: 'waiting' } | PreparedTestRun;
+
 export interface TestRunControlDeps extends PrepareDeps, RecordDeps {
   slots: RunSlots;
   /** Test runs waiting for, or held by, executors. */
@@ -39,36 +49,25 @@ export interface TestRunControlDeps extends PrepareDeps, RecordDeps {
 
 export function createTestRunControlActivities(deps: TestRunControlDeps) {
   return {
-    async takeRunSlot(input: {
-      organisationId: string;
-      runId: string;
-      workflowId: string;
-      leaseMs: number;
-    }): Promise<boolean> {
-      return deps.slots.take(input);
-    },
+    /** The slot, then the run prepared; `waiting` when the organisation has none free (retried by the workflow). */
+    startTestRun: (
+      input: RunCommandInput & { workflowId: string; leaseMs: number },
+    ): Promise<StartedTestRun> =>
+      // Heartbeating every 5 s: a worker that dies mid-step is noticed in seconds.
+      whileHeartbeating(async () => {
+        const { workflowId, leaseMs, ...run } = input;
+        const held = await deps.slots.take({
+          organisationId: run.organisationId,
+          runId: run.runId,
+          workflowId,
+          leaseMs,
+        });
+        return held ? prepare(run) : { kind: 'waiting' };
+      }, 5_000),
 
     async endTestRun(input: { runId: string }): Promise<void> {
-      const [next] = await Promise.all([
-        deps.slots.release(input.runId),
-        deps.contents.drop(input.runId),
-        // An executor still holding the run hears "stop" at its next heartbeat.
-        deps.jobs.dropRun(input.runId),
-      ]);
-      // The organisation's oldest waiting run takes the freed slot now rather than at its next ask.
-      if (!next || !deps.wake) return;
-      try {
-        await deps.wake(next);
-      } catch (err) {
-        Context.current().log.warn('a run waiting for a slot was not woken; it asks again within 30 s', {
-          workflowId: next,
-          problem: err instanceof Error ? err.message : String(err),
-        });
-      }
+      await end(input.runId);
     },
-
-    // Heartbeating every 5 s: a worker that dies mid-step is noticed in seconds.
-    prepareTestRun: (input: RunCommandInput) => whileHeartbeating(() => prepare(input), 5_000),
 
     /**
      * The run, on an executor: stored as a job, completed later through the API with the task token
@@ -87,10 +86,58 @@ export function createTestRunControlActivities(deps: TestRunControlDeps) {
       throw new CompleteAsyncError();
     },
 
-    /** The report is an argument of its own: a top-level Uint8Array is a binary payload, not JSON. */
-    recordTestRun: (run: RunCommandInput, packed: Uint8Array) =>
-      whileHeartbeating(() => record(run, packed), 5_000),
+    /**
+     * The run recorded, then ended if that is quick. The report is an argument of its own: a top-level
+     * Uint8Array is a binary payload, not JSON.
+     */
+    finishTestRun: (run: RunCommandInput, packed: Uint8Array) =>
+      whileHeartbeating(async (): Promise<{ result: RunCommandResult; ended: boolean }> => {
+        const result = await record(run, packed);
+        return { result, ended: await endWithin(run.runId, END_INLINE_MS) };
+      }, 5_000),
   };
+
+  async function end(runId: string): Promise<void> {
+    const [next] = await Promise.all([
+      deps.slots.release(runId),
+      deps.contents.drop(runId),
+      // An executor still holding the run hears "stop" at its next heartbeat.
+      deps.jobs.dropRun(runId),
+    ]);
+    // The organisation's oldest waiting run takes the freed slot now rather than at its next ask.
+    if (!next || !deps.wake) return;
+    try {
+      await deps.wake(next);
+    } catch (err) {
+      Context.current().log.warn('a run waiting for a slot was not woken; it asks again within 30 s', {
+        workflowId: next,
+        problem: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+
+  /** True when the run ended within `ms`; false (logged) leaves it to the workflow's endTestRun. */
+  async function endWithin(runId: string, ms: number): Promise<boolean> {
+    const log = Context.current().log;
+    const notYet = (problem: string) => {
+      log.warn('the run is recorded but not ended yet; the workflow ends it', { runId, problem });
+      return false;
+    };
+    // An end that loses the race may still finish later: ending is idempotent.
+    const ending = end(runId).then(
+      () => true,
+      (err: unknown) => notYet(err instanceof Error ? err.message : String(err)),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(notYet(`not ended within ${ms} ms`)), ms);
+    });
+    try {
+      return await Promise.race([ending, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   async function prepare(input: RunCommandInput): Promise<PreparedTestRun> {
     try {

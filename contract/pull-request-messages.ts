@@ -127,7 +127,11 @@ export interface PullRequestRecord {
 /** Ends with the submission, answering its final record. */
 export type PullRequestWorkflow = (input: PullRequestWorkflowInput) => Promise<PullRequestRecord>;
 
-export const prTransitionSignal = defineSignal<[PrTransitionNotice]>('prTransition');
+/**
+ * The transitions of one delivery, in seq order: what the queue decided for a submission at once costs
+ * its workflow one signal and one workflow task, not one per transition (issue 25).
+ */
+export const prTransitionSignal = defineSignal<[PrTransitionNotice[]]>('prTransitions');
 
 /**
  * New details of a submission between transitions: why a not-ready PR waits, when that changed, and the

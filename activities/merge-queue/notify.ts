@@ -1,6 +1,7 @@
 /**
- * notifyPullRequest: delivers a transition to the PR's own workflow with signal-with-start, so the
- * record exists from the first transition on and no ordering between "start" and "signal" is needed.
+ * notifyPullRequest: delivers a submission's transitions to the PR's own workflow with one
+ * signal-with-start, so the record exists from the first transition on and no ordering between "start"
+ * and "signal" is needed.
  * PR workflows are not children of the queue workflow (continue-as-new would close them); the notice
  * carries a per-submission sequence number, so a retried delivery is recorded once, and a delivery for a
  * submission whose record has already closed is dropped instead of starting a new run.
@@ -65,26 +66,28 @@ export function createNotifyActivity(deps: { client: Client; taskQueue: string; 
         await project(() => deps.records?.transitions(workflow, input.notices));
         return;
       }
-      for (const notice of input.notices) {
-        await deps.client.workflow.signalWithStart<PullRequestWorkflow, [PrTransitionNotice]>(
-          PULL_REQUEST_WORKFLOW_TYPE,
-          {
-            workflowId,
-            taskQueue: deps.taskQueue,
-            args: [workflow],
-            signal: prTransitionSignal,
-            signalArgs: [notice],
-            typedSearchAttributes: [
-              { key: REPOSITORY, value: repositoryLabel(workflow.key.repo) },
-              { key: TARGET_BRANCH, value: workflow.key.targetBranch },
-              { key: PR_NUMBER, value: workflow.prNumber },
-              { key: PR_STATE, value: notice.transition.to },
-            ],
-            memo: { submissionId: workflow.submissionId },
-            staticSummary: `PR #${workflow.prNumber} → ${workflow.key.targetBranch} of ${repositoryLabel(workflow.key.repo)}`,
-          },
-        );
-      }
+      const last = input.notices[input.notices.length - 1];
+      if (!last) return;
+      // One signal for all of them (the workflow applies them in seq order, a retry's duplicates once).
+      await deps.client.workflow.signalWithStart<PullRequestWorkflow, [PrTransitionNotice[]]>(
+        PULL_REQUEST_WORKFLOW_TYPE,
+        {
+          workflowId,
+          taskQueue: deps.taskQueue,
+          args: [workflow],
+          signal: prTransitionSignal,
+          signalArgs: [input.notices],
+          typedSearchAttributes: [
+            { key: REPOSITORY, value: repositoryLabel(workflow.key.repo) },
+            { key: TARGET_BRANCH, value: workflow.key.targetBranch },
+            { key: PR_NUMBER, value: workflow.prNumber },
+            // The state the record has once it applied them; the workflow upserts only a change.
+            { key: PR_STATE, value: last.transition.to },
+          ],
+          memo: { submissionId: workflow.submissionId },
+          staticSummary: `PR #${workflow.prNumber} → ${workflow.key.targetBranch} of ${repositoryLabel(workflow.key.repo)}`,
+        },
+      );
       await project(() => deps.records?.transitions(workflow, input.notices));
     },
 

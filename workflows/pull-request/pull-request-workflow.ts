@@ -12,9 +12,15 @@
  * Between transitions the queue may refresh the details (prDetailsSignal: why a not-ready PR waits);
  * a refresh is applied only on top of the transition it was made after, and is shown like one.
  *
+ * The PR_STATE search attribute (listPullRequests' state filter) follows the record's state: the start
+ * sets it (signal-with-start), and the workflow upserts it only when the state differs from what it last
+ * set, once per workflow task however many transitions the task applied (issue 25: an upsert is a
+ * history event).
+ *
  * Invariants: transitions are applied in `seq` order exactly once (duplicates and stale notices are
- * ignored); the workflow completes only after a terminal transition, after it was presented (when
- * presentation was asked for) and after all handlers finished.
+ * ignored); the search attribute holds the record's state whenever a workflow task ends; the workflow
+ * completes only after a terminal transition, after it was presented (when presentation was asked
+ * for) and after all handlers finished.
  */
 import {
   allHandlersFinished,
@@ -24,6 +30,7 @@ import {
   setHandler,
   sleep,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { isTerminal } from '../../engine';
@@ -66,20 +73,28 @@ export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Prom
   let presentedRefreshes = 0;
   const ids: PresentedIds = { commentId: null, checkRunId: null, announcedSeq: 0 };
 
-  setHandler(prTransitionSignal, (notice) => {
-    if (notice.submissionId !== input.submissionId) return;
-    const { applied, refreshes } = foldTransition(fold, notice);
-    for (const n of applied) {
-      if (n.presentation) presentation = n.presentation;
-      upsertSearchAttributes([{ key: PR_STATE, value: n.transition.to }]);
+  setHandler(prTransitionSignal, (notices) => {
+    for (const notice of notices) {
+      if (notice.submissionId !== input.submissionId) continue;
+      const { applied, refreshes } = foldTransition(fold, notice);
+      for (const n of applied) if (n.presentation) presentation = n.presentation;
+      refreshed += refreshes;
     }
-    refreshed += refreshes;
   });
   setHandler(prDetailsSignal, (r) => {
     if (r.submissionId !== input.submissionId) return;
     if (foldRefresh(fold, r)) refreshed += 1;
   });
   setHandler(getPullRequestQuery, () => record);
+
+  // What the search attribute holds: set at the start from the first delivery's last state.
+  let searched: string | undefined = workflowInfo().typedSearchAttributes.get(PR_STATE);
+  const search = (): void => {
+    if (record.state === searched) return;
+    searched = record.state;
+    upsertSearchAttributes([{ key: PR_STATE, value: searched }]);
+  };
+  const done = () => isTerminal(record.state) && fold.pending.length === 0;
 
   const wanted = (p: Presentation | null): p is Presentation => p !== null && (p.comment || p.checkRun);
   const present = async (): Promise<void> => {
@@ -110,7 +125,12 @@ export async function pullRequestWorkflow(input: PullRequestWorkflowInput): Prom
   };
   void present();
 
-  await condition(() => isTerminal(record.state) && fold.pending.length === 0);
+  // Conditions are checked once the task's signals are handled: one upsert for all they changed.
+  while (!done()) {
+    await condition(() => record.state !== searched || done());
+    search();
+  }
+  search();
   await condition(() => !wanted(presentation) || presented === fold.applied);
   await condition(allHandlersFinished);
   return record;

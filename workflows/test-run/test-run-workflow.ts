@@ -4,18 +4,21 @@
  * two workflows share only the contract. It reports the result to the queue by workflow id, which
  * reaches the queue's current run. Cancelling this workflow cancels the run, which kills the command.
  *
- * A run has four steps, so that the code under test never shares a process, a user or a credential with
- * the control plane (issue 17, ADR 0012; issue 24, ADR 0014):
- *  1. take one of the organisation's executor slots (the fair-share cap), waiting while it has none
- *     until a run of the organisation that ends wakes it (runSlotFreedSignal), or 30 s;
- *  2. prepareTestRun on the control task queue: the command from the tested commit and the commit
- *     staged as a bundle for the executor, behind a content token;
- *  3. executeTestRun on the control task queue, completed asynchronously: the worker stores it as a job,
+ * A run has three activities, so that the code under test never shares a process, a user or a
+ * credential with the control plane (issue 17, ADR 0012; issue 24, ADR 0014), and no more, because each
+ * costs its workflow three history events and a workflow task (issue 25):
+ *  1. startTestRun on the control task queue: one of the organisation's executor slots (the fair-share
+ *     cap), then the command from the tested commit and the commit staged as a bundle for the executor,
+ *     behind a content token. Without a free slot it prepares nothing and the run waits until a run of
+ *     the organisation that ends wakes it (runSlotFreedSignal), or 30 s, and asks again;
+ *  2. executeTestRun on the control task queue, completed asynchronously: the worker stores it as a job,
  *     an executor takes it from the API (HTTPS, no Temporal), checks out the content, runs the command
  *     in its sandbox and reports a packed report (verdict, JUnit files, log) that the API completes the
  *     activity with;
- *  4. recordTestRun on the control task queue: the log stored, the JUnit results judged.
- * The slot and the content token end with the run, whatever happens (a non-cancellable cleanup).
+ *  3. finishTestRun on the control task queue: the log stored, the JUnit results judged, and the slot
+ *     and content token ended when PostgreSQL answers within seconds.
+ * The slot and the content token end with the run, whatever happens: a run that finishTestRun did not
+ * end gets endTestRun, non-cancellable, after the queue heard the verdict.
  *
  * Invariant: the queue hears about each run at most once per outcome; a result for a run the queue no
  * longer tracks is ignored by the engine.
@@ -62,8 +65,8 @@ export async function testRunWorkflow(input: TestRunWorkflowInput): Promise<Test
 }
 
 /**
- * The run on an executor; `report` tells the queue before the cleanup, which needs PostgreSQL: a verdict
- * reached during a database outage is not held up until the database is back.
+ * The run on an executor; `report` tells the queue before any cleanup finishTestRun left undone, which
+ * needs PostgreSQL: a verdict reached during a database outage is not held up until the database is back.
  */
 async function runOnExecutor(
   input: TestRunWorkflowInput,
@@ -76,7 +79,7 @@ async function runOnExecutor(
   // the step's whole timeout.
   const retry = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
   const control = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry });
-  const { prepareTestRun, recordTestRun } = proxyActivities<Activities>({
+  const { startTestRun, finishTestRun } = proxyActivities<Activities>({
     startToCloseTimeout: '30 minutes',
     heartbeatTimeout: '30 seconds',
     retry,
@@ -96,6 +99,7 @@ async function runOnExecutor(
     headSha: input.headSha,
     timeoutMs: input.timeoutMs,
   };
+  let ended = false;
   try {
     // Woken by the run that frees a slot (runSlotFreedSignal); asks again every 30 s regardless, which
     // also keeps its place among the waiters alive.
@@ -103,18 +107,13 @@ async function runOnExecutor(
     setHandler(runSlotFreedSignal, () => {
       freed = true;
     });
+    let prepared;
     for (;;) {
       freed = false;
-      const held = await control.takeRunSlot({
-        organisationId: input.organisationId,
-        runId: input.runId,
-        workflowId: workflowInfo().workflowId,
-        leaseMs: runBoundMs,
-      });
-      if (held) break;
+      prepared = await startTestRun({ ...run, workflowId: workflowInfo().workflowId, leaseMs: runBoundMs });
+      if (prepared.kind !== 'waiting') break;
       await condition(() => freed, SLOT_ASK_AGAIN_MS);
     }
-    const prepared = await prepareTestRun(run);
     if (prepared.kind === 'config_problem') {
       await report(prepared);
       return prepared;
@@ -130,10 +129,11 @@ async function runOnExecutor(
       ...(input.network === false ? { network: false } : {}),
       contentToken: prepared.contentToken,
     });
-    const result = await recordTestRun(run, packed);
-    await report(result);
-    return result;
+    const finished = await finishTestRun(run, packed);
+    ended = finished.ended;
+    await report(finished.result);
+    return finished.result;
   } finally {
-    await CancellationScope.nonCancellable(() => control.endTestRun({ runId: input.runId }));
+    if (!ended) await CancellationScope.nonCancellable(() => control.endTestRun({ runId: input.runId }));
   }
 }
