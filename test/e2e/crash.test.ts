@@ -35,12 +35,13 @@ import { freePort } from '../../scripts/lib/ports';
 import { startExecutorProcess } from '../support/executor';
 import { createExecutorCredentials } from '../../test-runs/store/executor-credentials';
 import { createRepoWithMain } from '../support/git-fixture';
+import { tsNode } from '../../scripts/lib/ts-node';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
 function startWorker(env: NodeJS.ProcessEnv): ChildProcess {
   // Own process group, so SIGKILL reaches the worker and the test commands it started.
-  return spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['worker/main.ts'], {
+  return spawn(...tsNode('worker/main.ts'), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     detached: true,
@@ -50,7 +51,7 @@ function startWorker(env: NodeJS.ProcessEnv): ChildProcess {
 
 function startApi(env: NodeJS.ProcessEnv, log: string): ChildProcess {
   const out = fs.openSync(log, 'a');
-  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['api/server.ts'], {
+  const child = spawn(...tsNode('api/server.ts'), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     detached: true,

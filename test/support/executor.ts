@@ -31,6 +31,7 @@ import { executorRoutes } from '../../api/routes/executor';
 import { registerErrorHandler } from '../../api/plugins/error-handler';
 import { requireTestEnv } from './env';
 import { INSTALL, requireTool } from './required-tool';
+import { tsNode } from '../../scripts/lib/ts-node';
 
 export interface TestExecutor {
   /** The executor API's base URL (what RAILYARD_EXECUTOR_API_URL would be). */
@@ -168,7 +169,7 @@ export function startExecutorProcess(opts: {
   env?: Record<string, string>;
 }): ChildProcess {
   const out = opts.log ? openSync(opts.log, 'a') : 'ignore';
-  const tsx = [path.join(ROOT, 'node_modules', '.bin', 'tsx'), 'worker/executor.ts'];
+  const tsx = tsNode('worker/executor.ts').flat();
   const [command, ...args] = opts.netns ? ['ip', 'netns', 'exec', opts.netns, ...tsx] : tsx;
   const child = spawn(command!, args, {
     cwd: ROOT,

@@ -10,12 +10,13 @@ import { promisify } from 'node:util';
 import { Client, type Pool } from 'pg';
 import { createPool } from '../../stores/db';
 import { requireTestEnv } from './env';
+import { tsNode } from '../../scripts/lib/ts-node';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..');
 
 export async function migrate(databaseUrl: string): Promise<string[]> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/migrate.ts'], {
+  const { stdout } = await run(...tsNode('scripts/migrate.ts'), {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl },
   });

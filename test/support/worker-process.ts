@@ -9,6 +9,7 @@ import path from 'node:path';
 import { requireTestEnv } from './env';
 import type { FakeHub } from './fakehub';
 import type { GitHubQueueHarness } from './github-queue-harness';
+import { tsNode } from '../../scripts/lib/ts-node';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -19,7 +20,7 @@ export function startWorkerProcess(
   log: string,
 ): ChildProcess {
   const out = fs.openSync(log, 'a');
-  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['worker/main.ts'], {
+  const child = spawn(...tsNode('worker/main.ts'), {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { findPgBinDir } from '../../../scripts/lib/postgres';
 import { requireTestEnv } from '../../support/env';
+import { tsNode } from '../../../scripts/lib/ts-node';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -160,9 +161,11 @@ describe('after the job ran twice (as on every `docker compose up`)', () => {
   test('each role can build its own schema without superuser rights', async () => {
     // railyard: the real migrations and the key CLI, as the compose deployment runs them.
     const railyardUrl = urlFor(names.railyard_role, names.railyard_db);
-    const tsx = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-    await run(tsx, ['scripts/migrate.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: railyardUrl } });
-    const { stdout } = await run(tsx, ['scripts/keys.ts', 'create', '--org', 'acme', '--name', 'CI'], {
+    await run(...tsNode('scripts/migrate.ts'), {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: railyardUrl },
+    });
+    const { stdout } = await run(...tsNode('scripts/keys.ts', 'create', '--org', 'acme', '--name', 'CI'), {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: railyardUrl },
     });

@@ -14,13 +14,13 @@ import type { Pool } from 'pg';
 import { createExecutorCredentials } from '../../../test-runs/store/executor-credentials';
 import { startExecutorApi, testSandbox, type ExecutorApiServer } from '../../support/executor';
 import { createMigratedDatabase } from '../../support/postgres';
+import { tsNode } from '../../../scripts/lib/ts-node';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
 function start(env: Record<string, string>) {
   let out = '';
-  const child = spawn(TSX, ['worker/executor.ts'], {
+  const child = spawn(...tsNode('worker/executor.ts'), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', ...env },
   });

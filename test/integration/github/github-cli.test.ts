@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { startGitHubAppStub, type GitHubAppStub } from '../../support/github-app-stub';
 import { createScratchDatabase } from '../../support/postgres';
+import { tsNode } from '../../../scripts/lib/ts-node';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const exec = promisify(execFile);
@@ -35,11 +36,7 @@ async function github(args: string[], app = true): Promise<{ code: number; out: 
       : {}),
   };
   try {
-    const { stdout, stderr } = await exec(
-      path.join(ROOT, 'node_modules', '.bin', 'tsx'),
-      ['scripts/github.ts', ...args],
-      { cwd: ROOT, env },
-    );
+    const { stdout, stderr } = await exec(...tsNode('scripts/github.ts', ...args), { cwd: ROOT, env });
     return { code: 0, out: `${stdout}${stderr}`.trim() };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createScratchDatabase } from '../../support/postgres';
+import { tsNode } from '../../../scripts/lib/ts-node';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const exec = promisify(execFile);
@@ -26,11 +27,10 @@ async function reposWith(
   ...args: string[]
 ): Promise<{ code: number; out: string }> {
   try {
-    const { stdout, stderr } = await exec(
-      path.join(ROOT, 'node_modules', '.bin', 'tsx'),
-      ['scripts/repos.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: url, ...env } },
-    );
+    const { stdout, stderr } = await exec(...tsNode('scripts/repos.ts', ...args), {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: url, ...env },
+    });
     return { code: 0, out: `${stdout}${stderr}`.trim() };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { requireTestEnv } from '../../support/env';
+import { tsNode } from '../../../scripts/lib/ts-node';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const DIR = path.join(ROOT, 'test', 'histories');
@@ -31,8 +32,7 @@ test('the committed workflow histories replay deterministically', async () => {
   const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json'));
   expect(files).toEqual(expect.arrayContaining(COVERED));
   const { stdout } = await promisify(execFile)(
-    path.join(ROOT, 'node_modules', '.bin', 'tsx'),
-    ['scripts/replay-histories.ts', requireTestEnv('TEST_WORKFLOW_BUNDLE')],
+    ...tsNode('scripts/replay-histories.ts', requireTestEnv('TEST_WORKFLOW_BUNDLE')),
     { cwd: ROOT },
   ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? 'the replay script did not run' }));
   expect(stdout).toContain(`${files.length} passed, 0 failed`);

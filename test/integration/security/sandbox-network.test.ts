@@ -31,6 +31,7 @@ import { makeNeighbourhood, neighbourhoodUnavailable, type Neighbourhood } from 
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 import { requireTestEnv } from '../../support/env';
 import { INSTALL, requireTool } from '../../support/required-tool';
+import { tsNode } from '../../../scripts/lib/ts-node';
 
 jest.setTimeout(60_000);
 
@@ -339,8 +340,7 @@ withBwrap('a sandboxed run with the network on', () => {
             'mount --bind "$1/tun" /dev/net/tun && shift && exec "$@"',
           'railyard-wrap',
           tun,
-          join(process.cwd(), 'node_modules', '.bin', 'tsx'),
-          join(__dirname, 'support', 'wrap-form-run.ts'),
+          ...tsNode(join(__dirname, 'support', 'wrap-form-run.ts')).flat(),
           checkout,
           command,
           nbh!.addresses.private,

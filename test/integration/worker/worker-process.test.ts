@@ -10,9 +10,9 @@ import path from 'node:path';
 import { createTemporalGateway } from '../../../queue-client';
 import { freePort, waitForPort } from '../../../scripts/lib/ports';
 import { requireTestEnv } from '../../support/env';
+import { tsNode } from '../../../scripts/lib/ts-node';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
 function startWorker(env: NodeJS.ProcessEnv): {
   child: ChildProcess;
@@ -20,7 +20,7 @@ function startWorker(env: NodeJS.ProcessEnv): {
   exited: Promise<number | null>;
 } {
   let out = '';
-  const child = spawn(TSX, ['worker/main.ts'], { cwd: ROOT, env: { ...process.env, ...env } });
+  const child = spawn(...tsNode('worker/main.ts'), { cwd: ROOT, env: { ...process.env, ...env } });
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
