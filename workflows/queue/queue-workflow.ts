@@ -30,12 +30,19 @@ function shouldContinueAsNew(input: QueueWorkflowInput): boolean {
   );
 }
 
+function batchingWords(cfg: Carried['engine']['config']): string {
+  if (!cfg.batch) return '';
+  return cfg.batchingMode === 'adaptive'
+    ? ` · adaptive batches of up to ${cfg.batchingMinSize}`
+    : ` · batches of ${cfg.batchingMinSize}`;
+}
+
 function describe(c: Carried, input: QueueWorkflowInput): string {
   const cfg = c.engine.config;
   const lines = c.engine.entries.map((e) => `- #${e.pr} ${e.state}${e.priority === 0 ? ' (urgent)' : ''}`);
   return [
     `**${repositoryLabel(input.key.repo)}** → \`${input.key.targetBranch}\``,
-    `${c.engine.status} · ${cfg.mode} · concurrency ${cfg.concurrency}${cfg.batch ? ` · batches of ${cfg.batchingMinSize}` : ''}`,
+    `${c.engine.status} · ${cfg.mode} · concurrency ${cfg.concurrency}${batchingWords(cfg)}`,
     `${c.engine.entries.length} in queue`,
     ...lines.slice(0, 20),
   ].join('\n');
