@@ -15,16 +15,19 @@
  *    (test-runs/executor-dispatch.ts). Nothing of the run lives in the worker, so a worker that dies
  *    mid-run loses nothing; the activity's timeouts and retries are the workflow's, as before;
  *  - finishTestRun: test-runs/record.ts (the log kept within a time limit, the JUnit judged by
- *    test-runs/judge.ts's rules: unreadable or missing reports are failures no quarantine forgives), then
- *    endTestRun's work within END_INLINE_MS. An end that fails or is slow (PostgreSQL down) does not hold
- *    up the verdict: the answer says `ended: false` and the workflow ends the run after reporting.
+ *    test-runs/judge.ts's rules: unreadable or missing reports are failures no quarantine forgives), the
+ *    result signalled to the queue (testRunFinishedSignal, by workflow id, so its current run hears it;
+ *    a queue that ended hears nothing), then endTestRun's work within END_INLINE_MS. An end that fails
+ *    or is slow (PostgreSQL down) does not hold up the verdict: the answer says `ended: false` and the
+ *    workflow ends the run. A retry after the signal tells the queue again; the queue takes only the
+ *    first result of a run still in progress (handlers.ts), so the second changes nothing.
  *
  * Here is only what is Temporal's: heartbeats while a step runs, the activity logger, and the failure
  * types a workflow sees.
  */
 import { ApplicationFailure, CompleteAsyncError, Context } from '@temporalio/activity';
 import type { RunCommandInput } from './merge-queue/types';
-import type { RunCommandResult } from '../contract';
+import type { RunCommandResult, TestRunFinishedNotice } from '../contract';
 import { RunContentTooLarge } from '../test-runs/store/run-content';
 import { unpackRunReport } from '../executor/run-report';
 import type { RunSlots } from '../test-runs/store/run-slots';
@@ -45,6 +48,8 @@ export interface TestRunControlDeps extends PrepareDeps, RecordDeps {
   jobs: ExecutorJobs;
   /** Wakes a test-run workflow waiting for a slot (runSlotFreedSignal); absent: waiters ask every 30 s. */
   wake?: (workflowId: string) => Promise<void>;
+  /** Signals a run's result to its queue workflow (testRunFinishedSignal); resolves if the queue ended. */
+  tellQueue: (queueWorkflowId: string, finished: TestRunFinishedNotice) => Promise<void>;
 }
 
 export function createTestRunControlActivities(deps: TestRunControlDeps) {
@@ -87,12 +92,13 @@ export function createTestRunControlActivities(deps: TestRunControlDeps) {
     },
 
     /**
-     * The run recorded, then ended if that is quick. The report is an argument of its own: a top-level
-     * Uint8Array is a binary payload, not JSON.
+     * The run recorded, its queue told, then the run ended if that is quick. The report is an argument
+     * of its own: a top-level Uint8Array is a binary payload, not JSON.
      */
-    finishTestRun: (run: RunCommandInput, packed: Uint8Array) =>
+    finishTestRun: (run: RunCommandInput, packed: Uint8Array, queueWorkflowId: string) =>
       whileHeartbeating(async (): Promise<{ result: RunCommandResult; ended: boolean }> => {
         const result = await record(run, packed);
+        await deps.tellQueue(queueWorkflowId, { runId: run.runId, result });
         return { result, ended: await endWithin(run.runId, END_INLINE_MS) };
       }, 5_000),
   };

@@ -226,7 +226,10 @@ export type HostHint =
 
 export const hostHintSignal = defineSignal<[HostHint]>('hostHint');
 
-/** Sent by a test-run workflow to its queue (by workflow id, so it reaches the queue's current run). */
+/**
+ * A test run's result, sent to its queue by workflow id (so it reaches the queue's current run): by the
+ * finishTestRun activity for a recorded run, by the test-run workflow for a config problem or an error.
+ */
 export interface TestRunFinishedNotice {
   runId: string;
   result: RunCommandResult | { kind: 'error'; detail: string };

@@ -1,5 +1,5 @@
 /** The merge-queue activities, composed from their parts; see each module for its rules. */
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { GitHost } from '../../git/git-host';
 import type { RepositoryOwnership } from '../../stores/repository-owners';
 import { createRunContentStore, type RunContentStore } from '../../test-runs/store/run-content';
@@ -10,7 +10,7 @@ import type { JudgeTests } from '../../test-runs/judge';
 import type { RunLogStore } from '../../test-runs/store/run-logs';
 import type { Pool } from '../../stores/db';
 import { tmpdir } from 'node:os';
-import { runSlotFreedSignal } from '../../contract';
+import { runSlotFreedSignal, testRunFinishedSignal } from '../../contract';
 import { createGitActivities } from './git-activities';
 import { createNotifyActivity } from './notify';
 import { createPrRecordStore, type PrRecordStore } from '../../events/store/pr-records';
@@ -46,6 +46,14 @@ export function createMergeQueueActivities(
       jobs: deps.jobs ?? createExecutorJobs(deps.pool),
       scratchRoot: deps.scratchRoot ?? tmpdir(),
       wake: (workflowId) => deps.client.workflow.getHandle(workflowId).signal(runSlotFreedSignal),
+      tellQueue: async (queueWorkflowId, finished) => {
+        try {
+          await deps.client.workflow.getHandle(queueWorkflowId).signal(testRunFinishedSignal, finished);
+        } catch (err) {
+          // A queue that ended (deleted) has nobody to tell.
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        }
+      },
       ...(deps.judgeTests ? { judgeTests: deps.judgeTests } : {}),
       ...(deps.runLogs ? { runLogs: deps.runLogs } : {}),
     }),

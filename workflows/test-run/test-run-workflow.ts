@@ -15,13 +15,16 @@
  *     an executor takes it from the API (HTTPS, no Temporal), checks out the content, runs the command
  *     in its sandbox and reports a packed report (verdict, JUnit files, log) that the API completes the
  *     activity with;
- *  3. finishTestRun on the control task queue: the log stored, the JUnit results judged, and the slot
- *     and content token ended when PostgreSQL answers within seconds.
+ *  3. finishTestRun on the control task queue: the log stored, the JUnit results judged, the result
+ *     signalled to the queue, and the slot and content token ended when PostgreSQL answers within
+ *     seconds. The activity signals rather than this workflow: a signal from here costs it two events
+ *     and a workflow task more.
  * The slot and the content token end with the run, whatever happens: a run that finishTestRun did not
  * end gets endTestRun, non-cancellable, after the queue heard the verdict.
  *
- * Invariant: the queue hears about each run at most once per outcome; a result for a run the queue no
- * longer tracks is ignored by the engine.
+ * Invariant: the queue hears the result of each run, from finishTestRun for a recorded run and from
+ * here for a config problem or an error; a retried finishTestRun may tell it twice, and the queue takes
+ * only the first result of a run still in progress (a result for a run it no longer tracks is ignored).
  */
 import {
   ActivityFailure,
@@ -65,8 +68,9 @@ export async function testRunWorkflow(input: TestRunWorkflowInput): Promise<Test
 }
 
 /**
- * The run on an executor; `report` tells the queue before any cleanup finishTestRun left undone, which
- * needs PostgreSQL: a verdict reached during a database outage is not held up until the database is back.
+ * The run on an executor; the queue hears the verdict before any cleanup finishTestRun left undone,
+ * which needs PostgreSQL: a verdict reached during a database outage is not held up until the database
+ * is back. `report` tells it of a config problem.
  */
 async function runOnExecutor(
   input: TestRunWorkflowInput,
@@ -129,9 +133,8 @@ async function runOnExecutor(
       ...(input.network === false ? { network: false } : {}),
       contentToken: prepared.contentToken,
     });
-    const finished = await finishTestRun(run, packed);
+    const finished = await finishTestRun(run, packed, input.queueWorkflowId);
     ended = finished.ended;
-    await report(finished.result);
     return finished.result;
   } finally {
     if (!ended) await CancellationScope.nonCancellable(() => control.endTestRun({ runId: input.runId }));
