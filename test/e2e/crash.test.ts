@@ -213,7 +213,22 @@ test('SIGKILL of the worker, the executor and the API mid-run and of the worker 
     api = startApi(apiEnv, apiLog);
     await waitForApi();
     // The reports arrive (the jobs go) with the worker still down: nothing of a run is in the worker.
-    await waitFor('the reports delivered', async () => (await claimed()) === 0, 60_000);
+    // Generous: a report waits out the executor's backoff (up to 10 s) and, on a loaded machine, an
+    // attempt whose heartbeats stopped with the API; a report never delivered still fails here.
+    await waitFor('the reports delivered', async () => (await claimed()) === 0, 120_000).catch(
+      async (err: unknown) => {
+        const { rows } = await pool.query(
+          `SELECT id, attempt, state FROM executor_jobs WHERE task_queue = $1`,
+          [taskQueue],
+        );
+        const log = process.env.CRASH_EXECUTOR_LOG ?? path.join(fx.dir, 'executor.log');
+        console.error(
+          `jobs: ${JSON.stringify(rows)}\n` +
+            (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').slice(-30).join('\n') : ''),
+        );
+        throw err;
+      },
+    );
     worker = startWorker(env);
     // Crash 3: while merging (as soon as anything passed).
     await waitFor('a PR passed', async () => {
