@@ -12,11 +12,13 @@
  * - GitHub answers some statuses on every operation though the description lists them only on some:
  *   304 to a conditional GET (empty body), and 400/401/403/404/422/429/500/503 with a `basic-error`
  *   body. Any other undocumented status is a violation.
- * - Validators are compiled lazily, once per schema, and cached for the process.
+ * - Validators are compiled lazily, once per schema, and cached for the process; under `npm test` the
+ *   run's other test files reuse them as code (compile-cache.ts).
  */
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import Ajv, { _, type ValidateFunction } from 'ajv';
 import subset from './rest-subset.json';
+import { addContractFormats } from './ajv-formats';
+import { compileCached } from './compile-cache';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -88,12 +90,15 @@ export interface ContractValidator {
 
 export function createContractValidator(): ContractValidator {
   const doc = subset as unknown as JsonObject;
-  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true, verbose: true });
-  addFormats(ajv);
-  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-  // GitHub's `owner/name` (POST /pulls `head_repo`).
-  ajv.addFormat('repo.nwo', { type: 'string', validate: (s: string) => /^[^/\s]+\/[^/\s]+$/.test(s) });
+  const ajv = new Ajv({
+    strict: false,
+    allErrors: true,
+    validateFormats: true,
+    verbose: true,
+    // Compiled validators can be written as code (compile-cache.ts), naming formats by their module.
+    code: { source: true, formats: _`require(${require.resolve('./ajv-formats')}).formats` },
+  });
+  addContractFormats(ajv);
   const schemas = (doc.components as { schemas: JsonObject }).schemas;
   const definitions: JsonObject = {};
   for (const [name, schema] of Object.entries(schemas)) definitions[name] = toJsonSchema(schema);
@@ -102,7 +107,7 @@ export function createContractValidator(): ContractValidator {
   const validatorOf = (schema: Json): ValidateFunction => {
     let fn = cache.get(schema);
     if (!fn) {
-      fn = ajv.compile(toJsonSchema(schema) as object);
+      fn = compileCached(ajv, toJsonSchema(schema) as object, `rest ${ROOT_ID}`);
       cache.set(schema, fn);
     }
     return fn;

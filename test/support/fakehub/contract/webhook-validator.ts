@@ -10,10 +10,12 @@
  * - A delivery whose event/action has no entry in the subset is itself a violation: the fake sends
  *   nothing it cannot check.
  * - Every header the description marks required must be present (names compared case-insensitively).
- * - Validators are compiled lazily, once per event key.
+ * - Validators are compiled lazily, once per event key; under `npm test` the run's other test files
+ *   reuse them as code (compile-cache.ts).
  */
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import Ajv2020, { _, type ValidateFunction } from 'ajv/dist/2020';
+import { addContractFormats } from './ajv-formats';
+import { compileCached } from './compile-cache';
 import subset from './webhooks-subset.json';
 import { webhookKey } from './webhook-events';
 
@@ -45,9 +47,13 @@ export interface WebhookValidator {
 
 export function createWebhookValidator(): WebhookValidator {
   const doc = subset as unknown as JsonObject;
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-  addFormats(ajv);
-  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    validateFormats: true,
+    code: { source: true, formats: _`require(${require.resolve('./ajv-formats')}).formats` },
+  });
+  addContractFormats(ajv);
   const schemas = (doc.components as { schemas: JsonObject }).schemas;
   const defs: JsonObject = {};
   for (const [name, schema] of Object.entries(schemas)) defs[name] = pointRefs(schema);
@@ -77,7 +83,7 @@ export function createWebhookValidator(): WebhookValidator {
         const media = ((post.requestBody as JsonObject).content as JsonObject)[
           'application/json'
         ] as JsonObject;
-        fn = ajv.compile(pointRefs(media.schema!) as object);
+        fn = compileCached(ajv, pointRefs(media.schema!) as object, `webhooks ${ROOT_ID}`);
         cache.set(key, fn);
       }
       if (!fn(payload))
