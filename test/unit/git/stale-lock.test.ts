@@ -91,7 +91,8 @@ describe('stale git locks', () => {
 
   it('names only old regular files inside the repository the command ran in', () => {
     const dir = fs.mkdtempSync(path.join(fx.dir, 'locks-'));
-    const old = Date.now() + STALE_LOCK_MS;
+    // "Now" as it will be a minute after the locks below are written.
+    const old = Date.now() + STALE_LOCK_MS + 60_000;
     const inside = path.join(dir, 'refs', 'x.lock');
     fs.mkdirSync(path.dirname(inside));
     fs.writeFileSync(inside, '');
