@@ -102,6 +102,29 @@ export const NET_SETUP =
   '{ [ -z "$3" ] || [ ! -e /proc/net/ipv6_route ] || printf "%s\\n" "$3" | "$1" -6 -batch -; }; }; ' +
   `then echo "${RULES_FAILED}" >&2; exit 125; fi; `;
 
+/**
+ * Runs "$2"... only if the process that started it ("$1") is still its parent. `setpriv --pdeathsig`
+ * arms the signal for the parent's death from then on: a parent killed before that (the executor
+ * SIGKILLed while it starts a run) leaves the child reparented and never signalled, an orphan holding
+ * the run's network and command. Checked after the signal is armed, a parent dead before it shows as a
+ * changed parent: the run stops here instead.
+ */
+export const PARENT_CHECK = '[ "$PPID" = "$1" ] || exit 125; shift; exec "$@"';
+
+/** `line` behind PARENT_CHECK, for `setpriv --pdeathsig KILL -- ...` started by `parentPid`. */
+export function parentChecked(parentPid: number, line: readonly string[]): string[] {
+  return [
+    'bash',
+    '--norc',
+    '--noprofile',
+    '-c',
+    PARENT_CHECK,
+    'railyard-parent-check',
+    String(parentPid),
+    ...line,
+  ];
+}
+
 /** `wrap`: pasta's child, root of pasta's user namespace: the rules, then bwrap ($4...). */
 const WRAP_RULES = `${NET_SETUP}shift 3; exec "$@"`;
 
@@ -130,7 +153,7 @@ const HELPER = [
   '  if ! kill -0 "$bw" 2>/dev/null; then wait "$bw"; exit $?; fi; sleep 0.01',
   'done',
   // pasta dies with this coordinator (which dies with the executor): no orphan keeps the namespace up.
-  `setpriv --pdeathsig KILL -- "$pasta" --runas 0 ${[...PASTA_OPTIONS, ...RUN_LOG].join(' ')} --netns-only --netns /proc/self/fd/7 8>&- &`,
+  `setpriv --pdeathsig KILL -- bash --norc --noprofile -c '${PARENT_CHECK}' railyard-parent-check $$ "$pasta" --runas 0 ${[...PASTA_OPTIONS, ...RUN_LOG].join(' ')} --netns-only --netns /proc/self/fd/7 8>&- &`,
   'helper=$!',
   'if ! nsenter --net=/proc/self/fd/7 -- bash --norc --noprofile -c "$setup" setup "$ip" "$rules4" "$rules6" 8>&-; then',
   '  kill -KILL "$bw" "$helper" 2>/dev/null; wait "$bw" "$helper" 2>/dev/null; exit 125',

@@ -42,6 +42,7 @@ import {
   ipCommand,
   NO_IP,
   NO_TUN,
+  parentChecked,
   pastaForm,
   pastaSpawn,
   ROUTE_WAIT,
@@ -207,11 +208,12 @@ export function sandboxedCommand(
     });
     // pasta (wrap) or the coordinator (helper) is what the executor starts here, not bwrap, whose
     // --die-with-parent then follows it: it must die with the executor too, or a killed executor's run
-    // would go on, orphaned. PR_SET_PDEATHSIG survives exec (neither program is set-user-ID).
+    // would go on, orphaned. PR_SET_PDEATHSIG survives exec (neither program is set-user-ID), and
+    // PARENT_CHECK closes the window before setpriv set it (sandbox-network.ts).
     return inRunCgroup(settings, {
       ...line,
       file: 'setpriv',
-      args: ['--pdeathsig', 'KILL', '--', line.file, ...line.args],
+      args: ['--pdeathsig', 'KILL', '--', ...parentChecked(process.pid, [line.file, ...line.args])],
     });
   }
   return inRunCgroup(settings, {
