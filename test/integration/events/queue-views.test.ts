@@ -13,6 +13,7 @@ import {
   type QueueSnapshot,
   type QueueViewDelta,
 } from '../../../contract';
+import { queuedEntry } from '../../support/queued-entry';
 import { createQueueViewStore, type QueueViewStore } from '../../../events/store/queue-views';
 import { createApiKeyStore } from '../../../stores/api-keys';
 import { createMigratedDatabase } from '../../support/postgres';
@@ -36,25 +37,7 @@ const newQueue = (): QueueKey => ({
   targetBranch: 'main',
 });
 
-const entry = (
-  pr: number,
-  title = `PR ${pr}`,
-  state: QueuedPullRequest['state'] = 'pending',
-): QueuedPullRequest => ({
-  id: `s-${pr}`,
-  pr,
-  state,
-  stateChangedAt: 1_000 + pr,
-  priorityValue: 100,
-  priorityName: 'medium',
-  usedDefaultPriorityName: 'medium',
-  skipTheLine: false,
-  noBatch: false,
-  title,
-  headSha: 'abc',
-  baseBranch: 'main',
-  author: 'ada',
-});
+const entry = queuedEntry;
 
 const settings = {
   state: 'running',

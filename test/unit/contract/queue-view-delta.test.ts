@@ -12,22 +12,9 @@ import {
   type QueueSnapshot,
   type QueueViewDelta,
 } from '../../../contract';
+import { queuedEntry } from '../../support/queued-entry';
 
-const entry = (pr: number, title = `PR ${pr}`): QueuedPullRequest => ({
-  id: `s-${pr}`,
-  pr,
-  state: 'pending',
-  stateChangedAt: 1_000 + pr,
-  priorityValue: 100,
-  priorityName: 'medium',
-  usedDefaultPriorityName: 'medium',
-  skipTheLine: false,
-  noBatch: false,
-  title,
-  headSha: 'abc',
-  baseBranch: 'main',
-  author: 'ada',
-});
+const entry = queuedEntry;
 
 const settings = { state: 'running' } as unknown as QueueSnapshot['settings'];
 const snapshot = (revision: number, entries: QueuedPullRequest[]): QueueSnapshot => ({

@@ -39,6 +39,9 @@ describe('stale git locks', () => {
     if (built.kind !== 'built') throw new Error(JSON.stringify(built));
     return { pr, built };
   };
+  /** Moves main from its base to `newSha`, landing `pr`. */
+  const advanceMain = (pr: { number: number; headSha: string }, newSha: string) =>
+    fx.host.advanceTarget({ repo: fx.repo, targetBranch: 'main', expectedSha: fx.base, newSha, prs: [pr] });
   /** Plants `<ref>.lock` in the bare repository, last modified `ageMs` ago. */
   const plantLock = (ref: string, ageMs: number) => {
     const lock = path.join(fx.bare, `${ref}.lock`);
@@ -60,30 +63,17 @@ describe('stale git locks', () => {
   it('advances the target over a stale lock on it', async () => {
     const { pr, built } = await build(2, 'run-b');
     plantLock('refs/heads/main', STALE_LOCK_MS * 3);
-    await expect(
-      fx.host.advanceTarget({
-        repo: fx.repo,
-        targetBranch: 'main',
-        expectedSha: fx.base,
-        newSha: built.headSha,
-        prs: [pr],
-      }),
-    ).resolves.toMatchObject({ kind: 'advanced', sha: built.headSha });
+    await expect(advanceMain(pr, built.headSha)).resolves.toMatchObject({
+      kind: 'advanced',
+      sha: built.headSha,
+    });
     expect(fx.tip('main')).toBe(built.headSha);
   });
 
   it('leaves a live writer’s young lock alone: the update fails and the ref is unchanged', async () => {
     const { pr, built } = await build(3, 'run-c');
     const lock = plantLock('refs/heads/main', 0);
-    await expect(
-      fx.host.advanceTarget({
-        repo: fx.repo,
-        targetBranch: 'main',
-        expectedSha: fx.base,
-        newSha: built.headSha,
-        prs: [pr],
-      }),
-    ).rejects.toThrow(/main\.lock/);
+    await expect(advanceMain(pr, built.headSha)).rejects.toThrow(/main\.lock/);
     expect(fs.existsSync(lock)).toBe(true);
     expect(fx.tip('main')).toBe(fx.base);
     expect(warn).not.toHaveBeenCalled();
