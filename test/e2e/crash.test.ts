@@ -178,21 +178,26 @@ test('SIGKILL of the worker, the executor and the API mid-run and of the worker 
         Promise.resolve(!execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(`${gate}/go ]`)),
       10_000,
     );
+    // Rows claimed from now on are the new executor's: a row of the killed executor stays claimed until
+    // Temporal retries its activity and the worker stores the new attempt, and counted here it let the
+    // story kill the worker before that, leaving the row claimed for good.
+    const restartedAt = (await pool.query<{ t: Date }>('SELECT now() AS t')).rows[0]!.t;
     worker = startWorker(env);
     executor = startExecutor();
     // Crash 2: the retried runs are on the new executor (their commands wait for the gate): the worker
     // dies, then the API. The runs end while both are down; the executor keeps their reports until the
     // API is back.
-    const claimed = () =>
+    const claimed = (since?: Date) =>
       pool
         .query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM executor_jobs WHERE task_queue = $1 AND state = 'claimed'`,
-          [taskQueue],
+          `SELECT count(*)::int AS n FROM executor_jobs
+            WHERE task_queue = $1 AND state = 'claimed' AND ($2::timestamptz IS NULL OR claimed_at >= $2)`,
+          [taskQueue, since ?? null],
         )
         .then((r) => r.rows[0]!.n);
     await waitFor(
       'the retried runs claimed by the new executor',
-      async () => (await claimed()) >= 2,
+      async () => (await claimed(restartedAt)) >= 2,
       120_000,
     );
     await waitFor(
