@@ -60,7 +60,8 @@ export class Supervisor {
     const sink = logFile ? fs.createWriteStream(logFile, { flags: 'a' }) : undefined;
     const pipe = (stream: NodeJS.ReadableStream | null) => {
       stream?.on('data', (chunk: Buffer) => {
-        sink?.write(chunk);
+        // Output may still arrive after the sink was closed at exit: it is dropped, not a crash.
+        if (sink && !sink.writableEnded) sink.write(chunk);
         if (!quiet) {
           for (const line of chunk.toString().split('\n'))
             if (line.trim()) process.stderr.write(`[${name}] ${line}\n`);
