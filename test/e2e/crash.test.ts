@@ -61,6 +61,24 @@ function startApi(env: NodeJS.ProcessEnv, log: string): ChildProcess {
   return child;
 }
 
+/** The processes whose arguments contain `needle`, each with its chain of parents (pid ppid pgid args). */
+function survivingChain(needle: string): string {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,pgid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null);
+  const byPid = new Map(rows.map((m) => [m[1]!, m]));
+  const lines: string[] = [];
+  for (const m of rows.filter((r) => r[4]!.includes(needle))) {
+    for (let at: RegExpExecArray | undefined = m; at; at = byPid.get(at[2]!)) {
+      lines.push(`  ${at[1]} ${at[2]} ${at[3]} ${at[4]!.slice(0, 160)}`);
+      if (at[2] === '0' || at[2] === '1') break;
+    }
+    lines.push('  --');
+  }
+  return lines.join('\n');
+}
+
 function kill(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
@@ -177,7 +195,10 @@ test('SIGKILL of the worker, the executor and the API mid-run and of the worker 
       () =>
         Promise.resolve(!execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(`${gate}/go ]`)),
       10_000,
-    );
+    ).catch((err: Error) => {
+      // Seen under load with a single-process executor (e04dc2d): name the survivors and their parents.
+      throw new Error(`${err.message}; still running:\n${survivingChain(`${gate}/go ]`)}`);
+    });
     // Rows claimed from now on are the new executor's: a row of the killed executor stays claimed until
     // Temporal retries its activity and the worker stores the new attempt, and counted here it let the
     // story kill the worker before that, leaving the row claimed for good.
