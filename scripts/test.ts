@@ -115,6 +115,9 @@ async function bundleWorkflows(tmp: string): Promise<string> {
 
 async function main(sup: Supervisor, tmp: string, checkStarted: (c: Check) => void): Promise<number> {
   const jestArgs = process.argv.slice(2);
+  const workers = process.env.RAILYARD_TEST_WORKERS;
+  if (workers !== undefined && !/^[1-9]\d?$/.test(workers))
+    throw new Error(`RAILYARD_TEST_WORKERS must be a whole number from 1 to 99, not "${workers}".`);
   let check: Check | null = null;
   if (process.env.RAILYARD_SKIP_CHECK !== '1' && jestArgs.length === 0) {
     say('npm run check (typecheck, lint, format) runs beside the tests; its result comes at the end.');
@@ -150,8 +153,8 @@ async function main(sup: Supervisor, tmp: string, checkStarted: (c: Check) => vo
   const pg = await stack();
   const bundlePath = await bundling;
 
-  // The launcher's own switch must not reach processes the tests start (they reject unknown settings).
-  const { RAILYARD_SKIP_CHECK: _skip, ...inherited } = process.env;
+  // The launcher's own switches must not reach processes the tests start (they reject unknown settings).
+  const { RAILYARD_SKIP_CHECK: _skip, RAILYARD_TEST_WORKERS: _workers, ...inherited } = process.env;
   const env: NodeJS.ProcessEnv = {
     ...inherited,
     TEST_DATABASE_URL: pg.url,
@@ -163,7 +166,13 @@ async function main(sup: Supervisor, tmp: string, checkStarted: (c: Check) => vo
     TEST_TMP: tmp,
   };
   say('running jest...');
-  const jest = await run(path.join(PROJECT_ROOT, 'node_modules', '.bin', 'jest'), ['--ci', ...jestArgs], env);
+  // jest.config.js runs three workers (right for two cores); RAILYARD_TEST_WORKERS sets another number.
+  const workerArgs = workers ? [`--maxWorkers=${workers}`] : [];
+  const jest = await run(
+    path.join(PROJECT_ROOT, 'node_modules', '.bin', 'jest'),
+    ['--ci', ...workerArgs, ...jestArgs],
+    env,
+  );
   const checked = check ? await reportCheck(check) : true;
   return jest !== 0 ? jest : checked ? 0 : 1;
 }
