@@ -1,7 +1,7 @@
 /**
  * API composition root: config → pino → pg pools → stores → Temporal gateway → queue client → JUnit
- * parser threads → buildApp → listen. SIGINT/SIGTERM close the server (in-flight requests finish), then
- * the parser threads, the pool and the connection.
+ * parser threads → buildApp → listen → the flaky-test fold loop. SIGINT/SIGTERM close the server
+ * (in-flight requests finish), then the fold loop, the parser threads, the pool and the connection.
  */
 import { createRunContentStore } from '../test-runs/store/run-content';
 import { createExecutorCredentials } from '../test-runs/store/executor-credentials';
@@ -13,6 +13,7 @@ import { createQueueQuota } from '../events/store/queue-quota';
 import { createTestCaseEvents } from '../flaky/events';
 import { createJunitParser, defaultParserThreads } from '../flaky/junit/pool';
 import { createFlakyStore } from '../flaky/service';
+import { createFoldLoop, createFoldMetrics } from '../flaky/fold';
 import { DEFAULT_BUNDLE_LIMITS } from '../flaky/bundle';
 import { ConfigError } from '../platform/env';
 import { publicUrlOf } from '../platform/public-url';
@@ -91,6 +92,14 @@ async function main(): Promise<void> {
     taskQueue: temporal.taskQueue,
     publicUrl,
     onError: (err, message) => logger.warn({ err }, message),
+  });
+  // Uploads are acknowledged once their raw rows are stored; this loop folds them into rollups and
+  // classification, in every API process (ADR 0018: the per-repository lock makes replicas safe).
+  const foldLoop = createFoldLoop(pool, {
+    events: testCaseEvents.published,
+    metrics: createFoldMetrics(processMetrics.registry, pool),
+    onError: (err, repositoryPk) =>
+      logger.warn({ err, repositoryPk }, 'flaky-test fold failed; its uploads stay pending and are retried'),
   });
   const parser = await createJunitParser({
     threads: config.RAILYARD_PARSER_THREADS ?? defaultParserThreads(),
@@ -188,7 +197,14 @@ async function main(): Promise<void> {
     idempotencyKeys: createIdempotencyKeyStore(pool, {
       ttlMs: config.RAILYARD_IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000,
     }),
-    flaky: { store: createFlakyStore(pool, { events: testCaseEvents }), pageTokenSecret, parser },
+    flaky: {
+      store: createFlakyStore(pool, {
+        events: testCaseEvents,
+        fold: { kind: 'async', wake: () => foldLoop.wake() },
+      }),
+      pageTokenSecret,
+      parser,
+    },
     bundleUploads: {
       pool,
       secret: pageTokenSecret,
@@ -236,6 +252,7 @@ async function main(): Promise<void> {
     },
   });
   await app.listen({ host: config.RAILYARD_API_HOST, port: config.RAILYARD_API_PORT });
+  foldLoop.start();
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -244,6 +261,8 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     void (async () => {
       await app.close();
+      // A batch under way commits or rolls back; whatever is left pending is folded after the restart.
+      await foldLoop.stop();
       await gitHubWebhooks?.idle();
       await parser.close();
       await testCaseEvents.idle();

@@ -13,7 +13,7 @@
 import { type Pool } from '../stores/db';
 import { type TestStatus } from './classification';
 import type { RepositoryKey } from '../contract';
-import { ingestUpload } from './ingest/ingest';
+import { type FoldMode, ingestUpload } from './ingest/ingest';
 import { type JudgeInput, type JudgeResult, judgeJunitFiles } from './ingest/judge';
 import { type UploadInput, type UploadOutcome } from './ingest/types';
 import { type OutboxSink } from './store/event-outbox';
@@ -58,6 +58,7 @@ export type { TestCaseRecord, CommonFailure } from './test-case-record';
 export type { QuarantineAnswer, QuarantineCheck } from './store/quarantine-check';
 export type { RepositoryFailure, ReevaluationSummary } from './store/reevaluate';
 export type { TicketLink } from './store/test-case-admin';
+export type { FoldMode } from './ingest/ingest';
 
 export interface FlakyStoreOptions {
   readonly now?: () => Date;
@@ -66,6 +67,13 @@ export interface FlakyStoreOptions {
    * without it the rows wait in the outbox for a drain.
    */
   readonly events?: { readonly published: OutboxSink };
+  /**
+   * When uploads are folded into rollups and classification (ingest/ingest.ts): `inline` (default)
+   * before `ingest` answers, for tests and single-process tools; the API server acknowledges first
+   * and folds `async` in its fold loop (flaky/fold/loop.ts, ADR 0018). judgeJunitFiles always folds
+   * inline: its verdicts need the classification.
+   */
+  readonly fold?: FoldMode;
 }
 
 export interface FlakyStore {
@@ -132,7 +140,12 @@ export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): F
     pk === null ? null : ((await loadTestCases(pool, [pk], now()))[0] ?? null);
   return {
     now,
-    ingest: (input) => ingestUpload(pool, input, now(), sink, ids),
+    ingest: (input) =>
+      ingestUpload(pool, input, now(), {
+        ids,
+        ...(sink === undefined ? {} : { sink }),
+        ...(options.fold === undefined ? {} : { fold: options.fold }),
+      }),
     judgeJunitFiles: (input) => judgeJunitFiles(pool, input, now(), sink),
     findRepository: (organisationId, key) => findRepository(pool, organisationId, key),
     updateSettings: (organisationId, key, change, actor) =>

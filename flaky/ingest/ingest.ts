@@ -1,52 +1,55 @@
 /**
- * ingestUpload: one upload, one transaction. The parsed files are prepared (pure), then written:
- * the upload row (its unique key makes a re-send a no-op), the test cases, the raw attempts, the
- * rollups, and the new status of every test the upload could have changed.
+ * ingestUpload: durable first, fold later (issue 26, ADR 0018). One transaction stores what the
+ * upload IS — the upload row (its unique key makes a re-send a no-op), the test cases it needs (and
+ * their owners from the upload's CODEOWNERS), its attempts with one binary COPY (store/copy-results.ts)
+ * and its row in the fold queue (store/fold-queue.ts) — and its commit is the acknowledgement. Everything
+ * derived from those rows (day rollups, failure fingerprints, PR failures, last failure, the tests'
+ * classification and its webhooks) is the fold's (fold/fold.ts), exactly once per upload.
  *
- * Which tests are re-classified: a test whose verdict provably cannot move is skipped — one that is
- * healthy for a settled reason (`no_signal`, `recovered`), passed or skipped here, and has no failure
- * within the longest rule window (W_MIX, W_RATE, W_BRK): a pass can then neither create same-commit
- * disagreement nor push a failure rate over its threshold. Everything else (new tests, failures,
- * unhealthy, stale or never-run tests, recent failures) is re-classified, at the upload's time + 1 ms
- * so the upload's own results are inside every half-open window.
+ * When the fold runs is the caller's choice (`FoldMode`):
+ *  - `async` (the API server): the upload is answered right after the commit, with `reclassified` and
+ *    `statusChanges` 0 (nothing is classified yet); the fold loop folds it within its lag, and `wake`
+ *    tells the loop of this process that there is work.
+ *  - `inline` (the default: tests, the merge queue's runner, which needs the verdict after
+ *    classification): after the commit the call folds the repository's pending uploads up to this one
+ *    (waiting for a fold another process runs on it) and answers that fold's counts, as ingestion
+ *    did when it classified inside the upload's transaction.
  *
- * Statements per upload: the upload row; a lean lookup of every test (key, "unsettled"); the lock
- * of the tests that failed here or are unsettled (full state, by primary key); one statement with
- * every bulk write (rows.ts); the history of the locked tests; one statement with their changes.
- *
- * Concurrency: rows are locked test cases first, then rollups, each by primary key (store/db.ts).
- * A test whose state another upload changes between our read and our lock is re-classified by
- * whichever of the two sees it as needing it, and at worst by the next scheduled re-evaluation.
+ * Statements per acknowledgement: the upload row; a lean lookup of every test (pk, id) and one insert
+ * of the new ones; the owners where they changed; the COPY; the queue row.
  */
 import { type Pool, type PoolClient } from '../../stores/db';
-import { type ClassificationParams, isInfraUpload } from '../classification';
+import { isInfraUpload } from '../classification';
+import { foldRepository, type FoldOutcome } from '../fold/fold';
+import { enqueueFold } from '../store/fold-queue';
+import { copyResults } from '../store/copy-results';
 import { inTransaction } from '../store/db';
 import { type OutboxSink } from '../store/event-outbox';
-import { reclassify, settledLookbackMs } from '../store/reclassify';
 import { ensureRepository, type RepositoryRecord } from '../store/repositories';
 import { insertUpload, storedUpload } from '../store/uploads';
-import { lockTestCases, type TestCaseState } from '../store/test-case-reads';
-import { dayOf } from '../store/windows';
 import { type TestIds } from '../test-ids';
-import { type PreparedTest, type PreparedUpload, prepareUpload } from './prepare';
-import { compareKeys, writeUploadRows } from '../store/ingest-rows';
+import { type PreparedUpload, prepareUpload } from './prepare';
 import { ensureTestCases, updateOwners } from '../store/ingest-test-cases';
 import { UploadConflictError, type UploadInput, type UploadOutcome } from './types';
 
-const SETTLED_HEALTHY = new Set(['no_signal', 'recovered']);
+export type FoldMode = { readonly kind: 'inline' } | { readonly kind: 'async'; readonly wake?: () => void };
 
-/**
- * `sink` gets the test_case.status_changed outbox rows the upload wrote, after the commit (a re-sent
- * upload writes none). `ids` may remember test ids between uploads (test-ids.ts).
- */
+export interface IngestOptions {
+  /** Gets the test_case.status_changed outbox rows of an inline fold, after its commit. */
+  readonly sink?: OutboxSink;
+  /** May remember test ids between uploads (test-ids.ts). */
+  readonly ids?: TestIds;
+  /** Default `inline`. */
+  readonly fold?: FoldMode;
+}
+
 export async function ingestUpload(
   pool: Pool,
   input: UploadInput,
   now: Date,
-  sink?: OutboxSink,
-  ids?: TestIds,
+  options: IngestOptions = {},
 ): Promise<UploadOutcome> {
-  return ingestPrepared(pool, input, prepareUpload(input, ids), now, sink);
+  return ingestPrepared(pool, input, prepareUpload(input, options.ids), now, options);
 }
 
 /** ingestUpload for a caller that already prepared the upload (it needs the tests, see judge.ts). */
@@ -55,114 +58,79 @@ export async function ingestPrepared(
   input: UploadInput,
   prepared: PreparedUpload,
   now: Date,
-  sink?: OutboxSink,
+  options: IngestOptions = {},
 ): Promise<UploadOutcome> {
   const repository = await ensureRepository(pool, input.organisationId, input.repository);
   const infra = isInfraUpload(
     { uploadId: input.metadata.uploadId, results: prepared.results, failures: prepared.failures },
     repository.params,
   );
-  const { outcome, events } = await inTransaction(pool, (client) =>
-    write(client, input, prepared, repository, infra, now),
+  const stored = await inTransaction(pool, (client) =>
+    acknowledge(client, input, prepared, repository, infra, now),
   );
-  if (events.length > 0) sink?.(events);
-  return outcome;
+  if (stored.kind === 'duplicate') return stored.outcome;
+  const fold = options.fold ?? { kind: 'inline' };
+  switch (fold.kind) {
+    case 'async':
+      fold.wake?.();
+      return stored.outcome;
+    case 'inline': {
+      const folded: FoldOutcome = await foldRepository(pool, repository.pk, { through: stored.uploadPk });
+      if (folded.events.length > 0) options.sink?.(folded.events);
+      return { ...stored.outcome, reclassified: folded.reclassified, statusChanges: folded.statusChanges };
+    }
+  }
 }
 
-async function write(
+type Stored =
+  | { readonly kind: 'created'; readonly uploadPk: string; readonly outcome: UploadOutcome }
+  | { readonly kind: 'duplicate'; readonly outcome: UploadOutcome };
+
+async function acknowledge(
   client: PoolClient,
   input: UploadInput,
   prepared: PreparedUpload,
   repository: RepositoryRecord,
   infra: boolean,
   at: Date,
-): Promise<{ outcome: UploadOutcome; events: readonly string[] }> {
+): Promise<Stored> {
   const { metadata } = input;
-  const base = {
-    uploadId: metadata.uploadId,
-    files: prepared.files,
-    tests: prepared.tests.length,
-    results: prepared.results,
-    failures: prepared.failures,
-    skipped: prepared.skipped,
-    infra,
-  };
   const uploadPk = await insertUpload(client, repository.pk, input, prepared, infra, at);
   if (uploadPk === null)
     return {
+      kind: 'duplicate',
       outcome: await duplicateOutcome(client, repository.pk, metadata.uploadId, prepared.digest),
-      events: [],
     };
-
-  const day = dayOf(at);
-  const lookbackMs = settledLookbackMs(repository.params);
-  const refs = await ensureTestCases(client, {
+  const pks = await ensureTestCases(client, {
     organisationId: input.organisationId,
     repositoryPk: repository.pk,
     tests: prepared.tests,
     at,
-    recentFailureSince: new Date(at.getTime() - lookbackMs),
   });
-  const entries = prepared.tests
-    .map((test) => ({
-      test,
-      ref: refs.get(test.id)!,
-      failed: test.attempts.some((a) => a.outcome === 'fail'),
-    }))
-    .sort((a, b) => compareKeys(a.ref.pk, b.ref.pk));
-  const locked = await lockTestCases(
-    client,
-    entries.filter((e) => e.failed || e.ref.unsettled).map((e) => e.ref.pk),
-  );
+  const tests = prepared.tests.map((test) => ({ pk: pks.get(test.id)!, test }));
   if (metadata.codeowners !== undefined)
     await updateOwners(
       client,
-      entries.map((e) => ({ pk: e.ref.pk, codeowners: e.test.codeowners })),
+      tests.map((t) => ({ pk: t.pk, codeowners: t.test.codeowners })),
     );
-
-  const rows = {
-    uploadPk,
-    repositoryPk: repository.pk,
-    at,
-    day,
-    infra,
-    ...(metadata.prNumber === undefined ? {} : { prNumber: metadata.prNumber }),
-    tests: entries.map(({ test, ref }) => ({ pk: ref.pk, test })),
-  };
-  await writeUploadRows(client, rows);
-
-  const fresh = entries
-    .map(({ test, ref }) => ({ test, state: locked.get(ref.pk) }))
-    .filter((e): e is { test: PreparedTest; state: TestCaseState } => e.state !== undefined)
-    .filter(({ test, state }) => needsReclassification(state, test, repository.params, at));
-  const outcome = await reclassify(
-    client,
-    fresh.map((e) => e.state),
-    repository.params,
-    new Date(at.getTime() + 1),
-    'ingest',
-  );
+  await copyResults(client, { uploadPk, repositoryPk: repository.pk, at, infra, tests });
+  await enqueueFold(client, uploadPk, repository.pk, tests);
   return {
-    outcome: { ...base, created: true, reclassified: outcome.evaluated, statusChanges: outcome.changed },
-    events: outcome.events,
+    kind: 'created',
+    uploadPk,
+    outcome: {
+      created: true,
+      uploadId: metadata.uploadId,
+      files: prepared.files,
+      tests: prepared.tests.length,
+      results: prepared.results,
+      failures: prepared.failures,
+      skipped: prepared.skipped,
+      infra,
+      reclassified: 0,
+      statusChanges: 0,
+    },
   };
-}
-
-/** Stored-state part mirrored in SQL by ensureTestCases' `unsettled` (test-cases.ts). */
-export function needsReclassification(
-  state: TestCaseState,
-  test: PreparedTest,
-  params: ClassificationParams,
-  at: Date,
-): boolean {
-  const lookbackMs = settledLookbackMs(params);
-  return (
-    state.classifiedAt === null ||
-    state.status !== 'healthy' ||
-    !SETTLED_HEALTHY.has(state.statusReason) ||
-    test.attempts.some((a) => a.outcome === 'fail') ||
-    (state.lastFailureAt !== null && state.lastFailureAt.getTime() >= at.getTime() - lookbackMs)
-  );
 }
 
 async function duplicateOutcome(

@@ -2,7 +2,8 @@
  * judgeJunitFiles: what the merge queue's `command` runner asks of the flaky-test service. The JUnit
  * files a test run wrote are ingested as one upload whose id is the run id (so an activity retry
  * ingests nothing twice), and each test gets a verdict: its final status in this run and whether it
- * is quarantined now (after this run's results were classified, like the CI check after an upload).
+ * is quarantined now (after this run's results were folded and classified: the run's upload is folded
+ * inline, like the CI check after an upload).
  *
  * `quarantinedRunPasses` is the rule for a run whose command failed: it passes when it had at least
  * one failed test, every failed test is quarantined, and every file could be read. A run that failed
@@ -73,7 +74,11 @@ export async function judgeJunitFiles(
     files,
   };
   const prepared = prepareUpload(upload);
-  const outcome = await ingestPrepared(pool, upload, prepared, now, sink);
+  // Always folded inline, whatever the store's mode: the verdicts are read after classification.
+  const outcome = await ingestPrepared(pool, upload, prepared, now, {
+    fold: { kind: 'inline' },
+    ...(sink === undefined ? {} : { sink }),
+  });
   const repository = await findRepository(pool, input.organisationId, input.repo);
   const failed = prepared.tests.filter((t) => t.final === 'fail');
   const check =

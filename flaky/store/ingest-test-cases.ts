@@ -1,36 +1,23 @@
 /**
- * The test-case rows an upload touches. The lookup of every test in the upload is lean — key, id and
- * whether the stored state is "unsettled" (the SQL twin of needsReclassification's stored-state part,
- * ingest.ts) — because it runs for every test of every upload; the full state is read only for the
- * few rows that get locked. Owners are written only where the upload's CODEOWNERS changes them (the
- * last failure is moved in rows.ts).
- *
- * Lock order: every row this transaction will write is locked in one statement, by primary key,
- * before any rollup row (see store/db.ts).
+ * The test-case rows an upload needs before it is acknowledged: every test of the upload by id, the
+ * missing ones created. The lookup is lean (key and id only) because it runs for every test of every
+ * upload; the per-test state (last failure, status) is the fold's (flaky/fold/), which locks the rows
+ * it changes. Owners are written here, where the upload's CODEOWNERS changes them, because they come
+ * from the upload's metadata and not from its raw rows.
  */
 import { type PoolClient } from '../../stores/db';
 import { plainArray } from './pg-arrays';
 import { type PreparedTest } from '../ingest/prepare';
-
-export interface TestCaseRef {
-  readonly pk: string;
-  /** Unhealthy, never classified, an unsettled reason, or a failure since `recentFailureSince`. */
-  readonly unsettled: boolean;
-}
 
 export interface EnsureInput {
   readonly organisationId: string;
   readonly repositoryPk: string;
   readonly tests: readonly PreparedTest[];
   readonly at: Date;
-  readonly recentFailureSince: Date;
 }
 
-/** Every test of the upload by id, created (healthy, not yet classified, so unsettled) when new. */
-export async function ensureTestCases(
-  client: PoolClient,
-  input: EnsureInput,
-): Promise<Map<string, TestCaseRef>> {
+/** The primary key of every test of the upload by id, created (healthy, not yet classified) when new. */
+export async function ensureTestCases(client: PoolClient, input: EnsureInput): Promise<Map<string, string>> {
   const found = await selectByIds(
     client,
     input,
@@ -61,7 +48,7 @@ export async function ensureTestCases(
       missing.map((t) => JSON.stringify(t.codeowners)),
     ],
   );
-  for (const row of rows) found.set(row.id, { pk: row.pk, unsettled: true });
+  for (const row of rows) found.set(row.id, row.pk);
   // Created by a concurrent upload meanwhile: the insert waited for it, so it is visible now.
   const raced = missing.filter((t) => !found.has(t.id)).map((t) => t.id);
   if (raced.length > 0) for (const [id, ref] of await selectByIds(client, input, raced)) found.set(id, ref);
@@ -102,13 +89,11 @@ async function selectByIds(
   client: PoolClient,
   input: EnsureInput,
   ids: readonly string[],
-): Promise<Map<string, TestCaseRef>> {
-  const { rows } = await client.query<{ pk: string; id: string; unsettled: boolean }>({
-    name: 'flaky-ingest-test-refs',
-    text: `SELECT pk, id, (status <> 'healthy' OR classified_at IS NULL
-             OR status_reason NOT IN ('no_signal', 'recovered') OR last_failure_at >= $3) AS unsettled
-           FROM test_cases WHERE organisation_id = $1 AND id = ANY($2::uuid[])`,
-    values: [input.organisationId, plainArray(ids), input.recentFailureSince],
+): Promise<Map<string, string>> {
+  const { rows } = await client.query<{ pk: string; id: string }>({
+    name: 'flaky-ingest-test-pks',
+    text: `SELECT pk, id FROM test_cases WHERE organisation_id = $1 AND id = ANY($2::uuid[])`,
+    values: [input.organisationId, plainArray(ids)],
   });
-  return new Map(rows.map((row) => [row.id, { pk: row.pk, unsettled: row.unsettled }]));
+  return new Map(rows.map((row) => [row.id, row.pk]));
 }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Pool } from 'pg';
-import { createFlakyStore, type FlakyStore } from '../../../flaky/service';
+import { createFlakyStore, type FlakyStore, type FoldMode } from '../../../flaky/service';
 import { createApiKeyStore } from '../../../stores/api-keys';
 import { buildTestApp, TEST_PAGE_TOKEN_SECRET } from '../../support/app';
 import { createMigratedDatabase } from '../../support/postgres';
@@ -18,6 +18,8 @@ export const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf
 
 export interface Harness {
   pool: Pool;
+  /** The scratch database's URL (for a child process of the test). */
+  url: string;
   app: FastifyInstance;
   store: FlakyStore;
   key: string;
@@ -56,13 +58,14 @@ export interface UploadMeta {
 export async function createHarness(
   prefix: string,
   start = new Date('2026-11-20T12:00:00.000Z'),
+  options: { fold?: FoldMode } = {},
 ): Promise<Harness> {
-  const { pool } = await createMigratedDatabase(prefix);
+  const { pool, url } = await createMigratedDatabase(prefix);
   const keys = createApiKeyStore(pool);
   const key = (await keys.create('acme')).key;
   const otherKey = (await keys.create('globex')).key;
   const clock = { now: start };
-  const store = createFlakyStore(pool, { now: () => clock.now });
+  const store = createFlakyStore(pool, { now: () => clock.now, ...options });
   const { app } = await buildTestApp(pool, { flaky: { store, pageTokenSecret: TEST_PAGE_TOKEN_SECRET } });
   const full = (meta: UploadMeta) => ({
     org_url_slug: 'acme',
@@ -73,6 +76,7 @@ export async function createHarness(
   });
   return {
     pool,
+    url,
     app,
     store,
     key,
