@@ -19,6 +19,8 @@ export interface IngestOptions {
   readonly seed: number;
   readonly setClock: (at: Date) => Promise<void>;
   readonly log: (line: string) => void;
+  /** Results per second to send at most (paced by results sent); unpaced when absent. */
+  readonly pace?: number;
 }
 
 export interface IngestResult {
@@ -50,6 +52,12 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
       const job = next.value;
       // One generator per job: outcomes do not depend on which worker renders it.
       const rendered = renderJob(seededRng(options.seed * 7919 + pulled++), job.repo.shards[job.shard]!);
+      if (options.pace !== undefined) {
+        // Open loop: this upload is due when the results before it were sent at the pace.
+        const due = started + (results / options.pace) * 1000;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
       results += rendered.attempts;
       const form = new FormData();
       form.append('org_url_slug', 'bench');

@@ -1,7 +1,7 @@
 /**
  * The API process of the flaky benchmark: the real app (buildApp, real routes, real store) on a real
- * port, in its own process so that it has a CPU of its own next to the load generator. Its only
- * difference from production is the clock: the benchmark replays 30 days of CI in minutes, so the
+ * port, in its own process so that it has a CPU of its own next to the load generator, with the
+ * flaky-test fold loop as api/server.ts runs it. Its only difference from production is the clock: the benchmark replays 30 days of CI in minutes, so the
  * parent sets the simulated time over IPC (and waits for the acknowledgement) before each upload.
  *
  * Like api/server.ts it parses uploads on RAILYARD_PARSER_THREADS worker threads (default: cores - 1,
@@ -11,7 +11,9 @@
  */
 import pino from 'pino';
 import { createJunitParser, defaultParserThreads } from '../../flaky/junit/pool';
+import { createFoldLoop } from '../../flaky/fold';
 import { createFlakyStore } from '../../flaky/service';
+import { repositoriesToFold } from '../../flaky/store/fold-queue';
 import { createPool } from '../../stores/db';
 import { createApiKeyStore } from '../../stores/api-keys';
 import { createIdempotencyKeyStore } from '../../stores/idempotency-keys';
@@ -20,7 +22,7 @@ import { repositoryAccessOver } from '../../api/plugins/repository-access';
 import { unavailable } from '../../api/errors';
 import type { MergeQueueService } from '../../api/routes/merge-queue';
 
-type Message = { type: 'clock'; at: number } | { type: 'stop' };
+type Message = { type: 'clock'; at: number } | { type: 'fold' } | { type: 'stop' };
 
 async function main(): Promise<void> {
   const url = process.env.DATABASE_URL!;
@@ -29,7 +31,17 @@ async function main(): Promise<void> {
     applicationName: 'railyard-bench-api',
   });
   let clock = 0;
-  const store = createFlakyStore(pool, { now: () => new Date(clock) });
+  // As api/server.ts: acknowledged first, folded by this process's loop (ADR 0018). Every folded
+  // upload's lag (acknowledgement to fold commit, database clock) is kept for the summary.
+  const lags: number[] = [];
+  const foldLoop = createFoldLoop(pool, {
+    onBatch: (outcome) => lags.push(...outcome.lagSeconds),
+    onError: (err) => console.error(`bench fold failed: ${err instanceof Error ? err.stack : String(err)}`),
+  });
+  const store = createFlakyStore(pool, {
+    now: () => new Date(clock),
+    fold: { kind: 'async', wake: () => foldLoop.wake() },
+  });
   // The merge queue is not part of this benchmark; every call to it says so.
   const mergeQueue = new Proxy({} as MergeQueueService, {
     get: () => () => Promise.reject(unavailable('The merge queue is not running in the flaky benchmark.')),
@@ -51,6 +63,7 @@ async function main(): Promise<void> {
     flaky: { store, pageTokenSecret: process.env.BENCH_SECRET!, parser },
   });
   await app.listen({ host: '127.0.0.1', port: Number(process.env.BENCH_PORT ?? 0) });
+  foldLoop.start();
   const address = app.server.address();
   process.on('message', (message: Message) => {
     switch (message.type) {
@@ -58,9 +71,22 @@ async function main(): Promise<void> {
         clock = Math.max(clock, message.at);
         process.send?.({ type: 'clock', at: clock });
         return;
+      case 'fold':
+        // Answers once every acknowledged upload is folded, with the lags since the last answer.
+        void (async () => {
+          const started = performance.now();
+          while ((await repositoriesToFold(pool)).length > 0) await new Promise((r) => setTimeout(r, 100));
+          process.send?.({
+            type: 'fold',
+            lags: lags.splice(0),
+            drainSeconds: (performance.now() - started) / 1000,
+          });
+        })();
+        return;
       case 'stop':
         void app
           .close()
+          .then(() => foldLoop.stop())
           .then(() => parser.close())
           .then(() => pool.end())
           .then(() => process.exit(0));
