@@ -11,11 +11,17 @@
  * With `events`, the sweep's status changes go out as test_case.status_changed webhooks (waited for
  * before the activity ends), and the outbox rows any process left behind are dispatched after it. A
  * failure there is reported, never thrown: webhooks cannot fail the sweep.
+ *
+ * The maintenance of the results (store/result-maintenance.ts: partitions made ahead, retention) is
+ * one activity too, heartbeating after every partition dropped and every batch deleted; it is
+ * idempotent and goes on from where a dead attempt stopped.
  */
 import { Context } from '@temporalio/activity';
 import { type Pool } from '../stores/db';
 import { type TestCaseEvents } from '../flaky/events';
+import { DEFAULT_RETENTION, type RetentionDefaults } from '../flaky/retention';
 import { createFlakyStore, type RepositoryFailure, type ReevaluationSummary } from '../flaky/service';
+import { maintainResults, type MaintenanceSummary } from '../flaky/store/result-maintenance';
 
 export interface FlakyActivityDeps {
   readonly pool: Pool;
@@ -23,6 +29,8 @@ export interface FlakyActivityDeps {
   readonly now?: () => Date;
   /** The test_case.* webhook events (events.ts); without it none are sent from here. */
   readonly events?: TestCaseEvents;
+  /** Retention when an organisation sets none (RAILYARD_FLAKY_*_RETENTION_DAYS). */
+  readonly retention?: RetentionDefaults;
 }
 
 /** Well inside the workflow's heartbeat timeout (2 minutes). */
@@ -54,6 +62,22 @@ export function createFlakyActivities(deps: FlakyActivityDeps) {
           clearInterval(beat);
         }
       }
+      return summary;
+    },
+
+    async maintainFlakyResults(): Promise<MaintenanceSummary> {
+      const context = Context.current();
+      const summary = await maintainResults(deps.pool, (deps.now ?? (() => new Date()))(), {
+        defaults: deps.retention ?? DEFAULT_RETENTION,
+        onProgress: (s) => context.heartbeat(s),
+      });
+      if (summary.partitionsLeft.length > 0)
+        context.log.warn(
+          'result partitions past retention were left for the next run (lock not granted in time)',
+          {
+            partitions: summary.partitionsLeft,
+          },
+        );
       return summary;
     },
   };

@@ -6,6 +6,7 @@ import type { Pool } from '../stores/db';
 import { createEventActivities } from './events';
 import { createFlakyActivities } from './flaky';
 import type { TestCaseEvents } from '../flaky/events';
+import type { RetentionDefaults } from '../flaky/retention';
 import { createMergeQueueActivities, type MergeQueueActivityDeps } from './merge-queue';
 import type { GitHubAppAuth } from '../github/app/app-auth';
 import type { GitHubAppSettings } from '../github/app/config';
@@ -34,6 +35,8 @@ export interface ActivityDeps extends MergeQueueActivityDeps {
    * one dispatch loop serves both; the re-evaluation sends its changes and drains the outbox with it.
    */
   testCaseEvents?: TestCaseEvents;
+  /** Flaky-test retention when an organisation sets none (ADR 0019); the built-in defaults without. */
+  flakyRetention?: RetentionDefaults;
   /** repo.host a configured GitHub App serves: its repositories are owned through linked installations. */
   gitHubHost?: string;
   /** With a GitHub App: what the webhook reconciliation needs (activities/github-reconciliation.ts). */
@@ -81,6 +84,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFlakyActivities({
       pool: deps.pool,
       ...(deps.testCaseEvents ? { events: deps.testCaseEvents } : {}),
+      ...(deps.flakyRetention ? { retention: deps.flakyRetention } : {}),
     }),
     ...events,
     // The queue workflow's one activity per decision for its side effects, over the ones above.

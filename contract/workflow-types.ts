@@ -12,6 +12,8 @@ export const PULL_REQUEST_WORKFLOW_TYPE = 'pullRequestWorkflow';
 export const TEST_RUN_WORKFLOW_TYPE = 'testRunWorkflow';
 export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
 export const FLAKY_REEVALUATION_WORKFLOW_TYPE = 'flakyReevaluationWorkflow';
+/** Periodic flaky-test result maintenance (a Temporal Schedule): partitions ahead, retention. */
+export const FLAKY_MAINTENANCE_WORKFLOW_TYPE = 'flakyMaintenanceWorkflow';
 export const PING_WORKFLOW_TYPE = 'pingWorkflow';
 /** Periodic GitHub reconciliation (a Temporal Schedule): redelivers failed webhooks, hints every queue. */
 export const GITHUB_RECONCILIATION_WORKFLOW_TYPE = 'gitHubReconciliationWorkflow';

@@ -1,5 +1,6 @@
 /** The worker process's configuration, parsed once at start (see README for the table). */
 import { z } from 'zod';
+import { retentionConfigShape } from '../flaky/retention-config';
 import { gitHubConfigShape } from '../github/app/config';
 import { sharedConfigShape } from '../platform/config';
 import { envInt, parseEnv } from '../platform/env';
@@ -26,6 +27,8 @@ const WorkerConfig = z.object({
   // Test runs on executors (issue 17): the per-organisation cap and the largest content handed over.
   RAILYARD_EXECUTOR_RUNS_PER_ORGANISATION: envInt(1, 10_000).default(DEFAULT_RUNS_PER_ORGANISATION),
   RAILYARD_RUN_CONTENT_MAX_MB: envInt(1, 64 * 1024).default(DEFAULT_RUN_CONTENT_MAX_BYTES / MIB),
+  // Days of flaky-test raw results and rollups kept unless an organisation says otherwise (ADR 0019).
+  ...retentionConfigShape,
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 

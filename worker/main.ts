@@ -32,6 +32,8 @@ import { gitHubAppSettingsOf } from '../github/app/config';
 import { loadWorkerConfig } from './config';
 import { SDK_LOG_LEVEL } from './sdk-log-level';
 import { ensureReevaluationSchedule } from './reevaluation-schedule';
+import { ensureMaintenanceSchedule } from './maintenance-schedule';
+import { retentionDefaultsOf } from '../flaky/retention-config';
 import {
   ensureGitHubReconciliationSchedule,
   removeGitHubReconciliationSchedule,
@@ -136,6 +138,7 @@ async function main(): Promise<void> {
       allowPrivateWebhookUrls: config.RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS,
       publicUrl: publicUrlOf(config.RAILYARD_PUBLIC_URL),
       testCaseEvents,
+      flakyRetention: retentionDefaultsOf(config),
       ...(gitHub ? { gitHubHost: gitHub.host } : {}),
       ...(gitHubSide ? { presenter: gitHubSide.presenter } : {}),
       ...(gitHub && gitHubSide
@@ -153,6 +156,8 @@ async function main(): Promise<void> {
   });
   // Time-based recovery and staleness of flaky-test statuses happen on a Temporal Schedule.
   await ensureReevaluationSchedule(client, config.RAILYARD_TASK_QUEUE);
+  // Day partitions of raw results made ahead, and retention applied (ADR 0019), on another.
+  await ensureMaintenanceSchedule(client, config.RAILYARD_TASK_QUEUE);
   // GitHub: redelivery of failed webhooks, unhandled deliveries, a reconcile hint to every queue.
   if (gitHub)
     await ensureGitHubReconciliationSchedule(client, config.RAILYARD_TASK_QUEUE, gitHub.reconcileMinutes);

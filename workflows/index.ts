@@ -5,4 +5,5 @@ export { pullRequestWorkflow } from './pull-request/pull-request-workflow';
 export { testRunWorkflow } from './test-run/test-run-workflow';
 export { webhookDeliveryWorkflow } from './webhooks/delivery-workflow';
 export { flakyReevaluationWorkflow } from './flaky/reevaluation-workflow';
+export { flakyMaintenanceWorkflow } from './flaky/maintenance-workflow';
 export { gitHubReconciliationWorkflow } from './github/reconciliation-workflow';

@@ -6,6 +6,7 @@
  */
 import * as bundle from '../../../workflows';
 import {
+  FLAKY_MAINTENANCE_WORKFLOW_TYPE,
   FLAKY_REEVALUATION_WORKFLOW_TYPE,
   GITHUB_RECONCILIATION_WORKFLOW_TYPE,
   PING_WORKFLOW_TYPE,
@@ -34,6 +35,7 @@ test('every workflow type name is a workflow the bundle exports, and the bundle 
     TEST_RUN_WORKFLOW_TYPE,
     WEBHOOK_DELIVERY_WORKFLOW_TYPE,
     FLAKY_REEVALUATION_WORKFLOW_TYPE,
+    FLAKY_MAINTENANCE_WORKFLOW_TYPE,
     GITHUB_RECONCILIATION_WORKFLOW_TYPE,
     PING_WORKFLOW_TYPE,
   ] as const;
