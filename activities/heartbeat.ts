@@ -2,7 +2,8 @@
  * Heartbeats while an activity's work runs, so a worker that dies mid-call is noticed within the
  * activity's heartbeat timeout (seconds) rather than its start-to-close timeout, and the call is retried
  * on a live worker. Work that ends before the first beat sends none. Outside an activity (tests calling
- * an activity function directly) the work just runs.
+ * an activity function directly) and in a local activity (which has no heartbeat: its workflow task's
+ * timeout notices a dead worker) the work just runs.
  */
 import { Context } from '@temporalio/activity';
 
@@ -13,6 +14,7 @@ export async function whileHeartbeating<T>(work: () => Promise<T>, everyMs: numb
   } catch {
     return work();
   }
+  if (ctx.info.isLocal) return work();
   const timer = setInterval(() => ctx.heartbeat(), everyMs);
   try {
     return await work();

@@ -2,7 +2,8 @@
  * performSideEffects: the one activity the queue workflow starts per decision for everything that
  * decision changes outside it (types.ts): the event-log append, the PR workflows' notices and details
  * refreshes, the deletion of finished runs' test branches. One activity instead of one per effect and
- * PR: a merged PR costs the queue's history a few activities, not a dozen.
+ * PR, and a local one (workflows/queue/side-effects.ts): a merged PR costs the queue's history a few
+ * marker events, not a dozen activities.
  *
  * Invariants:
  * - Order where it matters: the append first (the log and the read projection hold a transition
@@ -12,11 +13,11 @@
  *   failing effect (PostgreSQL down for the append, a host refusing a deletion) loses none of the
  *   others and holds none of them up; the workflow tries the failed ones again
  *   (workflows/queue/side-effects.ts). The call itself fails only when its worker does.
- * - A retry of the call does not repeat what was done: the keys of the effects done are sent with
- *   every heartbeat, and an attempt skips the keys the previous attempt reported. Each effect is
- *   idempotent besides (the log per submission and seq, the PR workflow per seq, a deleted branch
- *   stays deleted), so a crash between an effect and its heartbeat costs a duplicate that changes
- *   nothing.
+ * - Each effect is idempotent (the log per submission and seq, the PR workflow per seq, a deleted
+ *   branch stays deleted), so a call made again after its worker died (the queue's workflow task is
+ *   retried elsewhere and the local activity with it) costs duplicates that change nothing. Run as a
+ *   regular activity (tests, or a caller that wants it), it heartbeats the keys done and an attempt
+ *   skips the keys the previous attempt reported.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AppendResult } from '../events/append';
@@ -99,8 +100,12 @@ export function createSideEffectActivities(deps: SideEffectDeps) {
       const earlier = ctx?.info.heartbeatDetails as string[] | undefined;
       const done = new Set<string>(Array.isArray(earlier) ? earlier : []);
       const failed: SideEffectsResult['failed'] = [];
-      const beat = () => ctx?.heartbeat([...done]);
-      const timer = ctx ? setInterval(beat, HEARTBEAT_MS) : null;
+      // A local activity has no heartbeat (nor details to resume from): it is made again whole.
+      const beating = ctx !== null && !ctx.info.isLocal;
+      const beat = () => {
+        if (beating) ctx.heartbeat([...done]);
+      };
+      const timer = beating ? setInterval(beat, HEARTBEAT_MS) : null;
 
       let appended: AppendResult | undefined;
       const attempt = async (effect: SideEffect): Promise<boolean> => {

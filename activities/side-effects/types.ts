@@ -3,8 +3,8 @@
  * `performSideEffects` activity (index.ts): plain data that crosses the workflow boundary, so the
  * workflow imports these types without the implementation.
  *
- * Each effect has a `key`, unique within its call, by which the activity reports it done or failed and
- * skips it when Temporal retries the call (so a retry sends no signal twice).
+ * Each effect has a `key`, unique within its call, by which the activity reports it done or failed (and,
+ * run as a regular activity, skips it when Temporal retries the call).
  */
 import type {
   PrDetailsRefresh,

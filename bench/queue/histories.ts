@@ -18,6 +18,11 @@ export interface EventCounts {
   events: number;
   workflowTasks: number;
   activities: number;
+  /**
+   * Events by kind: the event type, with the activity's name for a scheduled activity, the signal's for
+   * a signal and the marker's for a marker (what is left to cut, by where it comes from).
+   */
+  kinds: Record<string, number>;
 }
 
 export interface EventsPerMergedPr {
@@ -28,9 +33,22 @@ export interface EventsPerMergedPr {
   total: EventCounts;
 }
 
+/** An event's kind: its type without the prefix, and the name of what it schedules, signals or marks. */
+function kindOf(e: HistoryEvent): string {
+  const type = (EventType[Number(e.eventType)] ?? String(e.eventType)).replace(/^EVENT_TYPE_/, '');
+  const name =
+    e.activityTaskScheduledEventAttributes?.activityType?.name ??
+    e.workflowExecutionSignaledEventAttributes?.signalName ??
+    e.markerRecordedEventAttributes?.markerName;
+  return name ? `${type} ${name}` : type;
+}
+
 function countsOf(events: HistoryEvent[]): EventCounts {
   const typeOf = (e: HistoryEvent): number => Number(e.eventType);
+  const kinds: Record<string, number> = {};
+  for (const e of events) kinds[kindOf(e)] = (kinds[kindOf(e)] ?? 0) + 1;
   return {
+    kinds,
     events: events.length,
     workflowTasks: events.filter((e) => typeOf(e) === Number(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED))
       .length,
@@ -39,16 +57,26 @@ function countsOf(events: HistoryEvent[]): EventCounts {
   };
 }
 
+const mapKinds = (
+  a: Record<string, number>,
+  b: Record<string, number>,
+  f: (x: number, y: number) => number,
+): Record<string, number> =>
+  Object.fromEntries(
+    [...new Set([...Object.keys(a), ...Object.keys(b)])].map((k) => [k, f(a[k] ?? 0, b[k] ?? 0)]),
+  );
 const sum = (a: EventCounts, b: EventCounts): EventCounts => ({
   events: a.events + b.events,
   workflowTasks: a.workflowTasks + b.workflowTasks,
   activities: a.activities + b.activities,
+  kinds: mapKinds(a.kinds, b.kinds, (x, y) => x + y),
 });
-const ZERO: EventCounts = { events: 0, workflowTasks: 0, activities: 0 };
+const ZERO: EventCounts = { events: 0, workflowTasks: 0, activities: 0, kinds: {} };
 const per = (c: EventCounts, n: number): EventCounts => ({
   events: c.events / n,
   workflowTasks: c.workflowTasks / n,
   activities: c.activities / n,
+  kinds: mapKinds(c.kinds, {}, (x) => x / n),
 });
 
 async function eventsOf(client: Client, workflowId: string, runId?: string): Promise<HistoryEvent[]> {

@@ -243,6 +243,14 @@ async function main(): Promise<void> {
         ],
       )}`,
     );
+    const kinds = (c: EventCounts) =>
+      Object.entries(c.kinds)
+        .sort(([, a], [, b]) => b - a)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ');
+    console.log(
+      `\nBy kind, per merged PR:\n- queue: ${kinds(perMerged.queue)}\n- pull request: ${kinds(perMerged.pullRequest)}\n- test run: ${kinds(perMerged.testRun)}`,
+    );
     console.log(
       `\nTarget (history events per merged PR ≤ ${EVENTS_TARGET}): ${perMerged.total.events <= EVENTS_TARGET ? 'met' : 'MISSED'} (${perMerged.merged} merged PRs, ${testRunIds.size} test runs).`,
     );

@@ -43,6 +43,7 @@ import type { QueueContext } from './context';
 import { settingsOf, snapshotOf, testRunDetailsOf } from './projections';
 import { judgeStatuses } from './status-verdict';
 import type { HostReader } from './host-reader';
+import type { SignalRate } from './signal-rate';
 import { withinTargetsBudget } from './targets-budget';
 import { commandFailure } from './reason-details';
 
@@ -56,6 +57,8 @@ export interface HandlerContext extends QueueContext {
   readonly closing: boolean;
   /** Re-reads the host on hints. */
   readonly hosts: Pick<HostReader, 'hint'>;
+  /** Counts the signals that arrive (signal-rate.ts). */
+  readonly signals: Pick<SignalRate, 'note'>;
 }
 
 /** `delivered`: submissions whose PR workflow has received a transition (pr-notifier.ts). */
@@ -183,6 +186,7 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
   );
 
   setHandler(commitStatusSignal, (report) => {
+    queue.signals.note();
     const run = c.runs.find((r) => r.headSha === report.sha && r.runner === 'statuses');
     if (!run) return;
     run.statuses = bounded([...run.statuses, report], 200);
@@ -190,6 +194,7 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
   });
 
   setHandler(hostHintSignal, (h) => {
+    queue.signals.note();
     if (c.deleted) return;
     // Continuing as new: the read would put it off again; the next run reads what the hint names.
     if (queue.closing) {
@@ -200,6 +205,7 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
   });
 
   setHandler(testRunFinishedSignal, ({ runId, result }) => {
+    queue.signals.note();
     const run = c.runs.find((r) => r.runId === runId);
     if (!run || run.status !== 'in_progress') return;
     switch (result.kind) {

@@ -19,6 +19,7 @@ import type { QueueContext } from './context';
 import { HostReader } from './host-reader';
 import { PrNotifier } from './pr-notifier';
 import { SideEffects } from './side-effects';
+import { SignalRate } from './signal-rate';
 
 export class QueueRuntime implements QueueContext {
   /**
@@ -41,6 +42,8 @@ export class QueueRuntime implements QueueContext {
   readonly effects: SideEffects;
   /** Submissions whose PR workflow has received at least one transition (so it can be read). */
   readonly delivered = new Set<string>();
+  /** The signals that arrive: the side effects hold no workflow task open in a storm of them. */
+  readonly signals = new SignalRate();
 
   constructor(
     readonly key: QueueKey,
@@ -48,7 +51,12 @@ export class QueueRuntime implements QueueContext {
     opts: { appendMaximumIntervalMs?: number } = {},
   ) {
     // Transitions a previous run could not store go first (in the first call).
-    this.effects = new SideEffects(this, (id) => this.delivered.add(id), opts.appendMaximumIntervalMs);
+    this.effects = new SideEffects(
+      this,
+      (id) => this.delivered.add(id),
+      () => this.signals.quiet,
+      opts.appendMaximumIntervalMs,
+    );
     this.hosts = new HostReader(this);
     this.executor = new CommandExecutor(this, this.hosts, this.effects);
     this.notifier = new PrNotifier(this, this.effects);

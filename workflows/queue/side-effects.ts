@@ -2,8 +2,10 @@
  * SideEffects: the queue workflow's side of `performSideEffects` (activities/side-effects). What a
  * decision changes outside the workflow (its transitions for the event log, its PRs' notices and
  * details refreshes, the deletion of finished runs' test branches) is collected here and handed to one
- * activity call, not one activity per effect and PR: each is a scheduled, a started and a completed
- * event and a workflow task in the queue's history.
+ * local activity call, not one activity per effect and PR: an activity is a scheduled, a started and a
+ * completed event and a workflow task in the queue's history; a local activity one marker event, in
+ * the workflow task that produced the effects. In a storm of signals the call is a regular activity
+ * instead (signal-rate.ts: a task held open then would be failed by Temporal, again and again).
  *
  * Invariants:
  * - One call at a time, in the order the effects were produced: what a decision adds while a call is
@@ -27,7 +29,7 @@
  * - Continue-as-new waits for the effects other than appends (one tracked unit while any is pending
  *   or in flight: QueueContext.track); it never waits for the database.
  */
-import { log, proxyActivities, sleep } from '@temporalio/workflow';
+import { log, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { SideEffect, SideEffectsResult } from '../../activities/side-effects/types';
 import type { TransitionEvent } from '../../events/types';
@@ -68,6 +70,7 @@ const submissionOf = (e: SideEffect): string | null =>
   e.kind === 'notifyPullRequest' || e.kind === 'refreshPullRequestDetails' ? e.workflow.submissionId : null;
 
 export class SideEffects {
+  private readonly performLocal: Activities['performSideEffects'];
   private readonly perform: Activities['performSideEffects'];
   private readonly appendAlone: Activities['appendTransitions'];
   private readonly waiting: Pending[] = [];
@@ -89,15 +92,27 @@ export class SideEffects {
     private readonly ctx: QueueContext,
     /** Told of every notice delivered to its PR workflow. */
     private readonly onDelivered: (submissionId: string) => void,
+    /** Few signals arrive now: a call may hold the workflow task open (signal-rate.ts). */
+    private readonly quiet: () => boolean,
     /** The longest pause between append attempts (test hook: QueueWorkflowInput). */
     appendMaximumIntervalMs = DEFAULT_APPEND_MAXIMUM_INTERVAL_MS,
   ) {
+    // A local activity: it runs on this worker inside the workflow task of the decision that produced
+    // the effects, and costs the history one marker event instead of three activity events and the
+    // workflow task that takes its result (issue 25). Its work is short (signals, one append, branch
+    // deletions) and each effect is idempotent, so a call on a worker that died is simply made again
+    // whole when the workflow task is retried elsewhere; it needs no heartbeat. The task stays open
+    // while it runs: updates and queries wait that long (a call past the task timeout heartbeats it).
+    this.performLocal = proxyLocalActivities<Activities>({
+      startToCloseTimeout: '1 minute',
+      // Failed effects are reported, not thrown: only a call that threw is retried here.
+      retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+    }).performSideEffects;
+    // In a storm of signals, a regular activity: it holds no workflow task open (signal-rate.ts).
     this.perform = proxyActivities<Activities>({
-      // An append waits at most 5 s for the queue's view (activities/events/append.ts); signals are fast.
       startToCloseTimeout: '1 minute',
       // It heartbeats every second with the keys done: a call on a dead worker is retried within this.
       heartbeatTimeout: '10 seconds',
-      // Failed effects are reported, not thrown: only a call whose worker died is retried here.
       retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
     }).performSideEffects;
     this.appendAlone = proxyActivities<Activities>({
@@ -234,7 +249,7 @@ export class SideEffects {
     const effects: SideEffect[] = [...(append ? [append] : []), ...sent.map((p) => p.effect)];
     let result: SideEffectsResult;
     try {
-      result = await this.perform({ effects });
+      result = await (this.quiet() ? this.performLocal : this.perform)({ effects });
     } catch (err) {
       // The call's own retries ran out (its workers kept dying): every effect is tried again.
       const error = err instanceof Error ? err.message : String(err);

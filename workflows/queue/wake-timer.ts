@@ -5,8 +5,14 @@
  * timer event (a timeout on the loop's wait started and cancelled one on every turn: two events of
  * the queue's history per message).
  *
- * Invariants: at most one timer is pending; `due` is true once the pending timer fired and stays so
- * until `consume`; a time already past is due after a 1 ms timer, in a later workflow task.
+ * A later time (or none) keeps the pending timer rather than cancelling it: a cancelled timer is two
+ * events (started, cancelled) on every move, and the loop's wake-up time moves later on every test run
+ * that ends (the next deadline). The kept timer fires early, once, and the loop, which checks the times
+ * it wakes for, finds nothing due and sets the timer for the time it now has.
+ *
+ * Invariants: at most one timer is pending, and it fires no later than the time last set; `due` is
+ * true once the pending timer fired and stays so until `consume`; a time already past is due after a
+ * 1 ms timer, in a later workflow task.
  */
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 
@@ -23,6 +29,8 @@ export class WakeTimer {
   /** Wake at `at` (workflow time; null: no need to wake). */
   set(at: number | null): void {
     if (at === this.at) return;
+    // Kept: it fires before (or when) the new time, and an early wake-up costs less than a cancel.
+    if (this.scope !== null && !this.fired && this.at !== null && (at === null || at > this.at)) return;
     this.scope?.cancel();
     this.scope = null;
     this.at = at;

@@ -6,7 +6,11 @@
  *
  * A run has three activities, so that the code under test never shares a process, a user or a
  * credential with the control plane (issue 17, ADR 0012; issue 24, ADR 0014), and no more, because each
- * costs its workflow three history events and a workflow task (issue 25):
+ * costs its workflow history (issue 25). The two control-plane steps are local activities, on the
+ * worker that runs this workflow: one marker event each, in the workflow task that starts them,
+ * instead of three events and a workflow task of their own. Both are idempotent (below), so a step on a
+ * worker that died is made again whole when the workflow task is retried elsewhere (within the task's
+ * timeout, seconds); a long one keeps the task alive by heartbeating it, which the SDK does for us.
  *  1. startTestRun on the control task queue: one of the organisation's executor slots (the fair-share
  *     cap), then the command from the tested commit and the commit staged as a bundle for the executor,
  *     behind a content token. Without a free slot it prepares nothing and the run waits until a run of
@@ -32,6 +36,7 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   condition,
   workflowInfo,
@@ -79,13 +84,12 @@ async function runOnExecutor(
 ): Promise<RunCommandResult> {
   // The control plane's steps need PostgreSQL: through an outage they retry until it is back (the
   // queue's testing timeout bounds the run as a whole); refusals that cannot change are non-retryable.
-  // Short steps get a short timeout, long ones heartbeat: a worker killed mid-step costs seconds, not
-  // the step's whole timeout.
+  // A worker killed mid-step costs seconds, not the step's whole timeout: the local steps are retried
+  // with their workflow task, whose timeout is seconds.
   const retry = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
   const control = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry });
-  const { startTestRun, finishTestRun } = proxyActivities<Activities>({
+  const { startTestRun, finishTestRun } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 minutes',
-    heartbeatTimeout: '30 seconds',
     retry,
   });
   const { executeTestRun } = proxyActivities<Activities>({
