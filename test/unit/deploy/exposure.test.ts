@@ -42,9 +42,9 @@ test('only the TLS proxy publishes on non-loopback addresses', () => {
   expect(open.map((p) => p.target).sort()).toEqual(['443', '443', '80']);
 });
 
-test('the API is published on loopback for the proxy and local use', () => {
+test('the API is published on loopback for the proxy and local use, one port per replica from 8080', () => {
   expect((services.api?.ports ?? []).map(parsePort)).toEqual([
-    { hostIp: '127.0.0.1', published: '8080', target: '8080' },
+    { hostIp: '127.0.0.1', published: '8080-8083', target: '8080' },
   ]);
 });
 
