@@ -17,6 +17,7 @@ import { createFoldLoop, createFoldMetrics } from '../flaky/fold';
 import { DEFAULT_BUNDLE_LIMITS } from '../flaky/bundle';
 import { ConfigError } from '../platform/env';
 import { publicUrlOf } from '../platform/public-url';
+import { describeTemporalSecurity, temporalSecurity } from '../platform/temporal-security';
 import { pingDatabase } from '../stores/db';
 import { createApiKeyStore } from '../stores/api-keys';
 import { createIdempotencyKeyStore } from '../stores/idempotency-keys';
@@ -69,9 +70,15 @@ async function main(): Promise<void> {
     );
   }
   const processMetrics = createProcessMetrics();
+  const temporalSec = temporalSecurity(config);
+  logger.info(
+    { temporal: config.TEMPORAL_ADDRESS, security: describeTemporalSecurity(temporalSec) },
+    'Temporal connection',
+  );
   const temporal = instrumentTemporalGateway(
     createTemporalGateway({
       address: config.TEMPORAL_ADDRESS,
+      security: temporalSec,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.RAILYARD_TASK_QUEUE,
       callTimeoutMs: config.RAILYARD_TEMPORAL_CALL_TIMEOUT_MS,

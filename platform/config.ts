@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { envBool, envInt, logLevel } from './env';
+import { temporalSecurityConfigShape } from './temporal-security';
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL');
 
@@ -14,6 +15,8 @@ export const temporalConfigShape = {
     .regex(/^[^\s:]+:\d+$/, 'must be host:port')
     .default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /** TLS, client certificates and API keys for a secured Temporal or Temporal Cloud (temporal-security.ts). */
+  ...temporalSecurityConfigShape,
   /** The task queue of the workflows and activities (executors take their runs through the API). */
   RAILYARD_TASK_QUEUE: z.string().min(1).default('railyard'),
   RAILYARD_LOG_LEVEL: logLevel.default('info'),

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, defaultGrpcRetryOptions } from '@temporalio/client';
+import type { TemporalSecurity } from '../platform/temporal-security';
 import { PING_WORKFLOW_TYPE, pingWorkflowId, type PingWorkflow } from '../contract';
 import { createTemporalCalls, type TemporalCalls } from './calls';
 import { RESOURCE_EXHAUSTED } from './grpc-status';
@@ -26,6 +27,8 @@ export interface TemporalGateway extends TemporalCalls {
 
 export function createTemporalGateway(opts: {
   address: string;
+  /** TLS, client certificate, API key (platform/temporal-security.ts); none: plaintext. */
+  security?: TemporalSecurity;
   namespace: string;
   taskQueue: string;
   callTimeoutMs: number;
@@ -39,6 +42,7 @@ export function createTemporalGateway(opts: {
   );
   const connection = Connection.lazy({
     address: opts.address,
+    ...opts.security,
     connectTimeout: opts.callTimeoutMs,
     // RESOURCE_EXHAUSTED is retried by `call`, within the caller's budget and with finer backoff.
     interceptors: [retries.interceptor],

@@ -28,6 +28,7 @@ import { createRunContentStore } from '../test-runs/store/run-content';
 import { createRunSlots } from '../test-runs/store/run-slots';
 import { ConfigError } from '../platform/env';
 import { publicUrlOf } from '../platform/public-url';
+import { describeTemporalSecurity, temporalSecurity } from '../platform/temporal-security';
 import { gitHubAppSettingsOf } from '../github/app/config';
 import { loadWorkerConfig } from './config';
 import { SDK_LOG_LEVEL } from './sdk-log-level';
@@ -79,8 +80,12 @@ async function main(): Promise<void> {
         : {}),
     },
   });
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const security = temporalSecurity(config);
+  Runtime.instance().logger.info(
+    `Temporal at ${config.TEMPORAL_ADDRESS} (${describeTemporalSecurity(security)})`,
+  );
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS, ...security });
+  const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS, ...security });
   const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
   const identity = `railyard-worker@${os.hostname()}:${process.pid}`;
   const workRoot = path.resolve(config.RAILYARD_WORK_ROOT);

@@ -21,10 +21,12 @@ test.each(FORBIDDEN)('an executor given %s refuses to start, naming it', (name) 
   expect(() => withToken({ [name]: 'x' })).toThrow(new RegExp(`${name} is set`));
 });
 
-test('TEMPORAL_ADDRESS and the GitHub key file are among the refused', () => {
+test("TEMPORAL_ADDRESS, Temporal's API key and client key, and the GitHub key file are among the refused", () => {
   expect(FORBIDDEN).toEqual(
     expect.arrayContaining([
       'TEMPORAL_ADDRESS',
+      'TEMPORAL_API_KEY',
+      'TEMPORAL_TLS_CLIENT_KEY_PATH',
       'RAILYARD_GITHUB_PRIVATE_KEY_FILE',
       'RAILYARD_GITHUB_CLIENT_SECRET',
     ]),
