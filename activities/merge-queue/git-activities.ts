@@ -1,7 +1,8 @@
 /**
  * The merge queue's git activities over the GitHost port: read a PR, build a test branch (with its
- * draft PR in draft-PR testing mode), land tested commits on the target branch, delete test branches,
- * list railyard's test PRs. Each is idempotent (the port guarantees it) and
+ * draft PR in draft-PR testing mode, and the command runner's test-run workflow started on it), land
+ * tested commits on the target branch, delete test branches, list railyard's test PRs. Each is
+ * idempotent (the port guarantees it; a test run is started once per id) and
  * turns outcomes the workflow acts on into result kinds; invalid names from requests become
  * non-retryable failures, since retrying cannot fix them. Each heartbeats while it runs.
  */
@@ -19,6 +20,7 @@ import type {
   LandResult,
   PullRequestSnapshot,
   RunChecks,
+  TestRunStart,
 } from './types';
 
 /** Well inside the git activities' heartbeat timeout (10 s, workflows/queue/activity-proxies.ts). */
@@ -59,7 +61,15 @@ export function createTestBranchDeleter(gitHost: GitHost) {
   };
 }
 
-export function createGitActivities(deps: { gitHost: GitHost; ownership: RepositoryOwnership }) {
+export function createGitActivities(deps: {
+  gitHost: GitHost;
+  ownership: RepositoryOwnership;
+  /**
+   * Starts a test-run workflow, or finds it started already (a retried build): resolves either way.
+   * Absent: buildTestRun starts none, and the queue starts the run itself.
+   */
+  startTestRun?: (start: TestRunStart, built: { branchName: string; headSha: string }) => Promise<void>;
+}) {
   const { gitHost, ownership } = deps;
   // The API refuses requests for another organisation's repository; this second check covers queues
   // made before ownership existed and any path that reaches the worker without the API.
@@ -136,6 +146,10 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
       switch (built.kind) {
         case 'built': {
           const checks = await runChecks(input, built.headSha);
+          // No checks decide the run: the command runner tests the branch, so its run starts now, in
+          // this activity (a retry finds it started). The queue hears its result by signal.
+          const started = input.testRun && checks === null && deps.startTestRun;
+          if (started) await deps.startTestRun!(input.testRun!, { branchName, headSha: built.headSha });
           // A stacked run is built on another run's head; the base it tests on is still the target tip.
           return {
             kind: 'built',
@@ -143,6 +157,7 @@ export function createGitActivities(deps: { gitHost: GitHost; ownership: Reposit
             baseSha: input.buildOnSha ? tip.sha : built.baseSha,
             headSha: built.headSha,
             ...(checks ? { checks } : {}),
+            ...(started ? { testRunStarted: true } : {}),
           };
         }
         case 'conflict':

@@ -1,5 +1,5 @@
 /** The merge-queue activities, composed from their parts; see each module for its rules. */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { GitHost } from '../../git/git-host';
 import type { RepositoryOwnership } from '../../stores/repository-owners';
 import { createRunContentStore, type RunContentStore } from '../../test-runs/store/run-content';
@@ -10,7 +10,12 @@ import type { JudgeTests } from '../../test-runs/judge';
 import type { RunLogStore } from '../../test-runs/store/run-logs';
 import type { Pool } from '../../stores/db';
 import { tmpdir } from 'node:os';
-import { runSlotFreedSignal, testRunFinishedSignal } from '../../contract';
+import {
+  runSlotFreedSignal,
+  TEST_RUN_WORKFLOW_TYPE,
+  testRunFinishedSignal,
+  type TestRunWorkflow,
+} from '../../contract';
 import { createGitActivities } from './git-activities';
 import { createNotifyActivity } from './notify';
 import { createPrRecordStore, type PrRecordStore } from '../../events/store/pr-records';
@@ -38,7 +43,23 @@ export function createMergeQueueActivities(
   deps: MergeQueueActivityDeps & { ownership: RepositoryOwnership; pool: Pool },
 ) {
   return {
-    ...createGitActivities(deps),
+    ...createGitActivities({
+      ...deps,
+      startTestRun: async ({ workflowId, taskQueue, staticSummary, input }, built) => {
+        try {
+          await deps.client.workflow.start<TestRunWorkflow>(TEST_RUN_WORKFLOW_TYPE, {
+            workflowId,
+            taskQueue,
+            args: [{ ...input, ...built }],
+            staticSummary,
+            // Once per id, ever: a retried build must not run the tests again after the run ended.
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          });
+        } catch (err) {
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        }
+      },
+    }),
     ...createTestRunControlActivities({
       gitHost: deps.gitHost,
       contents: deps.contents ?? createRunContentStore(deps.pool),

@@ -4,7 +4,7 @@
  * the contract's RunCommandResult (contract/test-run-messages.ts): the test-run workflow hands
  * it to the queue as is.
  */
-import type { CommitStatusReport, RepositoryKey } from '../../contract';
+import type { CommitStatusReport, RepositoryKey, TestRunWorkflowInput } from '../../contract';
 
 export type MergeMethod = 'merge_commit' | 'squash' | 'rebase';
 export type LandingMode = 'push' | 'api';
@@ -52,6 +52,21 @@ export interface BuildRunInput {
    * branch, named after these PRs (the run's own). Hosts without PRs (local) open none.
    */
   testPullRequest?: { prs: number[] };
+  /**
+   * The command runner's test-run workflow, started by the activity once the branch is built when no
+   * checks decide the run (RunChecks absent), instead of by the queue workflow as a child (issue 25: a
+   * child's start and end cost the queue's history three events and two workflow tasks). Absent: the
+   * queue tests the branch some other way (CI statuses) or starts the run itself.
+   */
+  testRun?: TestRunStart;
+}
+
+/** What the test-run workflow is started with; the activity adds the branch and commit it built. */
+export interface TestRunStart {
+  workflowId: string;
+  taskQueue: string;
+  staticSummary: string;
+  input: Omit<TestRunWorkflowInput, 'branchName' | 'headSha'>;
 }
 
 /** Which checks a run on a host with checks must pass (absent: the host has none, run the command). */
@@ -66,7 +81,15 @@ export type RunChecks =
     };
 
 export type BuildRunResult =
-  | { kind: 'built'; branchName: string; baseSha: string; headSha: string; checks?: RunChecks }
+  | {
+      kind: 'built';
+      branchName: string;
+      baseSha: string;
+      headSha: string;
+      checks?: RunChecks;
+      /** The test-run workflow `testRun` asked for runs (started now, or by an earlier attempt). */
+      testRunStarted?: boolean;
+    }
   /** `files`: where it conflicted (absent from results recorded before they were kept). */
   | { kind: 'conflict'; prNumber: number; detail: string; files?: string[] }
   | { kind: 'pr_moved'; prNumber: number; actualSha: string }

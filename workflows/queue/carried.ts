@@ -21,6 +21,7 @@ import type {
   ReasonDetail,
   RunnerSettings,
   SubmitResult,
+  TestRunFinishedNotice,
 } from '../../contract';
 
 export const MAX_FINISHED_RUNS = 200;
@@ -71,6 +72,8 @@ export interface RunMeta {
   cleaned: boolean;
   /** Why it failed, for its PRs' records (reason-details.ts): the command, a conflict, a config problem. */
   detail?: ReasonDetail;
+  /** Its result, when it arrived while the run was still building (run-result.ts). */
+  early?: TestRunFinishedNotice['result'];
 }
 
 export interface Carried {

@@ -5,14 +5,23 @@
  *
  * - startTestRun: build the test branch (target tip, or a stacked run's head, plus the PRs; with
  *   createPrsForTestingBranches also a draft PR from it, closed when the branch is deleted), then test
- *   it: the `statuses` runner waits for CI's commit statuses (queue signal, status-verdict.ts), the
- *   `command` runner starts a test-run workflow as an abandoned child (so continue-as-new does not
- *   end it).
+ *   it: the `statuses` runner waits for CI's commit statuses (queue signal, status-verdict.ts); for the
+ *   `command` runner the build activity itself starts the test-run workflow on the branch it built (not
+ *   a child of this workflow: continue-as-new does not end it, and its start and end cost this history
+ *   nothing, issue 25). Its result may then come before the build's completion (run-result.ts). A run
+ *   cancelled while building, or whose build gave up, has that workflow cancelled.
  * - cancelTestRun: cancel the test-run workflow; its branch is deleted once the engine drops the run.
  * - merge: land the tested commit (compare-and-swap), rebase onto a moved tip (parallel lanes), or merge
  *   directly; report mergeDone / mergeFailed.
  */
-import { ParentClosePolicy, getExternalWorkflowHandle, log, startChild } from '@temporalio/workflow';
+import {
+  ParentClosePolicy,
+  getExternalWorkflowHandle,
+  log,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { TestRunStart } from '../../activities/merge-queue/types';
 import type { EngineCommand, NotifyPr } from '../../engine';
 import {
   boundedNames,
@@ -25,6 +34,7 @@ import { git } from './activity-proxies';
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';
 import type { HostReader } from './host-reader';
+import { takeEarlyRunResult } from './run-result';
 import type { SideEffects } from './side-effects';
 import { judgeStatuses, requiredOf } from './status-verdict';
 
@@ -99,6 +109,7 @@ export class CommandExecutor {
           testBranchPrefix: c.runner.testBranchPrefix ?? null,
           // Draft-PR testing mode: `pull_request` CI runs on a draft PR from the branch.
           ...(c.runner.createPrsForTestingBranches ? { testPullRequest: { prs: cmd.prs } } : {}),
+          ...(run.runner === 'command' ? { testRun: this.testRunStart(run) } : {}),
         });
         switch (built.kind) {
           case 'built':
@@ -107,10 +118,16 @@ export class CommandExecutor {
               headSha: built.headSha,
               baseSha: built.baseSha,
             });
+            if (built.testRunStarted) {
+              run.child = testRunWorkflowId(key, run.runId);
+              run.childStarted = true;
+            }
             if (run.status !== 'building') {
               // Cancelled while building. Dropped too: cleanUpFinishedRuns had no branch name to delete
               // then, so the branch just pushed is deleted now (else it would outlive the run).
               if (run.cleaned) this.deleteTestBranch(run);
+              // The build started its test run meanwhile: nobody wants its result.
+              if (run.child && run.childStarted) await this.cancelChild(run.child);
               return;
             }
             if (built.checks?.kind === 'problem') {
@@ -138,7 +155,9 @@ export class CommandExecutor {
               judgeStatuses(this.ctx, run);
               // CI may have reported before the run knew its commit: read what the host holds.
               if (built.checks) this.hosts.readChecks(run);
-            } else await this.startCommandRun(run);
+            } else if (built.testRunStarted) takeEarlyRunResult(this.ctx, run);
+            // A build that started no run (an activity without a starter): the queue starts it.
+            else await this.startCommandRun(run);
             return;
           case 'conflict': {
             // Its PRs' records name the PR that did not apply, the files, and what it was applied on.
@@ -176,6 +195,11 @@ export class CommandExecutor {
       },
       () => {
         if (run.status === 'building' || run.status === 'in_progress') run.status = 'failed';
+        // An attempt may have started the test run before the build gave up: nobody wants its result.
+        if (run.runner === 'command') {
+          const workflowId = testRunWorkflowId(key, run.runId);
+          this.ctx.track(() => this.cancelChild(workflowId));
+        }
         this.ctx.push({
           type: 'testRunFailedToStart',
           runId: run.runId,
@@ -186,33 +210,39 @@ export class CommandExecutor {
     );
   }
 
-  private async startCommandRun(run: RunMeta): Promise<void> {
+  /** How the build activity starts the run's test-run workflow (command runner). */
+  private testRunStart(run: RunMeta): TestRunStart {
     const { carried: c, key } = this.ctx;
-    const workflowId = testRunWorkflowId(key, run.runId);
-    run.child = workflowId;
-    await startChild<TestRunWorkflow>(TEST_RUN_WORKFLOW_TYPE, {
-      workflowId,
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      args: [
-        {
-          queueWorkflowId: this.queueWorkflowId,
-          organisationId: key.organisationId,
-          runId: run.runId,
-          repo: key.repo,
-          branchName: run.branchName!,
-          headSha: run.headSha!,
-          timeoutMs: c.engine.config.testingTimeoutMinutes * 60_000,
-          // Read when the run starts: a change applies to runs started after it. Replay-safe: a
-          // child's input is not compared on replay, so histories recorded without it replay the same.
-          network: c.runner.testNetwork !== false,
-        },
-      ],
+    return {
+      workflowId: testRunWorkflowId(key, run.runId),
+      taskQueue: workflowInfo().taskQueue,
       staticSummary: `Test run of PR ${run.prs.map((n) => `#${n}`).join(', ')}${run.bisection ? ' (bisection)' : ''}`,
+      input: {
+        queueWorkflowId: this.queueWorkflowId,
+        organisationId: key.organisationId,
+        runId: run.runId,
+        repo: key.repo,
+        timeoutMs: c.engine.config.testingTimeoutMinutes * 60_000,
+        // Read when the run starts: a change applies to runs started after it.
+        network: c.runner.testNetwork !== false,
+      },
+    };
+  }
+
+  /** Starts the run's test-run workflow as an abandoned child: only when its build did not. */
+  private async startCommandRun(run: RunMeta): Promise<void> {
+    const start = this.testRunStart(run);
+    run.child = start.workflowId;
+    await startChild<TestRunWorkflow>(TEST_RUN_WORKFLOW_TYPE, {
+      workflowId: start.workflowId,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      args: [{ ...start.input, branchName: run.branchName!, headSha: run.headSha! }],
+      staticSummary: start.staticSummary,
     });
     // Temporal refuses a start and a cancel of the same child in one workflow task, so a run cancelled
     // while its child was being started is cancelled only now that the start is recorded.
     run.childStarted = true;
-    if (run.status === 'cancelled') await this.cancelChild(workflowId);
+    if (run.status === 'cancelled') await this.cancelChild(start.workflowId);
   }
 
   private cancelTestRun(runId: string, reason: string): void {

@@ -45,7 +45,7 @@ import { judgeStatuses } from './status-verdict';
 import type { HostReader } from './host-reader';
 import type { SignalRate } from './signal-rate';
 import { withinTargetsBudget } from './targets-budget';
-import { commandFailure } from './reason-details';
+import { receiveRunResult } from './run-result';
 
 const reject = (type: QueueRejection, message: string) =>
   ApplicationFailure.create({ type, message, nonRetryable: true });
@@ -207,37 +207,7 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
   setHandler(testRunFinishedSignal, ({ runId, result }) => {
     queue.signals.note();
     const run = c.runs.find((r) => r.runId === runId);
-    if (!run || run.status !== 'in_progress') return;
-    switch (result.kind) {
-      case 'finished':
-        run.status = result.outcome === 'passed' ? 'succeeded' : 'failed';
-        if (result.outcome === 'failed') run.detail = commandFailure(result);
-        queue.push({
-          type: 'testRunFinished',
-          runId,
-          outcome: result.outcome,
-          tests: result.tests,
-          judge: 'command',
-        });
-        return;
-      case 'config_problem':
-        run.status = 'failed';
-        run.detail = { kind: 'problem', text: result.detail.slice(0, MAX_DETAIL_TEXT) };
-        queue.push({ type: 'testRunFailedToStart', runId, reason: result.reason, culpritPr: null });
-        return;
-      case 'error':
-        // The activity's error stays in the worker's log: it may name internals the record must not show.
-        run.status = 'failed';
-        queue.push({
-          type: 'testRunFailedToStart',
-          runId,
-          reason: 'START_TEST_RUN_RETRY_EXHAUSTED',
-          culpritPr: null,
-        });
-        return;
-      case 'cancelled':
-        return;
-    }
+    if (run) receiveRunResult(queue, run, result);
   });
 
   setHandler(getQueueQuery, () => ({

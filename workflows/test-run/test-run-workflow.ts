@@ -1,8 +1,9 @@
 /**
- * testRunWorkflow: one CI run of the `command` runner. The queue workflow starts it as an abandoned
- * child (so the queue's continue-as-new does not end it) by the contract's type name and input, so the
- * two workflows share only the contract. It reports the result to the queue by workflow id, which
- * reaches the queue's current run. Cancelling this workflow cancels the run, which kills the command.
+ * testRunWorkflow: one CI run of the `command` runner. The queue's buildTestRun activity starts it on
+ * the branch it built (not a child of the queue: the queue's continue-as-new does not end it, and its
+ * start and end cost the queue's history nothing), by the contract's type name and input, so the two
+ * workflows share only the contract. It reports the result to the queue by workflow id, which reaches
+ * the queue's current run. Cancelling this workflow cancels the run, which kills the command.
  *
  * A run has three activities, so that the code under test never shares a process, a user or a
  * credential with the control plane (issue 17, ADR 0012; issue 24, ADR 0014), and no more, because each
