@@ -30,7 +30,7 @@ import {
   type SubmitInput,
   type SubmitResult,
 } from '../../contract';
-import { git } from './activity-proxies';
+import { git, localGit } from './activity-proxies';
 import { bounded, MAX_REJECTED_ADMISSIONS, type PrMeta } from './carried';
 import type { QueueContext } from './context';
 import { enqueueSubmission, type SubmissionRequest } from './enqueue';
@@ -85,7 +85,9 @@ export class Admissions {
     const { key } = this.ctx;
     this.ctx.track(
       async () => {
-        const snapshot = await git.readPullRequest({ repo: key.repo, targetBranch: key.targetBranch, pr });
+        // Quiet: inside the submit's workflow task, as a local activity (activity-proxies.ts).
+        const read = this.ctx.quiet ? localGit.readPullRequest : git.readPullRequest;
+        const snapshot = await read({ repo: key.repo, targetBranch: key.targetBranch, pr });
         this.conclude(request, snapshot);
       },
       () =>

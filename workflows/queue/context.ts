@@ -28,4 +28,9 @@ export interface QueueContext {
    * called by whoever changed a waiting PR's readiness.
    */
   refreshDetails(pr: number, testedOn?: TestedOn): void;
+  /**
+   * Few signals arrive now (signal-rate.ts): short work may run as a local activity, inside the
+   * workflow task that starts it, without Temporal failing that task for the signals it buffers.
+   */
+  readonly quiet: boolean;
 }

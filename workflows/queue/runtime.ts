@@ -51,12 +51,7 @@ export class QueueRuntime implements QueueContext {
     opts: { appendMaximumIntervalMs?: number } = {},
   ) {
     // Transitions a previous run could not store go first (in the first call).
-    this.effects = new SideEffects(
-      this,
-      (id) => this.delivered.add(id),
-      () => this.signals.quiet,
-      opts.appendMaximumIntervalMs,
-    );
+    this.effects = new SideEffects(this, (id) => this.delivered.add(id), opts.appendMaximumIntervalMs);
     this.hosts = new HostReader(this);
     this.executor = new CommandExecutor(this, this.hosts, this.effects);
     this.notifier = new PrNotifier(this, this.effects);
@@ -72,6 +67,10 @@ export class QueueRuntime implements QueueContext {
   /** Whether the event `push` numbered `seq` has been decided. */
   applied(seq: number): boolean {
     return this.appliedSeq >= seq;
+  }
+
+  get quiet(): boolean {
+    return this.signals.quiet;
   }
 
   get hasWork(): boolean {

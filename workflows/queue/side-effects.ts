@@ -92,8 +92,6 @@ export class SideEffects {
     private readonly ctx: QueueContext,
     /** Told of every notice delivered to its PR workflow. */
     private readonly onDelivered: (submissionId: string) => void,
-    /** Few signals arrive now: a call may hold the workflow task open (signal-rate.ts). */
-    private readonly quiet: () => boolean,
     /** The longest pause between append attempts (test hook: QueueWorkflowInput). */
     appendMaximumIntervalMs = DEFAULT_APPEND_MAXIMUM_INTERVAL_MS,
   ) {
@@ -249,7 +247,7 @@ export class SideEffects {
     const effects: SideEffect[] = [...(append ? [append] : []), ...sent.map((p) => p.effect)];
     let result: SideEffectsResult;
     try {
-      result = await (this.quiet() ? this.performLocal : this.perform)({ effects });
+      result = await (this.ctx.quiet ? this.performLocal : this.perform)({ effects });
     } catch (err) {
       // The call's own retries ran out (its workers kept dying): every effect is tried again.
       const error = err instanceof Error ? err.message : String(err);
