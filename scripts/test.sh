@@ -4,9 +4,14 @@
 # the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# helm and kubernetes-validate for the chart tests: built or installed beside the rest (a fresh machine
+# compiles helm for a few minutes), waited for before any test starts.
+bash scripts/ensure-chart-tools.sh &
+chart_tools=$!
 bash scripts/ensure-deps.sh
 bash scripts/ensure-chromium.sh
 bash scripts/ensure-bwrap.sh
+wait "$chart_tools"
 # One Node process with tsx's loader, not the tsx CLI (its signal relay can SIGKILL the run mid-shutdown).
 if node -e 'process.exit(typeof require("node:module").register === "function" ? 0 : 1)'; then
   exec node --import tsx scripts/test.ts "$@"
