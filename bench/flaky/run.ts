@@ -40,6 +40,8 @@ const { values: args } = parseArgs({
     'skip-copy': { type: 'boolean', default: false },
     // Results per second the uploads are sent at (open loop); unpaced by default.
     pace: { type: 'string' },
+    // Fold only after the load (the acknowledgement's cost alone, then the fold's own throughput).
+    'fold-after-load': { type: 'boolean', default: false },
     out: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
@@ -142,7 +144,9 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
         loaded.results.toLocaleString('en-US'),
         `${(loaded.seconds + fold.drainSeconds).toFixed(1)} s`,
         rate(untilFolded),
-        `fold lag p50 ${ms(foldLag.p50)}, p99 ${ms(foldLag.p99)} (${foldLag.n} uploads)`,
+        args['fold-after-load']
+          ? `folded after the load: ${rate(loaded.results / fold.drainSeconds)} alone`
+          : `fold lag p50 ${ms(foldLag.p50)}, p99 ${ms(foldLag.p99)} (${foldLag.n} uploads)`,
       ],
       ...(copy
         ? [
@@ -197,7 +201,9 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
         (copy
           ? `ingestion ≥ 0.40 of \\copy: ${loaded.perSecond / copy.perSecond >= 0.4 ? 'met' : 'MISSED'}; `
           : '') +
-        `fold lag p99 < 10 s: ${foldLag.p99 < 10_000 ? 'met' : 'MISSED'} (at ${rate(loaded.perSecond)}); ` +
+        (args['fold-after-load']
+          ? 'fold lag: not measured (--fold-after-load); '
+          : `fold lag p99 < 10 s: ${foldLag.p99 < 10_000 ? 'met' : 'MISSED'} (at ${rate(loaded.perSecond)}); `) +
         `list-failing-tests p99 < 60 ms at 50 req/s: ${verdict(read.rows, 'list', 60)}; ` +
         `get-test-details p99 < 40 ms at 100 req/s: ${verdict(read.rows, 'get-test-details', 40)}`,
     ].join('\n');
@@ -289,6 +295,7 @@ async function startServer(databaseUrl: string): Promise<BenchServer> {
       DATABASE_URL: databaseUrl,
       BENCH_PORT: '0',
       BENCH_SECRET: 'bench-page-token-secret-0123456789',
+      ...(args['fold-after-load'] ? { BENCH_FOLD_DEFERRED: '1' } : {}),
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -63,7 +63,10 @@ async function main(): Promise<void> {
     flaky: { store, pageTokenSecret: process.env.BENCH_SECRET!, parser },
   });
   await app.listen({ host: '127.0.0.1', port: Number(process.env.BENCH_PORT ?? 0) });
-  foldLoop.start();
+  // BENCH_FOLD_DEFERRED=1: no fold while loading (the acknowledgement's cost alone); the loop starts at
+  // the parent's 'fold' message, and the drain time is then the fold's own throughput.
+  const deferred = process.env.BENCH_FOLD_DEFERRED === '1';
+  if (!deferred) foldLoop.start();
   const address = app.server.address();
   process.on('message', (message: Message) => {
     switch (message.type) {
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
         // Answers once every acknowledged upload is folded, with the lags since the last answer.
         void (async () => {
           const started = performance.now();
+          foldLoop.start();
           while ((await repositoriesToFold(pool)).length > 0) await new Promise((r) => setTimeout(r, 100));
           process.send?.({
             type: 'fold',
