@@ -8,6 +8,7 @@ import { createExecutorCredentials } from '../test-runs/store/executor-credentia
 import { createExecutorJobs } from '../test-runs/store/executor-jobs';
 import { createExecutorDispatch } from '../test-runs/executor-dispatch';
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import pino from 'pino';
 import { createQueueQuota } from '../events/store/queue-quota';
 import { createTestCaseEvents } from '../flaky/events';
@@ -18,6 +19,8 @@ import { DEFAULT_BUNDLE_LIMITS } from '../flaky/bundle';
 import { ConfigError } from '../platform/env';
 import { publicUrlOf } from '../platform/public-url';
 import { describeTemporalSecurity, temporalSecurity } from '../platform/temporal-security';
+import { createReplicaCensus } from '../platform/replica-census';
+import { createReplicaStore } from '../stores/replicas';
 import { pingDatabase } from '../stores/db';
 import { createApiKeyStore } from '../stores/api-keys';
 import { createIdempotencyKeyStore } from '../stores/idempotency-keys';
@@ -138,6 +141,14 @@ async function main(): Promise<void> {
           onError: (err, message) => logger.warn({ err }, message),
         })
       : null;
+  // The API processes alive: per-organisation request rates are split over them (issue 27).
+  const census = createReplicaCensus({
+    store: createReplicaStore(pools.main),
+    kind: 'api',
+    id: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    warn: (message) => logger.warn(message),
+  });
+  await census.start();
   const app = await buildApp({
     logger,
     publicUrl,
@@ -197,6 +208,7 @@ async function main(): Promise<void> {
         perAddressPerMinute: config.RAILYARD_FORK_RUN_CHECKS_PER_MINUTE,
         perRepositoryPerHour: config.RAILYARD_FORK_RUN_CHECKS_PER_REPO_PER_HOUR,
       },
+      replicas: () => census.count(),
       ...(gitHub && gitHubClients
         ? { forkedRuns: { host: gitHub.host, verifier: createForkedRunVerifier(gitHubClients) } }
         : {}),
@@ -223,7 +235,7 @@ async function main(): Promise<void> {
     processMetrics,
     rateLimit:
       config.RAILYARD_ORG_REQUESTS_PER_SECOND > 0
-        ? { max: config.RAILYARD_ORG_REQUESTS_PER_SECOND, windowMs: 1_000 }
+        ? { max: config.RAILYARD_ORG_REQUESTS_PER_SECOND, windowMs: 1_000, replicas: () => census.count() }
         : undefined,
     inFlight: {
       uploads: config.RAILYARD_ORG_UPLOADS_IN_FLIGHT,
@@ -268,6 +280,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     void (async () => {
       await app.close();
+      await census.stop();
       // A batch under way commits or rolls back; whatever is left pending is folded after the restart.
       await foldLoop.stop();
       await gitHubWebhooks?.idle();

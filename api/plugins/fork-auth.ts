@@ -51,6 +51,8 @@ export interface ForkAuthDeps {
   forkedRuns?: { host: string; verifier: ForkedRunVerifier };
   /** What run checks may cost the installation; DEFAULT_FORK_RUN_BUDGET when absent. */
   runChecks?: ForkRunBudgetSettings;
+  /** API processes alive (platform/replica-census.ts): the run-check figures are split over them. */
+  replicas?: () => number;
 }
 
 const RUN_ID = /^[1-9][0-9]{0,15}$/;
@@ -95,7 +97,10 @@ export function registerForkAuth(
   failures?: AuthFailureLimiter,
 ): ForkAuthenticator {
   app.decorateRequest('fork', null);
-  const budget = createForkRunBudget(deps.runChecks ?? DEFAULT_FORK_RUN_BUDGET);
+  const budget = createForkRunBudget(
+    deps.runChecks ?? DEFAULT_FORK_RUN_BUDGET,
+    deps.replicas ? { replicas: deps.replicas } : {},
+  );
   const refuse = (request: FastifyRequest, message: string) => {
     failures?.record(request.ip);
     return unauthorized(message);

@@ -15,11 +15,16 @@
  *   Past it, fork submissions of that repository wait (429) until the hour ends; the organisation's
  *   keyed work, which spends the same installation budget, keeps the rest.
  *
+ * Both figures hold for the whole deployment: each API process counts its share, the figure divided by
+ * the API processes alive (`replicas`, platform/replica-census.ts), as the installation's budget is one
+ * however many processes spend it.
+ *
  * Invariants: memory is bounded (window-counts.ts; at most MAX_UNKNOWN_RUNS remembered run ids, the
  * oldest dropped first); nothing here calls GitHub.
  */
 import { repositoryLabel, type RepositoryKey } from '../../contract';
 import { LimitExceeded, seconds } from './limit-exceeded';
+import { shareOf } from './rate-limit';
 import { createWindowCounts } from './window-counts';
 
 export interface ForkRunBudgetSettings {
@@ -54,17 +59,22 @@ const repoKey = (repo: RepositoryKey) =>
 
 export function createForkRunBudget(
   settings: ForkRunBudgetSettings,
-  opts: { now?: () => number } = {},
+  opts: { now?: () => number; replicas?: () => number } = {},
 ): ForkRunBudget {
   const now = opts.now ?? Date.now;
-  const addresses = createWindowCounts({ max: settings.perAddressPerMinute, windowMs: 60_000, now });
-  const repositories = createWindowCounts({ max: settings.perRepositoryPerHour, windowMs: 3_600_000, now });
+  const replicas = () => opts.replicas?.() ?? 1;
+  const perAddress = () => shareOf(settings.perAddressPerMinute, replicas());
+  const perRepository = () => shareOf(settings.perRepositoryPerHour, replicas());
+  const addresses = createWindowCounts({ max: perAddress, windowMs: 60_000, now });
+  const repositories = createWindowCounts({ max: perRepository, windowMs: 3_600_000, now });
+  const split = (figure: number) =>
+    replicas() > 1 ? ` on this API process (the limit of ${figure} is split over ${replicas()})` : '';
   /** `repository#run` → the refusal and when it is forgotten; insertion order is age order. */
   const unknown = new Map<string, { reason: string; until: number }>();
 
   const addressRefusal = (address: string, wait: number) =>
     new LimitExceeded(
-      `Address ${address} asked for more than ${settings.perAddressPerMinute} x-forked-workflow-run-id checks in 60 seconds; retry after ${seconds(wait)}.`,
+      `Address ${address} asked for more than ${perAddress()} x-forked-workflow-run-id checks in 60 seconds${split(settings.perAddressPerMinute)}; retry after ${seconds(wait)}.`,
       wait,
     );
 
@@ -88,7 +98,7 @@ export function createForkRunBudget(
       const repoWait = repositories.waitFor(repository);
       if (repoWait > 0)
         return new LimitExceeded(
-          `${repositoryLabel(repo)} had more than ${settings.perRepositoryPerHour} x-forked-workflow-run-id checks in the last hour; retry after ${seconds(repoWait)}, or send an API key.`,
+          `${repositoryLabel(repo)} had more than ${perRepository()} x-forked-workflow-run-id checks in the last hour${split(settings.perRepositoryPerHour)}; retry after ${seconds(repoWait)}, or send an API key.`,
           repoWait,
         );
       addresses.take(address);

@@ -1,5 +1,8 @@
 /**
  * Requests per second (@fastify/rate-limit, one fixed window per bucket in this process's memory).
+ * The figure holds for the whole deployment: each API process admits its share, the figure divided by
+ * the API processes alive (`replicas`, platform/replica-census.ts), rounded up, so N processes
+ * together admit at most the figure plus N - 1 per window.
  * A request is counted in exactly one bucket, so no kind of traffic can spend another's budget:
  *
  * | bucket            | which requests                                          | counted per        |
@@ -32,6 +35,13 @@ export interface RateLimitSettings {
   readonly max: number;
   /** Length of the window; 1000 for "requests per second". */
   readonly windowMs: number;
+  /** API processes alive, this one included (platform/replica-census.ts); 1 when absent. */
+  readonly replicas?: () => number;
+}
+
+/** This process's share of a deployment-wide figure: at least 1, rounded up. */
+export function shareOf(max: number, replicas: number): number {
+  return Math.max(1, Math.ceil(max / Math.max(1, replicas)));
 }
 
 /** Default of RAILYARD_ORG_REQUESTS_PER_SECOND. */
@@ -93,7 +103,7 @@ export async function registerRateLimit(app: FastifyInstance, settings: RateLimi
   await app.register(rateLimit, {
     global: true,
     hook: 'onRequest',
-    max: settings.max,
+    max: () => shareOf(settings.max, settings.replicas?.() ?? 1),
     timeWindow: settings.windowMs,
     keyGenerator: rateLimitKey,
     allowList: (request) => UNLIMITED_ROUTES.has(request.routeOptions.url ?? ''),
@@ -104,8 +114,11 @@ export async function registerRateLimit(app: FastifyInstance, settings: RateLimi
         bucket === 'organisation' && request.organisation
           ? `Organisation ${request.organisation.slug}`
           : `Address ${request.ip}`;
+      const replicas = settings.replicas?.() ?? 1;
+      const split =
+        replicas > 1 ? ` to this API process (the limit of ${settings.max} is split over ${replicas})` : '';
       return new LimitExceeded(
-        `${who} sent more than ${context.max} ${whatWasSent(bucket)} in ${windowText(settings.windowMs)}; retry after ${seconds(after)}.`,
+        `${who} sent more than ${context.max} ${whatWasSent(bucket)} in ${windowText(settings.windowMs)}${split}; retry after ${seconds(after)}.`,
         after,
       );
     },

@@ -20,7 +20,8 @@ interface Window {
 }
 
 export function createWindowCounts(opts: {
-  max: number;
+  /** Units per window; a function is asked at each check (a share that follows the replica count). */
+  max: number | (() => number);
   windowMs: number;
   maxKeys?: number;
   now?: () => number;
@@ -32,7 +33,8 @@ export function createWindowCounts(opts: {
     w !== undefined && at - w.start < opts.windowMs;
   const waitFor = (key: string, at: number): number => {
     const w = windows.get(key);
-    if (!open(w, at) || w.used < opts.max) return 0;
+    const max = typeof opts.max === 'function' ? opts.max() : opts.max;
+    if (!open(w, at) || w.used < max) return 0;
     return Math.max(1, Math.ceil((w.start + opts.windowMs - at) / 1000));
   };
   return {
