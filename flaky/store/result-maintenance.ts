@@ -11,9 +11,9 @@
  *     was not granted in time is left for the next run and named in the summary;
  *  4. a repository whose raw cutoff is later than G (a shorter retention than someone else's) has its
  *     own rows deleted from the partitions that stay, in bounded batches (at most `batchSize` rows a
- *     statement, each its own transaction), through the (test_pk, at) index, a batch of the
- *     repository's tests at a time; `results_trimmed_before` remembers how far it got, so the next run
- *     only works on the day that became old since;
+ *     statement, each its own transaction, a short pause after each), through the (test_pk, at)
+ *     index, a batch of the repository's tests at a time; `results_trimmed_before` remembers how far
+ *     it got, so the next run only works on the day that became old since;
  *  5. rollups (day rollups, failure fingerprints, PR failures) older than each repository's rollup
  *     cutoff are deleted the same way (they are not partitioned), `rollups_trimmed_before` likewise.
  *
@@ -52,6 +52,11 @@ export interface MaintenanceOptions {
   readonly batchSize?: number;
   /** Tests per batch of index probes (default 1,000). */
   readonly testBatch?: number;
+  /**
+   * Pause after every delete statement (default 25 ms): the deletes yield the shared cores to the
+   * reads and uploads between batches instead of running back to back.
+   */
+  readonly pauseMs?: number;
   /** lock_timeout of the detach and the drop (default 500 ms). */
   readonly lockTimeoutMs?: number;
   /** Called after every partition dropped and every batch deleted (activity heartbeats). */
@@ -92,6 +97,7 @@ export async function maintainResults(
 ): Promise<MaintenanceSummary> {
   const batchSize = options.batchSize ?? 5_000;
   const testBatch = options.testBatch ?? 1_000;
+  const pauseMs = options.pauseMs ?? 25;
   let summary: MaintenanceSummary = {
     partitionsMade: await ensureResultPartitions(pool, now, AHEAD_DAYS),
     partitionsDropped: [],
@@ -136,10 +142,10 @@ export async function maintainResults(
   }
 
   for (const repository of repositories) {
-    const results = await trimResults(pool, repository, keep, { batchSize, testBatch }, (n) =>
+    const results = await trimResults(pool, repository, keep, { batchSize, testBatch, pauseMs }, (n) =>
       progress({ resultsDeleted: summary.resultsDeleted + n }),
     );
-    const rollups = await trimRollups(pool, repository, { batchSize, testBatch }, (n) =>
+    const rollups = await trimRollups(pool, repository, { batchSize, testBatch, pauseMs }, (n) =>
       progress({ rollupsDeleted: summary.rollupsDeleted + n }),
     );
     await pool.query(
@@ -190,6 +196,7 @@ function earliest(dates: readonly Date[], otherwise: Date): Date {
 interface Batches {
   readonly batchSize: number;
   readonly testBatch: number;
+  readonly pauseMs: number;
 }
 
 /**
@@ -222,6 +229,7 @@ async function trimResults(
           [tests, cutoff, batches.batchSize],
         );
         if ((rowCount ?? 0) > 0) onDeleted(rowCount ?? 0);
+        await pause(batches.pauseMs);
         if ((rowCount ?? 0) < batches.batchSize) return;
       }
     });
@@ -248,6 +256,7 @@ async function trimRollups(
           [tests, cutoff, batches.batchSize],
         );
         if ((rowCount ?? 0) > 0) onDeleted(rowCount ?? 0);
+        await pause(batches.pauseMs);
         if ((rowCount ?? 0) < batches.batchSize) break;
       }
     }
@@ -274,3 +283,6 @@ async function forEachTestBatch(
     if (rows.length < size) return;
   }
 }
+
+const pause = (ms: number) =>
+  ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
