@@ -8,7 +8,8 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { createFoldLoop, foldRepository } from '../../../flaky/fold';
+import { Registry } from 'prom-client';
+import { createFoldLoop, createFoldMetrics, foldRepository } from '../../../flaky/fold';
 import { tsNode } from '../../../scripts/lib/ts-node';
 import { createHarness, type Harness, junit } from './harness';
 
@@ -168,3 +169,31 @@ test('a crash between acknowledgement and fold loses nothing and folds every upl
   expect(before.tests.every((t) => t.classified)).toBe(true);
   expect(before.prs.length).toBeGreaterThan(0);
 }, 90_000);
+
+test('the fold lag is a metric: the oldest acknowledged upload not folded yet, then each upload folded', async () => {
+  const registry = new Registry();
+  const metrics = createFoldMetrics(registry, asyncWorld.pool);
+  const value = async (name: string, suffix = '') =>
+    (await registry.getSingleMetric(name)!.get()).values.find(
+      (v) => ((v as { metricName?: string }).metricName ?? name) === name + suffix,
+    )?.value;
+
+  asyncWorld.tick(60_000);
+  const answer = await asyncWorld.uploadJson({ upload_id: 'metrics-1' }, [
+    { name: 'junit.xml', content: junit({ a: 'P', b: 'F' }) },
+  ]);
+  expect(answer.json()).toMatchObject({ created: true, reclassified: 0, status_changes: 0 });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(await value('railyard_flaky_fold_lag_seconds')).toBeGreaterThanOrEqual(0.05);
+
+  const loop = createFoldLoop(asyncWorld.pool, { metrics, intervalMs: 20 });
+  loop.start();
+  const deadline = Date.now() + 30_000;
+  while ((await rawCounts(asyncWorld)).pending > 0 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  await loop.stop();
+  expect(await value('railyard_flaky_fold_lag_seconds')).toBe(0);
+  expect(await value('railyard_flaky_fold_delay_seconds', '_count')).toBe(1);
+  expect(await value('railyard_flaky_folded_results_total')).toBe(2);
+  expect(await value('railyard_flaky_fold_failures_total')).toBe(0);
+});
