@@ -32,6 +32,7 @@ import {
   KUBERNETES_VALIDATE,
   KUBERNETES_VERSIONS,
   kubeVersionOfChart,
+  lint,
   one,
   parseObjects,
   probe,
@@ -115,6 +116,10 @@ suite('the Helm chart', () => {
       expect(result.passed.sort()).toEqual(
         objects.map((o) => `${o.kind.toLowerCase()}/${o.metadata.name}`).sort(),
       );
+    });
+
+    test('helm lint --strict passes', () => {
+      expect(lint(CASES[name])).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
     });
 
     test('the chart makes the objects it promises, and no Secret or ConfigMap of its own', () => {

@@ -58,7 +58,16 @@ export interface RenderOptions {
 
 /** `helm template`'s output, or throws with helm's message (a `required` value missing, say). */
 export function renderText(opts: RenderOptions = {}): string {
-  const args = ['template', 'ry', CHART, '--namespace', 'railyard'];
+  return runHelm(['template', 'ry', CHART, '--namespace', 'railyard'], opts);
+}
+
+/** `helm lint --strict` (warnings fail too): its output, or throws with it. */
+export function lint(opts: RenderOptions = {}): string {
+  return runHelm(['lint', '--strict', CHART], opts);
+}
+
+function runHelm(command: string[], opts: RenderOptions): string {
+  const args = [...command];
   args.push('--kube-version', opts.kubeVersion ?? KUBERNETES_VERSIONS[0]!);
   for (const f of opts.valuesFiles ?? []) args.push('--values', f);
   if (opts.values) {
@@ -68,7 +77,7 @@ export function renderText(opts: RenderOptions = {}): string {
   }
   for (const [k, v] of Object.entries(opts.set ?? {})) args.push('--set-string', `${k}=${v}`);
   const r = spawnSync(HELM, args, { encoding: 'utf8', env: helmEnv, maxBuffer: 16 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`helm template failed: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`helm ${command[0]} failed: ${r.stderr}${r.stdout}`);
   return r.stdout;
 }
 
