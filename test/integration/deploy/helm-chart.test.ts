@@ -275,7 +275,8 @@ suite('the Helm chart', () => {
         readinessProbe: { path: '/readyz', port: executorPort },
         livenessProbe: { path: '/livez', port: executorPort },
       });
-      // The worker serves no HTTP of its own: Temporal's Prometheus exporter, on its metrics port.
+      // The worker serves no HTTP of its own: Temporal's Prometheus exporter, on its metrics port
+      // (test/integration/worker/worker-process.test.ts scrapes /metrics from the real worker).
       const metricsPort = Number(envOf(worker, 'RAILYARD_WORKER_METRICS_PORT')?.value);
       for (const p of Object.values(probes(worker)))
         expect(p).toEqual({ path: '/metrics', port: metricsPort });

@@ -87,3 +87,10 @@ test("the executor's privileges the guide explains are the chart's defaults", ()
     expect(kubernetes).toContain(`\`${setting}\``);
   expect(kubernetes).toContain('/dev/net/tun');
 });
+
+test("the chart's appVersion and default image tag are the package's version", () => {
+  const version = (JSON.parse(readText('package.json')) as { version: string }).version;
+  const chart = parse(readText(`${CHART}/Chart.yaml`)) as { appVersion: string };
+  expect(chart.appVersion).toBe(version);
+  expect(at('image.tag')).toBe(version);
+});
