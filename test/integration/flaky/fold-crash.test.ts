@@ -6,7 +6,7 @@
  * everything, and the rollups, fingerprints, PR failures and classifications equal what the raw rows
  * say, once: the same as a store that folds every upload inline.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { Registry } from 'prom-client';
 import { createFoldLoop, createFoldMetrics, foldRepository } from '../../../flaky/fold';
@@ -80,12 +80,15 @@ async function rawCounts(h: Harness): Promise<Counts> {
 
 let asyncWorld: Harness;
 let inlineWorld: Harness;
+/** The fold process; killed here too if the test fails before it kills it. */
+let child: ChildProcess | undefined;
 
 beforeAll(async () => {
   asyncWorld = await createHarness('flaky_fold_crash', undefined, { fold: { kind: 'async' } });
   inlineWorld = await createHarness('flaky_fold_inline');
 });
 afterAll(async () => {
+  if (child?.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
   await asyncWorld?.close();
   await inlineWorld?.close();
 });
@@ -101,27 +104,28 @@ test('a crash between acknowledgement and fold loses nothing and folds every upl
 
   // A fold process killed after its batch's writes, before its commit: nothing of it stays.
   const { rows } = await asyncWorld.pool.query<{ pk: string }>(`SELECT pk FROM repositories`);
-  const child = spawn(...tsNode('test/support/fold-process.ts'), {
+  const folder = spawn(...tsNode('test/support/fold-process.ts'), {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: asyncWorld.url, FOLD_REPOSITORY_PK: rows[0]!.pk },
     detached: true,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  child = folder;
   const exited = new Promise<string | null>((resolve) =>
-    child.once('exit', (_code, signal) => resolve(signal)),
+    folder.once('exit', (_code, signal) => resolve(signal)),
   );
   const said = await new Promise<string>((resolve, reject) => {
     let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
+    folder.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (out.includes('\n')) resolve(out.trim());
     });
-    child.once('exit', (code) =>
+    folder.once('exit', (code) =>
       reject(new Error(`fold process exited (${code}) before its commit: ${out}`)),
     );
   });
   expect(said).toBe(`before-commit ${UPLOADS}`);
-  process.kill(-child.pid!, 'SIGKILL');
+  process.kill(-folder.pid!, 'SIGKILL');
   expect(await exited).toBe('SIGKILL');
   expect(await rawCounts(asyncWorld)).toEqual(acked);
 
