@@ -362,6 +362,18 @@ suite('the Helm chart', () => {
         }
     });
 
+    test("the executor's memory limit holds every slot's run at its sandbox memory", () => {
+      const { objects } = render(name);
+      const c = mainContainer(one(objects, 'Deployment', '-executor'));
+      const slots = Number(envOf(c, 'RAILYARD_EXECUTOR_SLOTS')?.value);
+      const perRunMb = Number(envOf(c, 'RAILYARD_SANDBOX_MEMORY_MB')?.value);
+      const UNIT_MB: Record<string, number> = { Mi: 1, Gi: 1024 };
+      const m = /^(\d+)(Mi|Gi)$/.exec(String(c.resources?.limits?.memory));
+      expect(m).not.toBeNull();
+      // Otherwise the kernel kills the whole pod, every run in it, before a run meets its own limit.
+      expect(Number(m![1]) * UNIT_MB[m![2]!]!).toBeGreaterThanOrEqual(slots * perRunMb);
+    });
+
     test('no pod gets a Kubernetes API token; every process runs as a non-root user without added capabilities', () => {
       const { objects } = render(name);
       for (const d of byKind(objects, 'Deployment')) {
