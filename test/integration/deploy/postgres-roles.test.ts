@@ -30,7 +30,11 @@ const visibilityDb = `${names.temporal_db}_visibility`;
 const RAILYARD_PW = crypto.randomBytes(24).toString('hex');
 const TEMPORAL_PW = crypto.randomBytes(24).toString('hex');
 
-async function applyRoles(railyardPassword: string, temporalPassword: string, vars = names) {
+async function applyRoles(
+  railyardPassword: string,
+  temporalPassword: string,
+  vars: Record<string, string> = names,
+) {
   const args = ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', admin];
   for (const [k, v] of Object.entries(vars)) args.push('-v', `${k}=${v}`);
   args.push('-v', `railyard_password=${railyardPassword}`, '-v', `temporal_password=${temporalPassword}`);
@@ -92,11 +96,13 @@ test('weak or shared passwords, or one role for both, are refused before anythin
     await applyRoles(`${RAILYARD_PW}@x`, TEMPORAL_PW),
     await applyRoles(RAILYARD_PW, RAILYARD_PW),
     await applyRoles(RAILYARD_PW, TEMPORAL_PW, { ...names, temporal_role: names.railyard_role }),
+    await applyRoles(RAILYARD_PW, TEMPORAL_PW, { ...names, railyard_connection_limit: '10; DROP ROLE x' }),
   ];
-  expect(refusals.map((r) => r.code)).toEqual([3, 3, 3, 3]);
+  expect(refusals.map((r) => r.code)).toEqual([3, 3, 3, 3, 3]);
   expect(refusals[0]!.stderr).toMatch(/must be 16 or more characters/);
   expect(refusals[2]!.stderr).toMatch(/must differ/);
   expect(refusals[3]!.stderr).toMatch(/separate database roles/);
+  expect(refusals[4]!.stderr).toMatch(/must be -1 or a number of connections/);
   const { rows } = await asAdmin((c) =>
     c.query('SELECT rolname FROM pg_roles WHERE rolname = ANY($1)', [
       [names.railyard_role, names.temporal_role],
@@ -200,5 +206,22 @@ describe('after the job ran twice (as on every `docker compose up`)', () => {
     v = await verifiers();
     expect(scramMatches(v[names.railyard_role]!, rotated)).toBe(true);
     expect(scramMatches(v[names.railyard_role]!, RAILYARD_PW)).toBe(false);
+  });
+
+  test("each role's connection limit is the given share, and none when not given (compose's budget)", async () => {
+    const limits = async () =>
+      (
+        await asAdmin((c) =>
+          c.query<{ rolname: string; rolconnlimit: number }>(
+            'SELECT rolname, rolconnlimit FROM pg_roles WHERE rolname = ANY($1)',
+            [[names.railyard_role, names.temporal_role]],
+          ),
+        )
+      ).rows.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.rolname]: r.rolconnlimit }), {});
+    const withLimits = { ...names, railyard_connection_limit: '137', temporal_connection_limit: '60' };
+    expect(await applyRoles(RAILYARD_PW, TEMPORAL_PW, withLimits)).toEqual({ code: 0, stderr: '' });
+    expect(await limits()).toEqual({ [names.railyard_role]: 137, [names.temporal_role]: 60 });
+    expect(await applyRoles(RAILYARD_PW, TEMPORAL_PW)).toEqual({ code: 0, stderr: '' });
+    expect(await limits()).toEqual({ [names.railyard_role]: -1, [names.temporal_role]: -1 });
   });
 });

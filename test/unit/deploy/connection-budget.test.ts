@@ -3,7 +3,7 @@
  * worker replica's pools and the superuser's reserved slots add up under max_connections at the scale
  * the compose file states (`--scale api=A --scale worker=W`), computed from the settings themselves —
  * the env values, the config schemas' parsing and the pool factory's default — not from the comment.
- * Also: Temporal's history shards are set explicitly, and the stated scale can actually start (host
+ * Each role's CONNECTION LIMIT (the roles job) keeps it to its share. Also: Temporal's history shards are set explicitly, and the stated scale can actually start (host
  * ports and `edge` addresses for every api replica, a work folder of its own for every worker).
  */
 import { loadApiConfig } from '../../../api/config';
@@ -88,6 +88,24 @@ test('the pools at the stated scale fit under max_connections less the superuser
   expect(text).toContain(`per replica ${worker} `);
   expect(text).toContain(`<= ${budget}`);
   expect(text).toContain(`${temporal} + ${scale.api * api} + ${scale.worker * worker} = ${total}`);
+});
+
+test("each role's CONNECTION LIMIT holds its pools at the stated scale, and the two fit in the budget", async () => {
+  const command = ([] as string[]).concat(services['postgresql-roles']?.command ?? []).join(' ');
+  const limit = (role: string) => Number(new RegExp(`-v ${role}_connection_limit=(\\d+)`).exec(command)?.[1]);
+  const { api, worker } = statedScale();
+  const settings = serverSettings();
+  expect(limit('temporal')).toBeGreaterThanOrEqual(temporalConnections());
+  expect(limit('railyard')).toBeGreaterThanOrEqual(
+    api * apiConnections() + worker * (await workerConnections()),
+  );
+  expect(limit('temporal') + limit('railyard')).toBeLessThanOrEqual(
+    settings.max_connections! - settings.superuser_reserved_connections!,
+  );
+  expect(text).toContain(`temporal ${limit('temporal')}, railyard ${limit('railyard')}`);
+  expect(readText('deploy/postgres/roles.sql')).toMatch(
+    /ALTER ROLE :"railyard_role" CONNECTION LIMIT :railyard_connection_limit;/,
+  );
 });
 
 test('the stated number of api replicas can start: a host port and an edge address each', () => {
