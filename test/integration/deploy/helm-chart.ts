@@ -1,6 +1,6 @@
 /**
  * The Helm chart (deploy/helm/railyard) as data for its tests: rendered by the pinned helm that
- * scripts/ensure-chart-tools.sh builds into .tools/bin, validated by the pinned kubernetes-validate in
+ * scripts/ensure-chart-tools.sh installs into .tools/deploy-venv, validated by the pinned kubernetes-validate in
  * .tools/deploy-venv against Kubernetes' own JSON schemas (shipped in that package: no network), and
  * read back as objects. helm runs with its config, cache and data folders in a temporary one, so nothing
  * of the user's helm (repositories, plugins) takes part.
@@ -15,7 +15,7 @@ import type { ToolProbe } from '../../support/required-tool';
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const CHART = path.join(ROOT, 'deploy', 'helm', 'railyard');
 export const PRODUCTION_VALUES = path.join(ROOT, 'deploy', 'helm', 'examples', 'production.yaml');
-export const HELM = path.join(ROOT, '.tools', 'bin', 'helm');
+export const HELM = path.join(ROOT, '.tools', 'deploy-venv', 'bin', 'helm');
 export const KUBERNETES_VALIDATE = path.join(ROOT, '.tools', 'deploy-venv', 'bin', 'kubernetes-validate');
 export const INSTALL = 'bash scripts/ensure-chart-tools.sh (npm test runs it)';
 
