@@ -31,7 +31,12 @@ const APPEND_MAXIMUM_INTERVAL_MS = 300;
 /** When b471ab5 would have dropped a drain's transitions under that cap: 30 attempts. */
 const OLD_APPEND_GIVE_UP_MS = 30 * APPEND_MAXIMUM_INTERVAL_MS;
 const OUTAGE_MS = OLD_APPEND_GIVE_UP_MS + 4_000;
-const CONTINUE_AS_NEW_AFTER = 15;
+/**
+ * Low enough that the run open at the outage passes it within the two updates sent during it: the
+ * queue checks it only when it wakes, and with its side effects and admission reads as local
+ * activities (issue 25) it may sleep through the outage just past 15 events (waiting on the gated run).
+ */
+const CONTINUE_AS_NEW_AFTER = 10;
 /** Three attempts 3 s apart, all within the outage: b471ab5 spent the last ones on it and gave up. */
 const WEBHOOK_RETRY = {
   initialIntervalMs: 3_000,
