@@ -118,9 +118,9 @@ async function foldBatch(
   const { params } = repository;
   const evaluationTime = new Date(batch.lastAt.getTime() + 1);
 
-  const candidates = await foldCandidates(client, batch.uploadPks, params, batch.lastAt);
+  const candidates = await foldCandidates(client, batch, params);
   const locked = await lockTestCases(client, [...candidates.keys()]);
-  const results = await foldRows(client, repositoryPk, batch.uploadPks);
+  const results = await foldRows(client, repositoryPk, batch);
   const fresh = [...locked.values()].filter((state) =>
     needsReclassification(state, candidates.get(state.pk) === true, params, batch.lastAt),
   );

@@ -77,12 +77,24 @@ export async function lockRepositoryFold(
   return rows[0]?.locked === true;
 }
 
+/**
+ * A batch: its uploads and the span of their times. An upload's attempts all have its time
+ * (`uploads.received_at` is their `at`), so [firstAt, lastAt] bounds every row of the batch: the
+ * reads by upload also say it, which prunes a partitioned test_results to the batch's days instead
+ * of probing every partition's index.
+ */
+export interface FoldBatchRows {
+  readonly uploadPks: readonly string[];
+  readonly firstAt: Date;
+  readonly lastAt: Date;
+}
+
 /** The repository's oldest pending uploads, up to `maxResults` attempts (at least one upload). */
 export async function takeFoldBatch(
   client: PoolClient,
   repositoryPk: string,
   options: { readonly through?: string; readonly maxResults?: number },
-): Promise<{ uploadPks: string[]; lastAt: Date }> {
+): Promise<FoldBatchRows> {
   const { rows } = await client.query<{ upload_pk: string; received_at: Date }>({
     name: 'flaky-fold-batch',
     text: `SELECT upload_pk, received_at FROM (
@@ -95,9 +107,12 @@ export async function takeFoldBatch(
            WHERE running - own < $3 ORDER BY upload_pk`,
     values: [repositoryPk, options.through ?? null, options.maxResults ?? DEFAULT_FOLD_MAX_RESULTS],
   });
-  let lastAt = new Date(0);
-  for (const row of rows) if (row.received_at > lastAt) lastAt = row.received_at;
-  return { uploadPks: rows.map((r) => r.upload_pk), lastAt };
+  const times = rows.map((r) => r.received_at.getTime());
+  return {
+    uploadPks: rows.map((r) => r.upload_pk),
+    firstAt: new Date(times.length === 0 ? 0 : Math.min(...times)),
+    lastAt: new Date(times.length === 0 ? 0 : Math.max(...times)),
+  };
 }
 
 /**
@@ -106,19 +121,23 @@ export async function takeFoldBatch(
  */
 export async function foldCandidates(
   client: PoolClient,
-  uploadPks: readonly string[],
+  batch: FoldBatchRows,
   params: ClassificationParams,
-  at: Date,
 ): Promise<Map<string, boolean>> {
   const { rows } = await client.query<{ pk: string; failed: boolean }>({
     name: 'flaky-fold-candidates',
     text: `SELECT t.pk, b.failed
              FROM (SELECT test_pk, bool_or(outcome = 'fail') AS failed FROM test_results
-                    WHERE upload_pk = ANY($1::bigint[]) GROUP BY test_pk) b
+                    WHERE upload_pk = ANY($1::bigint[]) AND at >= $3 AND at <= $4 GROUP BY test_pk) b
              JOIN test_cases t ON t.pk = b.test_pk
             WHERE b.failed OR t.status <> 'healthy' OR t.classified_at IS NULL
                OR t.status_reason NOT IN ('no_signal', 'recovered') OR t.last_failure_at >= $2`,
-    values: [plainArray(uploadPks), new Date(at.getTime() - settledLookbackMs(params))],
+    values: [
+      plainArray(batch.uploadPks),
+      new Date(batch.lastAt.getTime() - settledLookbackMs(params)),
+      batch.firstAt,
+      batch.lastAt,
+    ],
   });
   return new Map(rows.map((r) => [r.pk, r.failed]));
 }
@@ -131,13 +150,13 @@ export async function foldCandidates(
 export async function foldRows(
   client: PoolClient,
   repositoryPk: string,
-  uploadPks: readonly string[],
+  batch: FoldBatchRows,
 ): Promise<number> {
   const { rows } = await client.query<{ results: number }>({
     name: 'flaky-fold-rows',
     text: `WITH r AS (
   SELECT r.test_pk, r.upload_pk, r.outcome, r.infra, r.at, (r.at AT TIME ZONE 'UTC')::date AS day
-  FROM test_results r WHERE r.upload_pk = ANY($1::bigint[])
+  FROM test_results r WHERE r.upload_pk = ANY($1::bigint[]) AND r.at >= $3 AND r.at <= $4
 ), rollups AS (
   INSERT INTO test_day_rollups AS d (test_pk, day, repository_pk, attempts, failures, infra_attempts,
     infra_failures, last_failure_at)
@@ -186,7 +205,7 @@ export async function foldRows(
   WHERE t.pk = l.test_pk AND (t.last_failure_at IS NULL OR t.last_failure_at < l.at)
 )
 SELECT count(*)::integer AS results FROM r`,
-    values: [plainArray(uploadPks), repositoryPk],
+    values: [plainArray(batch.uploadPks), repositoryPk, batch.firstAt, batch.lastAt],
   });
   return rows[0]?.results ?? 0;
 }
