@@ -19,7 +19,7 @@ import { DEFAULT_BUNDLE_LIMITS } from '../flaky/bundle';
 import { ConfigError } from '../platform/env';
 import { publicUrlOf } from '../platform/public-url';
 import { describeTemporalSecurity, temporalSecurity } from '../platform/temporal-security';
-import { createReplicaCensus } from '../platform/replica-census';
+import { createReplicaCensus, GITHUB_WRITERS } from '../platform/replica-census';
 import { createReplicaStore } from '../stores/replicas';
 import { pingDatabase } from '../stores/db';
 import { createApiKeyStore } from '../stores/api-keys';
@@ -119,7 +119,20 @@ async function main(): Promise<void> {
   // One App authentication and one throttled REST client per installation for this process (commands
   // in PR comments react and reply through them).
   const gitHubAuth = gitHub ? await createGitHubAppAuth(gitHub) : null;
-  const gitHubClients = gitHub && gitHubAuth ? await createGitHubClients(gitHub, gitHubAuth) : null;
+  // Every process that writes to GitHub (APIs and workers) shares each installation's write pace.
+  const gitHubWriters = gitHub
+    ? createReplicaCensus({
+        store: createReplicaStore(pools.main),
+        kind: GITHUB_WRITERS,
+        id: `${os.hostname()}:${process.pid}:api:${randomBytes(4).toString('hex')}`,
+        warn: (message) => logger.warn(message),
+      })
+    : null;
+  await gitHubWriters?.start();
+  const gitHubClients =
+    gitHub && gitHubAuth
+      ? await createGitHubClients(gitHub, gitHubAuth, { writers: () => gitHubWriters?.count() ?? 1 })
+      : null;
   // Deliveries are acted on after they are answered; shutdown waits for that work.
   // Pull request, push and check deliveries become hints to the owning organisation's queues, and
   // commands in PR comments act on them (github/inbound/pr-command-handler.ts).
@@ -281,6 +294,7 @@ async function main(): Promise<void> {
     void (async () => {
       await app.close();
       await census.stop();
+      await gitHubWriters?.stop();
       // A batch under way commits or rolls back; whatever is left pending is folded after the restart.
       await foldLoop.stop();
       await gitHubWebhooks?.idle();

@@ -19,6 +19,9 @@ export interface ReplicaStore {
   leave(kind: string, id: string): Promise<void>;
 }
 
+/** The census of every process that writes to GitHub (APIs and workers with the App configured). */
+export const GITHUB_WRITERS = 'github-writer';
+
 export interface ReplicaCensus {
   /** Processes of this kind alive at the last beat, this one included (at least 1). */
   count(): number;

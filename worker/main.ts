@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import {
   DefaultLogger,
@@ -29,6 +30,8 @@ import { createRunSlots } from '../test-runs/store/run-slots';
 import { ConfigError } from '../platform/env';
 import { publicUrlOf } from '../platform/public-url';
 import { describeTemporalSecurity, temporalSecurity } from '../platform/temporal-security';
+import { createReplicaCensus, GITHUB_WRITERS } from '../platform/replica-census';
+import { createReplicaStore } from '../stores/replicas';
 import { gitHubAppSettingsOf } from '../github/app/config';
 import { loadWorkerConfig } from './config';
 import { SDK_LOG_LEVEL } from './sdk-log-level';
@@ -95,10 +98,23 @@ async function main(): Promise<void> {
   const broker = createProcessBroker();
   const localHost = createLocalGitHost({ root: path.resolve(config.RAILYARD_GIT_ROOT), runner: broker });
   // Repositories of the App's host live on GitHub; the worker keeps a mirror of each in its data folder.
+  // Every process that writes to GitHub (workers and APIs) shares each installation's write pace.
+  const gitHubWriters = gitHub
+    ? createReplicaCensus({
+        store: createReplicaStore(pool),
+        kind: GITHUB_WRITERS,
+        id: `${identity}:${randomBytes(4).toString('hex')}`,
+        warn: (message) => {
+          Runtime.instance().logger.warn(message);
+        },
+      })
+    : null;
+  await gitHubWriters?.start();
   const gitHubSide = gitHub
     ? await createGitHubWorkerHost({
         settings: gitHub,
         pool,
+        clientOptions: { writers: () => gitHubWriters?.count() ?? 1 },
         mirrorRoot: path.join(workRoot, 'mirrors'),
         publicUrl: publicUrlOf(config.RAILYARD_PUBLIC_URL),
         runner: broker,
@@ -172,6 +188,7 @@ async function main(): Promise<void> {
       'test runs go to executors through the API (executeTestRun completes asynchronously)',
   );
   await worker.run();
+  await gitHubWriters?.stop();
   await testCaseEvents.idle();
   await Promise.allSettled([connection.close(), clientConnection.close(), pool.end()]);
   broker.close();

@@ -70,6 +70,12 @@ export interface GitHubClientOptions {
   writeIntervalMs?: number;
   /** Least time between two writes that notify people (comments; default 3,000 ms, Octokit's). */
   notificationIntervalMs?: number;
+  /**
+   * Processes writing to GitHub for the same installations (platform/replica-census.ts), this one
+   * included: both intervals are multiplied by it, so N processes together keep each installation's
+   * pace, as GitHub counts an installation's writes however many processes send them. 1 when absent.
+   */
+  writers?: () => number;
 }
 
 interface Cached {
@@ -95,11 +101,24 @@ export async function createGitHubClients(
   const clients = new Map<number, GitHubRest>();
   const lane = opts.lane ?? 'core';
   // This factory's own pacing groups (Octokit's would be shared with every client in the process).
-  const writeGroup = new Bottleneck.Group({ maxConcurrent: 1, minTime: opts.writeIntervalMs ?? 1_000 });
-  const notificationGroup = new Bottleneck.Group({
-    maxConcurrent: 1,
-    minTime: opts.notificationIntervalMs ?? 3_000,
-  });
+  const writeInterval = opts.writeIntervalMs ?? 1_000;
+  const notificationInterval = opts.notificationIntervalMs ?? 3_000;
+  const writeGroup = new Bottleneck.Group({ maxConcurrent: 1, minTime: writeInterval });
+  const notificationGroup = new Bottleneck.Group({ maxConcurrent: 1, minTime: notificationInterval });
+  // The writer count as last applied; a change re-paces the groups' future and existing limiters.
+  let pacedFor = 1;
+  const pace = (): void => {
+    const n = Math.max(1, Math.floor(opts.writers?.() ?? 1));
+    if (n === pacedFor) return;
+    pacedFor = n;
+    for (const [group, interval] of [
+      [writeGroup, writeInterval],
+      [notificationGroup, notificationInterval],
+    ] as const) {
+      group.updateSettings({ minTime: interval * n });
+      for (const { limiter } of group.limiters()) void limiter.updateSettings({ minTime: interval * n });
+    }
+  };
 
   function build(installationId: number): GitHubRest {
     const onLimit =
@@ -128,6 +147,7 @@ export async function createGitHubClients(
     const cache = new Map<string, Cached>();
 
     octokit.hook.before('request', async (options) => {
+      pace();
       const token = await auth.installationToken(installationId);
       options.headers.authorization = token.authorization();
     });
@@ -190,6 +210,7 @@ export async function createGitHubClients(
 
   return {
     forInstallation(installationId) {
+      pace();
       let client = clients.get(installationId);
       if (!client) {
         if (clients.size >= 10_000) clients.clear();

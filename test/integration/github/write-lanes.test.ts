@@ -76,3 +76,34 @@ test('writes of one installation in one lane are paced in order', async () => {
     't7 /repos/o/r/statuses/s3',
   ]);
 });
+
+test('with two writing processes each paces an installation at twice the interval, also after the count changes', async () => {
+  // Lane x: 1,000 ms, one writer. Lane y: 700 ms, a writer count that becomes 2 after its first write
+  // (its limiter already exists then): 1,400 ms. y's second write must arrive after x's second; paced
+  // at 700 ms it would arrive before it.
+  let writers = 1;
+  const x = await createGitHubClients({ apiUrl: apiUrl() }, auth, { writeIntervalMs: 1_000, lane: 'x' });
+  const y = await createGitHubClients({ apiUrl: apiUrl() }, auth, {
+    writeIntervalMs: 700,
+    lane: 'y',
+    writers: () => writers,
+  });
+  const [onX, onY] = [await x.forInstallation(1), await y.forInstallation(2)];
+  await write(onY, 0);
+  writers = 2;
+  await new Promise((r) => setTimeout(r, 1_500)); // y's window from its first write has passed
+  arrivals.splice(0);
+  await Promise.all([
+    (async () => {
+      await write(onX, 1);
+      await write(onX, 2);
+    })(),
+    (async () => {
+      await write(onY, 3);
+      await write(onY, 4);
+    })(),
+  ]);
+  expect(arrivals.indexOf('t1 /repos/o/r/statuses/s2')).toBeLessThan(
+    arrivals.indexOf('t2 /repos/o/r/statuses/s4'),
+  );
+});
