@@ -1,8 +1,9 @@
 /**
  * The fault plan: seeded moments at which a component is hurt, and how long it stays down.
  *
- * - The worker and the API are killed with SIGKILL (no chance to finish anything) and started again
- *   after a seeded pause, as a process supervisor would.
+ * - The worker, the API and the executor are killed with SIGKILL (no chance to finish anything) and
+ *   started again after a seeded pause, as a process supervisor would. With replicas it is the first
+ *   of each kind; the others carry on meanwhile.
  * - Temporal and PostgreSQL are restarted (stopped, then started on the same port and data).
  * Faults run one after another in time order; one that comes due before the stack answered again
  * after the previous one waits for that, so every fault hits a stack that was whole just before and
@@ -11,7 +12,8 @@
 import type { Stack } from '../../scripts/lib/stack';
 import type { Rng } from '../simulate/rng';
 
-export type FaultKind = 'kill worker' | 'kill API' | 'restart Temporal' | 'restart PostgreSQL';
+export type FaultKind =
+  'kill worker' | 'kill API' | 'kill executor' | 'restart Temporal' | 'restart PostgreSQL';
 
 export interface Fault {
   kind: FaultKind;
@@ -24,6 +26,8 @@ export interface Fault {
 export interface FaultCounts {
   workerKills: number;
   apiKills: number;
+  /** Executor kills (its runs die with it and are retried); 0 when absent. */
+  executorKills?: number;
   temporalRestarts: number;
   postgresRestarts: number;
 }
@@ -38,6 +42,7 @@ export function planFaults(rng: Rng, counts: FaultCounts, windowMs: number): Fau
   const kinds: FaultKind[] = [
     ...Array<FaultKind>(counts.workerKills).fill('kill worker'),
     ...Array<FaultKind>(counts.apiKills).fill('kill API'),
+    ...Array<FaultKind>(counts.executorKills ?? 0).fill('kill executor'),
     ...Array<FaultKind>(counts.temporalRestarts).fill('restart Temporal'),
     ...Array<FaultKind>(counts.postgresRestarts).fill('restart PostgreSQL'),
   ];
@@ -63,6 +68,10 @@ async function inject(fault: Fault, stack: Stack): Promise<void> {
       await stack.api.stop('SIGKILL');
       await sleep(fault.downMs);
       return stack.api.start();
+    case 'kill executor':
+      await stack.executor.stop('SIGKILL');
+      await sleep(fault.downMs);
+      return stack.executor.start();
     case 'restart Temporal':
       return stack.restartTemporal();
     case 'restart PostgreSQL':

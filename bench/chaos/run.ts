@@ -3,7 +3,8 @@
  * goes to stderr, the summary tables to stdout; the exit code is 1 when any safety number is not 0.
  *
  * Options: --seed, --prs, --concurrency, --batch, --bad-rate, --conflict-rate, --test-seconds,
- * --worker-kills, --api-kills, --temporal-restarts, --postgres-restarts, --gap-ms,
+ * --worker-kills, --api-kills, --executor-kills, --temporal-restarts, --postgres-restarts, --gap-ms,
+ * --replicas N (APIs behind one address, workers and executors; kills hit the first of each),
  * --settle-timeout-s, --faults-from start|accepted (when the fault plan's clock starts),
  * --json <file> (the whole report), --keep (leave the run's folder for reading).
  */
@@ -23,6 +24,8 @@ const { values } = parseArgs({
     'test-seconds': { type: 'string', default: '1' },
     'worker-kills': { type: 'string', default: '4' },
     'api-kills': { type: 'string', default: '4' },
+    'executor-kills': { type: 'string', default: '0' },
+    replicas: { type: 'string', default: '1' },
     'temporal-restarts': { type: 'string', default: '1' },
     'postgres-restarts': { type: 'string', default: '1' },
     'gap-ms': { type: 'string', default: '600' },
@@ -59,12 +62,14 @@ async function main(): Promise<number> {
     faults: {
       workerKills: num('worker-kills'),
       apiKills: num('api-kills'),
+      executorKills: num('executor-kills'),
       temporalRestarts: num('temporal-restarts'),
       postgresRestarts: num('postgres-restarts'),
     },
     submitGapMs: num('gap-ms'),
     settleTimeoutMs: num('settle-timeout-s') * 1000,
     faultsFrom: values['faults-from'] === 'accepted' ? 'accepted' : 'start',
+    replicas: num('replicas'),
     keep: values.keep,
     log,
     onStack: (stack) => {

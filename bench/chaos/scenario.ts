@@ -32,6 +32,10 @@ export interface ChaosOptions extends WorkloadOptions {
   submitGapMs: number;
   /** How long the PRs get to settle after the last fault. */
   settleTimeoutMs: number;
+  /** APIs (behind one address), workers and executors the stack runs; default 1 of each. */
+  replicas?: number;
+  /** Further settings of the stack's processes (e.g. RAILYARD_EXECUTOR_RUNS_PER_ORGANISATION). */
+  env?: Record<string, string>;
   /** Use this database instead of a cluster of the run's own (no PostgreSQL restarts then). */
   databaseUrl?: string;
   /** A prebuilt workflow bundle for the worker (RAILYARD_WORKFLOW_BUNDLE) instead of one at each start. */
@@ -92,6 +96,10 @@ async function diagnose(api: Api, open: PrOutcome[], logDir: string): Promise<st
 
 const QUEUE: QueueRef = { repo: { host: 'local', owner: 'chaos', name: 'app' }, targetBranch: 'main' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+/** Crashes of every replica of one kind. */
+const sumExits = (services: readonly { unexpectedExits: number }[]) =>
+  services.reduce((n, s) => n + s.unexpectedExits, 0);
 
 async function issueKey(databaseUrl: string): Promise<string> {
   const pool = createPool(databaseUrl, { max: 2 });
@@ -191,9 +199,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     stack = await startStack({
       dir,
       databaseUrl: opts.databaseUrl,
+      ...(opts.replicas ? { replicas: opts.replicas } : {}),
       env: {
         RAILYARD_SANDBOX_WRITABLE_PATHS: ledger,
         ...(opts.workflowBundle ? { RAILYARD_WORKFLOW_BUNDLE: opts.workflowBundle } : {}),
+        ...opts.env,
       },
       log,
     });
@@ -219,7 +229,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const s = stack;
     const watchdog: NodeJS.Timeout = setInterval(() => {
       if (repairing) return;
-      for (const service of [s.worker, s.api, s.executor])
+      for (const service of [...s.workers, ...s.apis, ...s.executors])
         if (!service.running())
           void service.start().catch((err: Error) => log(`${service.name}: ${err.message}`));
     }, 1_000);
@@ -270,9 +280,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       notAccepted,
       withdrawn,
       crashes: {
-        worker: stack.worker.unexpectedExits,
-        api: stack.api.unexpectedExits,
-        executor: stack.executor.unexpectedExits,
+        worker: sumExits(stack.workers),
+        api: sumExits(stack.apis),
+        executor: sumExits(stack.executors),
       },
       dir,
     };

@@ -110,7 +110,8 @@ export interface ServiceSettings {
   env?: Record<string, string>;
 }
 
-export function apiService(sup: Supervisor, s: ServiceSettings): Service {
+/** `name` tells replicas apart (api-2, worker-2, ...): its log file is named after it. */
+export function apiService(sup: Supervisor, s: ServiceSettings, name = 'api'): Service {
   const env = cleanEnv({
     DATABASE_URL: s.databaseUrl,
     TEMPORAL_ADDRESS: s.temporalAddress,
@@ -128,10 +129,10 @@ export function apiService(sup: Supervisor, s: ServiceSettings): Service {
       return false;
     }
   };
-  return createService(sup, 'api', 'api/server.ts', env, path.join(s.logDir, 'api.log'), healthy);
+  return createService(sup, name, 'api/server.ts', env, path.join(s.logDir, `${name}.log`), healthy);
 }
 
-export function workerService(sup: Supervisor, s: ServiceSettings): Service {
+export function workerService(sup: Supervisor, s: ServiceSettings, name = 'worker'): Service {
   const env = cleanEnv({
     DATABASE_URL: s.databaseUrl,
     TEMPORAL_ADDRESS: s.temporalAddress,
@@ -143,7 +144,7 @@ export function workerService(sup: Supervisor, s: ServiceSettings): Service {
     RAILYARD_LOG_LEVEL: 'warn',
     ...s.env,
   });
-  return createService(sup, 'worker', 'worker/main.ts', env, path.join(s.logDir, 'worker.log'), (_m, st) =>
+  return createService(sup, name, 'worker/main.ts', env, path.join(s.logDir, `${name}.log`), (_m, st) =>
     Promise.resolve(st.ready),
   );
 }
@@ -152,23 +153,18 @@ export function workerService(sup: Supervisor, s: ServiceSettings): Service {
  * An executor: no database URL, secret or Temporal address; its runs from the API with its credential;
  * only executor settings of `env`.
  */
-export function executorService(sup: Supervisor, s: ServiceSettings): Service {
+export function executorService(sup: Supervisor, s: ServiceSettings, name = 'executor'): Service {
   const own = Object.entries(s.env ?? {}).filter(([k]) => /^RAILYARD_(EXECUTOR|SANDBOX)_/.test(k));
   const env = cleanEnv({
     RAILYARD_EXECUTOR_API_URL: apiUrl({ port: s.apiPort }),
     RAILYARD_EXECUTOR_TOKEN: s.executorToken,
-    RAILYARD_EXECUTOR_WORK_ROOT: path.join(s.workRoot, 'executor'),
+    RAILYARD_EXECUTOR_WORK_ROOT: path.join(s.workRoot, name),
     RAILYARD_EXECUTOR_HEALTH_PORT: '0',
     RAILYARD_SHUTDOWN_GRACE_SECONDS: '1',
     RAILYARD_LOG_LEVEL: 'warn',
     ...Object.fromEntries(own),
   });
-  return createService(
-    sup,
-    'executor',
-    'worker/executor.ts',
-    env,
-    path.join(s.logDir, 'executor.log'),
-    (_m, st) => Promise.resolve(st.ready),
+  return createService(sup, name, 'worker/executor.ts', env, path.join(s.logDir, `${name}.log`), (_m, st) =>
+    Promise.resolve(st.ready),
   );
 }

@@ -4,6 +4,11 @@
  * restarted), the Temporal dev server with its state in a SQLite file (a restart keeps every
  * workflow), the worker, an executor and the API (services.ts). Used by the chaos run and the fuzzer.
  *
+ * With `replicas` > 1 (issue 27) it runs that many APIs behind one round-robin address (balancer.ts),
+ * that many workers (each with its own work folder, sharing the git root) and that many executors
+ * (each taking runs through the shared address): `api`, `worker` and `executor` are then the first of
+ * each, `apis`, `workers` and `executors` all of them.
+ *
  * Restarts of PostgreSQL and Temporal are clean stops (fast shutdown, SIGTERM) followed by a start;
  * crashes are what the API and the worker get (SIGKILL), since they are the processes railyard owns.
  */
@@ -13,6 +18,7 @@ import path from 'node:path';
 import { runMigrations } from '../../stores/migrate';
 import { issueOwnExecutorCredential } from './executor-credential';
 import { apiUrl } from '../../platform/public-url';
+import { startBalancer } from './balancer';
 import { freePort } from './ports';
 import { startCluster } from './postgres';
 import { Supervisor, type Managed } from './supervisor';
@@ -28,6 +34,8 @@ export interface StackOptions {
   durableTemporal?: boolean;
   /** Further settings of the API and the worker. */
   env?: Record<string, string>;
+  /** Processes of each kind (API, worker, executor); default 1. */
+  replicas?: number;
   log: (message: string) => void;
 }
 
@@ -39,8 +47,12 @@ export interface Stack {
   logDir: string;
   api: Service;
   worker: Service;
-  /** Runs the test commands (issue 17); not killed by the chaos faults. */
+  /** Runs the test commands (issue 17). */
   executor: Service;
+  /** Every replica of each kind (one each unless `replicas` said more). */
+  apis: Service[];
+  workers: Service[];
+  executors: Service[];
   canRestartPostgres: boolean;
   restartTemporal(): Promise<void>;
   restartPostgres(): Promise<void>;
@@ -63,7 +75,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   fs.mkdirSync(logDir, { recursive: true });
   // PostgreSQL runs as an unprivileged user when we are root: it must reach its data dir.
   fs.chmodSync(opts.dir, 0o755);
+  const replicas = Math.max(1, opts.replicas ?? 1);
   const [pgPort, temporalPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  // With replicas the public address is the balancer's; each API listens on a port of its own.
+  const apiPorts: number[] = [];
+  for (let i = 0; i < replicas; i++) apiPorts.push(replicas === 1 ? apiPort : await freePort());
 
   const startPostgres = () =>
     startCluster(
@@ -101,13 +117,27 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       executorToken: await issueOwnExecutorCredential(databaseUrl, `stack-${randomUUID().slice(0, 8)}`),
       ...(opts.env ? { env: opts.env } : {}),
     };
-    const worker = workerService(sup, settings);
-    const api = apiService(sup, settings);
-    const executor = executorService(sup, settings);
+    const named = (kind: string, i: number) => (i === 0 ? kind : `${kind}-${i + 1}`);
+    const indices = [...Array(replicas).keys()];
+    const workers = indices.map((i) =>
+      workerService(
+        sup,
+        { ...settings, workRoot: path.join(settings.workRoot, named('worker', i)) },
+        named('worker', i),
+      ),
+    );
+    const apis = indices.map((i) => apiService(sup, { ...settings, apiPort: apiPorts[i]! }, named('api', i)));
+    const executors = indices.map((i) => executorService(sup, settings, named('executor', i)));
+    const balancer = replicas > 1 ? await startBalancer(apiPort, apiPorts) : null;
     // A root executor starts test runs as an unprivileged user, who must reach its work root.
     fs.chmodSync(opts.dir, 0o711);
-    opts.log('starting the worker, the API and an executor...');
-    await Promise.all([worker.start(), api.start(), executor.start()]);
+    opts.log(
+      replicas > 1
+        ? `starting ${replicas} workers, APIs and executors...`
+        : 'starting the worker, the API and an executor...',
+    );
+    await Promise.all([...workers, ...apis, ...executors].map((service) => service.start()));
+    const [worker, api, executor] = [workers[0]!, apis[0]!, executors[0]!];
 
     return {
       apiUrl: apiUrl({ port: apiPort }),
@@ -118,6 +148,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       api,
       worker,
       executor,
+      apis,
+      workers,
+      executors,
       canRestartPostgres: pgManaged !== null,
       async restartTemporal() {
         await stopManaged(temporalManaged, 'SIGTERM');
@@ -128,7 +161,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         await stopManaged(pgManaged, 'SIGINT');
         pgManaged = (await startPostgres()).managed;
       },
-      stop: () => sup.stopAll(5_000),
+      stop: async () => {
+        await balancer?.close();
+        await sup.stopAll(5_000);
+      },
     };
   } catch (err) {
     await sup.stopAll(5_000);
