@@ -18,3 +18,4 @@ export * from './pr-reasons';
 export * from './json-bytes';
 export * from './pr-record';
 export * from './queue-view-delta';
+export * from './flaky-reevaluation-messages';

@@ -27,7 +27,13 @@ import {
   listUnhealthyTests,
 } from './store/lists';
 import { checkQuarantine, type QuarantineCheck, quarantinedTestIds } from './store/quarantine-check';
-import { type ReevaluationOptions, type ReevaluationSummary, reevaluateAll } from './store/reevaluate';
+import {
+  listRepositoryPage,
+  type ReevaluationOptions,
+  type ReevaluationSummary,
+  reevaluateAll,
+  reevaluateRepositories,
+} from './store/reevaluate';
 import {
   findRepository,
   type RepositoryRecord,
@@ -128,7 +134,12 @@ export interface FlakyStore {
   checkQuarantine(repository: RepositoryRecord, failedTestIds: readonly string[]): Promise<QuarantineCheck>;
   /** The ids of every test of the repository quarantined now. */
   quarantinedTestIds(repository: RepositoryRecord): Promise<string[]>;
+  /** The whole sweep in one call (tests, tools); the schedule goes page by page (ADR 0020). */
   reevaluate(options?: ReevaluationOptions): Promise<ReevaluationSummary>;
+  /** The next `limit` repository keys after `after` (null: from the first), in key order. */
+  listRepositoryPage(after: string | null, limit: number): Promise<string[]>;
+  /** The sweep of these repositories only, each isolated from the others. */
+  reevaluateRepositories(pks: readonly string[], options?: ReevaluationOptions): Promise<ReevaluationSummary>;
 }
 
 export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): FlakyStore {
@@ -167,5 +178,13 @@ export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): F
     quarantinedTestIds: (repository) => quarantinedTestIds(pool, repository),
     reevaluate: (reevaluation) =>
       reevaluateAll(pool, now(), sink === undefined ? reevaluation : { onEvents: sink, ...reevaluation }),
+    listRepositoryPage: (after, limit) => listRepositoryPage(pool, after, limit),
+    reevaluateRepositories: (pks, reevaluation) =>
+      reevaluateRepositories(
+        pool,
+        pks,
+        now(),
+        sink === undefined ? reevaluation : { onEvents: sink, ...reevaluation },
+      ),
   };
 }

@@ -18,6 +18,12 @@
  * and organisation), counted in the summary, and skipped until the next run; the others are swept.
  */
 import { type Pool } from 'pg';
+import {
+  EMPTY_SUMMARY,
+  MAX_FAILED_LABELS,
+  MAX_REEVALUATION_PAGE_SIZE,
+  type ReevaluationSummary,
+} from '../../contract';
 import { inTransaction } from './db';
 import { type OutboxSink } from './event-outbox';
 import { reclassify, settledLookbackMs } from './reclassify';
@@ -25,17 +31,7 @@ import { findRepositoryByPk } from './repositories';
 import { lockTestCases } from './test-case-reads';
 import { daysBefore } from './windows';
 
-export interface ReevaluationSummary {
-  /** Repositories swept to the end. */
-  readonly repositories: number;
-  readonly evaluated: number;
-  readonly changed: number;
-  readonly recorded: number;
-  /** Repositories whose sweep threw; the others were swept all the same. */
-  readonly failedRepositories: number;
-  /** The first MAX_FAILED_LABELS of them, as `host/owner/name (organisation slug)`. */
-  readonly failed: readonly string[];
-}
+export type { ReevaluationSummary } from '../../contract';
 
 /** Which repository failed and why, for the log: names, not only keys. */
 export interface RepositoryFailure {
@@ -56,10 +52,11 @@ export interface ReevaluationOptions {
   readonly onEvents?: OutboxSink;
   /** Called for each repository whose sweep threw (the activity logs it); the sweep goes on. */
   readonly onRepositoryFailed?: (failure: RepositoryFailure) => void;
+  /** Called after each repository, swept or failed, with the summary so far (a page's resume point). */
+  readonly onRepositoryDone?: (pk: string, summary: ReevaluationSummary) => void;
 }
 
-/** The summary keeps this many failed repositories by name; the count has them all. */
-export const MAX_FAILED_LABELS = 20;
+export { MAX_FAILED_LABELS } from '../../contract';
 
 interface RepositoryRow {
   pk: string;
@@ -81,24 +78,66 @@ export const repositoryLabel = (r: Pick<RepositoryFailure, 'host' | 'owner' | 'n
  * sweep goes on with the next, so one tenant's repository cannot stop everyone's re-evaluation. The
  * batches it committed before throwing stay committed (each is whole on its own). Only the listing of
  * repositories itself, before any work, fails the sweep (Temporal retries it).
+ *
+ * The whole sweep in one call, for tests and tools; the scheduled workflow goes page by page
+ * (listRepositoryPage, then reevaluateRepositories on each page) so that no activity grows with the
+ * number of repositories (ADR 0020).
  */
 export async function reevaluateAll(
   pool: Pool,
   now: Date,
   options: ReevaluationOptions = {},
 ): Promise<ReevaluationSummary> {
-  const { rows: repositories } = await pool.query<RepositoryRow>(
-    `SELECT r.pk, r.organisation_id, o.slug, r.host, r.owner, r.name
-       FROM repositories r JOIN organisations o ON o.id = r.organisation_id ORDER BY r.pk`,
+  const { rows } = await pool.query<{ pk: string }>(`SELECT pk FROM repositories ORDER BY pk`);
+  return reevaluateRepositories(
+    pool,
+    rows.map((r) => r.pk),
+    now,
+    options,
   );
-  let summary: ReevaluationSummary = {
-    repositories: 0,
-    evaluated: 0,
-    changed: 0,
-    recorded: 0,
-    failedRepositories: 0,
-    failed: [],
-  };
+}
+
+/**
+ * The next `limit` repository keys after `after` (keyset: `pk > after ORDER BY pk`), so a listing
+ * costs one index range scan however many repositories there are, and repositories created during a
+ * sweep are met if their key is past the cursor. `after` null starts from the first.
+ */
+export async function listRepositoryPage(pool: Pool, after: string | null, limit: number): Promise<string[]> {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_REEVALUATION_PAGE_SIZE)
+    throw new Error(
+      `The page size limit must be an integer from 1 to ${MAX_REEVALUATION_PAGE_SIZE}, got ${limit}.`,
+    );
+  if (after !== null && !/^[0-9]+$/.test(after))
+    throw new Error(`The page cursor after must be a repository key (digits), got ${JSON.stringify(after)}.`);
+  const { rows } = await pool.query<{ pk: string }>(
+    `SELECT pk FROM repositories WHERE pk > $1::bigint ORDER BY pk LIMIT $2`,
+    [after ?? '0', limit],
+  );
+  return rows.map((r) => r.pk);
+}
+
+/**
+ * The repositories `pks` in the given order, each on its own (see reevaluateAll): one that throws is
+ * reported and counted, the others are swept. A key whose repository is gone by now is skipped.
+ */
+export async function reevaluateRepositories(
+  pool: Pool,
+  pks: readonly string[],
+  now: Date,
+  options: ReevaluationOptions = {},
+): Promise<ReevaluationSummary> {
+  const { rows: found } = await pool.query<RepositoryRow>(
+    `SELECT r.pk, r.organisation_id, o.slug, r.host, r.owner, r.name
+       FROM repositories r JOIN organisations o ON o.id = r.organisation_id
+      WHERE r.pk = ANY($1::bigint[])`,
+    [pks],
+  );
+  const byPk = new Map(found.map((r) => [r.pk, r]));
+  const repositories = pks.flatMap((pk) => {
+    const row = byPk.get(pk);
+    return row === undefined ? [] : [row];
+  });
+  let summary = EMPTY_SUMMARY;
   for (const row of repositories) {
     try {
       await reevaluateRepository(pool, row.pk, now, options, (counts) => {
@@ -111,6 +150,7 @@ export async function reevaluateAll(
         options.onProgress?.(summary);
       });
       summary = { ...summary, repositories: summary.repositories + 1 };
+      options.onRepositoryDone?.(row.pk, summary);
     } catch (error) {
       const failure: RepositoryFailure = {
         pk: row.pk,
@@ -131,6 +171,7 @@ export async function reevaluateAll(
       };
       options.onRepositoryFailed?.(failure);
       options.onProgress?.(summary);
+      options.onRepositoryDone?.(row.pk, summary);
     }
   }
   return summary;

@@ -26,6 +26,7 @@ const COVERED = [
   'test-run.json',
   'webhook-delivery.json',
   'flaky-reevaluation.json',
+  'flaky-reevaluation-pages.json',
 ];
 
 test('the committed workflow histories replay deterministically', async () => {
