@@ -9,12 +9,16 @@
  *  - the failed attempt is retried and its page completes; the broken repository is counted and named,
  *    and the 24 others complete;
  *  - the run continues as new once (3 pages), and each run's history stays within the stated bound.
+ * And the page activity alone: given the heartbeat details of a dead attempt, it sweeps only the
+ * repositories after those it says are done.
  */
 import { Client, Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createFlakyActivities, type RepositoryPageInput } from '../../../activities/flaky';
 import {
+  EMPTY_SUMMARY,
   FLAKY_REEVALUATION_WORKFLOW_TYPE,
   type FlakyReevaluationInput,
   reevaluationHistoryBound,
@@ -139,3 +143,28 @@ test('25 repositories in pages of 10: each swept once, a failed attempt retried,
     expect(run.events).toBeLessThanOrEqual(reevaluationHistoryBound(INPUT.pagesPerRun!));
   recordHistory('flaky-reevaluation-pages', workflowId, runs[0]!.runId);
 }, 120_000);
+
+test('a retried page goes on after the repositories its dead attempt finished (heartbeat details)', async () => {
+  const keys = (await h.pool.query<{ pk: string }>(`SELECT pk FROM repositories ORDER BY pk`)).rows.map(
+    (r) => r.pk,
+  );
+  const page = keys.slice(0, 10); // holds the broken repository, 8th
+  const activities = createFlakyActivities({ pool: h.pool, now: () => h.clock.now });
+  const carried: ReevaluationSummary = {
+    ...EMPTY_SUMMARY,
+    repositories: 7,
+    evaluated: 7,
+    failedRepositories: 1,
+    failed: ['earlier'],
+  };
+  const beats: unknown[] = [];
+  const env = new MockActivityEnvironment({ heartbeatDetails: { done: 8, summary: carried } });
+  env.on('heartbeat', (d: unknown) => beats.push(d));
+  const resumed = await env.run(activities.reevaluateRepositoryPage, { pks: page });
+  // Only the last two were swept: the broken one (8th) was not met again.
+  expect(resumed).toEqual({ ...carried, repositories: 9 });
+  expect(beats.at(-1)).toMatchObject({ done: 10, summary: { repositories: 9 } });
+
+  const fresh = await new MockActivityEnvironment().run(activities.reevaluateRepositoryPage, { pks: page });
+  expect(fresh).toMatchObject({ repositories: 9, failedRepositories: 1 });
+});
