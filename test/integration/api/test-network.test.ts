@@ -3,7 +3,7 @@
  * (Temporal) and real PostgreSQL: createQueue and updateQueue take it, getQueue answers it (true for a
  * queue that never set it), a request without it keeps it (Terraform, which does not know it, sees no
  * drift), a wrong type is refused with one sentence naming the field, and each test run started after
- * a change carries it to the test-run workflow as `network`, read from the queue's own history.
+ * a change carries it to the test-run workflow as `network`, read from each run's own start.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
@@ -32,13 +32,36 @@ const testNetworkOf = async (body: object) => {
   return res.json<{ testNetwork: unknown }>().testNetwork;
 };
 
-/** The `network` of every test run the queue started, oldest first, as its history recorded them. */
+/**
+ * The `network` every test run of the queue received, oldest first, from the runs' own start events.
+ * The runs are found in the queue's history: started by its buildTestRun activity (whose arguments
+ * name the run's workflow), or as child workflows where the queue has no starter. A run not started
+ * yet is left out (the caller waits for the count).
+ */
 async function childNetworks(): Promise<(boolean | undefined)[]> {
   const history = await h.client.workflow.getHandle(h.workflowId).fetchHistory();
-  return (history.events ?? []).flatMap((e) => {
-    const payload = e.startChildWorkflowExecutionInitiatedEventAttributes?.input?.payloads?.[0];
-    return payload ? [defaultPayloadConverter.fromPayload<TestRunWorkflowInput>(payload).network] : [];
+  const runIds = (history.events ?? []).flatMap((e) => {
+    const child = e.startChildWorkflowExecutionInitiatedEventAttributes;
+    if (child?.workflowId) return [child.workflowId];
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    const payload =
+      scheduled?.activityType?.name === 'buildTestRun' ? scheduled.input?.payloads?.[0] : undefined;
+    const started = payload
+      ? defaultPayloadConverter.fromPayload<{ testRun?: { workflowId: string } }>(payload).testRun
+      : undefined;
+    return started ? [started.workflowId] : [];
   });
+  const networks: (boolean | undefined)[] = [];
+  for (const id of runIds) {
+    const run = await h.client.workflow
+      .getHandle(id)
+      .fetchHistory()
+      .catch(() => null);
+    const input = run?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    if (!input) break;
+    networks.push(defaultPayloadConverter.fromPayload<TestRunWorkflowInput>(input).network);
+  }
+  return networks;
 }
 
 beforeAll(async () => {
