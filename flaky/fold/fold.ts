@@ -9,7 +9,8 @@
  *  4. one statement that aggregates the batch's raw rows (test_results by upload) into ONE upsert per
  *     test per day (test_day_rollups), one per test, day and fingerprint (test_failure_fingerprints,
  *     from the pending rows' failures), the PRs a test failed on (test_pr_failures) and
- *     test_cases.last_failure_at;
+ *     test_cases.last_failure_at; then the per-test summaries of the tests given new fingerprints,
+ *     for the batch's last day (test_case_summaries: store/test-case-summaries.ts);
  *  5. re-classification of the locked tests at the batch's last upload time + 1 ms (the upload's own
  *     results inside every half-open window, as when ingestion classified in the upload's
  *     transaction), writing test_status_history and the test_case.status_changed outbox;
@@ -23,9 +24,8 @@
  *
  * A batch folds several uploads of a test at once: rollups and counts are the same as folding them
  * one by one; classification sees the batch's results together, so a status that an upload in the
- * middle of a batch would have set and the next one undone is not recorded. The per-test summaries of
- * issue 26 ("reads from per-test summaries") belong in step 4: they are derived from the same raw
- * rows by the same transaction.
+ * middle of a batch would have set and the next one undone is not recorded. The per-test summaries
+ * are written in step 4: derived from the same rows by the same transaction, exactly once.
  */
 import { type Pool, type PoolClient } from '../../stores/db';
 import { type ClassificationParams } from '../classification';
@@ -34,6 +34,7 @@ import { finishFold, foldCandidates, foldRows, lockRepositoryFold, takeFoldBatch
 import { reclassify, settledLookbackMs } from '../store/reclassify';
 import { findRepositoryByPk } from '../store/repositories';
 import { lockTestCases, type TestCaseState } from '../store/test-case-reads';
+import { refreshTestCaseSummaries } from '../store/test-case-summaries';
 
 export { DEFAULT_FOLD_MAX_RESULTS } from '../store/fold-queue';
 
@@ -121,6 +122,7 @@ async function foldBatch(
   const candidates = await foldCandidates(client, batch, params);
   const locked = await lockTestCases(client, [...candidates.keys()]);
   const results = await foldRows(client, repositoryPk, batch);
+  await refreshTestCaseSummaries(client, batch.uploadPks, batch.lastAt);
   const fresh = [...locked.values()].filter((state) =>
     needsReclassification(state, candidates.get(state.pk) === true, params, batch.lastAt),
   );

@@ -36,6 +36,7 @@ import {
 } from '../retention';
 import { plainArray } from './pg-arrays';
 import { historyDays } from './reclassify';
+import { dropTrimmedSummaries } from './test-case-summaries';
 import {
   dropResultPartition,
   ensureResultPartitions,
@@ -260,6 +261,8 @@ async function trimRollups(
         if ((rowCount ?? 0) < batches.batchSize) break;
       }
     }
+    // A summary that counted a trimmed day no longer matches the fingerprints (test-case-summaries.ts).
+    await dropTrimmedSummaries(pool, tests, cutoff);
   });
   return cutoff;
 }

@@ -102,8 +102,39 @@ function prsJoin(weekDays: Range, weekEdges: Edge[]) {
 
 function failuresJoin(p: SqlParams, now: Date, as: 'records' | 'wire') {
   const today = p.add(dayOf(now), 'date');
+  const limits = failureLimits(p);
+  const live = failureListSql(today, limits, as);
+  if (as === 'records') return `CROSS JOIN LATERAL (${live}) fails`;
+  // The wire list from the test's summary when it answers for today with the repository's limits
+  // (test-case-summaries.ts); else the same list computed here. COALESCE evaluates its second
+  // subquery only when the first is null, so a page pays for the tests without a valid summary.
+  return `CROSS JOIN LATERAL (
+  SELECT coalesce((${validSummarySql(today, limits)}), (SELECT list FROM (${live}) live)) AS list
+) fails`;
+}
+
+/** The repository's failure window (whole days) and top-N, as the classifier reads its overrides. */
+export interface FailureLimits {
+  readonly windowDays: string;
+  readonly top: string;
+}
+
+/** SQL expressions (reading `rp.classification`) of the limits that apply to a test's repository. */
+export function failureLimits(p: SqlParams): FailureLimits {
   const windowDays = p.add(failureWindowDays, 'float8');
   const top = p.add(topFailures, 'int');
+  return {
+    windowDays: `LEAST(coalesce((rp.classification->>'failureWindowDays')::float8, ${windowDays}), ${MAX_WINDOW_DAYS})::int`,
+    top: `LEAST(coalesce((rp.classification->>'topFailures')::int, ${top}), ${MAX_TOP_FAILURES})`,
+  };
+}
+
+/**
+ * One row: `list`, the most common failure fingerprints of test `t` over the failure window ending on
+ * day `today` (every stored day from its first, none after excluded), and `oldest`, the first day it
+ * counted (null when none). Shared by the read and the fold's summaries so they cannot disagree.
+ */
+export function failureListSql(today: string, limits: FailureLimits, as: 'records' | 'wire'): string {
   const order = 'g.n DESC, g.last DESC, g.summary';
   const list =
     as === 'records'
@@ -112,17 +143,21 @@ function failuresJoin(p: SqlParams, now: Date, as: 'records' | 'wire') {
       : // TestCaseWire.most_common_failures, in its key order.
         `'[' || coalesce(string_agg('{"summary":' || ${jsonText('g.summary')} || ',"occurrence_count":' || g.n
            || ',"last_occurrence":"' || ${isoSql('g.last')} || '"}', ',' ORDER BY ${order}), '') || ']'`;
-  return `CROSS JOIN LATERAL (
-  SELECT ${list} AS list
+  return `SELECT ${list} AS list, min(g.oldest) AS oldest
   FROM (
-    SELECT min(f.summary) AS summary, sum(f.occurrences)::int AS n, max(f.last_seen_at) AS last
+    SELECT min(f.summary) AS summary, sum(f.occurrences)::int AS n, max(f.last_seen_at) AS last,
+      min(f.day) AS oldest
     FROM test_failure_fingerprints f
-    WHERE f.test_pk = t.pk
-      AND f.day >= ${today} - (LEAST(coalesce((rp.classification->>'failureWindowDays')::float8, ${windowDays}),
-        ${MAX_WINDOW_DAYS})::int - 1)
+    WHERE f.test_pk = t.pk AND f.day >= ${today} - (${limits.windowDays} - 1)
     GROUP BY f.fingerprint
     ORDER BY n DESC, last DESC, summary
-    LIMIT LEAST(coalesce((rp.classification->>'topFailures')::int, ${top}), ${MAX_TOP_FAILURES})
-  ) g
-) fails`;
+    LIMIT ${limits.top}
+  ) g`;
+}
+
+/** The summary's list when it answers for day `today` under `limits` (null otherwise). */
+function validSummarySql(today: string, limits: FailureLimits): string {
+  return `SELECT s.most_common_failures FROM test_case_summaries s
+    WHERE s.test_pk = t.pk AND s.window_days = ${limits.windowDays} AND s.top_failures = ${limits.top}
+      AND ${today} BETWEEN s.from_day AND s.through_day`;
 }
