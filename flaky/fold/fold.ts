@@ -9,8 +9,8 @@
  *  4. one statement that aggregates the batch's raw rows (test_results by upload) into ONE upsert per
  *     test per day (test_day_rollups), one per test, day and fingerprint (test_failure_fingerprints,
  *     from the pending rows' failures), the PRs a test failed on (test_pr_failures) and
- *     test_cases.last_failure_at; then the per-test summaries of the tests given new fingerprints,
- *     for the batch's last day (test_case_summaries: store/test-case-summaries.ts);
+ *     test_cases.last_failure_at; then the per-test summaries of the tests given new fingerprints
+ *     and of a bounded number gone stale, for the batch's last day (store/test-case-summaries.ts);
  *  5. re-classification of the locked tests at the batch's last upload time + 1 ms (the upload's own
  *     results inside every half-open window, as when ingestion classified in the upload's
  *     transaction), writing test_status_history and the test_case.status_changed outbox;
@@ -122,7 +122,7 @@ async function foldBatch(
   const candidates = await foldCandidates(client, batch, params);
   const locked = await lockTestCases(client, [...candidates.keys()]);
   const results = await foldRows(client, repositoryPk, batch);
-  await refreshTestCaseSummaries(client, batch.uploadPks, batch.lastAt);
+  await refreshTestCaseSummaries(client, repositoryPk, batch.uploadPks, batch.lastAt);
   const fresh = [...locked.values()].filter((state) =>
     needsReclassification(state, candidates.get(state.pk) === true, params, batch.lastAt),
   );

@@ -10,7 +10,8 @@
  *    row it counted leaves the window (a fingerprint outside the top only loses occurrences as days
  *    leave, so it cannot enter the list). 'infinity' when it counted nothing;
  *  - only the fold adds fingerprint rows, and it recomputes the row of every test it adds them to, in
- *    the same transaction; retention deletes the rows whose counted days it trims.
+ *    the same transaction (and a bounded number of the repository's rows that went stale, for the
+ *    batch's day); retention deletes the rows whose counted days it trims.
  * Outside that range, or when the repository's limits changed, the read computes the list itself
  * (test-case-details.ts), with the same SQL (failureListSql), so the answer is the same either way.
  */
@@ -21,26 +22,38 @@ import { sqlParams } from './sql-params';
 import { failureLimits, failureListSql } from './test-case-details';
 import { dayOf } from './windows';
 
+/** Summaries gone stale that a batch recomputes besides its own tests (bounds the batch's extra work). */
+export const STALE_SUMMARIES_PER_BATCH = 500;
+
 /**
  * Recomputes, for day `at`, the summaries of the tests whose failure fingerprints the given pending
- * uploads add to (call after foldRows, before finishFold deletes the pending rows). In key order, as
- * every fold writer.
+ * uploads add to (call after foldRows, before finishFold deletes the pending rows), and up to
+ * STALE_SUMMARIES_PER_BATCH of the repository's summaries that no longer answer for that day, so a
+ * test that stopped failing gets a valid summary again with the repository's next upload. In key
+ * order, as every fold writer.
  */
 export async function refreshTestCaseSummaries(
   client: PoolClient,
+  repositoryPk: string,
   uploadPks: readonly string[],
   at: Date,
 ): Promise<void> {
   const p = sqlParams();
   const uploads = p.add(plainArray(uploadPks), 'bigint[]');
   const today = p.add(dayOf(at), 'date');
+  const repository = p.add(repositoryPk, 'bigint');
+  const stale = p.add(STALE_SUMMARIES_PER_BATCH, 'int');
   const limits = failureLimits(p);
   await client.query({
     name: 'flaky-fold-summaries',
     text: `WITH tests AS (
-  SELECT DISTINCT (e ->> 0)::bigint AS pk
+  SELECT (e ->> 0)::bigint AS pk
   FROM flaky_fold_pending q CROSS JOIN LATERAL jsonb_array_elements(q.failures) e
   WHERE q.upload_pk = ANY(${uploads})
+  UNION
+  (SELECT s.test_pk FROM test_case_summaries s
+    WHERE s.repository_pk = ${repository} AND s.through_day < ${today}
+    ORDER BY s.test_pk LIMIT ${stale})
 )
 INSERT INTO test_case_summaries AS s
   (test_pk, repository_pk, window_days, top_failures, from_day, through_day, most_common_failures)

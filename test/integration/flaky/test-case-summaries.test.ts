@@ -1,7 +1,8 @@
 /**
  * Per-test failure summaries (migration 0028, store/test-case-summaries.ts): the fold writes a test's
  * most_common_failures with the days it answers for; get-test-details and list-failing-tests read it
- * while it is valid, and compute the list themselves once a counted day has left the window. Either
+ * while it is valid, and compute the list themselves once a counted day has left the window (until a
+ * later fold of the repository recomputes the summary for its day). Either
  * way the answer is the one computed from the fingerprints (checked against the answer with no
  * summary at all), and retention deletes the summaries that counted a day it trims.
  */
@@ -101,13 +102,21 @@ test('a valid summary is what the reads answer, and the same as computing it', a
   );
 });
 
-test('once a counted day leaves the window, the reads compute the list (no upload needed)', async () => {
+test('once a counted day leaves the window, the reads compute the list; the next fold recomputes it', async () => {
   h.clock.now = new Date('2027-03-31T09:00:00.000Z'); // day 1 is out of the 30-day window
   const body = await details();
   const failures = JSON.parse(body).test.most_common_failures as { summary: string }[];
   expect(failures.map((f) => f.summary)).toEqual([expect.stringContaining('beta')]);
   expect((await summary())!.most_common_failures).toContain('alpha'); // the stale row, unused
   expect(await withoutSummaries(details)).toBe(body);
+  // The repository's next upload, of another test, recomputes the stale summary for its day.
+  await h.uploadJson({ upload_id: 'u3', commit_sha: 'c3', branch: 'main' }, [
+    { name: 'c.xml', content: junit({ Calm: 'P' }) },
+  ]);
+  const row = await summary();
+  expect(row).toMatchObject({ from_day: '2027-03-31', through_day: '2027-04-08' });
+  expect(row!.most_common_failures).not.toContain('alpha');
+  expect(await details()).toBe(body);
   h.clock.now = new Date('2027-04-15T09:00:00.000Z');
   expect(JSON.parse(await details()).test.most_common_failures).toEqual([]);
 });
