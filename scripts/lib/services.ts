@@ -7,6 +7,7 @@
  * Children get a clean environment: the parent's RAILYARD_*, DATABASE_URL and TEMPORAL_* settings
  * never leak into them (the processes refuse unknown RAILYARD_* names), only what `env` says.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { apiUrl } from '../../platform/public-url';
 import { PROJECT_ROOT } from './data-dir';
@@ -40,6 +41,15 @@ async function until(what: string, ms: number, ok: () => Promise<boolean>, alive
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${what} did not come up within ${ms / 1000} s`);
+}
+
+/** The last lines of a log file, or a note that there is none. */
+function logTail(file: string, lines = 20): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
 }
 
 function createService(
@@ -81,7 +91,10 @@ function createService(
         120_000,
         () => isUp(m, state),
         () => m.child.exitCode === null,
-      );
+      ).catch((err: Error) => {
+        // Say why: the last lines the process wrote (its log is otherwise removed with the run).
+        throw new Error(`${err.message}; the end of ${logFile}:\n${logTail(logFile)}`);
+      });
     },
     async stop(signal) {
       if (!alive() || !current) return;
