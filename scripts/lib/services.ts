@@ -93,7 +93,9 @@ function createService(
         () => m.child.exitCode === null,
       ).catch((err: Error) => {
         // Say why: the last lines the process wrote (its log is otherwise removed with the run).
-        throw new Error(`${err.message}; the end of ${logFile}:\n${logTail(logFile)}`);
+        const { exitCode, signalCode } = m.child;
+        const how = exitCode !== null || signalCode ? ` (exit code ${exitCode}, signal ${signalCode})` : '';
+        throw new Error(`${err.message}${how}; the end of ${logFile}:\n${logTail(logFile)}`);
       });
     },
     async stop(signal) {

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { runMigrations } from '../../stores/migrate';
 import { issueOwnExecutorCredential } from './executor-credential';
 import { apiUrl } from '../../platform/public-url';
-import { startBalancer } from './balancer';
+import { startBalancer, type Balancer } from './balancer';
 import { freePort } from './ports';
 import { startCluster } from './postgres';
 import { Supervisor, type Managed } from './supervisor';
@@ -95,6 +95,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       logFile: path.join(logDir, 'temporal.log'),
     });
 
+  // Closed on every way out: an open listener would keep the caller's process alive.
+  let balancer: Balancer | null = null;
   try {
     opts.log('starting PostgreSQL and the Temporal dev server...');
     const [pg, temporal] = await Promise.all([
@@ -128,7 +130,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     );
     const apis = indices.map((i) => apiService(sup, { ...settings, apiPort: apiPorts[i]! }, named('api', i)));
     const executors = indices.map((i) => executorService(sup, settings, named('executor', i)));
-    const balancer = replicas > 1 ? await startBalancer(apiPort, apiPorts) : null;
+    balancer = replicas > 1 ? await startBalancer(apiPort, apiPorts) : null;
     // A root executor starts test runs as an unprivileged user, who must reach its work root.
     fs.chmodSync(opts.dir, 0o711);
     opts.log(
@@ -136,7 +138,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         ? `starting ${replicas} workers, APIs and executors...`
         : 'starting the worker, the API and an executor...',
     );
-    await Promise.all([...workers, ...apis, ...executors].map((service) => service.start()));
+    // Executors last: they announce themselves to the API (through the balancer with replicas).
+    await Promise.all([...workers, ...apis].map((service) => service.start()));
+    await Promise.all(executors.map((service) => service.start()));
     const [worker, api, executor] = [workers[0]!, apis[0]!, executors[0]!];
 
     return {
@@ -167,6 +171,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       },
     };
   } catch (err) {
+    await balancer?.close();
     await sup.stopAll(5_000);
     throw err;
   }
