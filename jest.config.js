@@ -43,11 +43,10 @@ module.exports = {
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60_000,
-  // Four on two cores: the crash and GitHub stories spend much of their time waiting (heartbeat
+  // Three on two cores: the crash and GitHub stories spend much of their time waiting (heartbeat
   // timeouts, restarts), and with two workers the CPU sat 30-70 % idle once the check was done
-  // (/proc/stat, a quiet run: 642 s); three kept it busier (491 s, same tests); at 280 files, fresh
-  // clones back to back: three 504 s, four 469 s (RAILYARD_TEST_WORKERS sets another number).
-  maxWorkers: 4,
+  // (/proc/stat, a quiet run: 642 s); with three it stays busy (491 s, same tests).
+  maxWorkers: 3,
   // The longest files first (test/durations.json); the slowest files and the totals at the end.
   testSequencer: '<rootDir>/test/support/jest-sequencer.js',
   reporters: ['default', '<rootDir>/test/support/jest-slowest-reporter.js'],
