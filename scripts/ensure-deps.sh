@@ -19,11 +19,15 @@ ensure_node_modules() {
   # node_modules: reinstall when missing or when package-lock.json changed since the last install.
   stamp=node_modules/.railyard-lock-stamp
   if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
-    # `npm install` rather than `npm ci`: npm 11 omits other platforms' optional packages from the lock
-    # file and then `npm ci` refuses that same lock file as out of sync. The lock file still pins versions.
-    say "installing npm packages (npm install)..."
-    npm install --no-audit --no-fund --loglevel=error >&2 \
-      || fail "npm install failed; check that the npm registry is reachable and run 'npm install' to see the full error."
+    # `npm install --no-save`: installs what the lock file pins and is missing, and never writes
+    # package-lock.json or package.json, so a fresh clone's tracked files stay as they were (issue 29:
+    # a plain `npm install` rewrote the lock, re-adding other platforms' optional packages an npm on
+    # one platform had left out). Not `npm ci`: it deletes node_modules on every lock change instead of
+    # adding what is missing. test/unit/scripts/lock-file.test.ts keeps the lock in sync with
+    # package.json and holds this flag.
+    say "installing npm packages (npm install --no-save)..."
+    npm install --no-save --no-audit --no-fund --loglevel=error >&2 \
+      || fail "npm install failed; check that the npm registry is reachable and run 'npm install --no-save' to see the full error."
     cp package-lock.json "$stamp"
   fi
 }
