@@ -129,17 +129,31 @@ export function parentChecked(parentPid: number, line: readonly string[]): strin
 const WRAP_RULES = `${NET_SETUP}shift 3; exec "$@"`;
 
 /**
+ * The command's first step inside the sandbox in `helper`: waits on the gate (fd 6, the read end of a
+ * pipe only the coordinator writes) and runs "$@" only if the coordinator said `go`, closing the gate
+ * first. End of file means the coordinator died before the rules were set: the run ends here (125).
+ *
+ * Why not bwrap's `--block-fd`: bwrap's sandboxed child reads that fd before it arms its own death
+ * signal, and goes on at end of file. On a fifo the child held open itself the read never ended: a
+ * coordinator killed before `go` (its executor SIGKILLed while a run started) killed the outer bwrap
+ * and left the inner one blocked for good, reparented to init (crash.test.ts saw it under load).
+ */
+export const GATE_WAIT = 'IFS= read -r -n 2 -u 6 go; exec 6<&-; [ "$go" = go ] || exit 125; exec "$@"';
+
+/**
  * Runs bwrap under pasta as the coordinator described in the header (`helper`). $1 pasta, $2 uid,
- * $3 gid, $4 NET_SETUP, $5 ip, $6 and $7 the rules. bwrap holds the command back (`--block-fd 8`)
- * until the rules are set: the gate is a pipe only this coordinator writes.
+ * $3 gid, $4 NET_SETUP, $5 ip, $6 and $7 the rules. The command waits (GATE_WAIT) until the rules are
+ * set: fd 6 is the gate's read end, which bwrap passes on; fd 4 its write end, which no child keeps.
  */
 const HELPER = [
   'set -u',
   'pasta=$1 uid=$2 gid=$3 setup=$4 ip=$5 rules4=$6 rules6=$7; shift 7',
-  'gate=$(mktemp -d) && mkfifo "$gate/gate" && exec 8<>"$gate/gate" && rm -r "$gate" || exit 125',
+  // A fifo opened read-write first so neither end's open blocks, then closed: the gate's writer is fd 4
+  // alone, and its end of file reaches the command when this coordinator dies.
+  'gate=$(mktemp -d) && mkfifo "$gate/gate" && exec 8<>"$gate/gate" 6<"$gate/gate" 4>"$gate/gate" 8>&- && rm -r "$gate" || exit 125',
   'exec 5>&1',
   // bwrap writes {"child-pid": N, ...} on fd 9 once its namespaces exist; its own output goes to ours.
-  'coproc BWRAP { exec 9>&1 1>&5 5>&- </dev/null; exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"; }',
+  'coproc BWRAP { exec 9>&1 1>&5 5>&- 4>&- </dev/null; exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"; }',
   'bw=$BWRAP_PID',
   'exec 5>&-',
   'if ! read -r -d "}" info <&"${BWRAP[0]}" || ! [[ $info =~ \\"child-pid\\":\\ *([0-9]+) ]]; then wait "$bw"; exit $?; fi',
@@ -153,12 +167,12 @@ const HELPER = [
   '  if ! kill -0 "$bw" 2>/dev/null; then wait "$bw"; exit $?; fi; sleep 0.01',
   'done',
   // pasta dies with this coordinator (which dies with the executor): no orphan keeps the namespace up.
-  `setpriv --pdeathsig KILL -- bash --norc --noprofile -c '${PARENT_CHECK}' railyard-parent-check $$ "$pasta" --runas 0 ${[...PASTA_OPTIONS, ...RUN_LOG].join(' ')} --netns-only --netns /proc/self/fd/7 8>&- &`,
+  `setpriv --pdeathsig KILL -- bash --norc --noprofile -c '${PARENT_CHECK}' railyard-parent-check $$ "$pasta" --runas 0 ${[...PASTA_OPTIONS, ...RUN_LOG].join(' ')} --netns-only --netns /proc/self/fd/7 4>&- &`,
   'helper=$!',
-  'if ! nsenter --net=/proc/self/fd/7 -- bash --norc --noprofile -c "$setup" setup "$ip" "$rules4" "$rules6" 8>&-; then',
+  'if ! nsenter --net=/proc/self/fd/7 -- bash --norc --noprofile -c "$setup" setup "$ip" "$rules4" "$rules6" 4>&-; then',
   '  kill -KILL "$bw" "$helper" 2>/dev/null; wait "$bw" "$helper" 2>/dev/null; exit 125',
   'fi',
-  'printf go >&8; exec 8>&-',
+  'printf go >&4; exec 4>&-',
   'wait "$bw"; status=$?',
   'kill "$helper" 2>/dev/null; wait "$helper" 2>/dev/null',
   'exit "$status"',
@@ -247,10 +261,9 @@ export function pastaSpawn(
           '--unshare-net',
           '--info-fd',
           '9',
-          '--block-fd',
-          '8',
           ...spec.bwrapOptions,
           '--',
+          ...['bash', '--norc', '--noprofile', '-c', GATE_WAIT, 'railyard-gate'],
           ...spec.command,
         ],
       };

@@ -123,7 +123,9 @@ const cgroups =
       // And the test process itself stayed where it was.
       expect(readFileSync('/proc/self/cgroup', 'utf8')).not.toContain(cg.slice(mount!.length));
     } finally {
-      for (const p of [run.pid, ...tree]) if (alive(p)) process.kill(p, 'SIGKILL');
+      // Killing the run takes its tree down with it (death signals): one seen alive here may be gone
+      // by its turn (ESRCH, seen under load).
+      for (const p of [run.pid, ...tree]) if (alive(p)) killIfThere(p);
     }
     await run.exited;
     for (let i = 0; i < 100 && procsOf(cg).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
@@ -168,6 +170,15 @@ function commandOf(pid: number): string {
 
 function uidOf(pid: number): number {
   return Number(/^Uid:\s+(\d+)/m.exec(read(`/proc/${pid}/status`))?.[1]);
+}
+
+/** SIGKILL to `pid` unless it is already gone. */
+function killIfThere(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
 }
 
 function alive(pid: number): boolean {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { DEFAULT_SANDBOX, networkKind, networkRefusal, sandboxedCommand } from '../../../executor/sandbox';
 import {
   type UnisolatedNetwork,
+  GATE_WAIT,
   NET_SETUP,
   PASTA_OPTIONS,
   pastaSpawn,
@@ -86,10 +87,14 @@ it('helper: a root coordinator starts bwrap as the sandbox user in a new network
   const pasta = script.indexOf('"$pasta" --runas 0');
   expect(script.indexOf('-o link show lo')).toBeGreaterThan(script.indexOf('exec 7<'));
   expect(script.indexOf('-o link show lo')).toBeLessThan(pasta);
-  // bwrap holds the command (--block-fd 8) until the rules are set in its network namespace.
+  // The command waits on the gate (GATE_WAIT, fd 6) until the rules are set in its network namespace;
+  // the gate's writer (fd 4) is this coordinator's alone, so its death ends the wait (end of file).
   const rules = script.indexOf('nsenter --net=/proc/self/fd/7 -- bash');
   expect(rules).toBeGreaterThan(pasta);
-  expect(rules).toBeLessThan(script.indexOf('printf go >&8'));
+  expect(rules).toBeLessThan(script.indexOf('printf go >&4'));
+  expect(script).toContain('exec 9>&1 1>&5 5>&- 4>&-'); // bwrap does not keep the writer
+  expect(script).toContain('"$setup" setup "$ip" "$rules4" "$rules6" 4>&-');
+  expect(script).toContain('--netns /proc/self/fd/7 4>&- &');
   for (const seq of SEALING) expect(script).toContain(seq.join(' '));
   expect(line.args.slice(line.args.indexOf('-c') + 2)).toEqual([
     'railyard-sandbox-network',
@@ -104,11 +109,10 @@ it('helper: a root coordinator starts bwrap as the sandbox user in a new network
     '--unshare-net',
     '--info-fd',
     '9',
-    '--block-fd',
-    '8',
     '--unshare-user',
     '--unshare-pid',
     '--',
+    ...['bash', '--norc', '--noprofile', '-c', GATE_WAIT, 'railyard-gate'],
     'bash',
     '-c',
     'npm test',
