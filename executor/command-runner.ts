@@ -33,6 +33,7 @@ import { describeBreach, watchDiskQuota, type QuotaBreach } from './disk-quota';
 import { captureOutput } from './log-capture';
 import { spawnInGroup, type Exit, type GroupProcess, type SpawnOptions } from './process-group';
 import { SANDBOX_HOME, sandboxedCommand, type SandboxSettings } from './sandbox';
+import { humanDuration } from '../platform/human-duration';
 import type { TestOutcome, TestRunInput, TestRunner, TestRunResult } from './test-runner';
 
 export interface CommandRunnerOptions {
@@ -172,7 +173,7 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
   function why(breach: QuotaBreach | null): Record<StopReason, string> {
     return {
       timeout: 'stopped at the testing timeout',
-      max_run_time: `stopped at the executor's maximum run time (${duration(maxRunMs)})`,
+      max_run_time: `stopped at the executor's maximum run time (${humanDuration(maxRunMs)})`,
       cancelled: 'stopped: run cancelled',
       log_limit: 'stopped: log too large',
       disk_limit: `stopped: ${breach ? describeBreach(breach, quota) : 'checkout over its disk quota'}`,
@@ -245,18 +246,16 @@ function describeExit(exit: Exit, reason: StopReason | null, why: Record<StopRea
   return reason === null ? how : `${why[reason]} (${how})`;
 }
 
-function duration(ms: number): string {
-  return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms} ms`;
-}
-
 function header(input: TestRunInput, maxRunMs: number): string {
   const repo = `${input.repo.host}/${input.repo.owner}/${input.repo.name}`;
   return [
     `# railyard test run ${input.runId}`,
     `# repository ${repo}, branch ${input.branchName}, commit ${input.headSha}`,
     `# command: ${input.command.replace(/\n/g, '\n#          ')}`,
-    `# started ${new Date().toISOString()}, timeout ${input.timeoutMs > 0 ? `${input.timeoutMs} ms` : 'none'}` +
-      (input.timeoutMs > 0 && input.timeoutMs <= maxRunMs ? '' : ` (executor maximum ${duration(maxRunMs)})`),
+    `# started ${new Date().toISOString()}, timeout ${input.timeoutMs > 0 ? humanDuration(input.timeoutMs) : 'none'}` +
+      (input.timeoutMs > 0 && input.timeoutMs <= maxRunMs
+        ? ''
+        : ` (executor maximum ${humanDuration(maxRunMs)})`),
     '',
   ].join('\n');
 }
@@ -270,6 +269,6 @@ async function finish(
   detail: string,
 ): Promise<TestRunResult> {
   const found = `${junit.files.length} JUnit file(s)${junit.truncated ? ', some left out (limits)' : ''}`;
-  await appendFile(logPath, `\n# ${outcome}: ${detail} after ${durationMs} ms; ${found}\n`);
+  await appendFile(logPath, `\n# ${outcome}: ${detail} after ${humanDuration(durationMs)}; ${found}\n`);
   return { outcome, exitCode, durationMs, logPath, junitFiles: junit.files, junitTruncated: junit.truncated };
 }

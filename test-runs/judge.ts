@@ -23,12 +23,25 @@ export interface JunitJudge {
     headSha: string;
     branchName?: string;
     junitFiles: readonly JunitFile[];
-  }): Promise<{ verdicts: readonly TestCaseVerdict[]; problems: readonly string[] }>;
+  }): Promise<{ verdicts: readonly JudgedTest[]; problems: readonly string[] }>;
+}
+
+/** A verdict as the judge gives it: with a failed test's failure in one line, when it had one. */
+export interface JudgedTest extends TestCaseVerdict {
+  failure?: string;
+}
+
+/** A failed test and its failure in one line, for the run's log (failing-tests.ts). */
+export interface TestFailure {
+  name: string;
+  quarantined: boolean;
+  failure: string | null;
 }
 
 /**
  * The flaky-test service's judgement of a run's JUnit files (results ingested, quarantine applied):
- * a verdict per test read, and one sentence per file that could not be read.
+ * a verdict per test read, one sentence per file that could not be read, and the failed tests with
+ * their failures (for the log only: `tests` is what travels to the workflow, without messages).
  */
 export type JudgeTests = (input: {
   organisationId: string;
@@ -37,7 +50,7 @@ export type JudgeTests = (input: {
   headSha: string;
   branchName: string;
   junitFiles: JunitFile[];
-}) => Promise<{ tests: TestCaseVerdict[]; problems: string[] }>;
+}) => Promise<{ tests: TestCaseVerdict[]; problems: string[]; failures?: TestFailure[] }>;
 
 /** JudgeTests by the flaky-test service: the run's results ingested, each test's quarantine applied. */
 export function judgeTestsWith(flaky: JunitJudge): JudgeTests {
@@ -53,6 +66,9 @@ export function judgeTestsWith(flaky: JunitJudge): JudgeTests {
     return {
       tests: verdicts.map(({ name, status, quarantined }) => ({ name, status, quarantined })),
       problems: [...problems],
+      failures: verdicts
+        .filter((v) => v.status === 'failed')
+        .map(({ name, quarantined, failure }) => ({ name, quarantined, failure: failure ?? null })),
     };
   };
 }

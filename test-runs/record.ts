@@ -4,6 +4,8 @@
  *
  * Rules and invariants:
  * - A cancelled run records nothing: no log is stored and nothing is judged.
+ * - The run is judged first, so the stored log ends with its failing tests and their failures
+ *   (failing-tests.ts, bounded): the log says why even when the command printed only an exit code.
  * - Storing the log is best effort and bounded in time (LOG_STORE_TIMEOUT_MS unless told): a slow or
  *   failing database does not hold up the verdict; `onLogNotStored` hears why, and the run still ends.
  * - Without a judge the run has no tests; a failed run's unjudged reports still count (testsOfRun).
@@ -12,6 +14,7 @@
  */
 import type { RepositoryKey, RunCommandResult } from '../contract';
 import type { RunReport } from '../executor/run-report';
+import { failingTestsSection } from './failing-tests';
 import { type JudgeTests, testsOfRun } from './judge';
 import type { RunLogStore } from './store/run-logs';
 
@@ -39,10 +42,6 @@ export async function recordRun(
   onLogNotStored: (problem: string) => void,
 ): Promise<RunCommandResult> {
   if (report.outcome === 'cancelled') return { kind: 'cancelled' };
-  if (deps.runLogs) {
-    const stored = await storeRunLog(deps.runLogs, run, report, deps.logStoreTimeoutMs);
-    if (stored !== 'stored') onLogNotStored(stored);
-  }
   const judged = deps.judgeTests
     ? await deps.judgeTests({
         organisationId: run.organisationId,
@@ -53,6 +52,24 @@ export async function recordRun(
         junitFiles: report.junitFiles,
       })
     : { tests: [], problems: [] };
+  if (deps.runLogs) {
+    // Without a judge nobody read the reports: nothing is said about them.
+    const section = deps.judgeTests
+      ? failingTestsSection({
+          outcome: report.outcome,
+          failures: judged.failures ?? [],
+          problems: judged.problems,
+          junitTruncated: report.junitTruncated,
+          junitFiles: report.junitFiles.length,
+        })
+      : '';
+    const withSection = {
+      log: `${report.log}${section}`,
+      logOriginalBytes: report.logOriginalBytes + Buffer.byteLength(section),
+    };
+    const stored = await storeRunLog(deps.runLogs, run, withSection, deps.logStoreTimeoutMs);
+    if (stored !== 'stored') onLogNotStored(stored);
+  }
   return {
     kind: 'finished',
     outcome: report.outcome,

@@ -33,6 +33,11 @@ export interface TestVerdict {
   readonly name: string;
   readonly status: 'passed' | 'failed' | 'skipped';
   readonly quarantined: boolean;
+  /**
+   * A failed test's failure as one line (its last failed attempt's message, colours stripped, blanks
+   * collapsed, at most 200 characters: fingerprint.ts's sample), for the run's log; absent otherwise.
+   */
+  readonly failure?: string;
 }
 
 export interface JudgeResult {
@@ -90,12 +95,17 @@ export async function judgeJunitFiles(
           prepared.tests.map((t) => t.id),
         );
   const quarantined = new Set(check.tests.filter((t) => t.verdict.quarantined).map((t) => t.testId));
-  const verdicts = prepared.tests.map((test) => ({
-    testId: test.id,
-    name: displayName(test),
-    status: statusOf(test),
-    quarantined: quarantined.has(test.id),
-  }));
+  const verdicts = prepared.tests.map((test): TestVerdict => {
+    const failure =
+      test.final === 'fail' ? [...test.attempts].reverse().find((a) => a.failure)?.failure : undefined;
+    return {
+      testId: test.id,
+      name: displayName(test),
+      status: statusOf(test),
+      quarantined: quarantined.has(test.id),
+      ...(failure ? { failure: failure.sample } : {}),
+    };
+  });
   return {
     uploadCreated: outcome.created,
     verdicts,

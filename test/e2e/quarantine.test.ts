@@ -267,6 +267,14 @@ test('a quarantined failure does not excuse a failing test that is not quarantin
   expect(reasonsOf(failed)).not.toContain('QUARANTINED_FAILURES_IGNORED');
   expect(failedTestsOf(failed)).toEqual(['cart › adds']);
   expect(w.mainLog()).toEqual([]);
+  // The run's stored log ends with its failing tests and their failures (the command printed none).
+  const { rows } = await pool.query<{ log: string }>(
+    `SELECT convert_from(content, 'UTF8') AS log FROM test_run_logs WHERE test_run_id = $1`,
+    [failed.timeline.at(-1)?.testRunId],
+  );
+  expect(rows[0]?.log).toMatch(
+    /# failed: exit code 1 after [^\n]+\n# failing tests from the run's JUnit reports: 2 \(1 quarantined\)\n# {3}cart › adds: expected 2, got 3\n# {3}cart › totals \(quarantined\): expected 2, got 3\n$/,
+  );
 }, 120_000);
 
 test('a quarantined failure does not excuse a JUnit report that could not be read', async () => {

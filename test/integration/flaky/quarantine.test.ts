@@ -74,7 +74,12 @@ test('truth table: details, list-quarantined-tests, check-quarantine and quarant
             .tests.map((t) => [t.test_id, t.quarantined]),
         );
         for (const status of ['healthy', 'flaky', 'broken'] as const) {
-          const expected = quarantineOf({ enabled, autoQuarantine: auto }, override, status).quarantined;
+          const expected = quarantineOf(
+            { enabled, autoQuarantine: auto },
+            override,
+            status,
+            false,
+          ).quarantined;
           const details = await h.post('/v1/flaky-tests/get-test-details', {
             ...scoped,
             test_id: ids[status],
@@ -89,7 +94,7 @@ test('truth table: details, list-quarantined-tests, check-quarantine and quarant
         }
         expect(check.json<{ run_passes: boolean }>().run_passes).toBe(
           (['healthy', 'flaky', 'broken'] as const).every(
-            (s) => quarantineOf({ enabled, autoQuarantine: auto }, override, s).quarantined,
+            (s) => quarantineOf({ enabled, autoQuarantine: auto }, override, s, false).quarantined,
           ),
         );
       }
@@ -217,7 +222,14 @@ test('judgeJunitFiles: verdicts with quarantine for the merge queue, idempotent 
     problems: [],
     quarantinedRunPasses: true,
     verdicts: [
-      { testId: ids.flaky, name: 'shop.Q › Flaky', status: 'failed', quarantined: true },
+      {
+        testId: ids.flaky,
+        name: 'shop.Q › Flaky',
+        status: 'failed',
+        quarantined: true,
+        // The failure in one line, for the run's log (test-runs/failing-tests.ts).
+        failure: expect.stringContaining('expected 1 to equal 2') as string,
+      },
       { testId: ids.healthy, name: 'shop.Q › Healthy', status: 'passed', quarantined: true },
     ],
   });

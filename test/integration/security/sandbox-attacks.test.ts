@@ -229,7 +229,7 @@ maybe('sandboxed test runs: attacks', () => {
     const { result, log } = await attack(`sleep ${marker} & wait`, {}, 0, { maxRunMs: 1_000 });
     expect(result.outcome).toBe('timeout');
     expect(result.durationMs).toBeLessThan(5_000);
-    expect(log).toContain("# timeout: stopped at the executor's maximum run time (1000 ms)");
+    expect(log).toContain("# timeout: stopped at the executor's maximum run time (1 s)");
     expect(processesRunning(`sleep ${marker}`)).toEqual([]);
   });
 

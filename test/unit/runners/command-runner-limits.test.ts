@@ -77,7 +77,7 @@ describe('command runner limits', () => {
 
   it.each([
     ['no testing timeout', 0, 'timeout none (executor maximum 600 ms)'],
-    ['a testing timeout above the maximum', 60_000, 'timeout 60000 ms (executor maximum 600 ms)'],
+    ['a testing timeout above the maximum', 60_000, 'timeout 1 min (executor maximum 600 ms)'],
   ])('stops a run with %s at the executor maximum, as timeout', async (_what, timeoutMs, header) => {
     const result = await run('sleep 30', timeoutMs, { maxRunMs: 600 });
     expect(result.outcome).toBe('timeout');

@@ -79,7 +79,9 @@ describe('command runner', () => {
     const log = readFileSync(result.logPath, 'utf8');
     expect(log).toContain('# railyard test run run-');
     expect(log).toContain('out: a\nerr line\n');
-    expect(log).toMatch(/# passed: exit code 0 after \d+ ms/);
+    // The header reads in a person's units (issue 29: it said `timeout 18000000 ms`).
+    expect(log).toMatch(/^# started \S+, timeout 20 s$/m);
+    expect(log).toMatch(/# passed: exit code 0 after \d+(\.\d)? (ms|s);/);
     expect(readdirSync(workRoot)).toEqual([]);
   });
 
@@ -87,7 +89,7 @@ describe('command runner', () => {
   // one past setTimeout's range (about 24.8 days) would have timed out at once.
   it.each([
     ['no testing timeout (0)', 0, 'timeout none'],
-    ['a timeout past the timer range', 525_600 * 60_000, 'timeout 31536000000 ms'],
+    ['a timeout past the timer range', 525_600 * 60_000, 'timeout 8760 h (executor maximum 24 h)'],
   ])('runs to the end with %s', async (_what, timeoutMs, logged) => {
     const result = await start('sleep 0.3; echo done', { timeoutMs }).result;
     expect(result).toMatchObject({ outcome: 'passed', exitCode: 0 });
