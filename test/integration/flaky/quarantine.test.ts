@@ -74,12 +74,7 @@ test('truth table: details, list-quarantined-tests, check-quarantine and quarant
             .tests.map((t) => [t.test_id, t.quarantined]),
         );
         for (const status of ['healthy', 'flaky', 'broken'] as const) {
-          const expected = quarantineOf(
-            { enabled, autoQuarantine: auto },
-            override,
-            status,
-            false,
-          ).quarantined;
+          const expected = quarantineOf({ enabled, autoQuarantine: auto }, override, status).quarantined;
           const details = await h.post('/v1/flaky-tests/get-test-details', {
             ...scoped,
             test_id: ids[status],
@@ -94,7 +89,7 @@ test('truth table: details, list-quarantined-tests, check-quarantine and quarant
         }
         expect(check.json<{ run_passes: boolean }>().run_passes).toBe(
           (['healthy', 'flaky', 'broken'] as const).every(
-            (s) => quarantineOf({ enabled, autoQuarantine: auto }, override, s, false).quarantined,
+            (s) => quarantineOf({ enabled, autoQuarantine: auto }, override, s).quarantined,
           ),
         );
       }
