@@ -86,7 +86,7 @@ export async function* readTarEntries(
       if (seen.has(name)) refuse({ kind: 'duplicate_entry', name });
       seen.add(name);
       // streamx readables iterate as Node streams do; the entry carries Buffers.
-      yield { name, size: header.size, body: entry as unknown as AsyncIterable<Buffer> };
+      yield { name, size: header.size, body: bodyOf(entry as unknown as AsyncIterable<Buffer>, failed) };
       // Whatever the consumer left unread is skipped, so the archive moves on.
       entry.resume();
     }
@@ -100,6 +100,24 @@ export async function* readTarEntries(
     archive.destroy();
   }
   if (failed.error) throw failed.error;
+}
+
+/**
+ * An entry's bytes as its consumer reads them, with the archive's faults as the archive's: an archive
+ * that ends inside an entry (a size field changed, the upload cut) fails that entry's read, in the
+ * consumer's code, not this generator's — and must still be a corrupt_tar refusal (400), not a 500.
+ */
+async function* bodyOf(
+  entry: AsyncIterable<Buffer>,
+  failed: { error: Error | null },
+): AsyncGenerator<Buffer> {
+  try {
+    yield* entry;
+  } catch (err) {
+    if (failed.error) throw failed.error;
+    if (err instanceof BundleRefusal) throw err;
+    refuse({ kind: 'corrupt_tar', detail: describeTarError(err) });
+  }
 }
 
 function describeTarError(err: unknown): string {

@@ -119,6 +119,15 @@ describe('readBundle refusals', () => {
       /^The bundle is not a valid tar archive: /,
     ],
     [
+      // Its end comes inside an entry the reader is consuming (found by the property below, 500 before).
+      'an archive cut inside an entry',
+      async () => {
+        const tar = await tarOf([meta({ junit: ['a'] }), { name: 'junit/0', content: JUNIT('a') }]);
+        return zstd(tar.subarray(0, 512 + 10)); // meta.json's header and 10 of its bytes
+      },
+      'The bundle is not a valid tar archive: unexpected end of data.',
+    ],
+    [
       'an empty archive',
       async () => zstd(await tarOf([])),
       "The bundle's first entry is not meta.json; send the bundle the Trunk CLI writes.",
