@@ -25,7 +25,14 @@ export type ReasonDetail =
   /** Who asked for it (a cancellation): an API key's name and organisation. */
   | { kind: 'actor'; actor: string }
   /** What the runner or host said, for reasons without a better structure (a config problem). */
-  | { kind: 'problem'; text: string };
+  | { kind: 'problem'; text: string }
+  /**
+   * Proof of a landing (a `merged` transition): the commit the target branch was moved to, the tree
+   * its passing run tested (null: landed without a test run, a direct merge), and the tree the target
+   * branch held when read back right after the landing (null: it could not be read). `rebased`: a
+   * parallel lane's PRs applied onto a tip another lane had moved, so the trees differ by that lane.
+   */
+  | { kind: 'landing'; sha: string; testedTree: string | null; landedTree: string | null; rebased?: boolean };
 
 /** One clause per reason, lower case, to follow "because" or a colon. */
 const CLAUSES: Record<Reason, string> = {
@@ -79,6 +86,8 @@ const CLAUSES: Record<Reason, string> = {
   GITHUB_API_DIRECT_MERGE_PR_FAILED: 'GitHub refused the direct merge',
   PR_UPDATED_AT_MERGE_TIME: 'a new commit was pushed to it while it was being merged',
   MERGE_CONFLICT_AT_MERGE_TIME: 'it conflicted with the target branch when it was merged',
+  LANDED_TREE_DIFFERS:
+    'the queue refused to land it: the commit it would put on the target branch does not hold the tree its test run tested',
   MERGE_GRAPH_MERGE: 'the queue merged it after its tests passed',
   MERGE_GRAPH_DIRECT_MERGE: 'the queue merged it directly',
   MANUAL_MERGE: 'it was merged outside the queue',
@@ -156,7 +165,21 @@ export function detailedClause(reason: string, detail?: ReasonDetail, targetBran
       return `${detail.actor} asked for it`;
     case 'problem':
       return `${reasonClause(reason)}: ${detail.text.replace(/\.$/, '')}`;
+    case 'landing':
+      return `${reasonClause(reason)}; ${landingClause(detail, targetBranch ?? 'the target branch')}`;
   }
+}
+
+/** What a landing's proof says: whether the target branch holds the tested tree. */
+function landingClause(d: Extract<ReasonDetail, { kind: 'landing' }>, target: string): string {
+  const short = (id: string) => id.slice(0, 12);
+  if (d.testedTree === null) return `${target} moved to ${short(d.sha)} without a test run`;
+  if (d.landedTree === null) return `${target} moved to ${short(d.sha)}, whose tree could not be read back`;
+  if (d.rebased)
+    return `${target} moved to ${short(d.sha)}, rebased onto another lane's merge: tree ${short(d.landedTree)}, tested ${short(d.testedTree)}`;
+  if (d.landedTree === d.testedTree)
+    return `${target} holds the tree its test run tested (${short(d.testedTree)})`;
+  return `but ${target} held tree ${short(d.landedTree)} right after the landing, not the tested tree ${short(d.testedTree)}: it was changed outside the queue`;
 }
 
 export interface ExplainInput {

@@ -69,7 +69,12 @@ export type MergeFailureReason =
   | 'GITHUB_API_DIRECT_MERGE_PR_FAILED'
   | 'PR_UPDATED_AT_MERGE_TIME'
   /** railyard: in parallel mode the PRs are merged onto a tip that moved in another lane and git refused. */
-  | 'MERGE_CONFLICT_AT_MERGE_TIME';
+  | 'MERGE_CONFLICT_AT_MERGE_TIME'
+  /**
+   * railyard: the landing was refused because the target branch would not hold the tree the passing run
+   * tested (the host's commit for the tested id has another tree; docs/reliability.md, "Landing proof").
+   */
+  | 'LANDED_TREE_DIFFERS';
 
 /** Trunk `failure_reason`; a `pending_failure` carries the failure that put it there. */
 export type FailureReason =

@@ -75,6 +75,19 @@ export async function readRef(repo: RepoAccess, ref: string): Promise<string | n
   throw new Error(`git rev-parse ${ref} failed (exit ${result.exitCode}): ${result.stderr.trim()}`);
 }
 
+/**
+ * The tree of commit `sha` as this repository resolves it (replace refs included, as every reader of
+ * the repository would see it), or null when it has no such commit.
+ */
+export async function treeOf(repo: RepoAccess, sha: string): Promise<string | null> {
+  const result = await repo.git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${sha}^{tree}`], {
+    dir: repo.dir,
+  });
+  if (result.exitCode === 0) return result.stdout.trim();
+  if (result.exitCode === 1 || result.exitCode === 128) return null;
+  throw new Error(`git rev-parse ${sha}^{tree} failed (exit ${result.exitCode}): ${result.stderr.trim()}`);
+}
+
 export async function commitExists(repo: RepoAccess, sha: string): Promise<boolean> {
   const result = await repo.git(['cat-file', '-e', `${sha}^{commit}`], { dir: repo.dir });
   return result.exitCode === 0;

@@ -198,6 +198,11 @@ export interface GitHost {
   testBranchPrefix(repo: RepositoryKey): string;
   readPullRequest(repo: RepositoryKey, number: number, targetBranch: string): Promise<PullRequestLookup>;
   readBranchTip(repo: RepositoryKey, branch: string): Promise<BranchTipLookup>;
+  /**
+   * The tree the host itself holds for a commit (the local bare repository; GitHub's git data API), or
+   * null when it has no such commit: what the target branch would hold if moved there (landing proof).
+   */
+  commitTree(repo: RepositoryKey, sha: string): Promise<string | null>;
   buildTestBranch(input: BuildTestBranchInput): Promise<BuildTestBranchResult>;
   advanceTarget(input: AdvanceTargetInput): Promise<AdvanceTargetResult>;
   /** Merges one PR straight onto the target tip (directMergeMode = always), with compare-and-swap. */

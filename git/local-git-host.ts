@@ -14,7 +14,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { commitExists, isAncestor, readCommit, readRef, subjectOf, type RepoAccess } from './commits';
+import { commitExists, isAncestor, readCommit, readRef, subjectOf, treeOf, type RepoAccess } from './commits';
 import { composePullRequests } from './compose';
 import { createGit, expectSuccess, type GitIdentity } from './git-cli';
 import type { RepositoryKey } from '../contract';
@@ -158,6 +158,12 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
 
     // No PRs to open here: draft-PR testing mode has no effect on the local host.
     listTestPullRequests: () => Promise.resolve([]),
+
+    async commitTree(repo, sha) {
+      names.assertValid('sha', names.checkSha(sha));
+      const access = await mustOpen(repo);
+      return treeOf(access, sha);
+    },
 
     async readFileAtCommit(repo, sha, path) {
       names.assertValid('sha', names.checkSha(sha));

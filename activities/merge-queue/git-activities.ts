@@ -18,6 +18,7 @@ import type {
   ChecksReading,
   LandInput,
   LandResult,
+  LandingProof,
   PullRequestSnapshot,
   RunChecks,
   TestRunStart,
@@ -150,12 +151,15 @@ export function createGitActivities(deps: {
           // this activity (a retry finds it started). The queue hears its result by signal.
           const started = input.testRun && checks === null && deps.startTestRun;
           if (started) await deps.startTestRun!(input.testRun!, { branchName, headSha: built.headSha });
+          // What the run tests, as the host holds it now: a landing must put exactly this tree on the target.
+          const headTree = await gitHost.commitTree(input.repo, built.headSha);
           // A stacked run is built on another run's head; the base it tests on is still the target tip.
           return {
             kind: 'built',
             branchName,
             baseSha: input.buildOnSha ? tip.sha : built.baseSha,
             headSha: built.headSha,
+            ...(headTree ? { headTree } : {}),
             ...(checks ? { checks } : {}),
             ...(started ? { testRunStarted: true } : {}),
           };
@@ -217,7 +221,7 @@ export function createGitActivities(deps: {
           });
           switch (r.kind) {
             case 'merged':
-              return { kind: 'landed', tipSha: r.sha };
+              return { kind: 'landed', tipSha: r.sha, proof: await proofOf(input, null, false) };
             case 'moved':
               return { kind: 'target_moved', tipSha: r.actualSha };
             case 'rejected':
@@ -254,7 +258,10 @@ export function createGitActivities(deps: {
                     : 'PR_CLOSED',
             };
           }
-          const result = await advance(input, expected, built.headSha);
+          const tested =
+            input.testedTree ??
+            (input.testedSha ? await gitHost.commitTree(input.repo, input.testedSha) : null);
+          const result = await advance(input, expected, built.headSha, { testedTree: tested, rebased: true });
           await gitHost.deleteBranch(input.repo, built.branchName, prefixOf(input));
           return result;
         }
@@ -264,13 +271,41 @@ export function createGitActivities(deps: {
               'A tested-commit landing needs the tested sha.',
               'InvalidLanding',
             );
-          return advance(input, expected, input.testedSha);
+          // The proof before landing: the host's commit for the tested id must hold the tree the run
+          // tested (recorded when its branch was built); otherwise the target would hold something else.
+          const hostTree = await gitHost.commitTree(input.repo, input.testedSha);
+          const tested = input.testedTree ?? hostTree;
+          if (tested !== hostTree)
+            return {
+              kind: 'rejected',
+              reason: 'LANDED_TREE_DIFFERS',
+              detail:
+                `Refused to move ${input.targetBranch} to ${input.testedSha}: the host holds tree ${hostTree ?? '(none)'} ` +
+                `for that commit, not the tree ${tested} its test run tested. Nothing was landed.`,
+            };
+          return advance(input, expected, input.testedSha, { testedTree: tested, rebased: false });
         }
       }
     });
   }
 
-  async function advance(input: LandInput, expectedSha: string, newSha: string): Promise<LandResult> {
+  /** The tree the target holds right after a landing, read back from the host, with the tested one. */
+  async function proofOf(
+    input: LandInput,
+    testedTree: string | null,
+    rebased: boolean,
+  ): Promise<LandingProof> {
+    const tip = await gitHost.readBranchTip(input.repo, input.targetBranch);
+    const landedTree = tip.kind === 'found' ? await gitHost.commitTree(input.repo, tip.sha) : null;
+    return { testedTree, landedTree, rebased };
+  }
+
+  async function advance(
+    input: LandInput,
+    expectedSha: string,
+    newSha: string,
+    tested: { testedTree: string | null; rebased: boolean },
+  ): Promise<LandResult> {
     const r = await gitHost.advanceTarget({
       repo: input.repo,
       targetBranch: input.targetBranch,
@@ -282,7 +317,12 @@ export function createGitActivities(deps: {
     });
     switch (r.kind) {
       case 'advanced':
-        return { kind: 'landed', tipSha: r.sha, ...(r.warning ? { warning: r.warning } : {}) };
+        return {
+          kind: 'landed',
+          tipSha: r.sha,
+          ...(r.warning ? { warning: r.warning } : {}),
+          proof: await proofOf(input, tested.testedTree, tested.rebased),
+        };
       case 'moved':
         return { kind: 'target_moved', tipSha: r.actualSha };
       case 'pr_moved':

@@ -86,6 +86,8 @@ export type BuildRunResult =
       branchName: string;
       baseSha: string;
       headSha: string;
+      /** The host's tree of headSha when built: what the run tests (landing proof). Absent in older results. */
+      headTree?: string;
       checks?: RunChecks;
       /** The test-run workflow `testRun` asked for runs (started now, or by an earlier attempt). */
       testRunStarted?: boolean;
@@ -104,6 +106,11 @@ export interface LandInput {
   via: 'tested_commit' | 'rebase' | 'direct';
   /** For tested_commit: the run's head commit. */
   testedSha: string | null;
+  /**
+   * The tree of the run's head recorded when it was built (BuildRunResult.headTree): a tested-commit
+   * landing is refused when the host's commit to land holds another tree. Absent in older inputs.
+   */
+  testedTree?: string | null;
   expectedTipSha: string | null;
   prs: { number: number; headSha: string }[];
   mergeMethod: MergeMethod;
@@ -114,9 +121,23 @@ export interface LandInput {
   testBranchPrefix?: string | null;
 }
 
+/**
+ * A landing's proof (docs/reliability.md, "Landing proof"): the tree the passing run tested (null: no
+ * run, a direct merge), the tree the target held when read back right after the landing (null: it could
+ * not be read), and whether the PRs were applied onto a tip another lane moved (rebase landing).
+ */
+export interface LandingProof {
+  testedTree: string | null;
+  landedTree: string | null;
+  rebased: boolean;
+}
+
 export type LandResult =
-  /** `warning`: the host wrote a tree other than the tested one (api landing); it is reported, not hidden. */
-  | { kind: 'landed'; tipSha: string; warning?: string }
+  /**
+   * `warning`: the host wrote a tree other than the tested one (api landing); it is reported, not
+   * hidden. `proof`: absent from results recorded before it existed.
+   */
+  | { kind: 'landed'; tipSha: string; warning?: string; proof?: LandingProof }
   | { kind: 'target_moved'; tipSha: string | null }
   | {
       kind: 'pr_problem';
@@ -125,7 +146,7 @@ export type LandResult =
     }
   | {
       kind: 'rejected';
-      reason: 'GITHUB_API_MERGE_PR_FAILED' | 'GITHUB_API_DIRECT_MERGE_PR_FAILED';
+      reason: 'GITHUB_API_MERGE_PR_FAILED' | 'GITHUB_API_DIRECT_MERGE_PR_FAILED' | 'LANDED_TREE_DIFFERS';
       detail: string;
       /** PRs the host merged before it refused one (api landing of a batch), with the tip after them. */
       merged?: { prs: number[]; tipSha: string };

@@ -36,6 +36,26 @@ export const ReasonDetail = z
       actor: z.string().describe('Who asked: an API key and its organisation.'),
     }),
     z.object({ kind: z.literal('problem'), text: z.string() }),
+    z.object({
+      kind: z.literal('landing'),
+      sha: z.string().describe('The commit the target branch was moved to.'),
+      testedTree: z
+        .string()
+        .nullable()
+        .describe(
+          'The git tree id the passing test run tested; null: landed without a test run (direct merge).',
+        ),
+      landedTree: z
+        .string()
+        .nullable()
+        .describe('The git tree id the target branch held when read back right after the landing.'),
+      rebased: z
+        .boolean()
+        .optional()
+        .describe(
+          "Parallel mode: applied onto a tip another lane moved, so the trees differ by that lane's PRs.",
+        ),
+    }),
   ])
   .describe('What made the reason concrete; absent when the reason says it all.');
 
@@ -57,6 +77,20 @@ export const RecordExplanation = {
     .string()
     .nullable()
     .describe('The run behind its latest transition (the failing or verifying run), if any.'),
+  testedTree: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "railyard's extension, on a PR the queue merged: the git tree id its passing test run tested (null: merged without a test run). Absent otherwise.",
+    ),
+  landedTree: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "railyard's extension, on a PR the queue merged: the git tree id the target branch held right after the landing; differs from testedTree only if the branch was changed outside the queue (or rebased in parallel mode, reasonDetail.rebased). Absent otherwise.",
+    ),
   convictedBy: z
     .array(z.string())
     .optional()

@@ -47,6 +47,7 @@ export function explanationOf(record: PullRequestRecord, links: RecordLinks, tar
     ...(detail ? { reasonDetail: detail } : {}),
     testRuns: testRunsOf(record, links),
     decidedByTestRun: last?.testRunId ?? null,
+    ...(detail?.kind === 'landing' ? { testedTree: detail.testedTree, landedTree: detail.landedTree } : {}),
     ...(record.convictedBy && record.convictedBy.length > 0 ? { convictedBy: [...record.convictedBy] } : {}),
   };
 }
@@ -127,6 +128,7 @@ function failureOf(detail: ReasonDetail | undefined): Omit<NonNullable<TimelineI
       };
     case 'actor':
     case 'problem':
+    case 'landing':
     case undefined:
       return {};
   }

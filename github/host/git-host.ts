@@ -44,7 +44,7 @@ import * as names from '../../git/names';
 import { readCommitChecks } from './checks';
 import { closeTestPullRequests, listTestPullRequests, openTestPullRequest } from './test-pull-requests';
 import { requiredFromProtection, requiredFromTrunkConfig, TRUNK_CONFIG_PATH } from './required-checks';
-import type { GitHubClients } from '../app/rest-client';
+import { GitHubApiError, type GitHubClients } from '../app/rest-client';
 import type { GitHubAppAuth } from '../app/app-auth';
 import { repositoryLabel, type RepositoryKey } from '../../contract';
 import type { ProcessRunner } from '../../platform/process-runner';
@@ -127,6 +127,22 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
       if (t === null) return { kind: 'not_found', what: 'repository' };
       const sha = await tipOf(t, branch);
       return sha === null ? { kind: 'not_found', what: 'branch' } : { kind: 'found', sha };
+    },
+
+    async commitTree(repo, sha) {
+      names.assertValid('sha', names.checkSha(sha));
+      const t = await mustTarget(repo);
+      // GitHub's own object, not the mirror's: what the branch would hold on GitHub if moved there.
+      try {
+        const r = await t.client.request<{ tree: { sha: string } }>(
+          'GET /repos/{owner}/{repo}/git/commits/{commit_sha}',
+          { ...t.params, commit_sha: sha },
+        );
+        return r.data.tree.sha;
+      } catch (err) {
+        if (err instanceof GitHubApiError && (err.status === 404 || err.status === 422)) return null;
+        throw err;
+      }
     },
 
     async buildTestBranch(input) {

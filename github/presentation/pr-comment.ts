@@ -44,6 +44,8 @@ function inertDetail(detail: ReasonDetail): ReasonDetail {
       return { ...detail, actor: inert(detail.actor, 120) };
     case 'problem':
       return { ...detail, text: inert(detail.text, 500) };
+    case 'landing':
+      return detail; // commit and tree ids only
   }
 }
 

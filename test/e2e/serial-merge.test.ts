@@ -1,4 +1,6 @@
 /** Stories of the single-mode queue on the real stack: real Temporal, real worker, real git. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { useQueueHarness, type QueueHarness } from '../support/queue-harness';
 
 const newQueue = useQueueHarness();
@@ -24,6 +26,14 @@ test('three PRs submitted in order merge in order, each on a tested tree', async
     'merged',
   ]);
   expect(record?.verifiedByTestRun).toMatch(/[0-9a-f-]{36}/);
+  // The landing's proof: main holds the tree PR 3's passing run tested, read back after the landing.
+  const mainTree = h.fx.bareGit('rev-parse', 'main^{tree}');
+  expect(record?.timeline.at(-1)?.detail).toEqual({
+    kind: 'landing',
+    sha: h.fx.tip('main'),
+    testedTree: mainTree,
+    landedTree: mainTree,
+  });
   expect((await h.queue()).enqueued).toEqual([]);
   // Every transition is in the event log, once, in order.
   const logged = await h.waitFor('the event log', async () => {
@@ -99,3 +109,31 @@ test('resubmitting a queued PR changes its priority in place', async () => {
   expect(q.enqueued.map((p) => p.pr)).toEqual([1, 3, 2]);
   expect((await h.pr(3))?.id).toBe((await h.pr(3))?.id);
 }, 60_000);
+
+test('a landing whose commit no longer holds the tested tree is refused: LANDED_TREE_DIFFERS, main unchanged', async () => {
+  h = await newQueue({ command: 'while [ ! -e $GATE/go ]; do sleep 0.1; done' });
+  await h.createQueue({ concurrency: 1, mergeMethod: 'merge_commit' });
+  h.openPr(1, { 'planted.txt': 'p\n' });
+  await h.submit(1);
+  const branch = await h.waitFor('the test branch of PR 1, testing', async () => {
+    const testing = (await h.queue()).enqueued.some((p) => p.pr === 1 && p.state === 'testing');
+    const refs = h.fx.bareGit('for-each-ref', '--format=%(objectname)', 'refs/heads/railyard-merge/');
+    return testing && refs !== '' ? refs : undefined;
+  });
+  // Planted while the run tests: the tested commit's id now resolves to other content (main's tree).
+  const tipBefore = h.fx.tip('main');
+  const other = h.fx.bareGit('commit-tree', 'main^{tree}', '-p', tipBefore, '-m', 'not what was tested');
+  h.fx.bareGit('replace', branch, other);
+  writeFileSync(join(h.gate, 'go'), '');
+  const failed = await h.settled(1);
+  expect([failed.state, failed.reason]).toEqual(['failed', 'LANDED_TREE_DIFFERS']);
+  expect(failed.timeline.at(-1)?.detail).toEqual({
+    kind: 'problem',
+    text: expect.stringMatching(
+      new RegExp(
+        `^Refused to move main to ${branch}: the host holds tree [0-9a-f]{40} for that commit, not the tree [0-9a-f]{40} its test run tested`,
+      ),
+    ),
+  });
+  expect(h.fx.tip('main')).toBe(tipBefore);
+}, 120_000);

@@ -42,6 +42,8 @@ export interface PrMeta {
   submittedAt: number;
   /** Who asked to cancel it (an API key's name), for its record; absent: nobody named. */
   cancelledBy?: string;
+  /** How it landed (the landing's proof), for its `merged` transition; absent until then. */
+  landing?: { sha: string; testedTree: string | null; landedTree: string | null; rebased: boolean };
 }
 
 export type RunStatus = 'building' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
@@ -62,6 +64,8 @@ export interface RunMeta {
   /** Its start is recorded in history (only then may it be cancelled). */
   childStarted: boolean;
   statuses: CommitStatusReport[];
+  /** The host's tree of headSha when the branch was built: what a landing must put on the target. */
+  headTree?: string;
   /**
    * The checks this run must pass when the host named them (GitHub: `.trunk/trunk.yaml` or the
    * target's protection); absent = the queue's requiredStatuses.

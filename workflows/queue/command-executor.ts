@@ -21,10 +21,11 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { TestRunStart } from '../../activities/merge-queue/types';
+import type { LandingProof, TestRunStart } from '../../activities/merge-queue/types';
 import type { EngineCommand, NotifyPr } from '../../engine';
 import {
   boundedNames,
+  MAX_DETAIL_TEXT,
   queueWorkflowId,
   TEST_RUN_WORKFLOW_TYPE,
   testRunWorkflowId,
@@ -117,6 +118,7 @@ export class CommandExecutor {
               branchName: built.branchName,
               headSha: built.headSha,
               baseSha: built.baseSha,
+              ...(built.headTree ? { headTree: built.headTree } : {}),
             });
             if (built.testRunStarted) {
               run.child = testRunWorkflowId(key, run.runId);
@@ -275,6 +277,7 @@ export class CommandExecutor {
           targetBranch: key.targetBranch,
           via: cmd.via,
           testedSha: run?.headSha ?? null,
+          ...(run?.headTree ? { testedTree: run.headTree } : {}),
           expectedTipSha: cmd.expectedTipSha,
           prs: this.prs(cmd.prs),
           mergeMethod: cmd.method,
@@ -289,6 +292,7 @@ export class CommandExecutor {
                 mergeId: cmd.mergeId,
                 warning: r.warning,
               });
+            if (r.proof) this.recordLanding(cmd.prs, r.tipSha, r.proof);
             this.ctx.push({ type: 'mergeDone', mergeId: cmd.mergeId, newTipSha: r.tipSha });
             return;
           case 'target_moved':
@@ -316,6 +320,9 @@ export class CommandExecutor {
             return;
           case 'rejected':
             log.warn('landing refused', { mergeId: cmd.mergeId, detail: r.detail });
+            // The trees behind a refused landing go into the failed PR's record (reason-details.ts).
+            if (r.reason === 'LANDED_TREE_DIFFERS' && run)
+              run.detail = { kind: 'problem', text: r.detail.slice(0, MAX_DETAIL_TEXT) };
             this.ctx.push({
               type: 'mergeFailed',
               mergeId: cmd.mergeId,
@@ -339,6 +346,24 @@ export class CommandExecutor {
         });
       },
     );
+  }
+
+  /**
+   * Keeps a landing's proof with its PRs for their `merged` transition (reason-details.ts), and says
+   * so in the log when the target did not hold the tested tree right after the landing.
+   */
+  private recordLanding(prs: number[], sha: string, proof: LandingProof): void {
+    for (const pr of prs) {
+      const meta = this.ctx.carried.prs[String(pr)];
+      if (meta) meta.landing = { sha, ...proof };
+    }
+    if (proof.testedTree !== null && !proof.rebased && proof.landedTree !== proof.testedTree)
+      log.error('landed tree differs from the tested tree', {
+        prs,
+        sha,
+        testedTree: proof.testedTree,
+        landedTree: proof.landedTree,
+      });
   }
 
   /** Deletes the test branches of runs the engine no longer tracks. */

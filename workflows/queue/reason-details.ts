@@ -44,6 +44,12 @@ export function transitionDetail(
     const actor = ctx.carried.prs[String(cmd.pr)]?.cancelledBy;
     return cmd.reason === 'USER_REQUESTED' && actor ? { kind: 'actor', actor } : undefined;
   }
+  if (cmd.to === 'merged') {
+    const landing = ctx.carried.prs[String(cmd.pr)]?.landing;
+    if (!landing) return undefined;
+    const { sha, testedTree, landedTree, rebased } = landing;
+    return { kind: 'landing', sha, testedTree, landedTree, ...(rebased ? { rebased } : {}) };
+  }
   if (cmd.to !== 'failed' && cmd.to !== 'pending_failure') return undefined;
   const run = cmd.runId ? ctx.carried.runs.find((r) => r.runId === cmd.runId) : undefined;
   if (!run) return undefined;

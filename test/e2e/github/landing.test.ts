@@ -63,6 +63,15 @@ describe.each<[MergeMethod, (n: number, title: string) => string]>([
     // After each merge main's tree is the tree of the commit the PR's test run tested.
     const tested = [await testedCommit(h, one.number), await testedCommit(h, two.number)];
     expect(h.mainTrees()).toEqual(tested.map((sha) => treeOf(h!, sha)));
+    // Each merged record carries the landing's proof: the tested tree and the tree main held after it.
+    for (const [i, n] of [one.number, two.number].entries()) {
+      const detail = (await h.pr(n))!.timeline.at(-1)!.detail;
+      expect(detail).toMatchObject({
+        kind: 'landing',
+        testedTree: h.mainTrees()[i],
+        landedTree: h.mainTrees()[i],
+      });
+    }
     expect(h.logs.filter((l) => /landed a tree other than the tested one/.test(l))).toEqual([]);
     await h.waitFor('test branches to be deleted', () =>
       Promise.resolve(h!.branches('trunk-merge/').length === 0),
@@ -108,4 +117,37 @@ test('a push refused by protection fails the PR and says to add the App to the b
   expect(h.mainLog()).toHaveLength(1);
   expect(h.mainTrees()).toEqual([treeOf(h, await testedCommit(h, one.number))]);
   expect(hub().pullRequest(h.repo.owner, h.repo.name, one.number).merged).toBe(true);
+}, 120_000);
+
+test('landing mode push: a tested commit GitHub no longer holds with the tested tree is refused (LANDED_TREE_DIFFERS)', async () => {
+  // The fake CI leaves the test branch pending: the story plants, then reports the check itself.
+  h = await newQueue({ ci: () => null });
+  await h.createQueue({ concurrency: 1, mergeMethod: 'squash' }, { requiredStatuses: ['test'] });
+  const one = await h.openPr({ 'planted.txt': 'p\n' }, 'planted change');
+  const tipBefore = h.mainTip();
+  await h.submit(one.number);
+  const branch = await h.waitFor('the test branch of the PR, testing', async () => {
+    const testing = (await h!.queue()).enqueued.some((p) => p.pr === one.number && p.state === 'testing');
+    const [name] = h!.branches('trunk-merge/');
+    return testing && name ? name : undefined;
+  });
+  const tested = h.bareGit('rev-parse', `refs/heads/${branch}`);
+  // Planted on GitHub's side: the tested id now resolves to another commit (main's tree).
+  const other = h.bareGit('commit-tree', 'main^{tree}', '-p', tipBefore, '-m', 'not what was tested');
+  h.bareGit('replace', tested, other);
+  hub().setCheckRun(h.repo.owner, h.repo.name, tested, {
+    name: 'test',
+    status: 'completed',
+    conclusion: 'success',
+  });
+  const failed = await h.settled(one.number);
+  expect([failed.state, failed.reason]).toEqual(['failed', 'LANDED_TREE_DIFFERS']);
+  expect(failed.timeline.at(-1)?.detail).toEqual({
+    kind: 'problem',
+    text: expect.stringMatching(
+      new RegExp(`^Refused to move main to ${tested}: the host holds tree [0-9a-f]{40}`),
+    ),
+  });
+  expect(h.mainTip()).toBe(tipBefore);
+  expect(hub().pullRequest(h.repo.owner, h.repo.name, one.number).merged).toBe(false);
 }, 120_000);

@@ -423,6 +423,46 @@ const handlers: Record<string, Handler> = {
     return { status: 200, body: pullRequestJson(ctx.base, await pullView(ctx, repo, pr, false)) };
   },
 
+  /** A commit as GitHub's git data API shows it; git resolves it as any reader would (replace refs too). */
+  'git/get-commit': async (ctx, req) => {
+    const repo = repoOf(ctx, req);
+    if (!repo) return notFound();
+    const sha = String(req.params.commit_sha);
+    if (!/^[0-9a-f]{40}$/.test(sha)) return notFound();
+    const format = ['%H', '%T', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'].join('%x00');
+    const result = await ctx.state.git(['log', '-1', `--format=${format}`, `${sha}^{commit}`, '--'], {
+      dir: repo.bare,
+    });
+    if (result.exitCode !== 0) return notFound();
+    const [id, tree, parents, an, ae, ad, cn, ce, cd, ...message] = result.stdout.split('\0');
+    const url = `${ctx.base}/repos/${repo.owner}/${repo.name}`;
+    const html = `${ctx.base.replace(/\/api\/v3$/, '')}/${repo.owner}/${repo.name}`;
+    return {
+      status: 200,
+      body: {
+        sha: id,
+        node_id: `C_${Buffer.from(id!).toString('base64url')}`,
+        url: `${url}/git/commits/${id}`,
+        html_url: `${html}/commit/${id}`,
+        author: { name: an, email: ae, date: ad },
+        committer: { name: cn, email: ce, date: cd },
+        tree: { sha: tree, url: `${url}/git/trees/${tree}` },
+        message: message.join('\0').replace(/\n+$/, ''),
+        parents: (parents ?? '')
+          .split(' ')
+          .filter(Boolean)
+          .map((p) => ({ sha: p, url: `${url}/git/commits/${p}`, html_url: `${html}/commit/${p}` })),
+        verification: {
+          verified: false,
+          reason: 'unsigned',
+          signature: null,
+          payload: null,
+          verified_at: null,
+        },
+      },
+    };
+  },
+
   'git/get-ref': async (ctx, req) => {
     const repo = repoOf(ctx, req);
     if (!repo) return notFound();

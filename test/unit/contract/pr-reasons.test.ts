@@ -62,6 +62,38 @@ test.each<[ExplainInput, string]>([
     'Cancelled: API key "CI" of organisation acme asked for it.',
   ],
   [
+    {
+      state: 'merged',
+      reason: 'MERGE_GRAPH_MERGE',
+      detail: {
+        kind: 'landing',
+        sha: 'c'.repeat(40),
+        testedTree: 'a'.repeat(40),
+        landedTree: 'a'.repeat(40),
+      },
+      targetBranch: 'main',
+    },
+    'Merged: the queue merged it after its tests passed; main holds the tree its test run tested (aaaaaaaaaaaa).',
+  ],
+  [
+    {
+      state: 'merged',
+      reason: 'MERGE_GRAPH_MERGE',
+      detail: {
+        kind: 'landing',
+        sha: 'c'.repeat(40),
+        testedTree: 'a'.repeat(40),
+        landedTree: 'b'.repeat(40),
+      },
+      targetBranch: 'main',
+    },
+    'Merged: the queue merged it after its tests passed; but main held tree bbbbbbbbbbbb right after the landing, not the tested tree aaaaaaaaaaaa: it was changed outside the queue.',
+  ],
+  [
+    { state: 'failed', reason: 'LANDED_TREE_DIFFERS' },
+    'Failed: the queue refused to land it: the commit it would put on the target branch does not hold the tree its test run tested.',
+  ],
+  [
     { state: 'not_ready', reason: 'AWAITING_MERGEABILITY', blockedBy: 'it needs 1 approving review' },
     'Not ready yet: it needs 1 approving review.',
   ],

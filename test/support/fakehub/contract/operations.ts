@@ -29,6 +29,12 @@ export const SERVED_OPERATIONS: readonly ServedOperation[] = [
     credential: 'installation-token',
   },
   { method: 'get', path: '/repos/{owner}/{repo}/git/ref/{ref}', credential: 'installation-token' },
+  // Landing proof: the tree GitHub holds for the commit a landing would put on the target.
+  {
+    method: 'get',
+    path: '/repos/{owner}/{repo}/git/commits/{commit_sha}',
+    credential: 'installation-token',
+  },
   { method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/check-runs', credential: 'installation-token' },
   { method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/status', credential: 'installation-token' },
   { method: 'post', path: '/repos/{owner}/{repo}/statuses/{sha}', credential: 'installation-token' },
