@@ -11,7 +11,7 @@
  * replaces with a simulated one.
  */
 import { type Pool } from '../stores/db';
-import { type TestStatus } from './classification';
+import { type StatusEvidence, type TestStatus } from './classification';
 import type { RepositoryKey } from '../contract';
 import { type FoldMode, ingestUpload } from './ingest/ingest';
 import { type JudgeInput, type JudgeResult, judgeJunitFiles } from './ingest/judge';
@@ -50,8 +50,10 @@ import {
   type TicketLink,
   testsForTicket,
 } from './store/test-case-admin';
+import { loadStatusEvidence } from './store/status-evidence';
 import { testDetailsJson } from './store/test-case-json';
 import { loadTestCases } from './store/test-case-reads';
+import { listRepositoryTests, type TestListPage, type TestListQuery } from './store/test-list';
 import { type TestCaseRecord } from './test-case-record';
 import { type WireLinks } from './test-case-wire';
 import { createTestIdCache } from './test-ids';
@@ -64,6 +66,8 @@ export type { TestCaseRecord, CommonFailure } from './test-case-record';
 export type { QuarantineAnswer, QuarantineCheck } from './store/quarantine-check';
 export type { RepositoryFailure, ReevaluationSummary } from './store/reevaluate';
 export type { TicketLink } from './store/test-case-admin';
+export type { ListedTest, TestListPage, TestListQuery, TestListSort } from './store/test-list';
+export type { StatusEvidence } from './classification';
 export type { FoldMode } from './ingest/ingest';
 
 export interface FlakyStoreOptions {
@@ -134,6 +138,10 @@ export interface FlakyStore {
   checkQuarantine(repository: RepositoryRecord, failedTestIds: readonly string[]): Promise<QuarantineCheck>;
   /** The ids of every test of the repository quarantined now. */
   quarantinedTestIds(repository: RepositoryRecord): Promise<string[]>;
+  /** Every test of the repository, searched, filtered, sorted and paged (store/test-list.ts). */
+  listRepositoryTests(repository: RepositoryRecord, query: TestListQuery): Promise<TestListPage>;
+  /** What the test (by its key, from a record of this repository) is classified from, read now. */
+  statusEvidence(repository: RepositoryRecord, testPk: string): Promise<StatusEvidence>;
   /** The whole sweep in one call (tests, tools); the schedule goes page by page (ADR 0020). */
   reevaluate(options?: ReevaluationOptions): Promise<ReevaluationSummary>;
   /** The next `limit` repository keys after `after` (null: from the first), in key order. */
@@ -176,6 +184,8 @@ export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): F
     testsForTicket: (organisationId, ticket) => testsForTicket(pool, organisationId, ticket),
     checkQuarantine: (repository, failedTestIds) => checkQuarantine(pool, repository, failedTestIds),
     quarantinedTestIds: (repository) => quarantinedTestIds(pool, repository),
+    listRepositoryTests: (repository, query) => listRepositoryTests(pool, repository.pk, query, now()),
+    statusEvidence: (repository, testPk) => loadStatusEvidence(pool, testPk, repository.params, now()),
     reevaluate: (reevaluation) =>
       reevaluateAll(pool, now(), sink === undefined ? reevaluation : { onEvents: sink, ...reevaluation }),
     listRepositoryPage: (after, limit) => listRepositoryPage(pool, after, limit),

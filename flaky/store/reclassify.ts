@@ -26,6 +26,7 @@ import {
   transition,
   type UploadSummary,
 } from '../classification';
+import { type Queryable } from './db';
 import { subscribedTo } from './event-outbox';
 import { plainArray } from './pg-arrays';
 import { type TestCaseState } from './test-case-reads';
@@ -147,11 +148,12 @@ async function writeChanges(
 
 /**
  * The tests' results in [from, to) from the covering index (times as epoch ms: no date parsing per
- * row), and the summaries and branches of the uploads they came from, read once per upload.
+ * row), and the summaries and branches of the uploads they came from, read once per upload. Also
+ * what a test's page explains its status from (status-evidence.ts): the history the classifier reads.
  */
-async function loadHistory(
-  client: PoolClient,
-  tests: readonly TestCaseState[],
+export async function loadHistory(
+  client: Queryable,
+  tests: readonly Pick<TestCaseState, 'pk'>[],
   params: ClassificationParams,
   from: Date,
   to: Date,

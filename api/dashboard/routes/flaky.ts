@@ -1,7 +1,8 @@
 /**
  * Flaky-test pages, all through the flaky store the API's routes use (flaky/service.ts):
  * - /ui/flaky: the organisation's repositories;
- * - /ui/flaky/repository: its flaky, broken and quarantined tests (first LIST_SIZE of each);
+ * - /ui/flaky/repository: its flaky, broken and quarantined tests (first LIST_SIZE of each), and a link
+ *   to every test of it (flaky-tests.ts);
  * - /ui/flaky/tests/:id (what a test's html_url points at): status and why, failure rates, failures
  *   per day as a chart, most common failures, owners, quarantine and its override, ticket; forms set
  *   the override (with a reason) and link a ticket, recorded with the session's key prefix as actor;
@@ -12,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { QUARANTINE_OVERRIDES } from '../../../flaky/quarantine';
 import { createLinks, wireLinks } from '../../../flaky/test-case-wire';
+import { explainStatus } from '../../../flaky/classification';
 import type { FlakyStore } from '../../../flaky/service';
 import { notFound } from '../../errors';
 import { NO_NUL, TestId, TicketKey } from '../../schemas/flaky-tests';
@@ -89,8 +91,11 @@ export function flakyPages(deps: UiRouteDeps) {
       const { id } = parse(TestParams, request.params, 'querystring');
       const { record, repository } = await testOf(request, id);
       const history = await deps.reads.testHistory(record.pk, new Date(deps.now()));
+      // Why the status is what it is, from the history and thresholds the classifier uses.
+      const evidence = await store().statusEvidence(repository, record.pk);
       return render(deps, request, reply, 'flaky-test', {
         title: record.name,
+        statusWhy: explainStatus(record.status, evidence, repository.params),
         t: record,
         repository,
         repoQs: repoQs(record.repository),

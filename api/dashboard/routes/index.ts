@@ -25,6 +25,7 @@ import type { FastifyInstance } from 'fastify';
 import { uiAuthHooks } from './guard';
 import { uiErrorHandler } from './errors';
 import { flakyPages } from './flaky';
+import { flakyTestListPages } from './flaky-tests';
 import { gitHubPages } from './github';
 import { metricsPages } from './metrics';
 import { pullRequestPages } from './pull-request';
@@ -105,6 +106,7 @@ export function uiRoutes(deps: UiRouteDeps) {
     await app.register(pullRequestPages(deps));
     await app.register(metricsPages(deps));
     await app.register(flakyPages(deps));
+    await app.register(flakyTestListPages(deps));
     await app.register(testRunLogPages(deps));
     await app.register(gitHubPages(deps));
   };

@@ -4,7 +4,9 @@
  * - a PR's transitions (the event log, pr_transitions_pr_idx): its timeline with reasons;
  * - a queue's recent conclusions (pr_transitions_recent_idx, last 24 hours): who left and why;
  * - which runs in progress are bisection runs (pr_transitions_recent_idx from the oldest run's start);
- * - a test's failures per day (test_day_rollups' primary key), for its failure-history chart.
+ * - a test's failures per day (test_day_rollups' primary key), for its failure-history chart;
+ * - what a run tested for one of its PRs (test_run_logs' primary key, then pr_transitions_pr_idx on
+ *   the run's repository and that PR), so its log opened from the PR's page names that PR.
  * Everything else the dashboard shows comes from the reads the API already uses (the merge-queue
  * service, readQueueMetrics, the flaky store).
  */
@@ -79,6 +81,17 @@ export interface DashboardReads {
    * the test whose row is `testPk` (from a record the organisation's own read found).
    */
   testHistory(testPk: string, now: Date): Promise<DayCount[]>;
+  /**
+   * The PRs run `runId` tested (in the order the run applied them) and whether it was a bisection
+   * run, as the event log of PR `pr` records them; null when the organisation has no log of that run
+   * or PR `pr` was not in it.
+   */
+  runOfPullRequest(orgId: string, runId: string, pr: number): Promise<RunOfPullRequest | null>;
+}
+
+export interface RunOfPullRequest {
+  readonly batch: readonly number[];
+  readonly bisection: boolean;
 }
 
 export interface DayCount {
@@ -116,6 +129,19 @@ export function createDashboardReads(pool: Pool): DashboardReads {
         [orgId, since, runIds],
       );
       return new Set(rows.map((r) => r.test_run_id));
+    },
+
+    async runOfPullRequest(orgId, runId, pr) {
+      const { rows } = await pool.query<{ batch: string[]; is_bisection: boolean }>(
+        `SELECT t.batch, t.is_bisection FROM test_run_logs l
+           JOIN pr_transitions t ON t.organisation_id = l.organisation_id AND t.host = l.host
+            AND t.owner = l.owner AND t.name = l.name AND t.pr_number = $3 AND t.test_run_id = l.test_run_id
+          WHERE l.organisation_id = $1 AND l.test_run_id = $2
+          ORDER BY t.at DESC LIMIT 1`,
+        [orgId, runId, pr],
+      );
+      const row = rows[0];
+      return row ? { batch: row.batch.map(Number), bisection: row.is_bisection } : null;
     },
 
     async testHistory(testPk, now) {

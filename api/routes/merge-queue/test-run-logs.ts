@@ -52,17 +52,21 @@ export function testRunLogRoutes(service: MergeQueueService) {
 /**
  * Streams the organisation's stored log of `testRunId` as plain text (the API route and the dashboard's
  * page both answer with it); the same 404 for another organisation's run, an unknown one or no log.
+ * `preamble` (the dashboard's line naming the PR the log was opened from) comes before the log.
  */
 export async function sendTestRunLog(
   reply: FastifyReply,
   service: Pick<MergeQueueService, 'readTestRunLog'>,
   org: Organisation,
   testRunId: string,
+  preamble = '',
 ): Promise<FastifyReply> {
   const log = service.readTestRunLog ? await service.readTestRunLog(org, testRunId) : null;
   if (!log) throw notFound(`No log is kept for test run "${testRunId}".`);
   const { info, chunk } = log;
+  const first = Buffer.from(preamble, 'utf8');
   async function* chunks() {
+    if (first.length > 0) yield first;
     for (let offset = 0; offset < info.bytes; offset += READ_CHUNK_BYTES) {
       const part = await chunk(offset);
       if (part.length === 0) return;
@@ -71,7 +75,7 @@ export async function sendTestRunLog(
   }
   return reply
     .header('content-type', 'text/plain; charset=utf-8')
-    .header('content-length', String(info.bytes))
+    .header('content-length', String(first.length + info.bytes))
     .header('x-railyard-log-truncated', String(info.truncated))
     .header('cache-control', 'private, no-store')
     .send(Readable.from(chunks()));
