@@ -15,6 +15,7 @@ export * from './search-attributes';
 export * from './test-run-messages';
 export * from './workflow-types';
 export * from './pr-reasons';
+export * from './words';
 export * from './json-bytes';
 export * from './pr-record';
 export * from './queue-view-delta';

@@ -2,15 +2,17 @@
  * Why a pull request is where it is, in words. The queue records a structured `ReasonDetail` with a
  * transition when it knows more than the reason's name (the failing tests, the statuses, the PR and
  * files of a conflict, who cancelled); this module turns reason + detail into the one sentence a
- * person reads. It is the only place reasons become words: the API's records (api/temporal/wire.ts),
+ * person reads, from the reasons' clauses and the states' words in words.ts (the one vocabulary). It
+ * is the only place reasons become sentences: the API's records (api/temporal/wire.ts),
  * the webhooks' payloads, the PR's comment on GitHub (github/presentation/pr-comment.ts) and the demo.
  *
- * Rules: every reason the engine can give has a clause (`Record<Reason, …>`, so a new reason does not
- * compile without one); a detail, when present, makes the clause concrete. Pure and deterministic.
+ * Rules: every reason the engine can give has a clause (words.ts, `Record<Reason, …>`, so a new reason
+ * does not compile without one); a detail, when present, makes the clause concrete. Pure and deterministic.
  * Invariants: details are bounded (MAX_* below) because they travel in workflow payloads; they hold
  * names only (tests, files, statuses, API key names), never a log line or a secret.
  */
-import type { PrState, Reason } from '../engine';
+import type { PrState } from '../engine';
+import { PR_STATE_LEADS, reasonClause } from './words';
 
 export const MAX_DETAIL_NAMES = 10;
 export const MAX_DETAIL_TEXT = 300;
@@ -33,90 +35,6 @@ export type ReasonDetail =
    * parallel lane's PRs applied onto a tip another lane had moved, so the trees differ by that lane.
    */
   | { kind: 'landing'; sha: string; testedTree: string | null; landedTree: string | null; rebased?: boolean };
-
-/** One clause per reason, lower case, to follow "because" or a colon. */
-const CLAUSES: Record<Reason, string> = {
-  USER_REQUESTED: 'a person asked for it',
-  API_REQUESTED: 'a client of the API asked for it',
-  TRUNK_ADMIN_REQUESTED: 'an administrator asked for it',
-  AWAITING_MERGEABILITY:
-    'its host does not allow it to merge yet: it conflicts with the target branch, needs its reviews or its own required checks, or is a draft',
-  BASE_BRANCH_MISMATCH: "its base branch is not the queue's branch",
-  PR_HEAD_CHANGED: 'a new commit was pushed; the new head is checked again',
-  IMPACTED_TARGETS_MISSING: "the queue runs in parallel mode and waits for this PR's impacted targets",
-  MERGE_ITEM_NOW_READY: 'it is ready and waits for a test slot',
-  PREREQUISITE_MERGE_ITEM_FAILED: 'a PR it was tested on top of failed, so it is tested again without it',
-  PREREQUISITE_MERGE_ITEM_CANCELLED:
-    'a PR it was tested on top of was cancelled, so it is tested again without it',
-  PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED:
-    'a PR it was tested on top of was merged outside the queue, so it is tested again',
-  MANUAL_PUSH_TO_TARGET_BRANCH: 'the target branch was pushed to outside the queue, so it is tested again',
-  SKIP_THE_LINE_INTERRUPTED: 'an urgent PR skipped the line ahead of it, so it is tested again behind it',
-  TESTS_RESTARTED_BY_USER: 'a person restarted its tests',
-  TESTS_RESTARTED_BY_API_REQUEST: 'its tests were restarted through the API',
-  BISECTION_REQUIRED: 'its batch failed, so it is tested in smaller groups to find the PR that broke it',
-  PREREQUISITE_NOT_READY: 'a PR it was tested on top of is no longer ready, so it is tested again without it',
-  IMPACTED_TARGETS_CHANGED: 'impacted targets changed, so the PRs it is tested with changed',
-  TEST_TREE_CHANGED: "what it is tested on changed (the queue's mode or settings), so it is tested again",
-  BISECTION_CLEARED:
-    'the bisection of its failed batch found it good, so it is back at the front of the line to be tested on the current target',
-  TEST_RUN_STARTED: 'its test run started',
-  BISECTION_TEST_RUN_STARTED: 'a bisection run started to find the PR that broke its batch',
-  TEST_RUN_PASSED: 'its test run passed',
-  QUARANTINED_FAILURES_IGNORED: 'its test run failed only in quarantined tests, which do not block',
-  LATER_TEST_RUN_PASSED: 'a later run that contains it passed (optimistic merge)',
-  KNOWN_RESULT_REUSED: 'the same tree already passed, so that result was reused',
-  TEST_RUN_REQUIRED_STATUS_FAILED: 'a required status failed on the test branch',
-  TEST_RUN_COMMAND_FAILED: "the queue's test command failed on the test branch",
-  TEST_RUN_TIMEOUT: 'its test run did not finish before the testing timeout',
-  TEST_RUN_FAILED_BY_OPTIMIZATION: "the queue failed it from another run's result",
-  START_TEST_RUN_INVALID_EVENT: 'the test branch could not be built: the target branch does not exist',
-  START_TEST_RUN_MERGE_CONFLICT: 'it conflicts with the target branch or a PR ahead of it',
-  START_TEST_RUN_CONFIG_NOT_FOUND:
-    'the tested commit has no .railyard/merge-queue.json and the queue has no requiredStatuses',
-  START_TEST_RUN_CONFIG_PARSING_FAILURE: "the tested commit's .railyard/merge-queue.json is invalid",
-  START_TEST_RUN_CONFIG_MISSING_REQUIRED_STATUSES: 'the configuration names no required statuses',
-  START_TEST_RUN_CONFIG_BAD_REQUIRED_STATUSES: '.trunk/trunk.yaml has an invalid merge.required_statuses',
-  START_TEST_RUN_CONFIG_BAD_VERSION: "the tested commit's .railyard/merge-queue.json has an unknown version",
-  START_TEST_RUN_NO_REQUIRED_STATUSES:
-    'no required checks are configured: set requiredStatuses, .trunk/trunk.yaml merge.required_statuses, or required status checks on the branch',
-  START_TEST_RUN_RETRY_EXHAUSTED: 'its test run could not be started after several attempts',
-  START_TEST_RUN_DRAFT_PRS_NOT_ALLOWED: 'draft PRs may not be queued',
-  GITHUB_API_MERGE_PR_FAILED: 'GitHub refused the merge (branch protection or repository settings)',
-  GITHUB_API_DIRECT_MERGE_PR_FAILED: 'GitHub refused the direct merge',
-  PR_UPDATED_AT_MERGE_TIME: 'a new commit was pushed to it while it was being merged',
-  MERGE_CONFLICT_AT_MERGE_TIME: 'it conflicted with the target branch when it was merged',
-  LANDED_TREE_DIFFERS:
-    'the queue refused to land it: the commit it would put on the target branch does not hold the tree its test run tested',
-  MERGE_GRAPH_MERGE: 'the queue merged it after its tests passed',
-  MERGE_GRAPH_DIRECT_MERGE: 'the queue merged it directly',
-  MANUAL_MERGE: 'it was merged outside the queue',
-  PR_CLOSED: 'it was closed',
-  PR_PUSHED_TO: 'a new commit was pushed to it while it was queued',
-  PR_BASE_BRANCH_CHANGED: 'its base branch changed',
-  PR_CONVERTED_TO_DRAFT: 'it was converted to a draft',
-  STACKED_PR_MEMBER_PUSHED_TO: 'a PR of its stack was pushed to',
-  STACKED_PR_MEMBER_CLOSED: 'a PR of its stack was closed',
-  STACKED_PR_MEMBER_MERGED: 'a PR of its stack was merged',
-  STACKED_PR_MEMBER_BASE_BRANCH_CHANGED: 'a PR of its stack had its base branch changed',
-};
-
-const STATE_WORDS: Record<PrState, string> = {
-  not_ready: 'Not ready yet',
-  pending: 'Queued',
-  testing: 'Testing',
-  tests_passed: 'Tests passed',
-  pending_failure: 'Its test run failed, the queue waits for the PRs ahead of it before blaming one',
-  merged: 'Merged',
-  failed: 'Failed',
-  cancelled: 'Cancelled',
-};
-
-const isReason = (reason: string): reason is Reason => Object.hasOwn(CLAUSES, reason);
-
-/** The reason's own clause, without detail; an unknown name is shown as itself. */
-export const reasonClause = (reason: string): string =>
-  isReason(reason) ? CLAUSES[reason] : `reason ${reason}`;
 
 const list = (names: readonly string[], more = 0) => {
   const shown = names.join(', ');
@@ -199,7 +117,7 @@ export function explainState(input: ExplainInput): string {
   else if (input.state === 'not_ready' && submitted)
     why = 'it was submitted and is being checked for readiness';
   else why = detailedClause(input.reason, input.detail, input.targetBranch);
-  return `${STATE_WORDS[input.state]}: ${why}.`;
+  return `${PR_STATE_LEADS[input.state]}: ${why}.`;
 }
 
 /** Bounds a list of names for a detail: at most MAX_DETAIL_NAMES, each at most MAX_DETAIL_TEXT long. */

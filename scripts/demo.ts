@@ -13,6 +13,7 @@ import { existingRepositoryPath, initBareRepository } from '../git/repository-pa
 import { apiUrl, DEFAULT_API_PORT } from '../platform/public-url';
 import { EXAMPLE_REPO } from '../api/schemas/examples';
 import { isTerminal } from '../engine';
+import { prStateWord } from '../contract';
 import { dataDir, PROJECT_ROOT, readState } from './lib/data-dir';
 
 const API =
@@ -170,7 +171,7 @@ async function main(): Promise<void> {
         seen.set(pr.n, r.state);
         records.set(pr.n, r);
         console.log(
-          `  ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s  #${pr.n} ${r.state.padEnd(15)} ${pr.title}`,
+          `  ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s  #${pr.n} ${prStateWord(r.state).padEnd(16)} ${pr.title}`,
         );
         if (r.state === 'merged') mergedAt.set(pr.n, Date.now());
         // A finished PR says why, in the record's own sentence.
@@ -185,6 +186,7 @@ async function main(): Promise<void> {
   for (const pr of PRS) {
     const r = records.get(pr.n)!;
     console.log(`  #${pr.n} ${r.reasonText}`);
+    // A run that never started (a conflict) has no logUrl: its sentence above names the conflict.
     const log = r.testRuns.find((t) => t.testRunId === r.decidedByTestRun)?.logUrl;
     if (r.state === 'failed' && log)
       console.log(`     log: curl -H "x-api-token: $(cat .data/dev-api-key)" ${log}`);

@@ -64,7 +64,9 @@ export const TestRunLink = z.object({
   logUrl: z
     .string()
     .optional()
-    .describe("The run's log (GET, same API key); absent for runs CI judged by its statuses."),
+    .describe(
+      "The run's log (GET, same API key); absent for runs CI judged by its statuses and for runs that never started (the test branch could not be built).",
+    ),
 });
 
 /** The explanation fields every PR record carries (listPullRequests and getSubmittedPullRequest). */

@@ -5,9 +5,9 @@
  * record the PR workflow keeps.
  *
  * Rules: a run's log is linked only when the queue's test command judged it (CI's statuses runs keep
- * their logs in CI); the timeline is newest first, reasons in lower case as Trunk's timelines show
- * them, with the per-kind objects trunk-compat §1.4 names (notReady, failure, cancellation, merged,
- * testsPassed).
+ * their logs in CI) and it started (a run whose test branch could not be built, a conflict, has
+ * none); the timeline is newest first, reasons in lower case as Trunk's timelines show them, with
+ * the per-kind objects trunk-compat §1.4 names (notReady, failure, cancellation, merged, testsPassed).
  */
 import { explainState, type PullRequestRecord, type ReasonDetail, type TimelineEntry } from '../../contract';
 import type { TimelineItem } from '../schemas/pr-record';
@@ -19,12 +19,25 @@ export interface RecordLinks {
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
-/** Every run the record names, oldest first, with a log link when the queue's command judged it. */
+/** A run the record saw fail to start (its test branch could not be built): it has no log. */
+const NEVER_STARTED = /^START_TEST_RUN_/;
+
+/**
+ * Every run the record names, oldest first, with a log link when the queue's command judged it and
+ * the record did not see it fail to start.
+ */
 function testRunsOf(record: PullRequestRecord, links: RecordLinks) {
+  return [...loggedRuns(record)].map(([testRunId, logged]) => link(testRunId, logged, links));
+}
+
+/** Each run the record names, oldest first: whether it has a log (its command ran it). */
+function loggedRuns(record: PullRequestRecord): Map<string, boolean> {
   const runs = new Map<string, boolean>();
   for (const t of record.timeline)
     if (t.testRunId) runs.set(t.testRunId, (runs.get(t.testRunId) ?? false) || t.runner === 'command');
-  return [...runs].map(([testRunId, logged]) => link(testRunId, logged, links));
+  for (const t of record.timeline)
+    if (t.testRunId && NEVER_STARTED.test(t.reason)) runs.set(t.testRunId, false);
+  return runs;
 }
 
 const link = (testRunId: string, logged: boolean, links: RecordLinks) => ({
@@ -58,10 +71,16 @@ export function timelineOf(
   links: RecordLinks,
   targetBranch: string,
 ): TimelineItem[] {
-  return record.timeline.map((t) => timelineItem(t, links, targetBranch)).reverse();
+  const logged = loggedRuns(record);
+  return record.timeline.map((t) => timelineItem(t, logged, links, targetBranch)).reverse();
 }
 
-function timelineItem(t: TimelineEntry, links: RecordLinks, targetBranch: string): TimelineItem {
+function timelineItem(
+  t: TimelineEntry,
+  logged: ReadonlyMap<string, boolean>,
+  links: RecordLinks,
+  targetBranch: string,
+): TimelineItem {
   const reason = t.reason.toLowerCase();
   return {
     timestamp: iso(t.at),
@@ -74,7 +93,7 @@ function timelineItem(t: TimelineEntry, links: RecordLinks, targetBranch: string
       ...(t.detail ? { detail: t.detail } : {}),
       targetBranch,
     }),
-    ...(t.testRunId ? { testRun: link(t.testRunId, t.runner === 'command', links) } : {}),
+    ...(t.testRunId ? { testRun: link(t.testRunId, logged.get(t.testRunId) ?? false, links) } : {}),
     ...kindOf(t, reason),
   };
 }

@@ -7,6 +7,11 @@
  * while the page refreshes itself (no reload), opens the PR that failed and reads why, looks at the
  * queue's metrics, quarantines a flaky test from its page and sees the override. Each page is kept
  * as a screenshot under docs/screenshots/.
+ *
+ * On every page it visits, what a person reads is words (contract/words.ts), never a code
+ * (ALL_CAPS_WITH_UNDERSCORES, snake_case) outside the whole record; every link of the queue and PR
+ * pages answers 200, a PR that conflicted included (its run never started: no log link, the conflict
+ * instead); /favicon.ico answers on every page.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,12 +20,14 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { createApiKeyStore } from '../../stores/api-keys';
+import { createRunLogStore } from '../../test-runs/store/run-logs';
 import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../queue-client';
 import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
 import { createUiSessionStore } from '../../api/dashboard/store/sessions';
 import { buildTestApp, type CapturedLog } from '../support/app';
 import { requireTestEnv } from '../support/env';
 import { startQueueHarness, type QueueHarness } from '../support/queue-harness';
+import { CODE_SHAPED } from '../../contract';
 import { junit } from '../integration/flaky/harness';
 import { launchChromium, screenshot } from './browser';
 
@@ -53,7 +60,7 @@ beforeAll(async () => {
   ).rows[0]!.slug;
   key = (await createApiKeyStore(h.pool).create(slug, 'dashboard')).key;
   ({ app, log } = await buildTestApp(h.pool, {
-    mergeQueue: createMergeQueueService(createQueueClient(temporal)),
+    mergeQueue: createMergeQueueService(createQueueClient(temporal), { runLogs: createRunLogStore(h.pool) }),
     ui: {
       sessions: createUiSessionStore(h.pool),
       pool: h.pool,
@@ -68,6 +75,24 @@ beforeAll(async () => {
   page.setDefaultTimeout(30_000);
 }, 60_000);
 
+/** The page's visible text (a closed <details>, the whole record, is not visible) has no code. */
+async function expectWordsOnly(): Promise<void> {
+  const text = await page.innerText('body');
+  const codes = text.split(/\s+/).filter((word) => CODE_SHAPED.test(word));
+  expect({ url: page.url(), codes }).toEqual({ url: page.url(), codes: [] });
+}
+
+/** Every same-origin link of the page (and its icon) answers 200 to the signed-in browser. */
+async function expectLinksAnswer(): Promise<void> {
+  const hrefs = await page.$$eval('a[href], link[href]', (all) =>
+    all.map((a) => (a as unknown as { href: string }).href),
+  );
+  const own = [...new Set(hrefs.filter((href) => href.startsWith(base)))];
+  expect(own).toContain(`${base}/favicon.ico`);
+  const answers = await Promise.all(own.map(async (url) => [url, (await page.request.get(url)).status()]));
+  expect(answers.filter(([, status]) => status !== 200)).toEqual([]);
+}
+
 afterAll(async () => {
   await browser?.close();
   await app?.close();
@@ -80,10 +105,13 @@ test('sign in, watch the queue merge without a reload, and read why a PR failed'
   h.openPr(1, { 'one.txt': '1\n' });
   h.openPr(2, { 'two.txt': '2\n' });
   h.openPr(3, { BROKEN: 'yes\n' });
-  for (const n of [1, 2, 3]) await h.submit(n);
+  // #4 changes #1's new file another way: its test branch cannot be built on top of #1.
+  h.openPr(4, { 'one.txt': '4\n' });
+  for (const n of [1, 2, 3, 4]) await h.submit(n);
 
   await page.goto(`${base}/`);
   expect(page.url()).toBe(`${base}/ui/sign-in`);
+  expect(await page.textContent('main')).toContain('.data/dev-api-key');
   await screenshot(page, 'sign-in');
   await page.fill('#key', key);
   await page.click('button[type=submit]');
@@ -110,29 +138,64 @@ test('sign in, watch the queue merge without a reload, and read why a PR failed'
   await recent.locator('tr[data-pr="1"] .state-merged').waitFor();
   await recent.locator('tr[data-pr="2"] .state-merged').waitFor();
   await recent.locator('tr[data-pr="3"] .state-failed').waitFor({ timeout: 45_000 });
+  await recent.locator('tr[data-pr="4"] .state-failed').waitFor({ timeout: 45_000 });
   expect(await page.evaluate(() => (globalThis as unknown as { marker?: string }).marker)).toBe('same page');
+  expect(await recent.locator('tr[data-pr="4"] td').nth(2).textContent()).toBe(
+    'It conflicts with the target branch or a PR ahead of it.',
+  );
+  await expectWordsOnly();
+  await expectLinksAnswer();
   await screenshot(page, 'queue-after');
+
+  // The PR that conflicted: its run never started, so it has no log link but the conflict itself.
+  await recent.locator('tr[data-pr="4"] a').click();
+  await page.waitForURL(/\/ui\/pr\?.*pr=4/);
+  expect(await page.locator('[data-testid=why]').textContent()).toMatch(
+    /#4 conflicts with #1\b.*in file one\.txt/,
+  );
+  expect(await page.locator('[data-testid=decided-by]').textContent()).toMatch(
+    /it never started: #4 conflicts with #1\b/,
+  );
+  await expectWordsOnly();
+  await expectLinksAnswer();
+  for (const n of [1, 2]) {
+    await page.goto(
+      `${base}/ui/pr?${new URLSearchParams({ ...h.key.repo, branch: 'main', pr: String(n) }).toString()}`,
+    );
+    expect(await page.locator('[data-testid=pr-state]').textContent()).toBe('merged');
+    await expectWordsOnly();
+    await expectLinksAnswer();
+  }
+  await page.goto(`${base}/ui/queue?${new URLSearchParams({ ...h.key.repo, branch: 'main' }).toString()}`);
 
   await recent.locator('tr[data-pr="3"] a').click();
   await page.waitForURL(/\/ui\/pr\?/);
   expect(await page.locator('[data-testid=pr-state]').textContent()).toBe('failed');
   const why = (await page.locator('[data-testid=why]').textContent()) ?? '';
-  expect(why).toMatch(/fail/i);
+  expect(why).toMatch(/^Failed: the queue's test command failed/);
+  // The run that decided it is named in words, with its log.
+  expect(await page.locator('[data-testid=decided-by]').textContent()).toMatch(
+    /^Decided by the (batch |bisection )?run (of )?.*#3.*, log\.$/,
+  );
+  await expectWordsOnly();
+  await expectLinksAnswer();
   // Every transition's reason is in the timeline; a log link is shown when the record carries one.
   await page.locator('[data-testid=timeline] .state-failed').first().waitFor();
   const temporalLink = await page.locator('[data-testid=temporal-link]').getAttribute('href');
   expect(temporalLink).toContain(`/namespaces/default/workflows/${encodeURIComponent('pr/')}`);
   await screenshot(page, 'pull-request');
-  // The record links its run's log; the dashboard serves it to the signed-in organisation.
-  const logHref = await page
-    .locator('[data-testid=record-link][href^="/ui/test-runs/"]')
-    .first()
-    .getAttribute('href');
-  const logText = await page.evaluate(async (href) => (await fetch(href!)).text(), logHref);
-  expect(logText.length).toBeGreaterThan(0);
+  // The page links its runs' logs in words; the dashboard serves them to the signed-in organisation.
+  expect(await page.locator('[data-testid=run-log]').first().textContent()).toMatch(
+    /^log of the (batch |bisection )?run/,
+  );
+  const logHref = await page.locator('[data-testid=decided-log]').getAttribute('href');
+  const logAnswer = await page.request.get(`${base}${logHref!}`);
+  expect(logAnswer.status()).toBe(200);
+  expect(await logAnswer.text()).toContain('exit code');
 
   await page.goto(`${base}/ui/metrics?${new URLSearchParams({ ...h.key.repo, branch: 'main' }).toString()}`);
   await page.locator('[data-testid=charts] canvas').nth(4).waitFor();
+  await expectWordsOnly();
   await screenshot(page, 'metrics');
 }, 90_000);
 
@@ -160,17 +223,21 @@ test('quarantine a flaky test from its page and see the override', async () => {
   await page.locator('[data-testid=flaky] a:has-text("applies the discount")').click();
   await page.waitForURL(/\/ui\/flaky\/tests\//);
   expect(await page.locator('[data-testid=test-status]').textContent()).toBe('flaky');
+  expect(await page.locator('[data-testid=override]').textContent()).toContain('no override');
+  await expectWordsOnly();
   await page.locator('[data-testid=charts] canvas').first().waitFor();
   await page.selectOption('#override', 'ALWAYS_QUARANTINE');
   await page.fill('#reason', 'fails one run in ten on CI');
   await page.click('button:has-text("Set override")');
-  await page.locator('[data-testid=override]:has-text("ALWAYS_QUARANTINE")').waitFor();
+  await page.locator('[data-testid=override]:has-text("always quarantine")').waitFor();
   expect(await page.locator('[data-testid=override]').textContent()).toContain('fails one run in ten on CI');
-  expect(await page.locator('[data-testid=quarantine]').textContent()).toContain('yes (ALWAYS_QUARANTINE)');
+  expect(await page.locator('[data-testid=quarantine]').textContent()).toContain('yes, by its override');
+  await expectWordsOnly();
   await screenshot(page, 'flaky-test');
 
   await page.click('a:has-text("←")');
   await page.locator('[data-testid=quarantined] a:has-text("applies the discount")').waitFor();
+  await expectWordsOnly();
   await screenshot(page, 'flaky-repository');
 
   await page.click('button:has-text("Sign out")');

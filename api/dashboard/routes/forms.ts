@@ -8,7 +8,20 @@ import { z } from 'zod';
 import { badRequest, notFound } from '../../errors';
 import { describeIssue } from '../../validation-message';
 import { PrNumber, RepoRef, TargetBranch } from '../../schemas/common';
-import { repositoryLabel, type RepositoryKey } from '../../../contract';
+import {
+  asSentence,
+  batchingModeWord,
+  overrideWord,
+  prStateWord,
+  quarantineSettingWord,
+  queueModeWord,
+  queueStateWord,
+  reasonClause,
+  repositoryLabel,
+  testStatusReasonText,
+  testStatusWord,
+  type RepositoryKey,
+} from '../../../contract';
 import type { QueueAddress } from '../../routes/merge-queue/service';
 import type { UiRouteDeps } from './deps';
 import { sessionOf } from './guard';
@@ -75,7 +88,26 @@ export function formatTime(value: Date | string | number | null | undefined): st
   return Number.isNaN(d.getTime()) ? String(value) : `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
-/** Renders `template` with what every page needs: the organisation, the CSRF token, the poll period. */
+/**
+ * The words templates show for codes (contract/words.ts, the one vocabulary): `it.w.prState(code)`
+ * and so on. A template shows the code itself only in a `title` or the whole record.
+ */
+export const TEMPLATE_WORDS = {
+  prState: prStateWord,
+  reason: (reason: string) => asSentence(reasonClause(reason)),
+  queueState: queueStateWord,
+  queueMode: queueModeWord,
+  batchingMode: batchingModeWord,
+  testStatus: testStatusWord,
+  testStatusReason: (reason: string) => asSentence(testStatusReasonText(reason)),
+  override: overrideWord,
+  quarantineSetting: quarantineSettingWord,
+} as const;
+
+/**
+ * Renders `template` with what every page needs: the organisation, the CSRF token, the poll period,
+ * the time format and the words (TEMPLATE_WORDS as `it.w`).
+ */
 export function render(
   deps: UiRouteDeps,
   request: FastifyRequest,
@@ -90,6 +122,7 @@ export function render(
     pollMs: deps.pollMs ?? 2_000,
     gitHubNav: deps.gitHub !== undefined,
     time: formatTime,
+    w: TEMPLATE_WORDS,
     ...data,
   });
 }

@@ -16,6 +16,7 @@
  * - The signed-in organisation is set as `request.organisation`, so rate limits and every read and
  *   change are scoped exactly as for an API key of that organisation.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
@@ -45,6 +46,8 @@ const VENDOR = [
   { prefix: '/ui/assets/vendor/htmx/', pkg: 'htmx.org', file: 'htmx.min.js' },
   { prefix: '/ui/assets/vendor/chart/', pkg: 'chart.js', file: 'chart.umd.min.js' },
 ] as const;
+
+const FAVICON = fs.readFileSync(path.join(UI_ROOT, 'static', 'favicon.svg'));
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -92,6 +95,10 @@ export function uiRoutes(deps: UiRouteDeps) {
 
     app.get('/', { config: { uiOpen: true } }, (_request, reply) => reply.redirect('/ui', 303));
     app.get('/ui', { config: { uiOpen: true } }, (_request, reply) => reply.redirect('/ui/queues', 303));
+    // Browsers ask every site for /favicon.ico; the dashboard's icon is an SVG, which they all take.
+    app.get('/favicon.ico', { config: { uiOpen: true } }, (_request, reply) =>
+      reply.type('image/svg+xml').send(FAVICON),
+    );
     // The link trunk-analytics-cli prints for a failed test (Trunk's web app layout): to its page here.
     app.get<{ Params: { org: string; id: string } }>(
       '/:org/flaky-tests/test/:id',

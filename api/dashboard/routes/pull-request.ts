@@ -1,7 +1,13 @@
 /**
- * A PR's page: its record as getSubmittedPullRequest answers it, its timeline with the reason of every
- * transition (the event log, newest first, across its submissions), and links to its workflow in the
- * Temporal Web UI, to the PR on its host, and to whatever links the record carries (its run log).
+ * A PR's page: the sentence saying why it is where it is (the record's `reasonText`, else its last
+ * transition's, both from contract/pr-reasons.ts), the run that decided it, its test runs named in
+ * words with a link to each run's log that exists, its timeline with the reason of every transition
+ * in words (the event log, newest first, across its submissions), links to its workflow in the
+ * Temporal Web UI and to the PR on its host, and the whole record with its codes.
+ *
+ * Rule: no link to something that does not exist. A run is linked to its log only when the log is
+ * kept (test_run_logs); a run that never started (its test branch could not be built) shows why
+ * instead, the conflict's PR and files when it was one.
  *
  * The record is rendered without depending on field names beyond Trunk's: fields that explain the
  * state (a key with reason, sentence, explanation or message) are shown as "why", fields holding a URL
@@ -10,7 +16,16 @@
  * has left the queue.
  */
 import type { FastifyInstance } from 'fastify';
-import { prWorkflowId, type RepositoryKey } from '../../../contract';
+import {
+  detailedClause,
+  explainState,
+  prWorkflowId,
+  reasonClause,
+  testRunName,
+  type RepositoryKey,
+} from '../../../contract';
+import type { SubmittedPullRequest } from '../../schemas/merge-queue';
+import type { LoggedTransition } from '../store/reads';
 import { notFound } from '../../errors';
 import type { UiRouteDeps } from './deps';
 import { parse, PrQuery, QueueQuery, queueQs, render, requireOwned } from './forms';
@@ -63,6 +78,62 @@ export function viewOfRecord(record: object): RecordView {
   return view;
 }
 
+/** A test run as the PR page shows it: named in words, with its log or why there is none. */
+export interface RunOnPage {
+  readonly id: string;
+  readonly name: string;
+  readonly at: Date;
+  /** The dashboard's address of its log; null when no log is kept. */
+  readonly log: string | null;
+  /** Why there is no log (null when there is one). */
+  readonly noLog: string | null;
+}
+
+const NEVER_STARTED = /^START_TEST_RUN_/;
+
+/**
+ * The PR's runs, newest first, from its transitions: each named by what it tested, linked to its
+ * log when `logged` has it, else saying why not (it never started and why, it is still running, or
+ * no log is kept for it).
+ */
+export function runsOnPage(
+  timeline: readonly LoggedTransition[],
+  logged: ReadonlySet<string>,
+  record: Pick<SubmittedPullRequest, 'reasonDetail' | 'decidedByTestRun'> | null,
+  targetBranch: string,
+): RunOnPage[] {
+  const byRun = new Map<string, LoggedTransition[]>();
+  for (const t of timeline) if (t.testRunId) byRun.set(t.testRunId, [...(byRun.get(t.testRunId) ?? []), t]);
+  const latest = timeline[0];
+  return [...byRun].map(([id, rows]) => {
+    const first = rows.at(-1)!;
+    const name = testRunName({ prs: first.batch, bisection: rows.some((r) => r.bisection) });
+    const at = first.at;
+    if (logged.has(id))
+      return { id, name, at, log: `/ui/test-runs/${encodeURIComponent(id)}/log`, noLog: null };
+    const failedToStart = rows.find((r) => NEVER_STARTED.test(r.reason));
+    let noLog: string;
+    if (failedToStart) {
+      const detail = record?.decidedByTestRun === id ? record.reasonDetail : undefined;
+      noLog = `it never started: ${detail?.kind === 'conflict' ? detailedClause(failedToStart.reason, detail, targetBranch) : reasonClause(failedToStart.reason)}`;
+    } else if (latest?.testRunId === id && latest.to === 'testing')
+      noLog = 'it is running; its log is kept when it ends';
+    else noLog = "no log is kept for it (CI's statuses judged it, or it stopped before its command ran)";
+    return { id, name, at, log: null, noLog };
+  });
+}
+
+/** The sentence that leads the page: the record's own, else the last transition's. */
+export function leadSentence(
+  record: Pick<SubmittedPullRequest, 'reasonText'> | null,
+  timeline: readonly LoggedTransition[],
+  targetBranch: string,
+): string | null {
+  if (record?.reasonText) return record.reasonText;
+  const last = timeline[0];
+  return last ? explainState({ state: last.to, reason: last.reason, targetBranch }) : null;
+}
+
 /** The PR on its host; none for the local host, whose PRs are refs (refs/pull/<n>/head). */
 export function hostPrUrl(repo: RepositoryKey, pr: number): string | null {
   if (repo.host === 'local') return null;
@@ -96,6 +167,10 @@ export function pullRequestPages(deps: UiRouteDeps) {
         ? `${deps.temporalUi.url.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(deps.temporalUi.namespace)}/workflows/${encodeURIComponent(workflowId)}`
         : null;
       const state = record?.state ?? timeline[0]?.to ?? 'unknown';
+      const runIds = [...new Set(timeline.flatMap((t) => (t.testRunId ? [t.testRunId] : [])))];
+      const runs = runsOnPage(timeline, await deps.reads.loggedRuns(org.id, runIds), record, q.targetBranch);
+      const decidedId = record ? record.decidedByTestRun : (timeline[0]?.testRunId ?? null);
+      const decided = runs.find((r) => r.id === decidedId) ?? null;
       return render(deps, request, reply, 'pull-request', {
         title: `#${pr} ${record?.prTitle ?? ''}`.trim(),
         q,
@@ -106,6 +181,11 @@ export function pullRequestPages(deps: UiRouteDeps) {
         state,
         live: !TERMINAL.has(state),
         view: record ? viewOfRecord(record) : null,
+        lead: leadSentence(record, timeline, q.targetBranch),
+        runs,
+        decided,
+        decidedWord: state === 'testing' ? 'Tested in' : 'Decided by',
+        runName: (t: LoggedTransition) => testRunName({ prs: t.batch, bisection: t.bisection }),
         timeline,
         links: { temporal, host: hostPrUrl(q.repo, pr) },
       });

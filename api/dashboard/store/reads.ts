@@ -4,6 +4,7 @@
  * - a PR's transitions (the event log, pr_transitions_pr_idx): its timeline with reasons;
  * - a queue's recent conclusions (pr_transitions_recent_idx, last 24 hours): who left and why;
  * - which runs in progress are bisection runs (pr_transitions_recent_idx from the oldest run's start);
+ * - which of a PR's runs have a stored log (test_run_logs' primary key), so a page links only those;
  * - a test's failures per day (test_day_rollups' primary key), for its failure-history chart;
  * - what a run tested for one of its PRs (test_run_logs' primary key, then pr_transitions_pr_idx on
  *   the run's repository and that PR), so its log opened from the PR's page names that PR.
@@ -76,6 +77,8 @@ export interface DashboardReads {
   recentConclusions(orgId: string, queue: QueueAddress): Promise<(LoggedTransition & { prNumber: number })[]>;
   /** The ids among `runIds` (runs created at or after `since`) that are bisection runs. */
   bisectionRuns(orgId: string, runIds: readonly string[], since: Date): Promise<Set<string>>;
+  /** The ids among `runIds` (at most MAX_TIMELINE_ROWS) whose log the organisation keeps. */
+  loggedRuns(orgId: string, runIds: readonly string[]): Promise<Set<string>>;
   /**
    * Attempts and failures per UTC day over the last HISTORY_DAYS days, oldest first, zeros filled, of
    * the test whose row is `testPk` (from a record the organisation's own read found).
@@ -142,6 +145,15 @@ export function createDashboardReads(pool: Pool): DashboardReads {
       );
       const row = rows[0];
       return row ? { batch: row.batch.map(Number), bisection: row.is_bisection } : null;
+    },
+
+    async loggedRuns(orgId, runIds) {
+      if (runIds.length === 0) return new Set();
+      const { rows } = await pool.query<{ test_run_id: string }>(
+        `SELECT test_run_id FROM test_run_logs WHERE organisation_id = $1 AND test_run_id = ANY($2::text[])`,
+        [orgId, runIds.slice(0, MAX_TIMELINE_ROWS)],
+      );
+      return new Set(rows.map((r) => r.test_run_id));
     },
 
     async testHistory(testPk, now) {

@@ -211,7 +211,7 @@ test('every change needs the session CSRF token and a same-site origin; refusals
     url: `/ui/flaky/tests/${testId}`,
     cookies: { 'railyard-session': cookie! },
   });
-  expect(page.body).toMatch(/ALWAYS_QUARANTINE<\/strong> by dashboard:ry_/);
+  expect(page.body).toMatch(/always quarantine<\/strong> by dashboard:ry_/);
   const bad = await setOverride(cookie!, { override: 'SOMETIMES', _csrf: csrf });
   expect(bad.statusCode).toBe(400);
   expect(bad.body).toContain(
