@@ -150,12 +150,12 @@ async function main(): Promise<void> {
     reasonText: string;
     testRuns: { testRunId: string; logUrl?: string }[];
     decidedByTestRun: string | null;
-    estimatedTimeToMerge?: { remainingSeconds: number } | null;
+    estimatedTimeToMerge?: { remainingSeconds: number | null; text: string } | null;
   }
   const seen = new Map<number, string>();
   const records = new Map<number, Record>();
   /** The first estimate each PR got once queued, and when, to compare with when it merged. */
-  const estimates = new Map<number, { at: number; seconds: number }>();
+  const estimates = new Map<number, { at: number; text: string }>();
   const mergedAt = new Map<number, number>();
   const started = Date.now();
   while (seen.size < PRS.length || [...seen.values()].some((s) => !isTerminal(s))) {
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
         key,
       ).catch(() => null);
       if (r?.estimatedTimeToMerge && !estimates.has(pr.n))
-        estimates.set(pr.n, { at: Date.now(), seconds: r.estimatedTimeToMerge.remainingSeconds });
+        estimates.set(pr.n, { at: Date.now(), text: r.estimatedTimeToMerge.text });
       if (r && seen.get(pr.n) !== r.state) {
         seen.set(pr.n, r.state);
         records.set(pr.n, r);
@@ -194,7 +194,7 @@ async function main(): Promise<void> {
     const merged = mergedAt.get(pr.n);
     if (estimate && merged !== undefined)
       console.log(
-        `     estimated ${estimate.seconds} s to merge when first queued; it took ${((merged - estimate.at) / 1000).toFixed(0)} s`,
+        `     first estimate once queued: ${estimate.text} It took ${((merged - estimate.at) / 1000).toFixed(0)} s.`,
       );
   }
   console.log('\nmain now reads:');

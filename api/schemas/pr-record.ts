@@ -146,11 +146,22 @@ export type TimelineItem = z.infer<typeof TimelineItem>;
 
 export const EstimatedTimeToMerge = z
   .object({
-    estimatedMergeAt: z.string().describe('ISO-8601 time the PR is expected to merge.'),
-    remainingSeconds: z.number(),
+    estimatedMergeAt: z
+      .string()
+      .nullable()
+      .describe('ISO-8601 time the PR is expected to merge; null: no estimate yet (`text` says why).'),
+    remainingSeconds: z.number().nullable().describe('Seconds until then; null: no estimate yet.'),
     position: z.number().describe('1-based place in the queue when estimated.'),
-    testDurationSeconds: z.number().describe('The median measured test run of this queue (or the default).'),
-    measuredRuns: z.number().describe('How many recent runs the median is of; 0: the default was used.'),
+    testDurationSeconds: z
+      .number()
+      .nullable()
+      .describe("The median of this queue's recent test runs; null before one was measured."),
+    landingSeconds: z
+      .number()
+      .nullable()
+      .describe("The median time from tests passed to merged of this queue's recent PRs; null before one."),
+    measuredRuns: z.number().describe('How many recent test runs the median is of.'),
+    text: z.string().describe('The estimate, or why there is none yet, as a sentence.'),
   })
   .nullable()
   .describe('null once the PR left the queue or while it is not ready (docs/api-compat.md).');

@@ -80,7 +80,7 @@ async function answering<T>(key: QueueAddress, run: () => Promise<T>): Promise<T
 export interface MergeQueueServiceOptions {
   /** Base of the links records carry (a run's log); relative links without it. */
   publicUrl?: string;
-  /** This queue's recent test durations, for includeEstimatedTimeToMerge (the default duration without). */
+  /** This queue's recent test runs and landings, for includeEstimatedTimeToMerge (no estimate without). */
   testDurations?: TestDurations;
   /** Command runs' logs as the worker stored them (ADR 0011); without it no log is served. */
   runLogs?: RunLogStore;
@@ -243,15 +243,15 @@ export function createMergeQueueService(
             ? await readSnapshot('getQueue', org, request)
             : null;
           const queue = snapshot ? wire.queueView(snapshot) : null;
-          const durations =
+          const history =
             queue && options.testDurations
               ? await options.testDurations({
                   organisationId: org.id,
                   ...request.repo,
                   targetBranch: request.targetBranch,
                 })
-              : [];
-          answer.estimatedTimeToMerge = estimateTimeToMerge({ record, queue, durations, now: now() });
+              : { testRuns: [], landings: [] };
+          answer.estimatedTimeToMerge = estimateTimeToMerge({ record, queue, history, now: now() });
         }
         return answer;
       }),

@@ -1,10 +1,14 @@
 /**
- * How long one queue's recent test runs took, from the event log: for each of its latest runs, the time
- * from its PRs entering `testing` to the first of them leaving it with a verdict (tests passed, or a
- * failure). The estimate of time to merge (api/temporal/estimate.ts) takes their median.
+ * One queue's own history for the estimate of time to merge (api/temporal/estimate.ts), from the event
+ * log:
+ * - test runs: for each of its latest runs, the time from its PRs entering `testing` to the first of
+ *   them leaving it with a verdict (tests passed, or a failure);
+ * - landings: for each of its latest merged PRs, the time from its tests passing to it being merged.
  *
- * Rules: only runs that reached a verdict count (a run cut short by a restart or a cancellation says
- * nothing about test duration); at most MAX_RUNS_MEASURED, the newest; one organisation's queue only.
+ * Rules: only runs that reached a verdict and PRs that merged count (a run cut short by a restart or a
+ * cancellation says nothing about how long testing takes); at most MAX_RUNS_MEASURED of each, the
+ * newest, within the last 30 days; one organisation's queue only. Both read its transitions through
+ * pr_transitions_pr_idx's queue prefix.
  */
 import type { Pool } from 'pg';
 
@@ -18,24 +22,51 @@ export interface QueueOf {
   targetBranch: string;
 }
 
-export type TestDurations = (queue: QueueOf) => Promise<number[]>;
+export interface QueueDurations {
+  /** Test runs that reached a verdict (ms), newest first. */
+  testRuns: number[];
+  /** Tests passed to merged, per merged PR (ms), newest first. */
+  landings: number[];
+}
+
+export type TestDurations = (queue: QueueOf) => Promise<QueueDurations>;
+
+const QUEUE = `organisation_id = $1 AND host = $2 AND owner = $3 AND name = $4 AND target_branch = $5
+  AND at > now() - interval '30 days'`;
 
 export function createTestDurations(pool: Pool): TestDurations {
   return async (q) => {
-    const { rows } = await pool.query<{ ms: string }>(
-      `SELECT EXTRACT(EPOCH FROM (ended - started)) * 1000 AS ms FROM (
-         SELECT test_run_id,
-                min(at) FILTER (WHERE to_state = 'testing') AS started,
-                min(at) FILTER (WHERE from_state = 'testing'
-                                AND to_state IN ('tests_passed', 'pending_failure', 'failed', 'merged')) AS ended
-           FROM pr_transitions
-          WHERE organisation_id = $1 AND host = $2 AND owner = $3 AND name = $4 AND target_branch = $5
-            AND test_run_id IS NOT NULL AND at > now() - interval '30 days'
-          GROUP BY test_run_id) runs
-        WHERE started IS NOT NULL AND ended IS NOT NULL AND ended >= started
-        ORDER BY ended DESC LIMIT $6`,
-      [q.organisationId, q.host, q.owner, q.name, q.targetBranch, MAX_RUNS_MEASURED],
-    );
-    return rows.map((r) => Number(r.ms));
+    const values = [q.organisationId, q.host, q.owner, q.name, q.targetBranch, MAX_RUNS_MEASURED];
+    const [runs, landings] = await Promise.all([
+      pool.query<{ ms: string }>(
+        `SELECT EXTRACT(EPOCH FROM (ended - started)) * 1000 AS ms FROM (
+           SELECT test_run_id,
+                  min(at) FILTER (WHERE to_state = 'testing') AS started,
+                  min(at) FILTER (WHERE from_state = 'testing'
+                                  AND to_state IN ('tests_passed', 'pending_failure', 'failed', 'merged')) AS ended
+             FROM pr_transitions
+            WHERE ${QUEUE} AND test_run_id IS NOT NULL
+            GROUP BY test_run_id) runs
+          WHERE started IS NOT NULL AND ended IS NOT NULL AND ended >= started
+          ORDER BY ended DESC LIMIT $6`,
+        values,
+      ),
+      pool.query<{ ms: string }>(
+        `SELECT EXTRACT(EPOCH FROM (merged - passed)) * 1000 AS ms FROM (
+           SELECT submission_id,
+                  max(at) FILTER (WHERE to_state = 'tests_passed') AS passed,
+                  min(at) FILTER (WHERE to_state = 'merged') AS merged
+             FROM pr_transitions
+            WHERE ${QUEUE} AND to_state IN ('tests_passed', 'merged')
+            GROUP BY submission_id) prs
+          WHERE passed IS NOT NULL AND merged IS NOT NULL AND merged >= passed
+          ORDER BY merged DESC LIMIT $6`,
+        values,
+      ),
+    ]);
+    return {
+      testRuns: runs.rows.map((r) => Number(r.ms)),
+      landings: landings.rows.map((r) => Number(r.ms)),
+    };
   };
 }
