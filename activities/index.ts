@@ -12,6 +12,7 @@ import type { GitHubAppAuth } from '../github/app/app-auth';
 import type { GitHubAppSettings } from '../github/app/config';
 import type { GitHubClients } from '../github/app/rest-client';
 import { createGitHubReconciliationActivities } from './github-reconciliation';
+import { createLandingCheckActivities } from './landing-check';
 import type { PullRequestPresenter } from '../github/presentation/pr-presenter';
 import { createPresentationActivities } from './presentation';
 import { createPingActivities } from './ping';
@@ -87,6 +88,7 @@ export function createActivities(deps: ActivityDeps) {
       ...(deps.flakyRetention ? { retention: deps.flakyRetention } : {}),
     }),
     ...events,
+    ...createLandingCheckActivities({ pool: deps.pool, gitHost: deps.gitHost }),
     // The queue workflow's one activity per decision for its side effects, over the ones above.
     ...createSideEffectActivities({
       appendTransitions: (input) => events.appendTransitions(input),

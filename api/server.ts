@@ -15,6 +15,7 @@ import { createTestCaseEvents } from '../flaky/events';
 import { createJunitParser, defaultParserThreads } from '../flaky/junit/pool';
 import { createFlakyStore } from '../flaky/service';
 import { createFoldLoop, createFoldMetrics } from '../flaky/fold';
+import { registerLandingMetrics } from '../events/landing-metrics';
 import { DEFAULT_BUNDLE_LIMITS } from '../flaky/bundle';
 import { ConfigError } from '../platform/env';
 import { publicUrlOf } from '../platform/public-url';
@@ -111,6 +112,8 @@ async function main(): Promise<void> {
     onError: (err, repositoryPk) =>
       logger.warn({ err, repositoryPk }, 'flaky-test fold failed; its uploads stay pending and are retried'),
   });
+  // Landings the landing check found changed outside the queue (docs/operations.md, LandingChanged).
+  registerLandingMetrics(processMetrics.registry, pool);
   const parser = await createJunitParser({
     threads: config.RAILYARD_PARSER_THREADS ?? defaultParserThreads(),
     warn: (err, message) => logger.warn({ err }, message),

@@ -17,6 +17,8 @@ export const FLAKY_MAINTENANCE_WORKFLOW_TYPE = 'flakyMaintenanceWorkflow';
 export const PING_WORKFLOW_TYPE = 'pingWorkflow';
 /** Periodic GitHub reconciliation (a Temporal Schedule): redelivers failed webhooks, hints every queue. */
 export const GITHUB_RECONCILIATION_WORKFLOW_TYPE = 'gitHubReconciliationWorkflow';
+/** Periodic landing check (a Temporal Schedule): recent landings' trees compared again on their host. */
+export const LANDING_CHECK_WORKFLOW_TYPE = 'landingCheckWorkflow';
 
 /** One activity round trip answering its nonce: proof that a worker polls the task queue. */
 export type PingWorkflow = (nonce: string) => Promise<string>;

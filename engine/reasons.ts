@@ -72,7 +72,7 @@ export type MergeFailureReason =
   | 'MERGE_CONFLICT_AT_MERGE_TIME'
   /**
    * railyard: the landing was refused because the target branch would not hold the tree the passing run
-   * tested (the host's commit for the tested id has another tree; docs/reliability.md, "Landing proof").
+   * tested (the host's commit for the tested id has another tree; docs/git-host.md, "Landing proof").
    */
   | 'LANDED_TREE_DIFFERS';
 

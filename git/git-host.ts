@@ -203,6 +203,11 @@ export interface GitHost {
    * null when it has no such commit: what the target branch would hold if moved there (landing proof).
    */
   commitTree(repo: RepositoryKey, sha: string): Promise<string | null>;
+  /**
+   * Whether `sha` is on `branch` (its tip or an ancestor of it); false when the branch is gone. The
+   * landing check asks it of each recent landing: a landed commit that left the branch was rewritten.
+   */
+  branchContains(repo: RepositoryKey, branch: string, sha: string): Promise<boolean>;
   buildTestBranch(input: BuildTestBranchInput): Promise<BuildTestBranchResult>;
   advanceTarget(input: AdvanceTargetInput): Promise<AdvanceTargetResult>;
   /** Merges one PR straight onto the target tip (directMergeMode = always), with compare-and-swap. */

@@ -165,6 +165,14 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
       return treeOf(access, sha);
     },
 
+    async branchContains(repo, branch, sha) {
+      names.assertValid('branch', names.checkBranchName(branch));
+      names.assertValid('sha', names.checkSha(sha));
+      const access = await mustOpen(repo);
+      const tip = await readRef(access, names.branchRef(branch));
+      return tip !== null && (await commitExists(access, sha)) && (await isAncestor(access, sha, tip));
+    },
+
     async readFileAtCommit(repo, sha, path) {
       names.assertValid('sha', names.checkSha(sha));
       names.assertValid('path', names.checkRepoFilePath(path));

@@ -16,6 +16,7 @@ export function createRoutingGitHost(local: GitHost, gitHub?: { host: string; gi
     readPullRequest: (repo, n, target) => pick(repo).readPullRequest(repo, n, target),
     readBranchTip: (repo, branch) => pick(repo).readBranchTip(repo, branch),
     commitTree: (repo, sha) => pick(repo).commitTree(repo, sha),
+    branchContains: (repo, branch, sha) => pick(repo).branchContains(repo, branch, sha),
     buildTestBranch: (input) => pick(input.repo).buildTestBranch(input),
     advanceTarget: (input) => pick(input.repo).advanceTarget(input),
     directMerge: (input) => pick(input.repo).directMerge(input),

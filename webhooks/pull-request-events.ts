@@ -43,7 +43,7 @@ function explanation(e: TransitionEvent, ctx: PullRequestEventContext): Record<s
       targetBranch: e.targetBranch,
     }),
     ...(e.detail ? { reason_detail: e.detail } : {}),
-    // The landing's proof on `merged` (docs/reliability.md, "Landing proof"): additive fields.
+    // The landing's proof on `merged` (docs/git-host.md, "Landing proof"): additive fields.
     ...(e.to === 'merged' && e.detail?.kind === 'landing'
       ? { landed_sha: e.detail.sha, tested_tree: e.detail.testedTree, landed_tree: e.detail.landedTree }
       : {}),

@@ -37,6 +37,7 @@ import { loadWorkerConfig } from './config';
 import { SDK_LOG_LEVEL } from './sdk-log-level';
 import { ensureReevaluationSchedule } from './reevaluation-schedule';
 import { ensureMaintenanceSchedule } from './maintenance-schedule';
+import { ensureLandingCheckSchedule } from './landing-check-schedule';
 import { retentionDefaultsOf } from '../flaky/retention-config';
 import {
   ensureGitHubReconciliationSchedule,
@@ -179,6 +180,8 @@ async function main(): Promise<void> {
   await ensureReevaluationSchedule(client, config.RAILYARD_TASK_QUEUE);
   // Day partitions of raw results made ahead, and retention applied (ADR 0019), on another.
   await ensureMaintenanceSchedule(client, config.RAILYARD_TASK_QUEUE);
+  // Recent landings compared again on their host (docs/git-host.md, "Landing proof"), on a third.
+  await ensureLandingCheckSchedule(client, config.RAILYARD_TASK_QUEUE);
   // GitHub: redelivery of failed webhooks, unhandled deliveries, a reconcile hint to every queue.
   if (gitHub)
     await ensureGitHubReconciliationSchedule(client, config.RAILYARD_TASK_QUEUE, gitHub.reconcileMinutes);

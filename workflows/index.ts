@@ -7,3 +7,4 @@ export { webhookDeliveryWorkflow } from './webhooks/delivery-workflow';
 export { flakyReevaluationWorkflow } from './flaky/reevaluation-workflow';
 export { flakyMaintenanceWorkflow } from './flaky/maintenance-workflow';
 export { gitHubReconciliationWorkflow } from './github/reconciliation-workflow';
+export { landingCheckWorkflow } from './landing/landing-check-workflow';

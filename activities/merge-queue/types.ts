@@ -122,7 +122,7 @@ export interface LandInput {
 }
 
 /**
- * A landing's proof (docs/reliability.md, "Landing proof"): the tree the passing run tested (null: no
+ * A landing's proof (docs/git-host.md, "Landing proof"): the tree the passing run tested (null: no
  * run, a direct merge), the tree the target held when read back right after the landing (null: it could
  * not be read), and whether the PRs were applied onto a tip another lane moved (rebase landing).
  */

@@ -1,6 +1,7 @@
 /**
  * Writes one batch of transitions to the event log (migrations/0005_event-log.sql), inside the
- * caller's transaction, in three set-based statements whatever the batch size.
+ * caller's transaction, in set-based statements whatever the batch size (the landings of merged
+ * transitions too, landings.ts).
  *
  * Invariants:
  * - pr_transitions: INSERT … ON CONFLICT (submission_id, seq) DO NOTHING, so the same batch twice
@@ -13,6 +14,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { RepositoryKey } from '../../contract';
 import type { TransitionEvent } from '../types';
+import { recordLandings } from './landings';
 
 const asRow = (e: TransitionEvent) => ({
   submission_id: e.submissionId,
@@ -89,6 +91,8 @@ export async function appendToLog(db: PoolClient, events: readonly TransitionEve
      ON CONFLICT DO NOTHING`,
     [JSON.stringify(sorted.map(asRow))],
   );
+  // Each landing's proof, for the landing check (landings.ts).
+  await recordLandings(db, sorted);
   return inserted.rowCount ?? 0;
 }
 

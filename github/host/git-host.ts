@@ -25,7 +25,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { isAncestor, readRef } from '../../git/commits';
+import { commitExists, isAncestor, readRef } from '../../git/commits';
 import { composePullRequests } from '../../git/compose';
 import { expectSuccess, type GitIdentity } from '../../git/git-cli';
 import type { GitHost, PullRequestInfo, RequiredChecks } from '../../git/git-host';
@@ -143,6 +143,18 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
         if (err instanceof GitHubApiError && (err.status === 404 || err.status === 422)) return null;
         throw err;
       }
+    },
+
+    async branchContains(repo, branch, sha) {
+      names.assertValid('branch', names.checkBranchName(branch));
+      names.assertValid('sha', names.checkSha(sha));
+      const t = await mustTarget(repo);
+      const tip = await tipOf(t, branch);
+      if (tip === null) return false;
+      if (tip === sha) return true;
+      const access = await fetch(t, [`+${names.branchRef(branch)}:${names.branchRef(branch)}`]);
+      // Fetching the branch brings every ancestor of its tip: a landed commit not here left the branch.
+      return (await commitExists(access, sha)) && (await isAncestor(access, sha, tip));
     },
 
     async buildTestBranch(input) {

@@ -1,5 +1,5 @@
 /**
- * Landing proof (docs/reliability.md, "Landing proof"), the land activity over the real local git host:
+ * Landing proof (docs/git-host.md, "Landing proof"), the land activity over the real local git host:
  * a landing carries the tree the run tested and the tree the target held right after it; a tested
  * commit whose host object no longer holds the tested tree (here a replace ref planted after the build)
  * is refused with LANDED_TREE_DIFFERS and nothing moves.
