@@ -8,7 +8,7 @@
  * TEST_WORKFLOW_BUNDLE (the workflow code, bundled once per run). Extra arguments go to jest (and skip
  * the check).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -174,7 +174,26 @@ async function main(sup: Supervisor, tmp: string, checkStarted: (c: Check) => vo
     env,
   );
   const checked = check ? await reportCheck(check) : true;
-  return jest !== 0 ? jest : checked ? 0 : 1;
+  const clean = treeStayedClean();
+  return jest !== 0 ? jest : checked && clean ? 0 : 1;
+}
+
+/**
+ * A checkout that was clean when `npm test` started (TEST_TREE_CLEAN_AT_START, set by test.sh before
+ * its setup steps) must be clean at the end: no tracked file changed, no file git does not ignore
+ * added. A checkout with changes of its own is not judged (they may be anyone's, made meanwhile).
+ */
+function treeStayedClean(): boolean {
+  if (process.env.TEST_TREE_CLEAN_AT_START !== '1') return true;
+  const status = execFileSync('git', ['status', '--porcelain'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  const changed = status.split('\n').filter((line) => line.trim() !== '');
+  if (changed.length === 0) return true;
+  say(
+    `this checkout was clean when npm test started and is not now (git status: ${changed.slice(0, 20).join('; ')}` +
+      `${changed.length > 20 ? `; ${changed.length - 20} more` : ''}): setup steps and tests must leave tracked ` +
+      'files as they are and write only to ignored or temporary folders.',
+  );
+  return false;
 }
 
 const supervisor = new Supervisor(say);

@@ -6,11 +6,22 @@
  * --disable-background-networking and friends it tries Google's services and its connections are refused.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
-export const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'docs', 'screenshots');
+/**
+ * Where screenshots go: docs/screenshots/ (README's pictures, kept in the repository) only when asked
+ * with TEST_UPDATE_SCREENSHOTS=1, else a temporary folder, so a plain `npm test` leaves the clone's
+ * files as they were (issue 29).
+ */
+export function screenshotFolder(env: NodeJS.ProcessEnv = process.env): string {
+  return env.TEST_UPDATE_SCREENSHOTS === '1'
+    ? path.resolve(__dirname, '..', '..', 'docs', 'screenshots')
+    : path.join(os.tmpdir(), 'railyard-screenshots');
+}
+export const SCREENSHOTS = screenshotFolder();
 
 const FLAGS = [
   '--no-sandbox',
@@ -31,7 +42,7 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS, timeout: 30_000 });
 }
 
-/** Saves a full-page screenshot as docs/screenshots/<name>.png (kept in the repository). */
+/** Saves a full-page screenshot as <SCREENSHOTS>/<name>.png (docs/screenshots/ when asked). */
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
