@@ -20,7 +20,6 @@ import {
   detailedClause,
   explainState,
   prWorkflowId,
-  reasonClause,
   testRunName,
   type RepositoryKey,
 } from '../../../contract';
@@ -115,7 +114,11 @@ export function runsOnPage(
     let noLog: string;
     if (failedToStart) {
       const detail = record?.decidedByTestRun === id ? record.reasonDetail : undefined;
-      noLog = `it never started: ${detail?.kind === 'conflict' ? detailedClause(failedToStart.reason, detail, targetBranch) : reasonClause(failedToStart.reason)}`;
+      // The detail (the conflict's PR and files) is the decided run's; another run says what it knows.
+      noLog =
+        detail?.kind === 'conflict'
+          ? `it never started: ${detailedClause(failedToStart.reason, detail, targetBranch)}`
+          : 'it never started: its test branch could not be built';
     } else if (latest?.testRunId === id && latest.to === 'testing')
       noLog = 'it is running; its log is kept when it ends';
     else noLog = "no log is kept for it (CI's statuses judged it, or it stopped before its command ran)";
