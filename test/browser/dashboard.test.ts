@@ -123,6 +123,7 @@ test('sign in, watch the queue merge without a reload, and read why a PR failed'
     sameSite: 'Lax',
   });
   await page.getByText(h.key.repo.name).waitFor();
+  await expectWordsOnly();
   await screenshot(page, 'queues');
 
   await page.click(`a:has-text("${h.key.repo.name}")`);
@@ -131,6 +132,7 @@ test('sign in, watch the queue merge without a reload, and read why a PR failed'
   await page.locator('[data-testid=run].run-batch').first().waitFor();
   await page.evaluate(() => ((globalThis as unknown as { marker: string }).marker = 'same page'));
   expect(await page.locator('[data-testid=run] .layer.root').first().textContent()).toContain('main');
+  await expectWordsOnly();
   await screenshot(page, 'queue');
 
   fs.writeFileSync(path.join(h.gate, 'go'), '');
