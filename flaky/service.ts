@@ -27,6 +27,7 @@ import {
   listUnhealthyTests,
 } from './store/lists';
 import { checkQuarantine, type QuarantineCheck, quarantinedTestIds } from './store/quarantine-check';
+import { type QuarantineHistoryEntry, quarantineHistory } from './store/quarantine-lifecycle';
 import {
   listRepositoryPage,
   type ReevaluationOptions,
@@ -66,6 +67,7 @@ export type { TestCaseRecord, CommonFailure } from './test-case-record';
 export type { QuarantineAnswer, QuarantineCheck } from './store/quarantine-check';
 export type { RepositoryFailure, ReevaluationSummary } from './store/reevaluate';
 export type { TicketLink } from './store/test-case-admin';
+export type { QuarantineHistoryEntry } from './store/quarantine-lifecycle';
 export type { ListedTest, TestListPage, TestListQuery, TestListSort } from './store/test-list';
 export type { StatusEvidence } from './classification';
 export type { FoldMode } from './ingest/ingest';
@@ -138,6 +140,8 @@ export interface FlakyStore {
   checkQuarantine(repository: RepositoryRecord, failedTestIds: readonly string[]): Promise<QuarantineCheck>;
   /** The ids of every test of the repository quarantined now. */
   quarantinedTestIds(repository: RepositoryRecord): Promise<string[]>;
+  /** A test's (by its key, from a record) latest override changes and releases, newest first. */
+  quarantineHistory(testPk: string): Promise<QuarantineHistoryEntry[]>;
   /** Every test of the repository, searched, filtered, sorted and paged (store/test-list.ts). */
   listRepositoryTests(repository: RepositoryRecord, query: TestListQuery): Promise<TestListPage>;
   /** What the test (by its key, from a record of this repository) is classified from, read now. */
@@ -173,7 +177,7 @@ export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): F
       listFailingTests(pool, scope, window, size, after, links, now()),
     listUnhealthyTests: (scope, status, size, after, links) =>
       listUnhealthyTests(pool, scope, status, size, after, links, now()),
-    listQuarantinedTests: (scope, size, after) => listQuarantinedTests(pool, scope, size, after),
+    listQuarantinedTests: (scope, size, after) => listQuarantinedTests(pool, scope, size, after, now()),
     getTest: async (repository, id) => record(await findTestPk(pool, repository.pk, id)),
     getTestJson: (scope, id, links) => testDetailsJson(pool, scope, id, links, now()),
     getTestInOrganisation: async (organisationId, id) =>
@@ -182,8 +186,9 @@ export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): F
       setQuarantineOverride(pool, repository.pk, id, change, now(), sink),
     linkTicket: (repository, id, ticket) => linkTicket(pool, repository.pk, id, ticket, now()),
     testsForTicket: (organisationId, ticket) => testsForTicket(pool, organisationId, ticket),
-    checkQuarantine: (repository, failedTestIds) => checkQuarantine(pool, repository, failedTestIds),
-    quarantinedTestIds: (repository) => quarantinedTestIds(pool, repository),
+    checkQuarantine: (repository, failedTestIds) => checkQuarantine(pool, repository, failedTestIds, now()),
+    quarantinedTestIds: (repository) => quarantinedTestIds(pool, repository, now()),
+    quarantineHistory: (testPk) => quarantineHistory(pool, testPk),
     listRepositoryTests: (repository, query) => listRepositoryTests(pool, repository.pk, query, now()),
     statusEvidence: (repository, testPk) => loadStatusEvidence(pool, testPk, repository.params, now()),
     reevaluate: (reevaluation) =>

@@ -29,9 +29,24 @@ export interface TestCaseRecord {
     readonly by: string | null;
     readonly at: Date | null;
     readonly reason: string | null;
+    /** When the override stops applying (it is UNSPECIFIED from then on); null: no expiry. */
+    readonly expiresAt: Date | null;
+    /** Who answers for the override (a person or team, free text). */
+    readonly owner: string | null;
   };
+  /** Quarantine as it applies now: expired overrides and releases taken into account. */
   readonly quarantine: QuarantineVerdict;
-  /** When the test became quarantined (override time, or status/setting change for auto). */
+  /** The automatic release (quarantine-release.ts): clean runs since the last failure, the threshold. */
+  readonly release: {
+    readonly cleanRuns: number;
+    readonly releaseAfterCleanRuns: number;
+    /** Released from quarantine by rule since then; null when not released. */
+    readonly releasedAt: Date | null;
+  };
+  /**
+   * When the test became quarantined (override time, or for auto the latest of the status change, the
+   * setting change and the end of a release).
+   */
   readonly quarantinedAt: Date | null;
   readonly ticket: { readonly key: string; readonly url: string | null } | null;
   /** Fractions 0..1 over non-skipped attempts of non-infra uploads, rounded to 4 decimals. */

@@ -10,6 +10,7 @@
  * The list pages are written by PostgreSQL instead (store/test-case-json.ts), byte for byte the same.
  */
 import type { RepositoryKey } from '../contract';
+import { cleanRunsToRelease } from './quarantine-release';
 import { type TestCaseRecord } from './test-case-record';
 
 export interface Links {
@@ -118,6 +119,12 @@ export interface QuarantinedTestWire {
   status_last_updated_at: string;
   test_case_id: string;
   variant: string;
+  // railyard's additive fields: why, until when, who answers for it, and the clean runs.
+  quarantine_reason: string | null;
+  owner: string | null;
+  quarantined_until: string | null;
+  clean_runs: number;
+  clean_runs_to_release: number | null;
 }
 
 /**
@@ -140,5 +147,25 @@ export function quarantinedTest(record: TestCaseRecord): QuarantinedTestWire {
     status_last_updated_at: record.status.timestamp.toISOString(),
     test_case_id: record.id,
     variant: record.variant,
+    ...quarantineLifecycle(record, record.quarantine.setting),
+  };
+}
+
+function quarantineLifecycle(
+  record: TestCaseRecord,
+  setting: 'ALWAYS_QUARANTINE' | 'AUTO_QUARANTINE',
+): Pick<
+  QuarantinedTestWire,
+  'quarantine_reason' | 'owner' | 'quarantined_until' | 'clean_runs' | 'clean_runs_to_release'
+> {
+  const byOverride = setting === 'ALWAYS_QUARANTINE';
+  return {
+    quarantine_reason: byOverride ? record.override.reason : record.status.reason,
+    owner: record.override.owner,
+    quarantined_until: byOverride ? (record.override.expiresAt?.toISOString() ?? null) : null,
+    clean_runs: record.release.cleanRuns,
+    clean_runs_to_release: byOverride
+      ? null
+      : cleanRunsToRelease(record.release.cleanRuns, record.release.releaseAfterCleanRuns),
   };
 }

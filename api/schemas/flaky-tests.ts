@@ -196,6 +196,22 @@ export const QuarantinedTest = z.object({
   status_last_updated_at: Timestamp,
   test_case_id: z.uuid(),
   variant: z.string(),
+  // railyard's additive fields (docs/flaky-tests.md §5 "Quarantine lifecycle").
+  quarantine_reason: z
+    .string()
+    .nullable()
+    .describe("Why: the override's reason (ALWAYS_QUARANTINE) or the status reason (AUTO_QUARANTINE)."),
+  owner: z.string().nullable().describe('Who answers for the override.'),
+  quarantined_until: Timestamp.nullable().describe(
+    'When the override expires; null without an expiry or for AUTO.',
+  ),
+  clean_runs: z.number().int().min(0).describe('Consecutive clean runs since the test last failed.'),
+  clean_runs_to_release: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .describe('Clean runs still needed before an auto-quarantined test is released; null for an override.'),
 });
 export type QuarantinedTest = z.infer<typeof QuarantinedTest>;
 export const ListQuarantinedTestsResponse = z.object({

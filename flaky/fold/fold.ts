@@ -14,9 +14,11 @@
  *  5. re-classification of the locked tests at the batch's last upload time + 1 ms (the upload's own
  *     results inside every half-open window, as when ingestion classified in the upload's
  *     transaction), writing test_status_history and the test_case.status_changed outbox;
- *  6. the batch's pending rows deleted.
+ *  6. the quarantine lifecycle of the locked tests (store/quarantine-lifecycle.ts): their consecutive
+ *     clean runs, releases after enough of them, and releases ended by a failure;
+ *  7. the batch's pending rows deleted.
  *
- * Exactly once: steps 4–6 commit together, so an upload is folded by the transaction that deletes its
+ * Exactly once: steps 4–7 commit together, so an upload is folded by the transaction that deletes its
  * pending row and by no other; a crash (or a conflict) before the commit leaves the row, and a later
  * fold takes the upload again from its raw rows. Lock order as in store/db.ts: test cases, then
  * rollups, each by primary key; the advisory lock comes first and is per repository, so two folds
@@ -31,6 +33,7 @@ import { type Pool, type PoolClient } from '../../stores/db';
 import { type ClassificationParams } from '../classification';
 import { inTransaction } from '../store/db';
 import { finishFold, foldCandidates, foldRows, lockRepositoryFold, takeFoldBatch } from '../store/fold-queue';
+import { advanceReleases } from '../store/quarantine-lifecycle';
 import { reclassify, settledLookbackMs } from '../store/reclassify';
 import { findRepositoryByPk } from '../store/repositories';
 import { lockTestCases, type TestCaseState } from '../store/test-case-reads';
@@ -127,6 +130,7 @@ async function foldBatch(
     needsReclassification(state, candidates.get(state.pk) === true, params, batch.lastAt),
   );
   const classified = await reclassify(client, fresh, params, evaluationTime, 'ingest');
+  await advanceReleases(client, repository, batch, [...locked.keys()], evaluationTime);
   await options.beforeCommit?.({ repositoryPk, uploadPks: batch.uploadPks });
   const lagSeconds = await finishFold(client, batch.uploadPks);
   return {

@@ -93,6 +93,7 @@ export async function judgeJunitFiles(
           pool,
           repository,
           prepared.tests.map((t) => t.id),
+          now,
         );
   const quarantined = new Set(check.tests.filter((t) => t.verdict.quarantined).map((t) => t.testId));
   const verdicts = prepared.tests.map((test): TestVerdict => {

@@ -6,8 +6,8 @@
  *    pinned in the page token at the first page, so later pages see the same set even while uploads
  *    keep arriving;
  *  - unhealthy tests (flaky or broken), by test id; items are UnhealthyTestCase objects;
- *  - quarantined tests, by test id, with the SQL twin of quarantineOf() (quarantinedSql); items
- *    are Trunk's QuarantinedTest objects.
+ *  - quarantined tests at `now` (overrides expire), by test id, with the SQL twin of quarantineOf()
+ *    (quarantinedSql); items are Trunk's QuarantinedTest objects with railyard's additive fields.
  * Each answers null when the organisation has no such repository.
  */
 import { type TestStatus } from '../classification';
@@ -55,7 +55,7 @@ export function listFailingTests(
           UNION ALL ${raw(split.edges[0])}
           UNION ALL ${raw(split.edges[1])}
         ) f GROUP BY test_pk`;
-      const item = testCaseJson(p, links, 'full');
+      const item = testCaseJson(p, links, 'full', now);
       return {
         source,
         orderBy: 'failures DESC, test_pk',
@@ -95,7 +95,7 @@ export function listUnhealthyTests(
       ...byId,
       itemJoins: `JOIN test_cases t ON t.pk = s.pk CROSS JOIN scope rp
         ${detailJoins(p, now, { rates: false, prs: true, failures: 'none' })}`,
-      itemJson: testCaseJson(p, links, 'brief'),
+      itemJson: testCaseJson(p, links, 'brief', now),
     }),
     size,
     after,
@@ -107,19 +107,24 @@ export function listQuarantinedTests(
   scope: RepositoryScope,
   size: number,
   after: IdKey | null,
+  now: Date,
 ): Promise<JsonPage<IdKey> | null> {
   return keysetJsonPage<IdKey>(
     db,
     scope,
-    () => ({
+    (p) => ({
       // The switches as scalars, not a join with scope: the repository key then bounds the partial
       // indexes' scans (a join scanned every repository's unhealthy tests).
       source: `SELECT t.pk, t.id FROM test_cases t
         WHERE t.repository_pk = ${REPOSITORY_PK}
-          AND ${quarantinedSql('(SELECT quarantine_enabled FROM scope)', '(SELECT auto_quarantine FROM scope)')}`,
+          AND ${quarantinedSql(
+            p.add(now, 'timestamptz'),
+            '(SELECT quarantine_enabled FROM scope)',
+            '(SELECT auto_quarantine FROM scope)',
+          )}`,
       ...byId,
       itemJoins: `JOIN test_cases t ON t.pk = s.pk CROSS JOIN scope rp`,
-      itemJson: quarantinedTestJson(),
+      itemJson: quarantinedTestJson(p, now),
     }),
     size,
     after,

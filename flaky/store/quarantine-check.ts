@@ -5,7 +5,12 @@
  * failing closed is what Trunk does too.
  */
 import { type TestStatus } from '../classification';
-import { type QuarantineOverride, quarantineOf, type QuarantineVerdict } from '../quarantine';
+import {
+  effectiveOverride,
+  type QuarantineOverride,
+  quarantineOf,
+  type QuarantineVerdict,
+} from '../quarantine';
 import { type Queryable } from './db';
 import { type RepositoryRecord } from './repositories';
 import { quarantinedSql } from './test-case-json';
@@ -28,14 +33,18 @@ export async function checkQuarantine(
   db: Queryable,
   repository: RepositoryRecord,
   failedTestIds: readonly string[],
+  now: Date,
 ): Promise<QuarantineCheck> {
   const ids = [...new Set(failedTestIds)];
   const { rows } = await db.query<{
     id: string;
     status: TestStatus;
     quarantine_override: QuarantineOverride;
+    override_expires_at: Date | null;
+    released: boolean;
   }>(
-    `SELECT id, status, quarantine_override FROM test_cases
+    `SELECT id, status, quarantine_override, override_expires_at, quarantine_released_at IS NOT NULL AS released
+     FROM test_cases
      WHERE organisation_id = $1 AND repository_pk = $2 AND id = ANY($3::uuid[])`,
     [repository.organisationId, repository.pk, ids],
   );
@@ -47,26 +56,36 @@ export async function checkQuarantine(
       testId,
       known: true,
       status: row.status,
-      verdict: quarantineOf(repository.quarantine, row.quarantine_override, row.status),
+      verdict: quarantineOf(
+        repository.quarantine,
+        effectiveOverride({ value: row.quarantine_override, expiresAt: row.override_expires_at }, now),
+        row.status,
+        row.released,
+      ),
     };
   });
   return { tests, runPasses: tests.length > 0 && tests.every((t) => t.verdict.quarantined) };
 }
 
 /**
- * Every test of the repository quarantined now (Trunk's getQuarantineConfig with no tests named,
+ * Every test of the repository quarantined at `now` (Trunk's getQuarantineConfig with no tests named,
  * which the language plugins send): the rule of quarantine.ts, as list-quarantined-tests applies it.
  */
-export async function quarantinedTestIds(db: Queryable, repository: RepositoryRecord): Promise<string[]> {
+export async function quarantinedTestIds(
+  db: Queryable,
+  repository: RepositoryRecord,
+  now: Date,
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT t.id FROM test_cases t
-     WHERE t.organisation_id = $1 AND t.repository_pk = $2 AND ${quarantinedSql('$3::boolean', '$4::boolean')}
+     WHERE t.organisation_id = $1 AND t.repository_pk = $2 AND ${quarantinedSql('$5::timestamptz', '$3::boolean', '$4::boolean')}
      ORDER BY t.id`,
     [
       repository.organisationId,
       repository.pk,
       repository.quarantine.enabled,
       repository.quarantine.autoQuarantine,
+      now,
     ],
   );
   return rows.map((r) => r.id);

@@ -11,6 +11,9 @@
  * Healthy tests with a settled reason cannot change without a new result, so they are skipped; so
  * are tests that never ran (`no_results`, only skipped): time alone cannot change them either.
  *
+ * Before its batches, a repository's overrides whose expiry has passed are recorded as expired
+ * (quarantine-lifecycle.ts: the rule stopped applying them at the expiry already).
+ *
  * Each batch is its own transaction (locks in key order, then reclassify), so a long sweep holds no
  * lock for long and a crash loses at most one batch, which the next run redoes. Idempotent.
  *
@@ -26,6 +29,7 @@ import {
 } from '../../contract';
 import { inTransaction } from './db';
 import { type OutboxSink } from './event-outbox';
+import { expireOverrides } from './quarantine-lifecycle';
 import { reclassify, settledLookbackMs } from './reclassify';
 import { findRepositoryByPk } from './repositories';
 import { lockTestCases } from './test-case-reads';
@@ -48,7 +52,7 @@ export interface ReevaluationOptions {
   readonly batchSize?: number;
   /** Called after every batch (activity heartbeats). */
   readonly onProgress?: (summary: ReevaluationSummary) => void;
-  /** Gets each batch's test_case.status_changed outbox rows after its commit. */
+  /** Gets each batch's test_case.* outbox rows after its commit (status changes, expired overrides). */
   readonly onEvents?: OutboxSink;
   /** Called for each repository whose sweep threw (the activity logs it); the sweep goes on. */
   readonly onRepositoryFailed?: (failure: RepositoryFailure) => void;
@@ -189,6 +193,8 @@ async function reevaluateRepository(
   const repository = await findRepositoryByPk(pool, pk);
   if (repository === null) return;
   const { params } = repository;
+  const expired = await expireOverrides(pool, pk, now);
+  if (expired.length > 0) options.onEvents?.(expired);
   const lookbackMs = settledLookbackMs(params);
   let after = '0';
   for (;;) {

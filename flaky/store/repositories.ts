@@ -16,6 +16,7 @@ import {
 } from '../classification';
 import type { RepositoryKey } from '../../contract';
 import { type QuarantineSettings } from '../quarantine';
+import { checkReleaseAfterCleanRuns } from '../quarantine-release';
 import { type Pool } from 'pg';
 import { type Queryable } from './db';
 
@@ -24,6 +25,8 @@ export interface RepositoryRecord {
   readonly organisationId: string;
   readonly key: RepositoryKey;
   readonly quarantine: QuarantineSettings;
+  /** Consecutive clean runs that release a test quarantined by rule (quarantine-release.ts). */
+  readonly releaseAfterCleanRuns: number;
   readonly classification: RepositoryClassificationOverrides;
   readonly params: ClassificationParams;
   readonly ticketUrlTemplate: string | null;
@@ -35,6 +38,8 @@ export interface RepositoryRecord {
 export interface SettingsChange {
   readonly quarantineEnabled?: boolean;
   readonly autoQuarantine?: boolean;
+  /** Within RELEASE_AFTER_CLEAN_RUNS (checked by the API's schema and by the column's CHECK). */
+  readonly releaseAfterCleanRuns?: number;
   /** Replaces the stored overrides as a whole; validated first. */
   readonly classification?: RepositoryClassificationOverrides;
   readonly ticketUrlTemplate?: string | null;
@@ -48,6 +53,7 @@ interface RepositoryRow {
   name: string;
   quarantine_enabled: boolean;
   auto_quarantine: boolean;
+  release_after_clean_runs: number;
   classification: RepositoryClassificationOverrides;
   ticket_url_template: string | null;
   quarantine_changed_at: Date;
@@ -55,7 +61,8 @@ interface RepositoryRow {
   settings_updated_by: string | null;
 }
 
-const COLUMNS = `pk, organisation_id, host, owner, name, quarantine_enabled, auto_quarantine, classification,
+const COLUMNS = `pk, organisation_id, host, owner, name, quarantine_enabled, auto_quarantine, release_after_clean_runs,
+  classification,
   ticket_url_template, quarantine_changed_at, settings_updated_at, settings_updated_by`;
 
 export async function findRepository(
@@ -94,7 +101,10 @@ export async function ensureRepository(
   return created;
 }
 
-/** Applies a settings change (creating the repository if needed); throws ClassificationParamsError. */
+/**
+ * Applies a settings change (creating the repository if needed); throws ClassificationParamsError or
+ * QuarantineInputError.
+ */
 export async function updateRepositorySettings(
   db: Queryable,
   organisationId: string,
@@ -104,6 +114,7 @@ export async function updateRepositorySettings(
   now: Date,
 ): Promise<RepositoryRecord> {
   if (change.classification !== undefined) resolveClassificationParams(change.classification);
+  if (change.releaseAfterCleanRuns !== undefined) checkReleaseAfterCleanRuns(change.releaseAfterCleanRuns);
   const repository = await ensureRepository(db, organisationId, key);
   const enabled = change.quarantineEnabled ?? repository.quarantine.enabled;
   const auto = change.autoQuarantine ?? repository.quarantine.autoQuarantine;
@@ -112,7 +123,7 @@ export async function updateRepositorySettings(
   const { rows } = await db.query<RepositoryRow>(
     `UPDATE repositories SET quarantine_enabled = $2, auto_quarantine = $3, classification = $4,
        ticket_url_template = $5, quarantine_changed_at = CASE WHEN $6 THEN $7 ELSE quarantine_changed_at END,
-       settings_updated_at = $7, settings_updated_by = $8
+       settings_updated_at = $7, settings_updated_by = $8, release_after_clean_runs = $9
      WHERE pk = $1 RETURNING ${COLUMNS}`,
     [
       repository.pk,
@@ -123,6 +134,7 @@ export async function updateRepositorySettings(
       quarantineChanged,
       now,
       actor,
+      change.releaseAfterCleanRuns ?? repository.releaseAfterCleanRuns,
     ],
   );
   return toRecord(rows[0]!);
@@ -134,6 +146,7 @@ function toRecord(row: RepositoryRow): RepositoryRecord {
     organisationId: row.organisation_id,
     key: { host: row.host, owner: row.owner, name: row.name },
     quarantine: { enabled: row.quarantine_enabled, autoQuarantine: row.auto_quarantine },
+    releaseAfterCleanRuns: row.release_after_clean_runs,
     classification: row.classification,
     params: resolveClassificationParams(capStoredOverrides(row.classification)),
     ticketUrlTemplate: row.ticket_url_template,

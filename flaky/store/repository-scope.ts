@@ -14,7 +14,8 @@ export interface RepositoryScope {
 
 /** `WITH scope AS (${scopeSql(p, scope)})`: pk and the settings read by test-case-json.ts. */
 export function scopeSql(p: SqlParams, scope: RepositoryScope): string {
-  return `SELECT pk, quarantine_enabled, auto_quarantine, classification, ticket_url_template, quarantine_changed_at
+  return `SELECT pk, quarantine_enabled, auto_quarantine, classification, ticket_url_template, quarantine_changed_at,
+      release_after_clean_runs
     FROM repositories WHERE organisation_id = ${p.add(scope.organisationId)} AND host = ${p.add(scope.key.host)}
       AND owner = ${p.add(scope.key.owner)} AND name = ${p.add(scope.key.name)}`;
 }

@@ -1,10 +1,11 @@
 /**
- * Changes people make to one test case: the quarantine override (who, when and why are kept on the
- * row and appended to quarantine_override_history) and the linked ticket. Both find the test by
- * (repository, id), so a test of another repository or organisation does not exist here.
+ * Changes people make to one test case: the quarantine override (who, when, why, until when and
+ * its owner are kept on the row and appended to quarantine_override_history) and the linked ticket.
+ * Both find the test by (repository, id), so a test of another repository or organisation does not
+ * exist here.
  */
 import { type Pool } from 'pg';
-import { type QuarantineOverride } from '../quarantine';
+import { checkOverrideExpiry, type QuarantineOverride } from '../quarantine';
 import { inTransaction, type Queryable } from './db';
 import { type OutboxSink, subscribedTo } from './event-outbox';
 
@@ -12,6 +13,9 @@ export interface OverrideChange {
   readonly override: QuarantineOverride;
   readonly actor: string;
   readonly reason?: string;
+  /** When the override stops applying (checkOverrideExpiry); without it, until changed. */
+  readonly expiresAt?: Date;
+  readonly owner?: string;
 }
 
 export async function findTestPk(db: Queryable, repositoryPk: string, id: string): Promise<string | null> {
@@ -27,7 +31,8 @@ export async function findTestPk(db: Queryable, repositoryPk: string, id: string
  * Sets the override; false when the test does not exist in the repository. A change of the override's
  * value also writes a test_case.quarantining_setting_changed outbox row (when the organisation
  * subscribes to it), which `sink` gets after the commit; setting the value the test already has
- * (a retried request, a new reason) records who and why but announces nothing.
+ * (a retried request, a new reason) records who and why but announces nothing. Throws
+ * QuarantineInputError for an expiry that does not fit (checkOverrideExpiry).
  */
 export async function setQuarantineOverride(
   pool: Pool,
@@ -37,6 +42,9 @@ export async function setQuarantineOverride(
   now: Date,
   sink?: OutboxSink,
 ): Promise<boolean> {
+  const expiresAt = change.expiresAt ?? null;
+  checkOverrideExpiry(change.override, expiresAt, now);
+  const owner = change.owner ?? null;
   const result = await inTransaction(pool, async (client) => {
     const { rows } = await client.query<{ pk: string; quarantine_override: QuarantineOverride }>(
       `SELECT pk, quarantine_override FROM test_cases WHERE repository_pk = $1 AND id = $2 FOR UPDATE`,
@@ -45,14 +53,15 @@ export async function setQuarantineOverride(
     const test = rows[0];
     if (test === undefined) return null;
     await client.query(
-      `UPDATE test_cases SET quarantine_override = $2, override_by = $3, override_at = $4, override_reason = $5
+      `UPDATE test_cases SET quarantine_override = $2, override_by = $3, override_at = $4, override_reason = $5,
+         override_expires_at = $6, override_owner = $7
        WHERE pk = $1`,
-      [test.pk, change.override, change.actor, now, change.reason ?? null],
+      [test.pk, change.override, change.actor, now, change.reason ?? null, expiresAt, owner],
     );
     const { rows: events } = await client.query<{ pk: string }>(
       `WITH history AS (
-         INSERT INTO quarantine_override_history (test_pk, previous, override, set_by, reason, set_at)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING pk, test_pk, previous, override
+         INSERT INTO quarantine_override_history (test_pk, previous, override, set_by, reason, set_at, expires_at, owner)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING pk, test_pk, previous, override
        )
        INSERT INTO test_case_event_outbox (organisation_id, test_pk, event_type, source_pk)
        SELECT t.organisation_id, h.test_pk, 'test_case.quarantining_setting_changed', h.pk
@@ -60,7 +69,16 @@ export async function setQuarantineOverride(
        WHERE h.previous <> h.override
          AND ${subscribedTo('test_case.quarantining_setting_changed', 't.organisation_id')}
        RETURNING pk`,
-      [test.pk, test.quarantine_override, change.override, change.actor, change.reason ?? null, now],
+      [
+        test.pk,
+        test.quarantine_override,
+        change.override,
+        change.actor,
+        change.reason ?? null,
+        now,
+        expiresAt,
+        owner,
+      ],
     );
     return events.map((e) => e.pk);
   });

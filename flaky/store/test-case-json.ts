@@ -20,13 +20,17 @@ import { type RepositoryScope, scopeSql } from './repository-scope';
 import { type SqlParams, sqlParams } from './sql-params';
 import { detailJoins, isoSql, jsonText } from './test-case-details';
 
+/** The override of `t` still applies at `now` (effectiveOverride() of ../quarantine.ts). */
+const overrideLive = (now: string) => `(t.override_expires_at IS NULL OR t.override_expires_at > ${now})`;
+
 /**
- * quarantineOf() (../quarantine.ts) over `t` and the repository's switches (by default the columns
- * of `rp`); a test checks that they agree.
+ * quarantineOf() (../quarantine.ts) over `t`, the repository's switches (by default the columns
+ * of `rp`) and `now` (a timestamptz expression: overrides expire by it); a test checks that they agree.
  */
-export const quarantinedSql = (enabled = 'rp.quarantine_enabled', auto = 'rp.auto_quarantine') =>
-  `(${enabled} AND (t.quarantine_override = 'ALWAYS_QUARANTINE'
-  OR (${auto} AND t.quarantine_override <> 'NEVER_QUARANTINE' AND t.status <> 'healthy')))`;
+export const quarantinedSql = (now: string, enabled = 'rp.quarantine_enabled', auto = 'rp.auto_quarantine') =>
+  `(${enabled} AND ((t.quarantine_override = 'ALWAYS_QUARANTINE' AND ${overrideLive(now)})
+  OR (${auto} AND NOT (t.quarantine_override = 'NEVER_QUARANTINE' AND ${overrideLive(now)})
+    AND t.status <> 'healthy' AND t.quarantine_released_at IS NULL)))`;
 
 /** A JSON string, or null for SQL NULL. */
 const jsonOrNull = (expr: string) => `coalesce(${jsonText(expr)}, 'null')`;
@@ -42,7 +46,8 @@ export const uriComponentSql = (expr: string) =>
  * The TestCase object ('full', list-failing-tests and get-test-details) or the UnhealthyTestCase
  * ('brief': no rates, no most_common_failures) of the row, as JSON text.
  */
-export function testCaseJson(p: SqlParams, links: WireLinks, detail: 'full' | 'brief'): string {
+export function testCaseJson(p: SqlParams, links: WireLinks, detail: 'full' | 'brief', now: Date): string {
+  const at = p.add(now, 'timestamptz');
   const repository = p.add(JSON.stringify(links.repository), 'text');
   const testPrefix = p.add(links.testPrefix, 'text');
   const ticketPrefix = p.add(links.ticketPrefix, 'text');
@@ -57,7 +62,7 @@ export function testCaseJson(p: SqlParams, links: WireLinks, detail: 'full' | 'b
     `CASE WHEN t.parent = '' THEN '' ELSE ',"parent":' || ${jsonText('t.parent')} END`,
     `CASE WHEN t.classname = '' THEN '' ELSE ',"classname":' || ${jsonText('t.classname')} END`,
     `',"codeowners":' || to_json(t.codeowners)::text`,
-    `',"pull_requests_impacted_last_7d":' || prs.n || ',"quarantined":' || ${quarantinedSql()}::text`,
+    `',"pull_requests_impacted_last_7d":' || prs.n || ',"quarantined":' || ${quarantinedSql(at)}::text`,
     `CASE WHEN t.ticket IS NULL THEN '' ELSE ',"ticket":{"html_url":'
       || ${jsonText(`coalesce(replace(rp.ticket_url_template, '{ticket}', ${ticket}), ${ticketPrefix} || ${ticket})`)}
       || '}' END`,
@@ -73,11 +78,15 @@ export function testCaseJson(p: SqlParams, links: WireLinks, detail: 'full' | 'b
   return `(${parts.join('\n  || ')})`;
 }
 
-/** Trunk's list-quarantined item of the row; only for rows where quarantinedSql() holds. */
-export function quarantinedTestJson(): string {
-  const always = `t.quarantine_override = 'ALWAYS_QUARANTINE'`;
+/**
+ * Trunk's list-quarantined item of the row; only for rows where quarantinedSql() holds. Trunk's
+ * fields first, then railyard's (additive): why, until when, the owner, and the clean runs.
+ */
+export function quarantinedTestJson(p: SqlParams, now: Date): string {
+  const at = p.add(now, 'timestamptz');
+  const always = `(t.quarantine_override = 'ALWAYS_QUARANTINE' AND ${overrideLive(at)})`;
   const quarantinedAt = `CASE WHEN ${always} THEN coalesce(t.override_at, rp.quarantine_changed_at)
-    ELSE greatest(t.status_at, rp.quarantine_changed_at) END`;
+    ELSE greatest(t.status_at, rp.quarantine_changed_at, t.release_ended_at) END`;
   const parts = [
     `'{"name":' || ${jsonText('t.name')}`,
     `',"parent":' || ${jsonOrNull(`nullif(t.parent, '')`)}`,
@@ -87,7 +96,14 @@ export function quarantinedTestJson(): string {
     `',"quarantine_setting":"' || CASE WHEN ${always} THEN 'ALWAYS_QUARANTINE' ELSE 'AUTO_QUARANTINE' END`,
     `'","quarantined_at":"' || ${isoSql(quarantinedAt)}`,
     `'","status_last_updated_at":"' || ${isoSql('t.status_at')}`,
-    `'","test_case_id":"' || t.id || '","variant":' || ${jsonText('t.variant')} || '}'`,
+    `'","test_case_id":"' || t.id || '","variant":' || ${jsonText('t.variant')}`,
+    `',"quarantine_reason":' || ${jsonOrNull(`CASE WHEN ${always} THEN t.override_reason ELSE t.status_reason END`)}`,
+    `',"owner":' || ${jsonOrNull('t.override_owner')}`,
+    `',"quarantined_until":' || CASE WHEN ${always} AND t.override_expires_at IS NOT NULL
+      THEN '"' || ${isoSql('t.override_expires_at')} || '"' ELSE 'null' END`,
+    `',"clean_runs":' || t.clean_runs`,
+    `',"clean_runs_to_release":' || CASE WHEN ${always} THEN 'null'
+      ELSE greatest(0, rp.release_after_clean_runs - t.clean_runs)::text END || '}'`,
   ];
   return `(${parts.join('\n  || ')})`;
 }
@@ -118,7 +134,7 @@ export async function testDetailsJson(
 ): Promise<{ readonly test: string | null } | null> {
   const p = sqlParams();
   const repository = scopeSql(p, scope);
-  const item = testCaseJson(p, links, 'full');
+  const item = testCaseJson(p, links, 'full', now);
   const joins = detailJoins(p, now, { rates: true, prs: true, failures: 'wire' });
   const text = `WITH scope AS (${repository})
     SELECT (SELECT pk FROM scope) AS repository_pk,

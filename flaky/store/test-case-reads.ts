@@ -11,7 +11,7 @@
  *    order, so two writers never deadlock) before re-classifying (reclassify.ts).
  */
 import { type PoolClient } from 'pg';
-import { quarantineOf } from '../quarantine';
+import { effectiveOverride, quarantineOf } from '../quarantine';
 import { type CommonFailure, type TestCaseRecord } from '../test-case-record';
 import { type Queryable } from './db';
 import { sqlParams } from './sql-params';
@@ -33,6 +33,12 @@ interface CaseRow {
   override_by: string | null;
   override_at: Date | null;
   override_reason: string | null;
+  override_expires_at: Date | null;
+  override_owner: string | null;
+  clean_runs: number;
+  quarantine_released_at: Date | null;
+  release_ended_at: Date | null;
+  release_after_clean_runs: number;
   ticket: string | null;
   host: string;
   owner: string;
@@ -60,9 +66,10 @@ function loadStatement(now: Date, detail: 'full' | 'brief', pks: readonly string
   });
   const text = `
 SELECT t.pk, t.id, t.file, t.classname, t.parent, t.name, t.variant, t.codeowners, t.status, t.status_reason,
-  t.status_at, t.quarantine_override, t.override_by, t.override_at, t.override_reason, t.ticket,
+  t.status_at, t.quarantine_override, t.override_by, t.override_at, t.override_reason, t.override_expires_at,
+  t.override_owner, t.clean_runs, t.quarantine_released_at, t.release_ended_at, t.ticket,
   rp.host, rp.owner, rp.name AS repo_name, rp.quarantine_enabled, rp.auto_quarantine, rp.quarantine_changed_at,
-  rp.ticket_url_template, rates.a7, rates.f7, rates.a24, rates.f24, prs.n AS prs, fails.list AS failures
+  rp.release_after_clean_runs, rp.ticket_url_template, rates.a7, rates.f7, rates.a24, rates.f24, prs.n AS prs, fails.list AS failures
 FROM test_cases t
 JOIN repositories rp ON rp.pk = t.repository_pk
 ${joins}
@@ -85,18 +92,28 @@ export async function loadTestCases(
   const byPk = new Map(rows.map((row) => [row.pk, row]));
   return pks.flatMap((pk) => {
     const row = byPk.get(pk);
-    return row === undefined ? [] : [toRecord(row)];
+    return row === undefined ? [] : [toRecord(row, now)];
   });
 }
 
-function toRecord(row: CaseRow): TestCaseRecord {
+function toRecord(row: CaseRow, now: Date): TestCaseRecord {
   const settings = { enabled: row.quarantine_enabled, autoQuarantine: row.auto_quarantine };
-  const quarantine = quarantineOf(settings, row.quarantine_override, row.status);
+  const override = effectiveOverride(
+    { value: row.quarantine_override, expiresAt: row.override_expires_at },
+    now,
+  );
+  const quarantine = quarantineOf(settings, override, row.status, row.quarantine_released_at !== null);
   const quarantinedAt = !quarantine.quarantined
     ? null
     : quarantine.setting === 'ALWAYS_QUARANTINE'
       ? (row.override_at ?? row.quarantine_changed_at)
-      : new Date(Math.max(row.status_at.getTime(), row.quarantine_changed_at.getTime()));
+      : new Date(
+          Math.max(
+            row.status_at.getTime(),
+            row.quarantine_changed_at.getTime(),
+            row.release_ended_at?.getTime() ?? -Infinity,
+          ),
+        );
   const mostCommonFailures: CommonFailure[] = row.failures.map((f) => ({
     summary: f.summary,
     occurrences: f.occurrences,
@@ -118,8 +135,15 @@ function toRecord(row: CaseRow): TestCaseRecord {
       by: row.override_by,
       at: row.override_at,
       reason: row.override_reason,
+      expiresAt: row.override_expires_at,
+      owner: row.override_owner,
     },
     quarantine,
+    release: {
+      cleanRuns: row.clean_runs,
+      releaseAfterCleanRuns: row.release_after_clean_runs,
+      releasedAt: row.quarantine_released_at,
+    },
     quarantinedAt,
     ticket:
       row.ticket === null

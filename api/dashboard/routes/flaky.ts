@@ -4,19 +4,20 @@
  * - /ui/flaky/repository: its flaky, broken and quarantined tests (first LIST_SIZE of each), and a link
  *   to every test of it (flaky-tests.ts);
  * - /ui/flaky/tests/:id (what a test's html_url points at): status and why, failure rates, failures
- *   per day as a chart, most common failures, owners, quarantine and its override, ticket; forms set
- *   the override (with a reason) and link a ticket, recorded with the session's key prefix as actor;
+ *   per day as a chart, most common failures, owners, quarantine (why, since when, until when) and its
+ *   override, the quarantine history, ticket; forms set the override (with a reason, an expiry in days
+ *   and an owner) and link a ticket, recorded with the session's key prefix as actor;
  * - /ui/flaky/tickets/:ticket: the tests a ticket is linked to (a ticket's html_url without template).
  * Every read is scoped to the signed-in organisation; another's test or repository is a 404.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { QUARANTINE_OVERRIDES } from '../../../flaky/quarantine';
+import { MAX_OVERRIDE_DAYS, QUARANTINE_OVERRIDES, QuarantineInputError } from '../../../flaky/quarantine';
 import { createLinks, wireLinks } from '../../../flaky/test-case-wire';
 import { explainStatus } from '../../../flaky/classification';
 import type { FlakyStore } from '../../../flaky/service';
-import { notFound } from '../../errors';
-import { NO_NUL, TestId, TicketKey } from '../../schemas/flaky-tests';
+import { badRequest, notFound } from '../../errors';
+import { NO_CONTROL, NO_NUL, TestId, TicketKey } from '../../schemas/flaky-tests';
 import type { UiRouteDeps } from './deps';
 import { historyChart, jsonForScript } from './charts';
 import { parse, RepoQuery, repoQs, render, requireOwned } from './forms';
@@ -32,6 +33,18 @@ const OverrideForm = z.object({
     .trim()
     .max(1000)
     .regex(NO_NUL, { message: 'must not contain NUL characters' })
+    .optional(),
+  // An empty field is no expiry / no owner (a form sends every field).
+  expires_in_days: z
+    .union([z.literal(''), z.coerce.number().int().min(1).max(MAX_OVERRIDE_DAYS)], {
+      error: `must be a whole number of days from 1 to ${MAX_OVERRIDE_DAYS}`,
+    })
+    .optional(),
+  owner: z
+    .string()
+    .trim()
+    .max(255)
+    .regex(NO_CONTROL, { message: 'must not contain control characters' })
     .optional(),
 });
 const TicketForm = z.object({ ticket: TicketKey });
@@ -90,7 +103,10 @@ export function flakyPages(deps: UiRouteDeps) {
     app.get('/ui/flaky/tests/:id', async (request, reply) => {
       const { id } = parse(TestParams, request.params, 'querystring');
       const { record, repository } = await testOf(request, id);
-      const history = await deps.reads.testHistory(record.pk, new Date(deps.now()));
+      const [history, quarantineHistory] = await Promise.all([
+        deps.reads.testHistory(record.pk, new Date(deps.now())),
+        store().quarantineHistory(record.pk),
+      ]);
       // Why the status is what it is, from the history and thresholds the classifier uses.
       const evidence = await store().statusEvidence(repository, record.pk);
       return render(deps, request, reply, 'flaky-test', {
@@ -100,6 +116,8 @@ export function flakyPages(deps: UiRouteDeps) {
         repository,
         repoQs: repoQs(record.repository),
         overrides: QUARANTINE_OVERRIDES,
+        maxOverrideDays: MAX_OVERRIDE_DAYS,
+        quarantineHistory,
         chartsJson: jsonForScript([historyChart(history)]),
         ticketHref:
           record.ticket?.url ??
@@ -111,11 +129,19 @@ export function flakyPages(deps: UiRouteDeps) {
       const { id } = parse(TestParams, request.params, 'querystring');
       const form = parse(OverrideForm, request.body, 'body');
       const { repository } = await testOf(request, id);
-      await store().setQuarantineOverride(repository, id, {
-        override: form.override,
-        actor: `dashboard:${sessionOf(request).keyPrefix}`,
-        ...(form.reason ? { reason: form.reason } : {}),
-      });
+      const days = form.expires_in_days === '' ? undefined : form.expires_in_days;
+      await store()
+        .setQuarantineOverride(repository, id, {
+          override: form.override,
+          actor: `dashboard:${sessionOf(request).keyPrefix}`,
+          ...(form.reason ? { reason: form.reason } : {}),
+          ...(days === undefined ? {} : { expiresAt: new Date(store().now().getTime() + days * 86_400_000) }),
+          ...(form.owner ? { owner: form.owner } : {}),
+        })
+        .catch((err: unknown) => {
+          if (err instanceof QuarantineInputError) throw badRequest(err.message);
+          throw err;
+        });
       return reply.redirect(`/ui/flaky/tests/${id}`, 303);
     });
 

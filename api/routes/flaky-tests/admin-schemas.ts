@@ -7,7 +7,8 @@
  */
 import { z } from 'zod';
 import { CLASSIFICATION_BOUNDS, jsonSchemaBounds, type NumberKey } from '../../../flaky/classification';
-import { QUARANTINE_OVERRIDES } from '../../../flaky/quarantine';
+import { MAX_OVERRIDE_DAYS, QUARANTINE_OVERRIDES } from '../../../flaky/quarantine';
+import { RELEASE_AFTER_CLEAN_RUNS } from '../../../flaky/quarantine-release';
 import { RepoRef } from '../../schemas/common';
 import {
   EXAMPLE_ORG_SLUG,
@@ -77,7 +78,18 @@ const EXAMPLE_SCOPE = { repo: EXAMPLE_REPO, org_url_slug: EXAMPLE_ORG_SLUG };
 export const UpdateRepositorySettingsRequest = withExample(
   RepoScopedRequest.extend({
     quarantine: z
-      .object({ enabled: z.boolean().optional(), auto_quarantine: z.boolean().optional() })
+      .object({
+        enabled: z.boolean().optional(),
+        auto_quarantine: z.boolean().optional(),
+        // The range is checked by checkReleaseAfterCleanRuns (one sentence naming the field).
+        release_after_clean_runs: z
+          .number()
+          .meta({ minimum: RELEASE_AFTER_CLEAN_RUNS.min, maximum: RELEASE_AFTER_CLEAN_RUNS.max })
+          .describe(
+            `Consecutive clean runs that release a test quarantined by rule (default ${RELEASE_AFTER_CLEAN_RUNS.default}).`,
+          )
+          .optional(),
+      })
       .optional(),
     classification: ClassificationOverrides.optional(),
     ticket_url_template: z
@@ -108,6 +120,7 @@ export const RepositorySettings = z.object({
     enabled: z.boolean(),
     auto_quarantine: z.boolean(),
     changed_at: z.iso.datetime(),
+    release_after_clean_runs: z.number().int(),
   }),
   classification: z.record(z.string(), z.unknown()).describe('The stored overrides.'),
   effective_classification: z
@@ -131,6 +144,20 @@ export const SetQuarantineOverrideRequest = withExample(
       .max(1000)
       .regex(NO_NUL, { message: 'must not contain NUL characters' })
       .optional(),
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .describe(
+        `When the override stops applying (the test is then UNSPECIFIED); ALWAYS_QUARANTINE or NEVER_QUARANTINE only, at most ${MAX_OVERRIDE_DAYS} days ahead.`,
+      )
+      .optional(),
+    owner: z
+      .string()
+      .trim()
+      .min(1)
+      .max(255)
+      .regex(NO_CONTROL, { message: 'must not contain control characters' })
+      .describe('Who answers for the override (a person or a team).')
+      .optional(),
     actor: Actor.optional(),
   }),
   {
@@ -148,6 +175,8 @@ export const QuarantineOverrideView = z.object({
   set_by: z.string().nullable(),
   set_at: z.iso.datetime().nullable(),
   reason: z.string().nullable(),
+  expires_at: z.iso.datetime().nullable(),
+  owner: z.string().nullable(),
   quarantined: z.boolean(),
 });
 

@@ -1,11 +1,13 @@
 /**
  * Repository settings and per-test quarantine overrides. update-repository-settings creates the
  * repository when it has no uploads yet, so quarantining can be configured before the first run;
- * every other call needs the repository to exist. Who changed what, and when, is stored with it.
+ * every other call needs the repository to exist. Who changed what, and when, is stored with it; an
+ * override can carry an expiry and an owner (docs/flaky-tests.md §5 "Quarantine lifecycle").
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ClassificationParamsError } from '../../../flaky/classification';
+import { QuarantineInputError } from '../../../flaky/quarantine';
 import type { RepositoryRecord } from '../../../flaky/service';
 import { badRequest } from '../../errors';
 import { RepoScopedRequest } from '../../schemas/flaky-tests';
@@ -76,6 +78,9 @@ export function settingsRoutes({ store, links }: FlakyRouteDeps) {
               ...(body.quarantine?.auto_quarantine === undefined
                 ? {}
                 : { autoQuarantine: body.quarantine.auto_quarantine }),
+              ...(body.quarantine?.release_after_clean_runs === undefined
+                ? {}
+                : { releaseAfterCleanRuns: body.quarantine.release_after_clean_runs }),
               ...(body.classification === undefined ? {} : { classification: body.classification }),
               ...(body.ticket_url_template === undefined
                 ? {}
@@ -85,7 +90,8 @@ export function settingsRoutes({ store, links }: FlakyRouteDeps) {
           );
           return settingsView(updated, links);
         } catch (err) {
-          if (err instanceof ClassificationParamsError) throw badRequest(err.message);
+          if (err instanceof ClassificationParamsError || err instanceof QuarantineInputError)
+            throw badRequest(err.message);
           throw err;
         }
       },
@@ -104,11 +110,18 @@ export function settingsRoutes({ store, links }: FlakyRouteDeps) {
       async (request) => {
         const body = request.body;
         const repository = await repositoryFor(store, request, body);
-        const found = await store.setQuarantineOverride(repository, body.test_id, {
-          override: body.override,
-          actor: actorOf(request, body.actor),
-          ...(body.reason === undefined ? {} : { reason: body.reason }),
-        });
+        const found = await store
+          .setQuarantineOverride(repository, body.test_id, {
+            override: body.override,
+            actor: actorOf(request, body.actor),
+            ...(body.reason === undefined ? {} : { reason: body.reason }),
+            ...(body.expires_at === undefined ? {} : { expiresAt: new Date(body.expires_at) }),
+            ...(body.owner === undefined ? {} : { owner: body.owner }),
+          })
+          .catch((err: unknown) => {
+            if (err instanceof QuarantineInputError) throw badRequest(err.message);
+            throw err;
+          });
         const record = found ? await store.getTest(repository, body.test_id) : null;
         if (record === null) throw testNotFound(body.test_id, body.repo);
         return {
@@ -117,6 +130,8 @@ export function settingsRoutes({ store, links }: FlakyRouteDeps) {
           set_by: record.override.by,
           set_at: record.override.at?.toISOString() ?? null,
           reason: record.override.reason,
+          expires_at: record.override.expiresAt?.toISOString() ?? null,
+          owner: record.override.owner,
           quarantined: record.quarantine.quarantined,
         };
       },
@@ -132,6 +147,7 @@ function settingsView(repository: RepositoryRecord, links: Links) {
       enabled: repository.quarantine.enabled,
       auto_quarantine: repository.quarantine.autoQuarantine,
       changed_at: repository.quarantineChangedAt.toISOString(),
+      release_after_clean_runs: repository.releaseAfterCleanRuns,
     },
     classification: { ...repository.classification },
     effective_classification: { ...repository.params },

@@ -74,7 +74,12 @@ test('truth table: details, list-quarantined-tests, check-quarantine and quarant
             .tests.map((t) => [t.test_id, t.quarantined]),
         );
         for (const status of ['healthy', 'flaky', 'broken'] as const) {
-          const expected = quarantineOf({ enabled, autoQuarantine: auto }, override, status).quarantined;
+          const expected = quarantineOf(
+            { enabled, autoQuarantine: auto },
+            override,
+            status,
+            false,
+          ).quarantined;
           const details = await h.post('/v1/flaky-tests/get-test-details', {
             ...scoped,
             test_id: ids[status],
@@ -89,7 +94,7 @@ test('truth table: details, list-quarantined-tests, check-quarantine and quarant
         }
         expect(check.json<{ run_passes: boolean }>().run_passes).toBe(
           (['healthy', 'flaky', 'broken'] as const).every(
-            (s) => quarantineOf({ enabled, autoQuarantine: auto }, override, s).quarantined,
+            (s) => quarantineOf({ enabled, autoQuarantine: auto }, override, s, false).quarantined,
           ),
         );
       }
@@ -115,6 +120,8 @@ test('quarantine overrides record who and when; the list says why a test is quar
     set_by: 'ada@example.com',
     set_at: h.clock.now.toISOString(),
     reason: 'hangs on CI',
+    expires_at: null,
+    owner: null,
     quarantined: true,
   });
   const anonymous = await h.post('/v1/flaky-tests/set-quarantine-override', {
@@ -147,6 +154,12 @@ test('quarantine overrides record who and when; the list says why a test is quar
     status_last_updated_at: expect.any(String),
     test_case_id: ids.healthy,
     variant: '',
+    // railyard's additive fields: why, who answers for it, until when, the clean runs.
+    quarantine_reason: 'hangs on CI',
+    owner: null,
+    quarantined_until: null,
+    clean_runs: expect.any(Number),
+    clean_runs_to_release: null,
   });
   expect(byId.get(ids.flaky)).toMatchObject({ status: 'FLAKY', quarantine_setting: 'AUTO_QUARANTINE' });
   const missing = await h.post('/v1/flaky-tests/set-quarantine-override', {

@@ -1,0 +1,289 @@
+/**
+ * The quarantine lifecycle's writes (docs/flaky-tests.md §5 "Quarantine lifecycle"; the rules are
+ * pure, in ../quarantine.ts and ../quarantine-release.ts):
+ *  - expireOverrides (the sweep): overrides whose expiry has passed go back to UNSPECIFIED, recorded
+ *    in quarantine_override_history by `railyard` at the expiry instant, with the
+ *    test_case.quarantining_setting_changed outbox row a person's change would write. The rule
+ *    already ignores an expired override before this runs; this records that it expired.
+ *  - advanceReleases (the fold, after re-classification, on the batch's locked tests): counts each
+ *    test's consecutive clean runs, ends the release of a released test that failed, and releases a
+ *    test quarantined by rule once it has the repository's number of clean runs, keeping the story in
+ *    quarantine_releases.
+ *  - quarantineHistory: a test's override changes, releases and their ends, newest first.
+ *
+ * Only tests the fold locks are counted: those that failed in the batch, are unhealthy or unsettled
+ * (fold.ts). A settled healthy test's count can lag, which only delays a release: such a test must
+ * fail (and so be counted again from zero) before it can be quarantined by rule.
+ */
+import { type PoolClient } from 'pg';
+import { type TestStatus } from '../classification';
+import { effectiveOverride, type QuarantineOverride, quarantineOf } from '../quarantine';
+import { countCleanRuns, releaseStep, runOutcomeOf } from '../quarantine-release';
+import { type Queryable } from './db';
+import { subscribedTo } from './event-outbox';
+import { plainArray } from './pg-arrays';
+import { type RepositoryRecord } from './repositories';
+
+/** Who records an expiry in the override history. */
+export const EXPIRY_ACTOR = 'railyard';
+
+/** Records the repository's overrides expired at `now`; answers the outbox rows (dispatch after commit). */
+export async function expireOverrides(db: Queryable, repositoryPk: string, now: Date): Promise<string[]> {
+  const { rows } = await db.query<{ pk: string }>({
+    name: 'flaky-expire-overrides',
+    text: `WITH expired AS (
+             SELECT pk, quarantine_override, override_expires_at, override_owner FROM test_cases
+              WHERE repository_pk = $1 AND override_expires_at IS NOT NULL AND override_expires_at <= $2
+              ORDER BY pk FOR UPDATE
+           ), updated AS (
+             UPDATE test_cases t SET quarantine_override = 'UNSPECIFIED', override_by = $3,
+               override_at = e.override_expires_at, override_reason = 'expired', override_expires_at = NULL,
+               override_owner = NULL
+             FROM expired e WHERE t.pk = e.pk
+           ), history AS (
+             INSERT INTO quarantine_override_history (test_pk, previous, override, set_by, reason, set_at,
+               expires_at, owner)
+             SELECT pk, quarantine_override, 'UNSPECIFIED', $3, 'expired', override_expires_at,
+               override_expires_at, override_owner
+             FROM expired ORDER BY pk
+             RETURNING pk, test_pk, previous, override
+           )
+           INSERT INTO test_case_event_outbox (organisation_id, test_pk, event_type, source_pk)
+           SELECT t.organisation_id, h.test_pk, 'test_case.quarantining_setting_changed', h.pk
+           FROM history h JOIN test_cases t ON t.pk = h.test_pk
+           WHERE h.previous <> h.override
+             AND ${subscribedTo('test_case.quarantining_setting_changed', 't.organisation_id')}
+           ORDER BY h.pk
+           RETURNING pk`,
+    values: [repositoryPk, now, EXPIRY_ACTOR],
+  });
+  return rows.map((r) => r.pk);
+}
+
+interface LifecycleRow {
+  pk: string;
+  status: TestStatus;
+  status_reason: string;
+  status_at: Date;
+  quarantine_override: QuarantineOverride;
+  override_expires_at: Date | null;
+  clean_runs: number;
+  quarantine_released_at: Date | null;
+  release_ended_at: Date | null;
+  /** The batch's runs of the test in upload order: [failed, passed, upload id]. */
+  runs: [boolean, boolean, string][];
+}
+
+export interface BatchRuns {
+  readonly uploadPks: readonly string[];
+  readonly firstAt: Date;
+  readonly lastAt: Date;
+}
+
+/**
+ * Counts the batch's runs of the locked tests (`testPks`, locked by the caller) and applies
+ * releaseStep at `at`; answers how many tests were released and how many releases ended.
+ */
+export async function advanceReleases(
+  client: PoolClient,
+  repository: RepositoryRecord,
+  batch: BatchRuns,
+  testPks: readonly string[],
+  at: Date,
+): Promise<{ readonly released: number; readonly ended: number }> {
+  if (testPks.length === 0) return { released: 0, ended: 0 };
+  const { rows } = await client.query<LifecycleRow>({
+    name: 'flaky-release-state',
+    text: `WITH runs AS (
+             SELECT r.test_pk, r.upload_pk, bool_or(r.outcome = 'fail') AS failed, bool_or(r.outcome = 'pass') AS passed
+               FROM test_results r
+              WHERE r.upload_pk = ANY($1::bigint[]) AND r.at >= $3 AND r.at <= $4 AND r.test_pk = ANY($2::bigint[])
+                AND NOT r.infra
+              GROUP BY r.test_pk, r.upload_pk
+           )
+           SELECT t.pk, t.status, t.status_reason, t.status_at, t.quarantine_override, t.override_expires_at,
+             t.clean_runs, t.quarantine_released_at, t.release_ended_at,
+             coalesce((SELECT json_agg(json_build_array(x.failed, x.passed, u.upload_id) ORDER BY x.upload_pk)
+                         FROM runs x JOIN uploads u ON u.pk = x.upload_pk WHERE x.test_pk = t.pk), '[]') AS runs
+           FROM test_cases t WHERE t.pk = ANY($2::bigint[]) ORDER BY t.pk`,
+    values: [plainArray(batch.uploadPks), plainArray(testPks), batch.firstAt, batch.lastAt],
+  });
+  const counts: { pk: string; cleanRuns: number; releasedAt: Date | null; endedAt: Date | null }[] = [];
+  const ended: { pk: string; reason: string }[] = [];
+  const released: { pk: string; since: Date; status: TestStatus; reason: string; cleanRuns: number }[] = [];
+  const n = repository.releaseAfterCleanRuns;
+  for (const row of rows) {
+    const outcomes = row.runs.map(([failed, passed]) => runOutcomeOf({ failed, passed }));
+    const cleanRuns = countCleanRuns(row.clean_runs, outcomes);
+    const override = effectiveOverride(
+      { value: row.quarantine_override, expiresAt: row.override_expires_at },
+      at,
+    );
+    const verdict = quarantineOf(repository.quarantine, override, row.status, false);
+    const step = releaseStep({
+      quarantinedByRule: verdict.quarantined && verdict.setting === 'AUTO_QUARANTINE',
+      released: row.quarantine_released_at !== null,
+      failed: outcomes.includes('failed'),
+      cleanRuns,
+      releaseAfterCleanRuns: n,
+    });
+    let releasedAt = row.quarantine_released_at;
+    let endedAt = row.release_ended_at;
+    if (step.ends) {
+      const failedIn = row.runs.filter(([failed]) => failed).map(([, , uploadId]) => uploadId);
+      ended.push({ pk: row.pk, reason: `failed in upload ${failedIn[failedIn.length - 1] ?? '?'}` });
+      releasedAt = null;
+      endedAt = at;
+    }
+    if (step.releases) {
+      const since = Math.max(
+        row.status_at.getTime(),
+        repository.quarantineChangedAt.getTime(),
+        endedAt?.getTime() ?? -Infinity,
+      );
+      released.push({
+        pk: row.pk,
+        since: new Date(since),
+        status: row.status,
+        reason: row.status_reason,
+        cleanRuns,
+      });
+      releasedAt = at;
+    }
+    if (cleanRuns !== row.clean_runs || step.ends || step.releases)
+      counts.push({ pk: row.pk, cleanRuns, releasedAt, endedAt });
+  }
+  await writeReleases(client, counts, ended, released, n, at);
+  return { released: released.length, ended: ended.length };
+}
+
+/** The counts, the ended releases and the new ones: one statement. */
+async function writeReleases(
+  client: PoolClient,
+  counts: readonly { pk: string; cleanRuns: number; releasedAt: Date | null; endedAt: Date | null }[],
+  ended: readonly { pk: string; reason: string }[],
+  released: readonly { pk: string; since: Date; status: TestStatus; reason: string; cleanRuns: number }[],
+  releaseAfterCleanRuns: number,
+  at: Date,
+): Promise<void> {
+  if (counts.length === 0) return;
+  await client.query({
+    name: 'flaky-write-releases',
+    text: `WITH counts AS (
+             UPDATE test_cases t SET clean_runs = c.clean_runs, quarantine_released_at = c.released_at,
+               release_ended_at = c.ended_at
+             FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::timestamptz[])
+               AS c(pk, clean_runs, released_at, ended_at)
+             WHERE t.pk = c.pk
+           ), ended AS (
+             UPDATE quarantine_releases q SET ended_at = $5, ended_reason = e.reason
+             FROM unnest($6::bigint[], $7::text[]) AS e(pk, reason)
+             WHERE q.test_pk = e.pk AND q.ended_at IS NULL
+           )
+           INSERT INTO quarantine_releases (test_pk, quarantined_since, quarantined_status, quarantined_reason,
+             released_at, clean_runs, release_reason)
+           SELECT r.pk, r.since, r.status, r.reason, $5, r.clean_runs,
+             r.clean_runs || ' clean runs in a row (the repository releases after ' || $8::int || ')'
+           FROM unnest($9::bigint[], $10::timestamptz[], $11::text[], $12::text[], $13::int[])
+             AS r(pk, since, status, reason, clean_runs)
+           ORDER BY r.pk`,
+    values: [
+      plainArray(counts.map((c) => c.pk)),
+      plainArray(counts.map((c) => c.cleanRuns)),
+      counts.map((c) => c.releasedAt),
+      counts.map((c) => c.endedAt),
+      at,
+      plainArray(ended.map((e) => e.pk)),
+      ended.map((e) => e.reason),
+      releaseAfterCleanRuns,
+      plainArray(released.map((r) => r.pk)),
+      released.map((r) => r.since),
+      plainArray(released.map((r) => r.status)),
+      released.map((r) => r.reason),
+      plainArray(released.map((r) => r.cleanRuns)),
+    ],
+  });
+}
+
+/** One entry of a test's quarantine history, newest first (the test page shows them). */
+export type QuarantineHistoryEntry =
+  | {
+      readonly kind: 'override';
+      readonly at: Date;
+      readonly by: string;
+      readonly previous: QuarantineOverride;
+      readonly override: QuarantineOverride;
+      readonly reason: string | null;
+      readonly expiresAt: Date | null;
+      readonly owner: string | null;
+    }
+  | {
+      readonly kind: 'released';
+      readonly at: Date;
+      /** What had quarantined it: the status and its reason, since when. */
+      readonly quarantinedSince: Date;
+      readonly status: TestStatus;
+      readonly statusReason: string;
+      readonly reason: string;
+    }
+  | { readonly kind: 'release_ended'; readonly at: Date; readonly reason: string };
+
+/** The test's latest `limit` quarantine events: override changes, releases and their ends. */
+export async function quarantineHistory(
+  db: Queryable,
+  testPk: string,
+  limit = 50,
+): Promise<QuarantineHistoryEntry[]> {
+  const { rows } = await db.query<{
+    kind: QuarantineHistoryEntry['kind'];
+    at: Date;
+    by: string | null;
+    previous: string | null;
+    override: string | null;
+    reason: string | null;
+    expires_at: Date | null;
+    owner: string | null;
+    since: Date | null;
+    status: TestStatus | null;
+    status_reason: string | null;
+  }>(
+    `SELECT * FROM (
+       SELECT 'override' AS kind, set_at AS at, set_by AS by, previous, override, reason, expires_at, owner,
+         NULL::timestamptz AS since, NULL AS status, NULL AS status_reason, pk AS ord
+         FROM quarantine_override_history WHERE test_pk = $1
+       UNION ALL
+       SELECT 'released', released_at, NULL, NULL, NULL, release_reason, NULL, NULL, quarantined_since,
+         quarantined_status, quarantined_reason, pk FROM quarantine_releases WHERE test_pk = $1
+       UNION ALL
+       SELECT 'release_ended', ended_at, NULL, NULL, NULL, ended_reason, NULL, NULL, NULL, NULL, NULL, pk
+         FROM quarantine_releases WHERE test_pk = $1 AND ended_at IS NOT NULL
+     ) e ORDER BY at DESC, kind, ord DESC LIMIT $2`,
+    [testPk, limit],
+  );
+  return rows.map((r): QuarantineHistoryEntry => {
+    switch (r.kind) {
+      case 'override':
+        return {
+          kind: 'override',
+          at: r.at,
+          by: r.by ?? '',
+          previous: r.previous as QuarantineOverride,
+          override: r.override as QuarantineOverride,
+          reason: r.reason,
+          expiresAt: r.expires_at,
+          owner: r.owner,
+        };
+      case 'released':
+        return {
+          kind: 'released',
+          at: r.at,
+          quarantinedSince: r.since ?? r.at,
+          status: r.status ?? 'flaky',
+          statusReason: r.status_reason ?? '',
+          reason: r.reason ?? '',
+        };
+      case 'release_ended':
+        return { kind: 'release_ended', at: r.at, reason: r.reason ?? '' };
+    }
+  });
+}
