@@ -3,8 +3,10 @@
  * GitHub"): the live comment's text, the failure announcement, and the check run's title and
  * conclusion, for each state of the PR's record. Pure: the same record gives the same text.
  *
- * Rules: one headline per state, then what happens next or what to do; reasons are sentences, with
- * Trunk's reason name in backticks for searching; the live comment carries LIVE_MARKER and each
+ * Rules: one headline per state, then what happens next or what to do; reasons are sentences
+ * (contract/pr-reasons.ts, from the words of contract/words.ts), and Trunk's reason name, for those who
+ * search by it, only in a collapsed "Reason code" block at the end, as the dashboard keeps codes in
+ * tooltips; the live comment carries LIVE_MARKER and each
  * announcement ANNOUNCE_MARKER + its submission and transition, so a retried activity finds what it
  * already wrote instead of writing it twice.
  *
@@ -14,7 +16,13 @@
  * `blockedBy` is railyard's own sentence (github/host/readiness.ts), whose check names are code spans
  * made there.
  */
-import { detailedClause, type Presentation, type PullRequestRecord, type ReasonDetail } from '../../contract';
+import {
+  detailedClause,
+  prStateWord,
+  type Presentation,
+  type PullRequestRecord,
+  type ReasonDetail,
+} from '../../contract';
 import { code, inert, mention, sha } from './markdown';
 
 export const LIVE_MARKER = '<!-- railyard:live-comment -->';
@@ -24,11 +32,20 @@ export const CHECK_RUN_NAME = 'railyard merge queue';
 
 /**
  * A reason as the comment shows it: the sentence of contract/pr-reasons.ts (one module for
- * the API, the webhooks and this comment), made concrete by the transition's detail when it has one,
- * with Trunk's reason name in backticks.
+ * the API, the webhooks and this comment), made concrete by the transition's detail when it has one.
  */
 export const reasonText = (reason: string, detail?: ReasonDetail, branch?: string): string =>
-  `${detailedClause(reason, detail && inertDetail(detail), branch && inert(branch)).replace(/\.$/, '')} (${code(reason, 60)}).`;
+  `${detailedClause(reason, detail && inertDetail(detail), branch && inert(branch)).replace(/\.$/, '')}.`;
+
+/** Trunk's reason name, collapsed: there for a search, out of the way of the sentence. */
+const reasonCode = (reason: string): string =>
+  `\n<details><summary>Reason code</summary>\n\n${code(reason, 60)}\n\n</details>\n`;
+
+/** The states whose comment says why with a reason sentence (and so carries its code). */
+const explained = (record: PullRequestRecord): boolean =>
+  record.state === 'failed' ||
+  record.state === 'cancelled' ||
+  (record.state === 'not_ready' && !record.details?.readiness.blockedBy);
 
 /** A detail whose every outside string is inert (PR numbers stay: they are this repository's PRs). */
 function inertDetail(detail: ReasonDetail): ReasonDetail {
@@ -151,7 +168,8 @@ function testedOnText(record: PullRequestRecord): string {
 /** The live comment's body. */
 export function liveComment(record: PullRequestRecord, presentation: Presentation, branch: string): string {
   const s = presentedState(record, presentation, branch);
-  return `${LIVE_MARKER}\n**railyard merge queue** · ${code(branch)}\n\n**${s.headline}**\n\n${s.detail}\n`;
+  const why = explained(record) ? reasonCode(record.reason) : '';
+  return `${LIVE_MARKER}\n**railyard merge queue** · ${code(branch)}\n\n**${s.headline}**\n\n${s.detail}\n${why}`;
 }
 
 /** The comment that tells the author the PR left the queue (an edit would notify nobody). */
@@ -164,5 +182,6 @@ export function announcement(
   const s = presentedState(record, presentation, branch);
   const author = record.details?.author ? mention(record.details.author) : null;
   const who = author ? `${author} ` : '';
-  return `${announceMarker(record.id, seq)}\n${who}this PR left the merge queue for ${code(branch)} (${record.state}). ${s.detail}\n`;
+  const why = explained(record) ? reasonCode(record.reason) : '';
+  return `${announceMarker(record.id, seq)}\n${who}this PR left the merge queue for ${code(branch)} (${prStateWord(record.state)}). ${s.detail}\n${why}`;
 }

@@ -6,7 +6,7 @@ import {
   presentedState,
 } from '../../../github/presentation/pr-comment';
 import { byApp, dashboardPrUrl } from '../../../github/presentation/pr-presenter';
-import type { PullRequestRecord, ReasonDetail } from '../../../contract';
+import { CODE_SHAPED, type PullRequestRecord, type ReasonDetail } from '../../../contract';
 import type { PrState } from '../../../engine';
 
 const record = (state: PrState, reason: string): PullRequestRecord => ({
@@ -54,11 +54,19 @@ test.each([
   expect(s.announce).toBe(state === 'failed' || state === 'cancelled');
 });
 
-test('a failure says why, with the reason name, and what to do', () => {
+test('a failure says why in words, what to do, and keeps the reason name collapsed for a search', () => {
   const body = liveComment(record('failed', 'TEST_RUN_TIMEOUT'), shown, 'main');
   expect(body.startsWith(LIVE_MARKER)).toBe(true);
-  expect(body).toContain('did not finish before the testing timeout (`TEST_RUN_TIMEOUT`)');
+  expect(body).toContain('because its test run did not finish before the testing timeout. Fix it');
   expect(body).toContain('/trunk merge');
+  expect(
+    body.endsWith('\n<details><summary>Reason code</summary>\n\n`TEST_RUN_TIMEOUT`\n\n</details>\n'),
+  ).toBe(true);
+  // Outside the collapsed block the comment has no code-shaped word.
+  expect(CODE_SHAPED.test(body.slice(0, body.indexOf('<details>')))).toBe(false);
+  const text = announcement(record('failed', 'TEST_RUN_TIMEOUT'), shown, 'main', 4);
+  expect(text).toContain('`TEST_RUN_TIMEOUT`\n\n</details>');
+  expect(liveComment(record('merged', 'MERGE_GRAPH_MERGE'), shown, 'main')).not.toContain('<details>');
 });
 
 test('an announcement mentions the author and carries its own marker', () => {
