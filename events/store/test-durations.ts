@@ -6,7 +6,10 @@
  * - landings: for each of its latest merged PRs, the time from its tests passing to it being merged.
  *
  * Rules: only runs that reached a verdict and PRs that merged count (a run cut short by a restart or a
- * cancellation says nothing about how long testing takes); at most MAX_RUNS_MEASURED of each, the
+ * cancellation says nothing about how long testing takes), and a run that never started (its test
+ * branch could not be built: a `START_TEST_RUN_…` reason, a conflict) is not a test run: it ended in
+ * a fraction of a second, and the demo's estimates were half a second from it (issue 29); at most
+ * MAX_RUNS_MEASURED of each, the
  * newest, within the last 30 days; one organisation's queue only. Both read its transitions through
  * pr_transitions_pr_idx's queue prefix.
  */
@@ -43,11 +46,12 @@ export function createTestDurations(pool: Pool): TestDurations {
            SELECT test_run_id,
                   min(at) FILTER (WHERE to_state = 'testing') AS started,
                   min(at) FILTER (WHERE from_state = 'testing'
-                                  AND to_state IN ('tests_passed', 'pending_failure', 'failed', 'merged')) AS ended
+                                  AND to_state IN ('tests_passed', 'pending_failure', 'failed', 'merged')) AS ended,
+                  bool_or(starts_with(reason, 'START_TEST_RUN_')) AS never_started
              FROM pr_transitions
             WHERE ${QUEUE} AND test_run_id IS NOT NULL
             GROUP BY test_run_id) runs
-          WHERE started IS NOT NULL AND ended IS NOT NULL AND ended >= started
+          WHERE started IS NOT NULL AND ended IS NOT NULL AND ended >= started AND NOT never_started
           ORDER BY ended DESC LIMIT $6`,
         values,
       ),

@@ -181,7 +181,7 @@ test('a run log opened from a PR page names that PR and the PRs tested with it',
     await pool.query(
       `INSERT INTO pr_transitions (submission_id, seq, organisation_id, host, owner, name, target_branch,
          pr_number, from_state, to_state, reason, test_run_id, batch, at)
-       VALUES ($1, 1, $2, 'local', 'demo', 'calc', 'main', $3, 'pending', 'testing', 'START_TEST_RUN', $4,
+       VALUES ($1, 1, $2, 'local', 'demo', 'calc', 'main', $3, 'pending', 'testing', 'TEST_RUN_STARTED', $4,
          '{1,2,3}', now())`,
       [`sub-${pr}`, organisationId, pr, runId],
     );
