@@ -20,3 +20,4 @@ export * from './json-bytes';
 export * from './pr-record';
 export * from './queue-view-delta';
 export * from './flaky-reevaluation-messages';
+export * from './commit-message';

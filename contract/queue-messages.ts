@@ -65,6 +65,19 @@ export interface QueueWorkflowInput {
 /** Runs until the queue is deleted; everything it says goes through the messages below. */
 export type QueueWorkflow = (input: QueueWorkflowInput) => Promise<void>;
 
+/** Longest commit title and body a submit may set (the API answers 400 naming the field past them). */
+export const MAX_COMMIT_TITLE = 256;
+export const MAX_COMMIT_BODY = 8_000;
+
+/**
+ * The landed commit's title and body for one PR (squash and merge commits; a rebase keeps each
+ * commit's own message). Absent parts take the queue's template (git/merge-methods.ts).
+ */
+export interface CommitMessage {
+  title?: string;
+  body?: string;
+}
+
 export interface SubmitInput {
   pr: number;
   /** 0–255; null = the default (medium). */
@@ -76,6 +89,8 @@ export interface SubmitInput {
    * one is needed. Absent: whatever head the queue reads.
    */
   expectedHeadSha?: string;
+  /** The landed commit's title and body, over the PR description's `merge-commit-title:` line. */
+  commitMessage?: CommitMessage;
 }
 
 export interface SubmitResult {

@@ -13,7 +13,7 @@
  *    the base it was given, and the target branch only moves to a commit of that branch by
  *    compare-and-swap from that base.
  */
-import type { CommitStatusReport, RepositoryKey } from '../contract';
+import type { CommitMessage, CommitStatusReport, RepositoryKey } from '../contract';
 
 export type MergeMethod = 'merge_commit' | 'squash' | 'rebase';
 
@@ -56,6 +56,8 @@ export interface PullRequestInfo {
   blockedBy?: string;
   /** Set when the PR's head is one of railyard's own test branches (this one): never queued. */
   testBranch?: string;
+  /** The title its description asks for (`merge-commit-title:`), when it asks (contract/commit-message.ts). */
+  commitTitle?: string;
 }
 
 export type PullRequestLookup =
@@ -68,6 +70,8 @@ export type BranchTipLookup =
 export interface PullRequestAtSha {
   number: number;
   headSha: string;
+  /** Its landed commit's title and body over the template (squash, merge commit); contract/commit-message.ts. */
+  commitMessage?: CommitMessage;
 }
 
 export interface BuildTestBranchInput {

@@ -22,6 +22,7 @@ import type { ProcessRunner } from '../platform/process-runner';
 import type { GitHost } from './git-host';
 import { checkAdvanceInput, checkBuildInput, checkDirectMergeInput, checkTestBranch } from './input-checks';
 import { advanceTarget, directMerge } from './landing';
+import { titleFromDescription } from '../contract';
 import { trialMerge } from './merge-methods';
 import * as names from './names';
 import { createRefOnce, deleteRefIfPresent } from './refs';
@@ -46,6 +47,8 @@ export interface LocalGitHost extends GitHost {
   /** Where `repo` lives (or would live) on disk. */
   repositoryPath(repo: RepositoryKey): string;
 }
+
+const withCommitTitle = (commitTitle: string | undefined) => (commitTitle ? { commitTitle } : {});
 
 export const DEFAULT_IDENTITY: GitIdentity = { name: 'railyard', email: 'railyard@localhost' };
 
@@ -108,6 +111,8 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
           mergeability: trial === null ? 'unknown' : trial.kind === 'clean' ? 'mergeable' : 'conflicting',
           conflictFiles: trial?.kind === 'conflict' ? trial.files : [],
           basedOnTargetTip: tip !== null && (await isAncestor(access, tip, headSha)),
+          // A local PR's description is its head commit's message below the subject.
+          ...withCommitTitle(titleFromDescription(head.message.split('\n').slice(1).join('\n'))),
         },
       };
     },

@@ -4,13 +4,15 @@
  *  - `merge_commit`: one merge commit, parents (tip, PR head), "Merge pull request #n".
  *  - `squash`: one commit with the tree of that merge and the tip as only parent, authored by the PR's
  *    author, titled "<title> (#n)".
+ *  A PR's own commit title and body (`commitMessage`, contract/commit-message.ts) replace the template's
+ *  title and body of those two; a rebase keeps each commit's message.
  *  - `rebase`: each non-merge commit of the PR replayed in order, keeping author and message. A replay
  *    is a cherry-pick: a three-way merge whose base is the commit's parent. `git merge-tree` in git
  *    2.39 has no `--merge-base`, so the base is forced with throwaway commits (see `replay`).
  *
- * Invariant: the result is a pure function of (tip, PR head, method, identity), because every date is
- * derived from the commits involved (the latest committer date among them). Building again, e.g. when
- * an activity is retried, gives the same commit ids.
+ * Invariant: the result is a pure function of (tip, PR head, method, message, identity), because
+ * every date is derived from the commits involved (the latest committer date among them). Building
+ * again, e.g. when an activity is retried, gives the same commit ids.
  */
 import { expectSuccess, fixedDateEnv } from './git-cli';
 import { listCommits, readCommit, subjectOf, type Commit, type RepoAccess } from './commits';
@@ -69,7 +71,8 @@ async function mergeCommit(repo: RepoAccess, tip: string, pr: PullRequestAtSha):
   const merged = await trialMerge(repo, tip, pr.headSha);
   if (merged.kind === 'conflict') return merged;
   const [base, head] = await Promise.all([readCommit(repo, tip), readCommit(repo, pr.headSha)]);
-  const message = `Merge pull request #${pr.number}\n\n${subjectOf(head.message)}\n`;
+  const title = pr.commitMessage?.title ?? `Merge pull request #${pr.number}`;
+  const message = `${title}\n\n${pr.commitMessage?.body ?? subjectOf(head.message)}\n`;
   const sha = await commitTree(
     repo,
     merged.tree,
@@ -90,8 +93,9 @@ async function squash(repo: RepoAccess, tip: string, pr: PullRequestAtSha): Prom
       subjectOf((await readCommit(repo, sha)).message),
     ),
   );
-  const body = subjects.length > 1 ? `\n${subjects.map((s) => `* ${s}`).join('\n\n')}\n` : '';
-  const message = `${subjectOf(head.message)} (#${pr.number})\n${body}`;
+  const listed = subjects.length > 1 ? `\n${subjects.map((s) => `* ${s}`).join('\n\n')}\n` : '';
+  const body = pr.commitMessage?.body !== undefined ? `\n${pr.commitMessage.body}\n` : listed;
+  const message = `${pr.commitMessage?.title ?? `${subjectOf(head.message)} (#${pr.number})`}\n${body}`;
   const env = {
     ...fixedDateEnv(latest(base, head)),
     GIT_AUTHOR_NAME: head.author.name,

@@ -106,6 +106,7 @@ export function createGitActivities(deps: {
         state: p.state,
         ...(p.blockedBy ? { blockedBy: p.blockedBy } : {}),
         ...(p.testBranch ? { testBranch: p.testBranch } : {}),
+        ...(p.commitTitle ? { commitTitle: p.commitTitle } : {}),
         headSha: p.headSha,
         title: p.title,
         author: p.author,

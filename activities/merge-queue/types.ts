@@ -4,7 +4,7 @@
  * the contract's RunCommandResult (contract/test-run-messages.ts): the test-run workflow hands
  * it to the queue as is.
  */
-import type { CommitStatusReport, RepositoryKey, TestRunWorkflowInput } from '../../contract';
+import type { CommitMessage, CommitStatusReport, RepositoryKey, TestRunWorkflowInput } from '../../contract';
 
 export type MergeMethod = 'merge_commit' | 'squash' | 'rebase';
 export type LandingMode = 'push' | 'api';
@@ -26,6 +26,15 @@ export interface PullRequestSnapshot {
   blockedBy?: string;
   /** The PR's head is one of railyard's own test branches (a draft test PR): it is never queued. */
   testBranch?: string;
+  /** The landed commit's title its description asks for (`merge-commit-title:`), when it asks. */
+  commitTitle?: string;
+}
+
+/** A PR as a build or a landing applies it: its tested head, and its own commit message if any. */
+export interface PullRequestToApply {
+  number: number;
+  headSha: string;
+  commitMessage?: CommitMessage;
 }
 
 export interface BuildRunInput {
@@ -38,7 +47,7 @@ export interface BuildRunInput {
   branchPr: number;
   /** The commit to build on: a stacked run's head, or the target tip (null = read it now). */
   buildOnSha: string | null;
-  prs: { number: number; headSha: string }[];
+  prs: PullRequestToApply[];
   mergeMethod: MergeMethod;
   /**
    * The queue names its required statuses itself; otherwise a host with checks (GitHub) says which
@@ -112,7 +121,7 @@ export interface LandInput {
    */
   testedTree?: string | null;
   expectedTipSha: string | null;
-  prs: { number: number; headSha: string }[];
+  prs: PullRequestToApply[];
   mergeMethod: MergeMethod;
   /** Names the temporary branch a rebase landing builds. */
   mergeId: string;

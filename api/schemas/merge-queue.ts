@@ -8,7 +8,7 @@
  * Response schemas carry no transforms: the serializer encodes through them.
  */
 import { z } from 'zod';
-import { CONTROL_OR_LONE_SURROGATE, jsonBytes } from '../../contract';
+import { CONTROL_OR_LONE_SURROGATE, jsonBytes, MAX_COMMIT_BODY, MAX_COMMIT_TITLE } from '../../contract';
 import { MAX_PRIORITY, parsePriority, PRIORITY_VALUES } from '../../engine';
 import { looseEnum, PrNumber, QueueRequest } from './common';
 import {
@@ -62,6 +62,23 @@ export const SubmitPullRequestRequest = withExample(
   PrRequest.extend({
     priority: Priority,
     noBatch: z.boolean().optional().describe('Test this PR alone even when batching is on.'),
+    commitTitle: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(MAX_COMMIT_TITLE, `must be at most ${MAX_COMMIT_TITLE} characters`)
+      .regex(/^[^\r\n]*$/, 'must be one line')
+      .optional()
+      .describe(
+        "railyard's extension: the title of the commit this PR lands as (squash and merge commit; a rebase keeps each commit's own). Over the PR description's `merge-commit-title:` line; default the queue's template.",
+      ),
+    commitBody: z
+      .string()
+      .max(MAX_COMMIT_BODY, `must be at most ${MAX_COMMIT_BODY} characters`)
+      .optional()
+      .describe(
+        "railyard's extension: the body of the commit this PR lands as (squash and merge commit); default the template's.",
+      ),
   }),
   { ...EXAMPLE_QUEUE, pr: { number: EXAMPLE_PR }, priority: 'high' },
 );

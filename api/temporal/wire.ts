@@ -178,7 +178,20 @@ function definedOf<T extends object, K extends keyof T>(source: T, keys: readonl
 }
 
 export function submitInput(request: SubmitPullRequestRequest): SubmitInput {
-  return { pr: request.pr.number, priority: request.priority, noBatch: request.noBatch ?? false };
+  const { commitTitle: title, commitBody: body } = request;
+  return {
+    pr: request.pr.number,
+    priority: request.priority,
+    noBatch: request.noBatch ?? false,
+    ...(title !== undefined || body !== undefined
+      ? {
+          commitMessage: {
+            ...(title !== undefined ? { title } : {}),
+            ...(body !== undefined ? { body } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
 export function commitStatusReport(request: ReportTestStatusRequest): CommitStatusReport {

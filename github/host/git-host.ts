@@ -40,6 +40,7 @@ import {
   checkTestBranch,
 } from '../../git/input-checks';
 import { trialMerge } from '../../git/merge-methods';
+import { titleFromDescription } from '../../contract';
 import * as names from '../../git/names';
 import { readCommitChecks } from './checks';
 import { closeTestPullRequests, listTestPullRequests, openTestPullRequest } from './test-pull-requests';
@@ -70,6 +71,12 @@ export interface GitHubGitHostOptions {
   maxFileBytes?: number;
   /** Who starts git's processes (the worker's process broker); this process by default. */
   runner?: ProcessRunner;
+}
+
+/** The title a PR's description asks for with a `merge-commit-title:` line (contract/commit-message.ts). */
+function commitTitleOf(body: string | null | undefined): { commitTitle?: string } {
+  const commitTitle = titleFromDescription(body);
+  return commitTitle ? { commitTitle } : {};
 }
 
 export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
@@ -118,6 +125,7 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
             ? { blockedBy: await blockedBy(t, wire) }
             : {}),
           ...(isTestBranchHead(t, wire, prefix) ? { testBranch: wire.head.ref! } : {}),
+          ...commitTitleOf(wire.body),
         },
       };
     },

@@ -130,7 +130,19 @@ export function createGitHubLanding(remote: GitHubRemote): GitHubLanding {
       try {
         const r = await t.client.request<{ sha: string; merged: boolean }>(
           'PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge',
-          { ...t.params, pull_number: pr.number, sha: pr.headSha, merge_method: method },
+          {
+            ...t.params,
+            pull_number: pr.number,
+            sha: pr.headSha,
+            merge_method: method,
+            // The PR's own title and body (contract/commit-message.ts); GitHub's template otherwise.
+            ...(method !== 'rebase' && pr.commitMessage?.title
+              ? { commit_title: pr.commitMessage.title }
+              : {}),
+            ...(method !== 'rebase' && pr.commitMessage?.body
+              ? { commit_message: pr.commitMessage.body }
+              : {}),
+          },
         );
         tip = r.data.sha;
         merged.push(pr.number);

@@ -30,6 +30,8 @@ export interface PullWire {
   mergeable: boolean | null;
   mergeable_state: string;
   merge_commit_sha?: string | null;
+  /** The PR's description (`merge-commit-title:` lines, contract/commit-message.ts). */
+  body?: string | null;
 }
 
 export interface Target {

@@ -137,3 +137,18 @@ test('a landing whose commit no longer holds the tested tree is refused: LANDED_
   });
   expect(h.fx.tip('main')).toBe(tipBefore);
 }, 120_000);
+
+test('a PR whose description has a merge-commit-title: line lands under that title', async () => {
+  h = await newQueue();
+  await h.createQueue({ concurrency: 1, mergeMethod: 'squash' });
+  // On the local host a PR's description is its head commit's message below the subject.
+  h.fx.git('fetch', '--quiet', 'origin');
+  h.fx.branchFrom('pr-1', 'origin/main');
+  h.fx.pushPr(
+    1,
+    h.fx.commit('Add one\n\nmerge-commit-title: one: titled by the description', { 'one.txt': '1\n' }),
+  );
+  await h.submit(1);
+  expect((await h.settled(1)).state).toBe('merged');
+  expect(h.mainLog()).toEqual(['one: titled by the description']);
+}, 60_000);

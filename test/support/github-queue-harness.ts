@@ -131,7 +131,7 @@ export interface GitHubQueueHarness {
   openPr(
     files: Record<string, string>,
     title?: string,
-    opts?: { draft?: boolean },
+    opts?: { draft?: boolean; body?: string },
   ): Promise<{ number: number; headSha: string }>;
   /**
    * Opens several PRs from main's tip (a burst): one fetch and one push of all their branches instead
@@ -457,6 +457,7 @@ export async function startGitHubDeployment(
           head: branch,
           title: title ?? `change ${branchCounter}`,
           ...(prOpts.draft ? { draft: true } : {}),
+          ...(prOpts.body !== undefined ? { body: prOpts.body } : {}),
         });
         prs.add(pr.number);
         return { number: pr.number, headSha: sha };
@@ -525,7 +526,9 @@ export async function startGitHubDeployment(
           headers: { 'x-api-token': apiKey },
           payload: body,
         });
-        return { status: res.statusCode, body: res.json<unknown>() };
+        // Errors answer in plain text, as Trunk's API does.
+        const json = (res.headers['content-type'] ?? '').toString().includes('json');
+        return { status: res.statusCode, body: json ? res.json<unknown>() : res.body };
       },
       queue: () => handle().query(getQueueQuery),
       pr: (n) => prRecord(client, key, n),

@@ -34,6 +34,7 @@ import { git, localGit } from './activity-proxies';
 import { bounded, MAX_REJECTED_ADMISSIONS, type PrMeta } from './carried';
 import type { QueueContext } from './context';
 import { enqueueSubmission, type SubmissionRequest } from './enqueue';
+import { chooseCommitMessage } from '../../contract';
 
 /** Why a submission bound to `expected` was refused: the PR's head is now `actual`. */
 export const headMoved = (pr: number, expected: string, actual: string): string =>
@@ -56,17 +57,21 @@ export class Admissions {
   }
 
   /** Records a submit; never awaits (the update completes in the task that accepted it). */
-  request({ pr, priority, noBatch, expectedHeadSha }: SubmitInput): SubmitResult {
+  request({ pr, priority, noBatch, expectedHeadSha, commitMessage }: SubmitInput): SubmitResult {
     const { carried: c } = this.ctx;
     const pending = this.pending.get(pr);
     if (pending) {
       Object.assign(pending, { priority, noBatch });
+      if (commitMessage !== undefined) pending.commitMessage = commitMessage;
       if (expectedHeadSha !== undefined) pending.expectedHeadSha = expectedHeadSha;
       return { submissionId: pending.submissionId, resubmitted: true };
     }
     const existing = c.prs[String(pr)];
     // Admitted but not yet decided (its `submitted` still in the inbox) counts as queued too.
     if (existing && (isInQueue(c.engine, pr) || this.admitted.has(existing.submissionId))) {
+      // A new commit message applies to the builds and landings from now on (not an engine setting).
+      const message = commitMessage && chooseCommitMessage(commitMessage, existing.commitMessage?.title);
+      if (message) existing.commitMessage = message;
       // The same settings again (a client retry without an Idempotency-Key) change nothing.
       if (this.sameSettings(existing, { pr, priority, noBatch }))
         return { submissionId: existing.submissionId, resubmitted: true };
@@ -80,6 +85,7 @@ export class Admissions {
       priority,
       noBatch,
       ...(expectedHeadSha !== undefined ? { expectedHeadSha } : {}),
+      ...(commitMessage !== undefined ? { commitMessage } : {}),
     };
     this.pending.set(pr, request);
     const { key } = this.ctx;

@@ -14,6 +14,7 @@ import type { TransitionEvent } from '../../events/types';
 import type { EngineEvent, QueueState } from '../../engine';
 import type {
   AdmissionState,
+  CommitMessage,
   CommitStatusReport,
   HostHint,
   PrDetails,
@@ -42,6 +43,11 @@ export interface PrMeta {
   submittedAt: number;
   /** Who asked to cancel it (an API key's name), for its record; absent: nobody named. */
   cancelledBy?: string;
+  /**
+   * Its landed commit's title and body over the queue's template (the submit's, else its description's
+   * `merge-commit-title:`; contract/commit-message.ts); absent: the template.
+   */
+  commitMessage?: CommitMessage;
   /** How it landed (the landing's proof), for its `merged` transition; absent until then. */
   landing?: { sha: string; testedTree: string | null; landedTree: string | null; rebased: boolean };
 }

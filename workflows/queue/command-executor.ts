@@ -21,7 +21,7 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { LandingProof, TestRunStart } from '../../activities/merge-queue/types';
+import type { LandingProof, PullRequestToApply, TestRunStart } from '../../activities/merge-queue/types';
 import type { EngineCommand, NotifyPr } from '../../engine';
 import {
   boundedNames,
@@ -64,10 +64,11 @@ export class CommandExecutor {
     }
   }
 
-  private prs(numbers: number[]): { number: number; headSha: string }[] {
+  private prs(numbers: number[]): PullRequestToApply[] {
     return numbers.map((n) => {
       const entry = this.ctx.carried.engine.entries.find((e) => e.pr === n);
-      return { number: n, headSha: entry?.headSha ?? '' };
+      const commitMessage = this.ctx.carried.prs[String(n)]?.commitMessage;
+      return { number: n, headSha: entry?.headSha ?? '', ...(commitMessage ? { commitMessage } : {}) };
     });
   }
 

@@ -11,6 +11,8 @@
 import type { PullRequestSnapshot } from '../../activities/merge-queue/types';
 import { DEFAULT_PRIORITY } from '../../engine';
 import type { PrMeta } from './carried';
+import type { CommitMessage } from '../../contract';
+import { chooseCommitMessage } from '../../contract';
 import type { QueueContext } from './context';
 
 export interface SubmissionRequest {
@@ -21,6 +23,8 @@ export interface SubmissionRequest {
   noBatch: boolean;
   /** The head the submission is bound to (SubmitInput.expectedHeadSha). */
   expectedHeadSha?: string;
+  /** SubmitInput.commitMessage. */
+  commitMessage?: CommitMessage;
 }
 
 /** The host's mergeability as the PR record shows it. */
@@ -60,6 +64,8 @@ export function enqueueSubmission(
     notified: 0,
     submittedAt: Date.now(),
   };
+  const commitMessage = chooseCommitMessage(request.commitMessage, snapshot.commitTitle);
+  if (commitMessage) meta.commitMessage = commitMessage;
   c.prs[String(pr)] = meta;
   const ready = meta.readiness.gitHubMergeability === 'mergeable' && meta.readiness.doesBaseBranchMatch;
   // The engine learns the target tip from the first PR it sees; later moves come from merges and CAS.

@@ -151,3 +151,28 @@ test('landing mode push: a tested commit GitHub no longer holds with the tested 
   expect(h.mainTip()).toBe(tipBefore);
   expect(hub().pullRequest(h.repo.owner, h.repo.name, one.number).merged).toBe(false);
 }, 120_000);
+
+test("commit titles: the description's merge-commit-title line, and the submit's commitTitle and commitBody over it", async () => {
+  h = await newQueue();
+  await h.createQueue({ concurrency: 1, mergeMethod: 'squash' }, { requiredStatuses: ['test'] });
+  const described = 'Adds one.\n\nmerge-commit-title: one: titled by the description\n';
+  const one = await h.openPr({ 'one.txt': '1\n' }, 'first change', { body: described });
+  const two = await h.openPr({ 'two.txt': '2\n' }, 'second change', {
+    body: 'merge-commit-title: not this one',
+  });
+  const repo = { host: 'github.com', owner: h.repo.owner, name: h.repo.name };
+  const submit = (n: number, extra: object) =>
+    h!.api('submitPullRequest', { repo, pr: { number: n }, targetBranch: 'main', ...extra });
+  // A title past the bound is a 400 naming the field; nothing is queued.
+  const refused = await submit(two.number, { commitTitle: 'x'.repeat(300) });
+  expect(refused.status).toBe(400);
+  expect(refused.body).toBe("Field 'commitTitle' must be at most 256 characters.");
+  expect((await submit(one.number, {})).status).toBe(200);
+  const body = 'Why: two matters.\n\nHow: a file.';
+  expect((await submit(two.number, { commitTitle: 'two: titled by the API', commitBody: body })).status).toBe(
+    200,
+  );
+  for (const n of [one.number, two.number]) expect((await h.settled(n)).state).toBe('merged');
+  expect(h.mainLog()).toEqual(['one: titled by the description', 'two: titled by the API']);
+  expect(h.bareGit('log', '-1', '--format=%b', 'main').trim()).toBe(body);
+}, 120_000);

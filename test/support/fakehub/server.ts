@@ -87,6 +87,8 @@ export interface FakeHub {
     title?: string;
     author?: string;
     draft?: boolean;
+    /** The PR's description (null when absent, as GitHub's). */
+    body?: string;
   }): Promise<PullRequest>;
   closePullRequest(owner: string, repo: string, number: number): void;
   /** Reopens a closed, unmerged PR whose head branch exists (`pull_request.reopened`). */
@@ -577,7 +579,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
         title: input.title ?? `Change from ${input.head}`,
         author: input.author ?? 'octocat',
         draft: input.draft ?? false,
-        body: null,
+        body: input.body ?? null,
       });
     },
     closePullRequest(owner, repo, number) {

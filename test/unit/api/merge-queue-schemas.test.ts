@@ -56,8 +56,27 @@ describe('submitPullRequest', () => {
     ['an unknown name', { priority: 'critical' }, PRIORITY],
     ['a boolean', { priority: true }, PRIORITY],
     ['noBatch as a string', { noBatch: 'yes' }, "Field 'noBatch' must be a boolean."],
+    [
+      'commitTitle too long',
+      { commitTitle: 'x'.repeat(257) },
+      "Field 'commitTitle' must be at most 256 characters.",
+    ],
+    ['commitTitle on two lines', { commitTitle: 'a\nb' }, "Field 'commitTitle' must be one line."],
+    ['commitTitle empty', { commitTitle: '  ' }, "Field 'commitTitle' must not be empty."],
+    [
+      'commitBody too long',
+      { commitBody: 'x'.repeat(8_001) },
+      "Field 'commitBody' must be at most 8000 characters.",
+    ],
   ])('refuses priority %s', (_name, extra, message) => {
     expect(messageOf(SubmitPullRequestRequest, { ...QUEUE, pr: { number: 1 }, ...extra })).toBe(message);
+  });
+
+  test('commitTitle and commitBody are optional and kept (the title trimmed)', () => {
+    expect(parse({ commitTitle: '  widgets: fix ', commitBody: 'Why.\n\nHow.' })).toMatchObject({
+      commitTitle: 'widgets: fix',
+      commitBody: 'Why.\n\nHow.',
+    });
   });
 
   test('pr.number must be there (common PrNumber wording)', () => {

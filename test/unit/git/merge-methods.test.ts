@@ -107,6 +107,30 @@ describe('merge methods', () => {
     expect(fx.bareGit('rev-parse', `${built.headSha}^{tree}`)).toBe(mergeTree);
   });
 
+  it("a PR's own commit title and body replace the template's for squash and merge commits, not rebase", async () => {
+    const custom = {
+      number: 1,
+      headSha: pr1,
+      commitMessage: { title: 'Notes for everyone', body: 'Why: see #1.' },
+    };
+    const titleOnly = { number: 1, headSha: pr1, commitMessage: { title: 'Notes for everyone' } };
+    const message = async (method: MergeMethod, pr: typeof custom | typeof titleOnly) =>
+      commitOf((await build(method, [pr])).headSha).message;
+    expect(await message('squash', custom)).toBe('Notes for everyone\n\nWhy: see #1.');
+    expect(await message('squash', titleOnly)).toBe('Notes for everyone\n\n* Uppercase a\n\n* Add notes');
+    expect(await message('merge_commit', custom)).toBe('Notes for everyone\n\nWhy: see #1.');
+    expect(await message('merge_commit', titleOnly)).toBe('Notes for everyone\n\nAdd notes');
+    const rebased = await build('rebase', [custom]);
+    expect(history(tip, rebased.headSha).map((sha) => commitOf(sha).message)).toEqual([
+      'Uppercase a',
+      'Add notes',
+    ]);
+    // The message changes the commit, never its tree.
+    expect(fx.bareGit('rev-parse', `${(await build('squash', [custom])).headSha}^{tree}`)).toBe(
+      fx.bareGit('rev-parse', `${(await build('squash')).headSha}^{tree}`),
+    );
+  });
+
   it('rebase: the PR commits replayed in order, keeping authors, dates and messages', async () => {
     const built = await build('rebase');
     const replayed = history(tip, built.headSha).map(commitOf);
