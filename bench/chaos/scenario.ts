@@ -38,6 +38,8 @@ export interface ChaosOptions extends WorkloadOptions {
   env?: Record<string, string>;
   /** Use this database instead of a cluster of the run's own (no PostgreSQL restarts then). */
   databaseUrl?: string;
+  /** Use this Temporal (host:port) instead of a dev server of the run's own (no Temporal restarts then). */
+  temporalAddress?: string;
   /** A prebuilt workflow bundle for the worker (RAILYARD_WORKFLOW_BUNDLE) instead of one at each start. */
   workflowBundle?: string;
   /**
@@ -182,6 +184,10 @@ async function settle(
 
 export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const { log } = opts;
+  if (opts.temporalAddress && opts.faults.temporalRestarts > 0)
+    throw new Error("temporalRestarts needs a Temporal of the run's own: leave temporalAddress out");
+  if (opts.databaseUrl && opts.faults.postgresRestarts > 0)
+    throw new Error("postgresRestarts needs a PostgreSQL of the run's own: leave databaseUrl out");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `railyard-chaos-${opts.seed}-`));
   const ledger = path.join(dir, 'ledger');
   fs.mkdirSync(ledger);
@@ -199,6 +205,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     stack = await startStack({
       dir,
       databaseUrl: opts.databaseUrl,
+      ...(opts.temporalAddress ? { temporalAddress: opts.temporalAddress } : {}),
       ...(opts.replicas ? { replicas: opts.replicas } : {}),
       env: {
         RAILYARD_SANDBOX_WRITABLE_PATHS: ledger,

@@ -10,7 +10,9 @@
  * Options: --max-examples N (per operation and phase, default 200), --phases (schemathesis phases,
  * default examples,coverage,fuzzing), --seed, --workers, --min-requests N (fail below), --url and --key
  * (fuzz a running server instead), --keep (leave the reports and logs), --har (with --keep: every
- * request and answer as a HAR file, to see what the 4xx said).
+ * request and answer as a HAR file, to see what the 4xx said), --database-url and --temporal-address
+ * (the stack it starts uses that migrated-or-empty database and that Temporal instead of its own;
+ * `npm test` hands its own).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,6 +33,8 @@ const { values } = parseArgs({
     'min-requests': { type: 'string', default: '0' },
     url: { type: 'string' },
     key: { type: 'string' },
+    'database-url': { type: 'string' },
+    'temporal-address': { type: 'string' },
     keep: { type: 'boolean', default: false },
     har: { type: 'boolean', default: false },
   },
@@ -61,12 +65,16 @@ async function main(): Promise<number> {
     let target: FuzzTarget;
     if (values.url) {
       if (!values.key) throw new Error('--url needs --key (an API key of that server)');
+      if (values['database-url'] || values['temporal-address'])
+        throw new Error('--database-url and --temporal-address are for the stack it starts, not with --url');
       target = { baseUrl: values.url.replace(/\/$/, ''), key: values.key };
     } else {
       // The seeded subscriptions deliver to a receiver on loopback.
       stack = await startStack({
         dir: reportDir,
         durableTemporal: false,
+        ...(values['database-url'] ? { databaseUrl: values['database-url'] } : {}),
+        ...(values['temporal-address'] ? { temporalAddress: values['temporal-address'] } : {}),
         env: {
           RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
           // A prebuilt workflow bundle (npm test hands its own) saves the worker its bundling.

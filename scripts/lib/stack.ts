@@ -32,6 +32,11 @@ export interface StackOptions {
   databaseUrl?: string;
   /** Keep Temporal's state in a file (needed to restart it); default true. */
   durableTemporal?: boolean;
+  /**
+   * Use this Temporal (host:port, namespace `default`) instead of starting a dev server: Temporal
+   * restarts are then unavailable. The stack's task queue is its own either way.
+   */
+  temporalAddress?: string;
   /** Further settings of the API and the worker. */
   env?: Record<string, string>;
   /** Processes of each kind (API, worker, executor); default 1. */
@@ -54,6 +59,7 @@ export interface Stack {
   workers: Service[];
   executors: Service[];
   canRestartPostgres: boolean;
+  canRestartTemporal: boolean;
   restartTemporal(): Promise<void>;
   restartPostgres(): Promise<void>;
   stop(): Promise<void>;
@@ -98,10 +104,15 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   // Closed on every way out: an open listener would keep the caller's process alive.
   let balancer: Balancer | null = null;
   try {
-    opts.log('starting PostgreSQL and the Temporal dev server...');
+    const own = [
+      opts.databaseUrl ? null : 'PostgreSQL',
+      opts.temporalAddress ? null : 'the Temporal dev server',
+    ];
+    const starting = own.filter((x) => x !== null).join(' and ');
+    if (starting) opts.log(`starting ${starting}...`);
     const [pg, temporal] = await Promise.all([
       opts.databaseUrl ? Promise.resolve(null) : startPostgres(),
-      startTemporal(),
+      opts.temporalAddress ? Promise.resolve(null) : startTemporal(),
     ]);
     let pgManaged = pg?.managed ?? null;
     let temporalManaged = temporal;
@@ -110,7 +121,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
     const settings: ServiceSettings = {
       databaseUrl,
-      temporalAddress: `127.0.0.1:${temporalPort}`,
+      temporalAddress: opts.temporalAddress ?? `127.0.0.1:${temporalPort}`,
       taskQueue: `railyard-${randomUUID().slice(0, 8)}`,
       gitRoot: path.join(opts.dir, 'git'),
       workRoot: path.join(opts.dir, 'work'),
@@ -156,7 +167,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       workers,
       executors,
       canRestartPostgres: pgManaged !== null,
+      canRestartTemporal: temporalManaged !== null,
       async restartTemporal() {
+        if (!temporalManaged) throw new Error('Temporal is external to this stack and cannot be restarted');
         await stopManaged(temporalManaged, 'SIGTERM');
         temporalManaged = await startTemporal();
       },

@@ -1,6 +1,6 @@
 /**
  * The multi-replica story (issue 27): two APIs behind one round-robin address, two workers and two
- * executors against one Temporal and one PostgreSQL, through the chaos harness (bench/chaos): PRs are
+ * executors against one Temporal and one PostgreSQL (npm test's own), through the chaos harness (bench/chaos): PRs are
  * submitted through either API, and one replica of each kind is killed with SIGKILL mid-run (then
  * started again, as a supervisor would). Every PR ends once, nothing merges twice or untested, and the
  * organisation's executor run slots (RAILYARD_EXECUTOR_RUNS_PER_ORGANISATION, 1 here so it binds)
@@ -44,6 +44,8 @@ test('2 APIs, 2 workers, 2 executors, one of each killed: every PR ends once, no
       settleTimeoutMs: 120_000,
       faultsFrom: 'start',
       databaseUrl,
+      // npm test's Temporal (the stack's task queue is its own): no fault here restarts it.
+      temporalAddress: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
       workflowBundle: requireTestEnv('TEST_WORKFLOW_BUNDLE'),
       log: (m) => lines.push(m),
     });

@@ -1,6 +1,7 @@
 /**
  * The short fuzz run of `npm test` (the long one is `npm run fuzz`): scripts/fuzz.sh as a user runs it,
- * which installs schemathesis when it is missing, starts its own stack and fuzzes every operation of
+ * which installs schemathesis when it is missing, starts its own API and worker (on npm test's
+ * PostgreSQL, a scratch database, and Temporal) and fuzzes every operation of
  * the served OpenAPI document with an API key, a few hundred requests, with the same checks as the
  * long run: no server error, and every status, content type and body as the document describes it.
  * The run seeds a queue, test results and webhook subscriptions (scripts/fuzz/seed.ts) that the hooks
@@ -9,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { requireTestEnv } from '../../support/env';
+import { createScratchDatabase } from '../../support/postgres';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
@@ -34,7 +36,20 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 }
 
 test('a few hundred fuzzed requests over every operation: no server error, nothing off the document', async () => {
-  const args = ['--max-examples', '20', '--phases', 'fuzzing', '--seed', '7', '--min-requests', '300'];
+  // npm test's PostgreSQL (a scratch database) and Temporal: the stack starts only its API and worker.
+  const database = await createScratchDatabase('fuzz', requireTestEnv('TEST_PG_TEMPLATE'));
+  const shared = ['--database-url', database, '--temporal-address', requireTestEnv('TEST_TEMPORAL_ADDRESS')];
+  const args = [
+    '--max-examples',
+    '20',
+    '--phases',
+    'fuzzing',
+    '--seed',
+    '7',
+    '--min-requests',
+    '300',
+    ...shared,
+  ];
   const res = await run(args);
   if (res.code !== 0) console.log(`${res.stdout}\n${res.stderr.slice(-6000)}`);
   expect(res.code).toBe(0);
