@@ -166,7 +166,7 @@ async function main(sup: Supervisor, tmp: string, checkStarted: (c: Check) => vo
     TEST_TMP: tmp,
   };
   say('running jest...');
-  // jest.config.js runs three workers (right for two cores); RAILYARD_TEST_WORKERS sets another number.
+  // jest.config.js runs four workers (right for two cores); RAILYARD_TEST_WORKERS sets another number.
   const workerArgs = workers ? [`--maxWorkers=${workers}`] : [];
   const jest = await run(
     path.join(PROJECT_ROOT, 'node_modules', '.bin', 'jest'),
