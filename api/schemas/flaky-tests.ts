@@ -26,7 +26,7 @@ export const NO_NUL = /^[^\u0000]*$/;
 export const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
 
 // A missing field keeps zod's own issue, which the error handler words as "is required".
-const DateTime = z.iso.datetime({
+export const DateTime = z.iso.datetime({
   offset: true,
   error: (issue) =>
     issue.input === undefined ? undefined : 'must be a date-time such as 2026-01-31T00:00:00Z',

@@ -18,7 +18,7 @@ import {
   EXAMPLE_TICKET,
   withExample,
 } from '../../schemas/examples';
-import { NO_CONTROL, NO_NUL, RepoScopedRequest, TestId } from '../../schemas/flaky-tests';
+import { DateTime, NO_CONTROL, NO_NUL, RepoScopedRequest, TestId } from '../../schemas/flaky-tests';
 
 const Actor = z
   .string()
@@ -144,12 +144,9 @@ export const SetQuarantineOverrideRequest = withExample(
       .max(1000)
       .regex(NO_NUL, { message: 'must not contain NUL characters' })
       .optional(),
-    expires_at: z.iso
-      .datetime({ offset: true })
-      .describe(
-        `When the override stops applying (the test is then UNSPECIFIED); ALWAYS_QUARANTINE or NEVER_QUARANTINE only, at most ${MAX_OVERRIDE_DAYS} days ahead.`,
-      )
-      .optional(),
+    expires_at: DateTime.describe(
+      `When the override stops applying (the test is then UNSPECIFIED); ALWAYS_QUARANTINE or NEVER_QUARANTINE only, at most ${MAX_OVERRIDE_DAYS} days ahead.`,
+    ).optional(),
     owner: z
       .string()
       .trim()
