@@ -94,6 +94,6 @@ it('stays within its byte bound, one line per entry, whatever the names and mess
         expect(listed + (more ? Number(more[1]) : 0)).toBe(failures.length + problems.length);
       },
     ),
-    { numRuns: 100 },
+    { numRuns: 40 },
   );
 });
