@@ -13,6 +13,7 @@ describe('merge results', () => {
     ['GITHUB_API_MERGE_PR_FAILED' as const],
     ['PR_UPDATED_AT_MERGE_TIME' as const],
     ['MERGE_CONFLICT_AT_MERGE_TIME' as const],
+    ['LANDED_TREE_DIFFERS' as const],
   ])('fails the PR to blame with %s and retests the runs that had it', (reason) => {
     const q = new Harness({ concurrency: 3, canOptimisticallyMerge: true });
     [1, 2, 3].forEach((pr) => q.submit(pr));
