@@ -4,56 +4,35 @@
  * on the first call and brought up to date (period, task queue) on every later one, so every worker
  * start with a GitHub App configured can call it. `removeGitHubReconciliationSchedule` deletes it, for
  * a worker started without an app (the workflow's activities are then not registered). Set-up of the
- * worker through Temporal's client API, not an activity.
- *
- * Policies: a run still going when the next is due is skipped (overlap SKIP: runs never pile up), and
- * after an outage only the latest missed run is caught up, within one period. A run is given at most
- * 30 minutes.
+ * worker through Temporal's client API, not an activity (periodic-schedule.ts). After an outage only
+ * the latest missed run is caught up, within one period. A run is given at most 30 minutes.
  */
-import {
-  type Client,
-  ScheduleAlreadyRunning,
-  ScheduleNotFoundError,
-  ScheduleOverlapPolicy,
-  type ScheduleOptionsAction,
-} from '@temporalio/client';
+import { type Client, ScheduleNotFoundError } from '@temporalio/client';
 import { GITHUB_RECONCILIATION_WORKFLOW_TYPE } from '../contract';
+import { ensurePeriodicSchedule } from './periodic-schedule';
 
 export const GITHUB_RECONCILIATION_SCHEDULE_ID = 'railyard-github-reconciliation';
 
-export async function ensureGitHubReconciliationSchedule(
+export function ensureGitHubReconciliationSchedule(
   client: Client,
   taskQueue: string,
   minutes: number,
   options: { scheduleId?: string } = {},
 ): Promise<'created' | 'updated'> {
   if (!Number.isInteger(minutes) || minutes < 1)
-    throw new Error(`The GitHub reconciliation period must be a whole number of minutes, not ${minutes}.`);
-  const scheduleId = options.scheduleId ?? GITHUB_RECONCILIATION_SCHEDULE_ID;
+    return Promise.reject(
+      new Error(`The GitHub reconciliation period must be a whole number of minutes, not ${minutes}.`),
+    );
   const every = `${minutes} minutes` as const;
-  const spec = { intervals: [{ every }] };
-  const action: ScheduleOptionsAction = {
-    type: 'startWorkflow',
+  return ensurePeriodicSchedule(client, {
+    scheduleId: options.scheduleId ?? GITHUB_RECONCILIATION_SCHEDULE_ID,
     workflowType: GITHUB_RECONCILIATION_WORKFLOW_TYPE,
-    workflowId: `${scheduleId}-run`,
     taskQueue,
-    args: [],
-    workflowExecutionTimeout: '30 minutes',
-  };
-  const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: every };
-  try {
-    await client.schedule.create({ scheduleId, spec, action, policies });
-    return 'created';
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
-  await client.schedule.getHandle(scheduleId).update((previous) => ({
-    ...previous,
-    spec,
-    action: { ...previous.action, ...action },
-    policies: { ...previous.policies, ...policies },
-  }));
-  return 'updated';
+    every,
+    executionTimeout: '30 minutes',
+    // Only the latest missed run, within one period.
+    catchupWindow: every,
+  });
 }
 
 /** Deletes the Schedule; false when there was none. */

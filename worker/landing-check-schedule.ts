@@ -1,49 +1,26 @@
 /**
  * ensureLandingCheckSchedule(client, taskQueue): the Temporal Schedule that runs landingCheckWorkflow
  * (every 15 minutes by default: the last day's landings compared again on their host,
- * activities/landing-check.ts), created on the first call and brought up to date on every later one,
- * as the maintenance schedule (maintenance-schedule.ts). main.ts calls it at every worker start.
- *
- * Policies: a run still going when the next is due is skipped (overlap SKIP), and after an outage only
- * the latest missed run is caught up, within an hour.
+ * activities/landing-check.ts), created on the first call and brought up to date on every later one
+ * (periodic-schedule.ts). main.ts calls it at every worker start. A run is given at most 30 minutes.
  */
-import {
-  type Client,
-  ScheduleAlreadyRunning,
-  ScheduleOverlapPolicy,
-  type ScheduleOptionsAction,
-} from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { LANDING_CHECK_WORKFLOW_TYPE } from '../contract';
+import { ensurePeriodicSchedule, type TemporalDuration } from './periodic-schedule';
 
 export const LANDING_CHECK_SCHEDULE_ID = 'railyard-landing-check';
 
-export async function ensureLandingCheckSchedule(
+export function ensureLandingCheckSchedule(
   client: Client,
   taskQueue: string,
-  options: { scheduleId?: string; every?: `${number} ${string}` } = {},
+  options: { scheduleId?: string; every?: TemporalDuration } = {},
 ): Promise<'created' | 'updated'> {
-  const scheduleId = options.scheduleId ?? LANDING_CHECK_SCHEDULE_ID;
-  const spec = { intervals: [{ every: options.every ?? '15 minutes' }] };
-  const action: ScheduleOptionsAction = {
-    type: 'startWorkflow',
+  return ensurePeriodicSchedule(client, {
+    scheduleId: options.scheduleId ?? LANDING_CHECK_SCHEDULE_ID,
     workflowType: LANDING_CHECK_WORKFLOW_TYPE,
-    workflowId: `${scheduleId}-run`,
     taskQueue,
-    args: [],
-    workflowExecutionTimeout: '30 minutes',
-  };
-  const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' };
-  try {
-    await client.schedule.create({ scheduleId, spec, action, policies });
-    return 'created';
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
-  await client.schedule.getHandle(scheduleId).update((previous) => ({
-    ...previous,
-    spec,
-    action: { ...previous.action, ...action },
-    policies: { ...previous.policies, ...policies },
-  }));
-  return 'updated';
+    every: options.every ?? '15 minutes',
+    executionTimeout: '30 minutes',
+    catchupWindow: '1 hour',
+  });
 }

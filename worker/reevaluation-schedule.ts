@@ -1,19 +1,12 @@
 /**
  * ensureReevaluationSchedule(client, taskQueue): the Temporal Schedule that runs
  * flakyReevaluationWorkflow periodically (hourly by default), created on the first call and brought
- * up to date (interval, task queue) on every later one, so every worker start can call it (main.ts
- * does, before polling). It talks to Temporal's client API only: set-up of the worker, not an activity.
- *
- * Policies: a run still going when the next is due is skipped (overlap SKIP: sweeps never pile up),
- * and after an outage only the latest missed run is caught up, within an hour.
+ * up to date (interval, task queue) on every later one (periodic-schedule.ts), so every worker start
+ * can call it (main.ts does, before polling). Overlap SKIP: sweeps never pile up.
  */
-import {
-  type Client,
-  ScheduleAlreadyRunning,
-  ScheduleOverlapPolicy,
-  type ScheduleOptionsAction,
-} from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { FLAKY_REEVALUATION_WORKFLOW_TYPE } from '../contract';
+import { ensurePeriodicSchedule } from './periodic-schedule';
 
 export const REEVALUATION_SCHEDULE_ID = 'railyard-flaky-reevaluation';
 
@@ -23,37 +16,17 @@ export interface ReevaluationScheduleOptions {
   readonly every?: string;
 }
 
-export async function ensureReevaluationSchedule(
+export function ensureReevaluationSchedule(
   client: Client,
   taskQueue: string,
   options: ReevaluationScheduleOptions = {},
 ): Promise<'created' | 'updated'> {
-  const scheduleId = options.scheduleId ?? REEVALUATION_SCHEDULE_ID;
-  const spec = { intervals: [{ every: (options.every ?? '1 hour') as `${number} ${string}` }] };
-  const action: ScheduleOptionsAction = {
-    type: 'startWorkflow',
+  return ensurePeriodicSchedule(client, {
+    scheduleId: options.scheduleId ?? REEVALUATION_SCHEDULE_ID,
     workflowType: FLAKY_REEVALUATION_WORKFLOW_TYPE,
-    workflowId: `${scheduleId}-run`,
     taskQueue,
-    args: [],
-    workflowExecutionTimeout: '1 hour',
-  };
-  try {
-    await client.schedule.create({
-      scheduleId,
-      spec,
-      action,
-      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
-    });
-    return 'created';
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
-  await client.schedule.getHandle(scheduleId).update((previous) => ({
-    ...previous,
-    spec,
-    action: { ...previous.action, ...action },
-    policies: { ...previous.policies, overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
-  }));
-  return 'updated';
+    every: (options.every ?? '1 hour') as `${number} ${string}`,
+    executionTimeout: '1 hour',
+    catchupWindow: '1 hour',
+  });
 }
