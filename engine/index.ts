@@ -78,6 +78,14 @@ export {
 export { targetsIntersect, type TargetList } from './lanes';
 export { adaptivePlan, modelOf, type BatchPlan, type Modelled } from './adaptive-batching';
 export {
+  checkStall,
+  DEFAULT_STALL_GRACE_MINUTES,
+  MAX_STALL_GRACE_MINUTES,
+  type CheckStall,
+  type CheckStallInput,
+  type StallCause,
+} from './stalled-checks';
+export {
   allPullRequests,
   enqueuedPullRequests,
   isInQueue,
