@@ -176,3 +176,26 @@ test('a failed command run: the reason as a sentence, its detail and the link to
       "Failed: the queue's test command failed on the test branch (exit code 2); failing test: calc.adds.",
   });
 });
+
+test("merged carries the landing's proof: the landed commit, the tested tree and the tree main held", () => {
+  const detail = {
+    kind: 'landing' as const,
+    sha: 'c'.repeat(40),
+    testedTree: 'a'.repeat(40),
+    landedTree: 'a'.repeat(40),
+  };
+  const events = submission({ organisationId: org, prNumber: 7 }, [
+    { to: 'pending', at: T },
+    { to: 'merged', at: T + MINUTE, testRunId: 'run-1' },
+  ]).map((e): TransitionEvent => (e.to === 'merged' ? { ...e, detail } : e));
+  const merged = pullRequestEventsOf(events, ctx).find((e) => e.type === 'pull_request.merged')!;
+  expect(merged.payload).toMatchObject({
+    merged_reason: 'MERGE_GRAPH_MERGE',
+    landed_sha: detail.sha,
+    tested_tree: detail.testedTree,
+    landed_tree: detail.landedTree,
+    reason_detail: detail,
+    reason_text:
+      'Merged: the queue merged it after its tests passed; main holds the tree its test run tested (aaaaaaaaaaaa).',
+  });
+});
