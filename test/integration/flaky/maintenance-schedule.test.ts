@@ -4,14 +4,14 @@
  * makes the partitions ahead and drops the ones past retention in the real database.
  */
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createFlakyActivities } from '../../../activities/flaky';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { FLAKY_MAINTENANCE_WORKFLOW_TYPE } from '../../../contract';
 import type { MaintenanceSummary } from '../../../flaky/store/result-maintenance';
 import { listResultPartitions } from '../../../flaky/store/result-partitions';
 import { ensureMaintenanceSchedule } from '../../../worker/maintenance-schedule';
 import { requireTestEnv } from '../../support/env';
 import { createHarness, type Harness, junit } from './harness';
+import { ensureTwiceThenRun } from './scheduled-run';
 
 const DAY = 86_400_000;
 let h: Harness;
@@ -36,58 +36,16 @@ afterAll(async () => {
 });
 
 test('the schedule is created once, updated after, and its run makes and drops partitions', async () => {
-  const taskQueue = `flaky-maintenance-${Date.now()}`;
-  const scheduleId = `flaky-maintenance-${Date.now()}`;
-  expect(await ensureMaintenanceSchedule(client, taskQueue, { scheduleId, every: '1 hour' })).toBe('created');
-  expect(await ensureMaintenanceSchedule(client, taskQueue, { scheduleId, every: '30 minutes' })).toBe(
-    'updated',
-  );
-  const handle = client.schedule.getHandle(scheduleId);
-  try {
-    const described = await handle.describe();
-    expect(described.spec.intervals).toMatchObject([{ every: 30 * 60_000 }]);
-    expect(described.action).toMatchObject({
-      type: 'startWorkflow',
-      workflowType: FLAKY_MAINTENANCE_WORKFLOW_TYPE,
-      taskQueue,
-    });
-
-    const workerConnection = await NativeConnection.connect({
-      address: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
-    });
-    const worker = await Worker.create({
-      connection: workerConnection,
-      taskQueue,
-      workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
-      activities: createFlakyActivities({ pool: h.pool, now: () => h.clock.now }),
-    });
-    const summary = await worker.runUntil(async () => {
-      await handle.trigger();
-      const started = await waitFor(async () => {
-        const { info } = await handle.describe();
-        return info.recentActions[0]?.action.workflow;
-      });
-      return client.workflow
-        .getHandle(started.workflowId, started.firstExecutionRunId)
-        .result() as Promise<MaintenanceSummary>;
-    });
-    await workerConnection.close();
-    expect(summary.partitionsDropped).toContain('test_results_p20330105');
-    expect(summary.partitionsMade).toHaveLength(14);
-    const names = (await listResultPartitions(h.pool)).map((p) => p.name);
-    expect(names).not.toContain('test_results_p20330105');
-    expect(names).toContain('test_results_p20330415');
-  } finally {
-    await handle.delete();
-  }
+  const summary = await ensureTwiceThenRun<MaintenanceSummary>(client, {
+    ensure: ensureMaintenanceSchedule,
+    workflowType: FLAKY_MAINTENANCE_WORKFLOW_TYPE,
+    prefix: 'flaky-maintenance',
+    pool: h.pool,
+    now: () => h.clock.now,
+  });
+  expect(summary.partitionsDropped).toContain('test_results_p20330105');
+  expect(summary.partitionsMade).toHaveLength(14);
+  const names = (await listResultPartitions(h.pool)).map((p) => p.name);
+  expect(names).not.toContain('test_results_p20330105');
+  expect(names).toContain('test_results_p20330415');
 }, 60_000);
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting for the scheduled run');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
