@@ -176,3 +176,52 @@ test("commit titles: the description's merge-commit-title line, and the submit's
   expect(h.mainLog()).toEqual(['one: titled by the description', 'two: titled by the API']);
   expect(h.bareGit('log', '-1', '--format=%b', 'main').trim()).toBe(body);
 }, 120_000);
+
+test('landing mode api: GitHub merging another tree than the tested one is recorded, logged and shown, not hidden', async () => {
+  h = await newQueue({ ci: () => null });
+  await h.createQueue(
+    { concurrency: 1, mergeMethod: 'merge_commit' },
+    { requiredStatuses: ['test'], landingMode: 'api' },
+  );
+  const one = await h.openPr({ 'one.txt': '1\n' }, 'first change');
+  await h.submit(one.number);
+  const branch = await h.waitFor('the test branch of the PR, testing', async () => {
+    const testing = (await h!.queue()).enqueued.some((p) => p.pr === one.number && p.state === 'testing');
+    const [name] = h!.branches('trunk-merge/');
+    return testing && name ? name : undefined;
+  });
+  const tested = h.bareGit('rev-parse', `refs/heads/${branch}`);
+  // Planted on GitHub's side after the build: the PR head's id resolves to a commit without the PR's
+  // change, so GitHub's own merge writes another tree than the tested one (the 2026-04-23 incident).
+  h.bareGit(
+    'replace',
+    one.headSha,
+    h.bareGit('commit-tree', 'main^{tree}', '-p', 'main', '-m', 'not the PR'),
+  );
+  hub().setCheckRun(h.repo.owner, h.repo.name, tested, {
+    name: 'test',
+    status: 'completed',
+    conclusion: 'success',
+  });
+  const merged = await h.settled(one.number);
+  expect(merged.state).toBe('merged');
+  const testedTree = treeOf(h, tested);
+  const landedTree = h.bareGit('rev-parse', 'main^{tree}');
+  expect(landedTree).not.toBe(testedTree);
+  expect(merged.timeline.at(-1)?.detail).toEqual({
+    kind: 'landing',
+    sha: h.mainTip(),
+    testedTree,
+    landedTree,
+  });
+  const text = (await h.api('getSubmittedPullRequest', {
+    repo: { host: 'github.com', owner: h.repo.owner, name: h.repo.name },
+    pr: { number: one.number },
+    targetBranch: 'main',
+  })) as { status: number; body: { testedTree?: string; landedTree?: string; reasonText?: string } };
+  expect(text.body).toMatchObject({ testedTree, landedTree });
+  expect(text.body.reasonText).toMatch(
+    /but main held tree \w{12} right after the landing, not the tested tree \w{12}/,
+  );
+  expect(h.logs.some((l) => l.includes('landed tree differs from the tested tree'))).toBe(true);
+}, 120_000);
