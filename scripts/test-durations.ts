@@ -5,7 +5,9 @@
  * the others keep theirs; files that no longer exist are dropped. After a full run on the 2-core
  * reference machine:
  *
- *   npm test -- --json --outputFile=/tmp/jest.json && npx tsx scripts/test-durations.ts /tmp/jest.json
+ *   RAILYARD_TEST_REPORT=/tmp/jest.json npm test && npx tsx scripts/test-durations.ts /tmp/jest.json
+ *
+ * (the variable keeps the check and works through a fresh clone's .ci/run too).
  */
 import fs from 'node:fs';
 import path from 'node:path';

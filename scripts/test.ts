@@ -154,7 +154,12 @@ async function main(sup: Supervisor, tmp: string, checkStarted: (c: Check) => vo
   const bundlePath = await bundling;
 
   // The launcher's own switches must not reach processes the tests start (they reject unknown settings).
-  const { RAILYARD_SKIP_CHECK: _skip, RAILYARD_TEST_WORKERS: _workers, ...inherited } = process.env;
+  const {
+    RAILYARD_SKIP_CHECK: _skip,
+    RAILYARD_TEST_WORKERS: _workers,
+    RAILYARD_TEST_REPORT: report,
+    ...inherited
+  } = process.env;
   const env: NodeJS.ProcessEnv = {
     ...inherited,
     TEST_DATABASE_URL: pg.url,
@@ -168,6 +173,8 @@ async function main(sup: Supervisor, tmp: string, checkStarted: (c: Check) => vo
   say('running jest...');
   // jest.config.js runs four workers (right for two cores); RAILYARD_TEST_WORKERS sets another number.
   const workerArgs = workers ? [`--maxWorkers=${workers}`] : [];
+  // RAILYARD_TEST_REPORT: jest's JSON report there too (scripts/test-durations.ts reads it), check kept.
+  if (report) workerArgs.push('--json', `--outputFile=${path.resolve(report)}`);
   const jest = await run(
     path.join(PROJECT_ROOT, 'node_modules', '.bin', 'jest'),
     ['--ci', ...workerArgs, ...jestArgs],
