@@ -12,11 +12,14 @@
  * - Each executor works in `<work root>/<host>-<pid>`, removed when it exits; folders of this host's
  *   executors that no longer run (a crash mid-run) are removed at start.
  * - A credential the API refuses (wrong, revoked) stops the process with the API's sentence.
+ * - The process never ends silently: each way out says why, and an event loop that empties before
+ *   main() has settled is reported as the bug it is, with code 1 (issue 27).
  */
 import { rmSync } from 'node:fs';
 import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { announceUntilAnswered } from '../executor/announce';
 import { createExecutorApi, ExecutorRefused } from '../executor/api-client';
 import { startJobLoop } from '../executor/job-loop';
 import { createJobRunner } from '../executor/run-job';
@@ -26,6 +29,9 @@ import { probeSandbox } from '../executor/sandbox-probe';
 import { loadExecutorConfig } from './executor-config';
 import { buildExecutorHealth, networkHealth, type ExecutorHealth } from './executor-health';
 import { sandboxOf } from './sandbox-settings';
+
+/** What the process is doing, for the message should it ever run out of things to wait for. */
+let stage = 'starting';
 
 async function main(): Promise<void> {
   const config = loadExecutorConfig();
@@ -49,15 +55,24 @@ async function main(): Promise<void> {
     apiUrl: config.RAILYARD_EXECUTOR_API_URL,
     credential: config.RAILYARD_EXECUTOR_TOKEN,
   });
+  const log =
+    config.RAILYARD_LOG_LEVEL === 'silent'
+      ? () => undefined
+      : (m: string) => console.error(`railyard executor: ${m}`);
   // The API may be starting too (npm start, compose): asked again until it answers, or refuses us.
-  const name = await announceUntilAnswered(() =>
-    api.announce({
-      host: os.hostname(),
-      slots: config.RAILYARD_EXECUTOR_SLOTS,
-      sandbox: sandboxName,
-      network,
-    }),
-  );
+  stage = `announcing itself to ${config.RAILYARD_EXECUTOR_API_URL}`;
+  const name = await announceUntilAnswered({
+    announce: () =>
+      api.announce({
+        host: os.hostname(),
+        slots: config.RAILYARD_EXECUTOR_SLOTS,
+        sandbox: sandboxName,
+        network,
+      }),
+    apiUrl: config.RAILYARD_EXECUTOR_API_URL,
+    log,
+  });
+  stage = `taking test runs from ${config.RAILYARD_EXECUTOR_API_URL}`;
   const loop = startJobLoop({
     api,
     slots: config.RAILYARD_EXECUTOR_SLOTS,
@@ -74,9 +89,7 @@ async function main(): Promise<void> {
         maxRunMs: config.RAILYARD_EXECUTOR_MAX_RUN_MINUTES * 60_000,
       },
     }),
-    ...(config.RAILYARD_LOG_LEVEL === 'silent'
-      ? {}
-      : { log: (m: string) => console.error(`railyard executor: ${m}`) }),
+    log,
   });
   let running = true;
   const health = buildExecutorHealth({
@@ -117,17 +130,6 @@ const NETWORK_WORDS: Record<ExecutorHealth['network'], string> = {
   shared: "on, this machine's (RAILYARD_SANDBOX_NETWORK_UNISOLATED=allow)",
   off: 'off',
 };
-
-async function announceUntilAnswered(announce: () => Promise<string>): Promise<string> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      return await announce();
-    } catch (err) {
-      if (err instanceof ExecutorRefused || attempt >= 60) throw err;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, 5_000)));
-    }
-  }
-}
 
 /** Leftovers of executors of this host whose process is gone (a crash mid-run): checkouts and logs. */
 async function removeDeadExecutorFolders(workRoot: string): Promise<void> {
@@ -171,6 +173,16 @@ async function reachableBySandbox(dir: string, sandbox: SandboxSettings): Promis
     if (at === path.dirname(at)) return;
   }
 }
+
+// Every way out is process.exit: an empty event loop while main() is unsettled means something it
+// awaited can no longer settle (issue 27: a fetch whose connection was gone, with only an unref'd timer
+// left). That is a bug, said as one, with code 1: never a silent exit 0 that looks like a clean stop.
+process.once('beforeExit', () => {
+  console.error(
+    `railyard executor stopped: nothing was left to wait for while ${stage} (a request that can no longer settle); this is a bug`,
+  );
+  process.exit(1);
+});
 
 // Idle keep-alive sockets to the API must not hold the process once the loop has stopped.
 main()

@@ -149,7 +149,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         ? `starting ${replicas} workers, APIs and executors...`
         : 'starting the worker, the API and an executor...',
     );
-    // Executors last: they announce themselves to the API (through the balancer with replicas).
+    // Executors last, so their first announce (through the balancer with replicas) finds an API: one
+    // started earlier asks again with backoff (executor/announce.ts), only later and with log lines.
     await Promise.all([...workers, ...apis].map((service) => service.start()));
     await Promise.all(executors.map((service) => service.start()));
     const [worker, api, executor] = [workers[0]!, apis[0]!, executors[0]!];

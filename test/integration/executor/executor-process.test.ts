@@ -2,12 +2,14 @@
  * The real executor process (worker/executor.ts): it refuses the control plane's credentials and
  * Temporal's address, stops when the API refuses its credential, and started with the API's URL and a
  * credential it announces itself, answers /readyz with how test commands are isolated, and stops
- * cleanly on SIGTERM.
+ * cleanly on SIGTERM; behind a load balancer with no API yet it keeps asking, saying why (issue 27).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { startBalancer } from '../../../scripts/lib/balancer';
 import { freePort } from '../../../scripts/lib/ports';
 import { requireTestEnv } from '../../support/env';
 import type { Pool } from 'pg';
@@ -113,6 +115,87 @@ test('the executor announces itself to the API, says how it isolates runs on /re
     expect(await p.exited).toBe(0);
   } finally {
     p.child.kill('SIGKILL');
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}, 90_000);
+
+/** Waits until `done`, every 100 ms, for at most `ms`. */
+async function until(done: () => boolean, ms: number): Promise<void> {
+  for (const end = Date.now() + ms; !done() && Date.now() < end;)
+    await new Promise((r) => setTimeout(r, 100));
+}
+
+// Issue 27: the multi-replica stack's balancer (scripts/lib/balancer.ts) in front of an API that is
+// not there yet. Its backend closes each connection unanswered, then (the API up) forwards to it.
+// Before the fix the executor's first announce stayed unsettled, nothing held the event loop, and the
+// process exited with code 0 before announcing, having said nothing.
+test('announcing through a load balancer with no API behind it yet: the executor keeps asking, says why once in a while, and announces once the API is there', async () => {
+  let unanswered = 0;
+  let behind: number | null = null; // the API's port, once it is up
+  const backend = net.createServer((socket) => {
+    socket.on('error', () => socket.destroy());
+    if (behind === null) {
+      unanswered += 1;
+      socket.destroy();
+      return;
+    }
+    const upstream = net.connect(behind, '127.0.0.1');
+    upstream.on('error', () => socket.destroy());
+    upstream.on('close', () => socket.destroy());
+    socket.on('close', () => upstream.destroy());
+    socket.pipe(upstream).pipe(socket);
+  });
+  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+  const balancer = await startBalancer(await freePort(), [(backend.address() as net.AddressInfo).port]);
+  const balancerUrl = `http://127.0.0.1:${balancer.port}`;
+  const port = await freePort();
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'executor-balancer-'));
+  fs.chmodSync(root, 0o711);
+  const name = `balanced-${Date.now()}`;
+  const p = start({
+    RAILYARD_EXECUTOR_API_URL: balancerUrl,
+    RAILYARD_EXECUTOR_TOKEN: await api.issue(name),
+    RAILYARD_EXECUTOR_WORK_ROOT: path.join(root, 'work'),
+    RAILYARD_EXECUTOR_HEALTH_PORT: String(port),
+    RAILYARD_SHUTDOWN_GRACE_SECONDS: '1',
+    ...(testSandbox() === null ? { RAILYARD_EXECUTOR_UNSANDBOXED: '1' } : {}),
+  });
+  try {
+    // Two closed announces (the first of a process may wait for its 5 s deadline: Node's fetch) and
+    // the reason said, or the process gone.
+    await until(
+      () => (unanswered >= 2 && /not announced/.test(p.output())) || p.child.exitCode !== null,
+      40_000,
+    );
+    expect(p.child.exitCode).toBeNull();
+    const failures = p.output().match(/railyard executor: not announced to .*/g) ?? [];
+    // Said once, not at every retry (the next after 30 s), with the reason.
+    expect(failures).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `not announced to ${balancerUrl} yet \\(attempt 1, \\d+ s\\), asking again: announcing this executor` +
+            '( at \\S+ failed: fetch failed \\(.+\\)|: \\S+ gave no answer within \\d+ ms)$',
+        ),
+      ),
+    ]);
+    behind = Number(new URL(api.url).port);
+    let body: Record<string, unknown> | undefined;
+    for (const end = Date.now() + 30_000; Date.now() < end && !body;) {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null);
+      if (res?.status === 200) body = (await res.json()) as Record<string, unknown>;
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(body).toMatchObject({ status: 'ready', name, api: balancerUrl });
+    expect(p.output()).toMatch(new RegExp(`announced to ${balancerUrl} after \\d+ attempts`));
+    expect(p.output()).toMatch(new RegExp(`executor "${name}" taking test runs from ${balancerUrl}`));
+    const listed = (await createExecutorCredentials(pool).list()).find((e) => e.name === name);
+    expect(listed?.announced).toMatchObject({ slots: 4, host: os.hostname() });
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+  } finally {
+    p.child.kill('SIGKILL');
+    await balancer.close();
+    backend.close();
     fs.rmSync(root, { recursive: true, force: true });
   }
 }, 90_000);
