@@ -21,6 +21,8 @@ import { createRepositoryOwnerStore, rememberingOwnership } from '../stores/repo
 import { createRunLogStore } from '../test-runs/store/run-logs';
 import { createTestBranchDeleter } from './merge-queue/git-activities';
 import { createSideEffectActivities } from './side-effects';
+import { createStalledChecksAnnouncer } from './events/stalled-checks';
+import { publicUrlOf } from '../platform/public-url';
 import type { DeliveryRetryPolicy } from '../webhooks/types';
 
 export interface ActivityDeps extends MergeQueueActivityDeps {
@@ -65,6 +67,14 @@ export function createActivities(deps: ActivityDeps) {
     ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
     ...(deps.webhookRetry ? { webhookRetry: deps.webhookRetry } : {}),
   });
+  // Not an activity: the side effects call it after a refresh that reports stalled checks.
+  const announceStalledChecks = createStalledChecksAnnouncer({
+    pool: deps.pool,
+    client: deps.client,
+    taskQueue: deps.taskQueue,
+    ...(deps.webhookRetry ? { retry: deps.webhookRetry } : {}),
+    publicUrl: publicUrlOf(deps.publicUrl),
+  });
   return {
     ...createPingActivities(deps),
     ...createPresentationActivities({
@@ -93,7 +103,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createSideEffectActivities({
       appendTransitions: (input) => events.appendTransitions(input),
       notifyPullRequest: (input) => mergeQueue.notifyPullRequest(input),
-      refreshPullRequestDetails: (input) => mergeQueue.refreshPullRequestDetails(input),
+      refreshPullRequestDetails: async (input) => {
+        await mergeQueue.refreshPullRequestDetails(input);
+        // Stalled checks also go out as a webhook (pull_request.checks_stalled), once per key.
+        if (input.refresh.stalledChecks) await announceStalledChecks(input);
+      },
       deleteTestBranch: createTestBranchDeleter(deps.gitHost),
     }),
   };

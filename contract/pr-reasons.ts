@@ -12,6 +12,7 @@
  * names only (tests, files, statuses, API key names), never a log line or a secret.
  */
 import type { PrState } from '../engine';
+import type { StalledChecks } from './pull-request-messages';
 import { PR_STATE_LEADS, reasonClause } from './words';
 
 export const MAX_DETAIL_NAMES = 10;
@@ -118,6 +119,27 @@ export function explainState(input: ExplainInput): string {
     why = 'it was submitted and is being checked for readiness';
   else why = detailedClause(input.reason, input.detail, input.targetBranch);
   return `${PR_STATE_LEADS[input.state]}: ${why}.`;
+}
+
+/** The prefix of a test branch `<prefix>pr-<n>/<run id>` (git/names.ts); the branch itself otherwise. */
+export function testBranchPrefixOf(branch: string): string {
+  return /^(.*?)pr-\d+\/[^/]+$/.exec(branch)?.[1] || branch;
+}
+
+/**
+ * Stalled required checks as one sentence (the PR's record, its comment, the queue page, the webhook):
+ * which checks, since when, and the likely cause with what to change.
+ */
+export function stalledChecksSentence(s: StalledChecks): string {
+  const names = s.checks.map((c) => `\`${c}\``).join(', ');
+  const which = s.checks.length === 1 ? `Required check ${names} has` : `Required checks ${names} have`;
+  const prefix = testBranchPrefixOf(s.testBranch);
+  const minutes = `${s.graceMinutes} minute${s.graceMinutes === 1 ? '' : 's'}`;
+  const cause =
+    s.cause === 'nothing_reported'
+      ? `no check at all reported on it, so most likely no CI workflow is triggered on the test-branch prefix \`${prefix}\` (GitHub Actions: \`on: push: branches: ['${prefix}**']\`)`
+      : 'CI reported other checks on it, so most likely the required check is not produced on branches (a job that runs only on pull requests, or a check named differently)';
+  return `${which} not started ${minutes} after the test branch \`${s.testBranch}\` was pushed: ${cause}; the testing timeout still ends the run.`;
 }
 
 /** Bounds a list of names for a detail: at most MAX_DETAIL_NAMES, each at most MAX_DETAIL_TEXT long. */

@@ -72,6 +72,8 @@ function applyTransition(record: PullRequestRecord, n: PrTransitionNotice): void
   if (n.testedOn) record.testedOn = n.testedOn;
   if (n.mergedAs) record.mergedAs = n.mergedAs;
   if (t.convictedBy && t.convictedBy.length > 0) record.convictedBy = [...t.convictedBy];
+  // A stall is about the run the PR was in: any move ends the report.
+  delete record.stalledChecks;
   record.timeline.push(t);
   if (record.timeline.length > MAX_TIMELINE) record.timeline.splice(1, 1);
 }
@@ -81,6 +83,8 @@ function applyRefresh(record: PullRequestRecord, r: PrDetailsRefresh): boolean {
   if (isTerminal(record.state)) return false;
   record.details = { ...r.details, headSha: r.details.headSha || record.details?.headSha || '' };
   if (r.testedOn) record.testedOn = r.testedOn;
+  if (r.stalledChecks) record.stalledChecks = r.stalledChecks;
+  else if (r.stalledChecks === null) delete record.stalledChecks;
   return true;
 }
 

@@ -5,9 +5,24 @@
  * ended.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { PrState } from '../engine';
+import type { PrState, StallCause } from '../engine';
 import type { QueueKey } from './ids';
 import type { ReasonDetail } from './pr-reasons';
+
+/**
+ * Required checks of the PR's test run that have not started within the queue's grace after its test
+ * branch was pushed (engine/stalled-checks.ts): a report, not a verdict (the testing timeout still ends
+ * the run). Cleared when they start or the PR moves on.
+ */
+export interface StalledChecks {
+  /** The required checks without any check run or status (at most MAX_DETAIL_NAMES). */
+  checks: string[];
+  cause: StallCause;
+  /** When the grace ended (epoch ms). */
+  since: number;
+  testBranch: string;
+  graceMinutes: number;
+}
 
 export interface Readiness {
   hasImpactedTargets: boolean;
@@ -122,6 +137,8 @@ export interface PullRequestRecord {
   mergedAs?: string | null;
   /** Failed as the culprit of a bisection: the runs that convicted it (its last such transition's). */
   convictedBy?: string[];
+  /** Its test run's required checks that have not started (absent: none stalled). */
+  stalledChecks?: StalledChecks;
 }
 
 /** Ends with the submission, answering its final record. */
@@ -145,6 +162,8 @@ export interface PrDetailsRefresh {
   details: PrDetails;
   /** The run's test branch, once built (the transition to testing comes before the build). */
   testedOn?: TestedOn;
+  /** Its run's required checks stalled (set), or started after all (null); absent: unchanged. */
+  stalledChecks?: StalledChecks | null;
 }
 
 export const prDetailsSignal = defineSignal<[PrDetailsRefresh]>('prDetails');

@@ -13,6 +13,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PrState, QueueConfigPatch, RequestedStatus } from '../engine';
 import type { QueueKey } from './ids';
+import type { StalledChecks } from './pull-request-messages';
 import type { RunCommandResult } from './test-run-messages';
 
 /**
@@ -48,6 +49,12 @@ export interface RunnerSettings {
    * executor runs the command in a network namespace of its own: loopback only.
    */
   testNetwork?: boolean;
+  /**
+   * Minutes after a test branch is pushed to a host with checks (GitHub) within which each required
+   * check must have started, else it is reported stalled (engine/stalled-checks.ts); 0 turns the report
+   * off. railyard's own (issue 28); absent = DEFAULT_STALL_GRACE_MINUTES.
+   */
+  stalledCheckGraceMinutes?: number;
 }
 
 export interface QueueWorkflowInput {
@@ -201,6 +208,8 @@ export interface TestRunDetails {
   statuses: CommitStatusReport[];
   impactedTargets: string[] | 'ALL' | null;
   impactedTargetsForTestedPrs: string[] | 'ALL' | null;
+  /** Its required checks that have not started within the queue's grace (stall-watch.ts); absent: none. */
+  stalledChecks?: StalledChecks;
 }
 
 export const submitUpdate = defineUpdate<SubmitResult, [SubmitInput]>('submitPullRequest');

@@ -27,14 +27,23 @@ export const TEST_CASE_EVENT_TYPES = [
 ] as const;
 export type TestCaseEventType = (typeof TEST_CASE_EVENT_TYPES)[number];
 
+/**
+ * railyard's own PR events, not transitions (Trunk has none): a testing PR's required checks that have
+ * not started within the queue's grace (stalled-check-events.ts).
+ */
+export const RAILYARD_PR_EVENT_TYPES = ['pull_request.checks_stalled'] as const;
+export type RailyardPrEventType = (typeof RAILYARD_PR_EVENT_TYPES)[number];
+
 export type PullRequestEventType = `pull_request.${PullRequestAction}`;
 export type BatchEventType = `pull_request_batch.${BatchAction}`;
-export type WebhookEventType = PullRequestEventType | BatchEventType | TestCaseEventType;
+export type WebhookEventType =
+  PullRequestEventType | BatchEventType | TestCaseEventType | RailyardPrEventType;
 
 export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   ...PULL_REQUEST_ACTIONS.map((a): PullRequestEventType => `pull_request.${a}`),
   ...BATCH_ACTIONS.map((a): BatchEventType => `pull_request_batch.${a}`),
   ...TEST_CASE_EVENT_TYPES,
+  ...RAILYARD_PR_EVENT_TYPES,
 ];
 
 export function isWebhookEventType(value: string): value is WebhookEventType {

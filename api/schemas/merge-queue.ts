@@ -251,6 +251,18 @@ export const TestingDetails = z.object({
   impactedTargets: z.array(z.string()).optional(),
   impactedTargetsForTestedPrs: z.array(z.string()).optional(),
   dependentPrs: z.array(z.number()).optional(),
+  stalledChecks: z
+    .object({
+      checks: z.array(z.string()),
+      cause: z.enum(['nothing_reported', 'not_produced']),
+      since: z.string(),
+      graceMinutes: z.number(),
+      text: z.string(),
+    })
+    .optional()
+    .describe(
+      "railyard's extension: the required checks that have not started (no check run or status at all) within the queue's stalledCheckGraceMinutes after the test branch was pushed, the likely cause and a sentence saying so. Absent when none.",
+    ),
 });
 export type TestingDetails = z.infer<typeof TestingDetails>;
 

@@ -93,6 +93,19 @@ export const RecordExplanation = {
     .describe(
       "railyard's extension, on a PR the queue merged: the git tree id the target branch held right after the landing; differs from testedTree only if the branch was changed outside the queue (or rebased in parallel mode, reasonDetail.rebased). Absent otherwise.",
     ),
+  stalledChecks: z
+    .object({
+      checks: z.array(z.string()),
+      cause: z.enum(['nothing_reported', 'not_produced']),
+      since: z.string(),
+      testBranch: z.string(),
+      graceMinutes: z.number(),
+      text: z.string(),
+    })
+    .optional()
+    .describe(
+      "railyard's extension, while it is tested on GitHub: the required checks of its test run that have not started (no check run or status at all) within the queue's stalledCheckGraceMinutes after the test branch was pushed, the likely cause (`nothing_reported`: no CI workflow runs on the test-branch prefix; `not_produced`: CI ran other checks, not this one, on the branch) and a sentence saying so. A report only: testingTimeoutMinutes still ends the run. Absent otherwise.",
+    ),
   convictedBy: z
     .array(z.string())
     .optional()

@@ -7,7 +7,8 @@
  * durations and depths at least 0 (0 turns the testing timeout off), and each has an upper bound
  * (limits.ts) so no queue asks the shared worker for more than it should. Trunk's live-only settings that
  * Terraform sends are accepted and ignored, so its requests do not fail. railyard's own settings
- * (landingMode, testBranchPrefix, testNetwork, batchingMode, batchingRunsPerPrTarget) are fields
+ * (landingMode, testBranchPrefix, testNetwork, batchingMode, batchingRunsPerPrTarget,
+ * stalledCheckGraceMinutes) are fields
  * Trunk's clients never send, so omitting them keeps what is set; createQueue also takes
  * testNetwork. Response schemas carry no transforms: the serializer encodes through them.
  */
@@ -16,7 +17,9 @@ import { CONTROL_OR_LONE_SURROGATE } from '../../contract';
 import {
   BATCHING_MODES,
   DEFAULT_RUNS_PER_PR_TARGET,
+  DEFAULT_STALL_GRACE_MINUTES,
   MAX_RUNS_PER_PR_TARGET,
+  MAX_STALL_GRACE_MINUTES,
   MIN_RUNS_PER_PR_TARGET,
 } from '../../engine';
 import { looseEnum, QueueRequest } from './common';
@@ -52,6 +55,8 @@ const TEST_NETWORK =
 /** railyard's batchingMode and batchingRunsPerPrTarget (docs/api-compat.md, "Adaptive batching"). */
 const BATCHING_MODE =
   "how batches are sized: `fixed` (Trunk's: batches of batchingMinSize, concurrency deep; the default) or `adaptive` (the queue picks the batch size, up to batchingMinSize, and the depth, up to concurrency, from its measured failure rate and backlog).";
+/** railyard's stalledCheckGraceMinutes (docs/github.md, "Stalled checks"). */
+const STALL_GRACE = `minutes after a test branch is pushed to GitHub within which each required check must have started (any check run or status of its name), else the PR, the queue page and a webhook report it stalled; the testing timeout still ends the run. 0 turns the report off (0 to ${MAX_STALL_GRACE_MINUTES}; default ${DEFAULT_STALL_GRACE_MINUTES}).`;
 const RUNS_PER_PR_TARGET = `adaptive batching only: the most test runs per merged PR its plan may cost under load (${MIN_RUNS_PER_PR_TARGET} to ${MAX_RUNS_PER_PR_TARGET}; default ${DEFAULT_RUNS_PER_PR_TARGET}).`;
 /** A test-branch prefix: branch-name characters, ending in "/", not under refs/ (names.ts checks it again). */
 export const TEST_BRANCH_PREFIX_PATTERN =
@@ -120,6 +125,7 @@ export const QueueSettings = z.object({
   testNetwork: z.boolean().describe(`railyard's: ${TEST_NETWORK}`),
   batchingMode: z.enum(BATCHING_MODES).describe(`railyard's: ${BATCHING_MODE}`),
   batchingRunsPerPrTarget: z.number().describe(`railyard's: ${RUNS_PER_PR_TARGET}`),
+  stalledCheckGraceMinutes: z.number().describe(`railyard's: ${STALL_GRACE}`),
 });
 export type QueueSettings = z.infer<typeof QueueSettings>;
 
@@ -228,6 +234,9 @@ export const UpdateQueueRequest = withExample(
       .max(MAX_RUNS_PER_PR_TARGET, { message: `must be at most ${MAX_RUNS_PER_PR_TARGET}` })
       .optional()
       .describe(`railyard's: ${RUNS_PER_PR_TARGET}`),
+    stalledCheckGraceMinutes: between(0, MAX_STALL_GRACE_MINUTES)
+      .optional()
+      .describe(`railyard's: ${STALL_GRACE}`),
     ...IgnoredSettings,
   }).superRefine((body, ctx) => {
     if (body.deleteRequiredStatuses === true && (body.requiredStatuses?.length ?? 0) > 0) {

@@ -9,7 +9,13 @@
  * none); the timeline is newest first, reasons in lower case as Trunk's timelines show them, with
  * the per-kind objects trunk-compat §1.4 names (notReady, failure, cancellation, merged, testsPassed).
  */
-import { explainState, type PullRequestRecord, type ReasonDetail, type TimelineEntry } from '../../contract';
+import {
+  explainState,
+  stalledChecksSentence,
+  type PullRequestRecord,
+  type ReasonDetail,
+  type TimelineEntry,
+} from '../../contract';
 import type { TimelineItem } from '../schemas/pr-record';
 
 export interface RecordLinks {
@@ -62,6 +68,19 @@ export function explanationOf(record: PullRequestRecord, links: RecordLinks, tar
     decidedByTestRun: last?.testRunId ?? null,
     ...(detail?.kind === 'landing' ? { testedTree: detail.testedTree, landedTree: detail.landedTree } : {}),
     ...(record.convictedBy && record.convictedBy.length > 0 ? { convictedBy: [...record.convictedBy] } : {}),
+    ...(record.stalledChecks ? { stalledChecks: stalledChecksOf(record.stalledChecks) } : {}),
+  };
+}
+
+/** railyard's extension: its test run's required checks that have not started (stall-watch.ts). */
+function stalledChecksOf(s: NonNullable<PullRequestRecord['stalledChecks']>) {
+  return {
+    checks: [...s.checks],
+    cause: s.cause,
+    since: iso(s.since),
+    testBranch: s.testBranch,
+    graceMinutes: s.graceMinutes,
+    text: stalledChecksSentence(s),
   };
 }
 

@@ -15,9 +15,11 @@ import {
   DEFAULT_BATCHING_MODE,
   DEFAULT_PRIORITY,
   DEFAULT_RUNS_PER_PR_TARGET,
+  DEFAULT_STALL_GRACE_MINUTES,
   priorityName,
   type QueueConfigPatch,
 } from '../../engine';
+import { stalledChecksSentence } from '../../contract';
 import type {
   CommitStatusReport,
   PullRequestRecord,
@@ -99,6 +101,8 @@ export function queueSettings(s: QueueSettingsSnapshot): QueueSettings {
     // Absent from workers older than the setting, and in snapshots projected before it: fixed.
     batchingMode: s.batchingMode ?? DEFAULT_BATCHING_MODE,
     batchingRunsPerPrTarget: s.batchingRunsPerPrTarget ?? DEFAULT_RUNS_PER_PR_TARGET,
+    // Absent until a queue sets it: the default.
+    stalledCheckGraceMinutes: s.stalledCheckGraceMinutes ?? DEFAULT_STALL_GRACE_MINUTES,
   };
 }
 
@@ -158,6 +162,7 @@ export function updateQueueInput(request: UpdateQueueRequest): UpdateQueueInput 
     'landingMode',
     'testBranchPrefix',
     'testNetwork',
+    'stalledCheckGraceMinutes',
   ] as const satisfies readonly (keyof RunnerSettings & keyof UpdateQueueRequest)[];
   const config = definedOf(request, configKeys) as QueueConfigPatch;
   const runner = definedOf(request, runnerKeys) as Partial<RunnerSettings>;
@@ -281,6 +286,17 @@ export function testingDetails(run: TestRunDetails, key: TestingDetailsRequest):
     ...(impactedTargets ? { impactedTargets } : {}),
     ...(forTested ? { impactedTargetsForTestedPrs: forTested } : {}),
     dependentPrs: run.dependentPrs,
+    ...(run.stalledChecks
+      ? {
+          stalledChecks: {
+            checks: [...run.stalledChecks.checks],
+            cause: run.stalledChecks.cause,
+            since: iso(run.stalledChecks.since),
+            graceMinutes: run.stalledChecks.graceMinutes,
+            text: stalledChecksSentence(run.stalledChecks),
+          },
+        }
+      : {}),
   };
 }
 

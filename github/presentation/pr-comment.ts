@@ -19,6 +19,7 @@
 import {
   detailedClause,
   prStateWord,
+  testBranchPrefixOf,
   type Presentation,
   type PullRequestRecord,
   type ReasonDetail,
@@ -105,7 +106,7 @@ export function presentedState(
     case 'testing':
       return {
         headline: '🧪 Testing',
-        detail: `CI is checking ${testedOnText(record)}${runOf(record)}.`,
+        detail: `CI is checking ${testedOnText(record)}${runOf(record)}.${stalledText(record)}`,
         checkRun: inProgress,
         announce: false,
       };
@@ -153,6 +154,20 @@ export function presentedState(
 function runOf(record: PullRequestRecord): string {
   const last = record.timeline.at(-1);
   return last?.testRunId ? ` (test run ${code(last.testRunId, 80)})` : '';
+}
+
+/** Its run's required checks that have not started (stall-watch.ts), names inert; '' when none. */
+function stalledText(record: PullRequestRecord): string {
+  const s = record.stalledChecks;
+  if (!s) return '';
+  const names = s.checks.map((c) => code(c, 100)).join(', ');
+  const which = s.checks.length === 1 ? `required check ${names} has` : `required checks ${names} have`;
+  const prefix = testBranchPrefixOf(s.testBranch);
+  const cause =
+    s.cause === 'nothing_reported'
+      ? `no check at all reported on the test branch: most likely no CI workflow is triggered on the test-branch prefix ${code(prefix)}`
+      : 'CI reported other checks on the test branch: most likely the required check is not produced on branches (it runs only on pull requests, or is named differently)';
+  return `\n\n⚠️ **Stalled:** the ${which} not started ${s.graceMinutes} min after the test branch was pushed; ${cause}. The testing timeout still ends the run.`;
 }
 
 /**

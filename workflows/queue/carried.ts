@@ -11,7 +11,7 @@
  * written.
  */
 import type { TransitionEvent } from '../../events/types';
-import type { EngineEvent, QueueState } from '../../engine';
+import type { EngineEvent, QueueState, StallCause } from '../../engine';
 import type {
   AdmissionState,
   CommitMessage,
@@ -84,6 +84,10 @@ export interface RunMeta {
   detail?: ReasonDetail;
   /** Its result, when it arrived while the run was still building (run-result.ts). */
   early?: TestRunFinishedNotice['result'];
+  /** When its branch was pushed, for a run whose checks the host keeps (GitHub): stall-watch.ts. */
+  pushedAt?: number;
+  /** Its required checks reported as not started (stall-watch.ts); absent: none. */
+  stall?: { checks: string[]; cause: StallCause; since: number };
 }
 
 export interface Carried {

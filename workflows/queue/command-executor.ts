@@ -149,6 +149,8 @@ export class CommandExecutor {
               run.runner = 'statuses';
               run.required = { contexts: built.checks.contexts, source: built.checks.source };
             }
+            // The host's CI should start its checks from now on (stall-watch.ts).
+            if (built.checks) run.pushedAt = Date.now();
             run.status = 'in_progress';
             this.ctx.push({ type: 'testRunStarted', runId: run.runId, baseSha: built.baseSha });
             // Its PRs' records (and live comments) name the commit CI now checks.

@@ -9,7 +9,7 @@
  * what the engine decides comes back to them only through commands the drain loop routes.
  */
 import type { EngineEvent } from '../../engine';
-import type { QueueKey, TestedOn } from '../../contract';
+import type { QueueKey, StalledChecks, TestedOn } from '../../contract';
 import type { Carried } from './carried';
 
 export interface QueueContext {
@@ -27,7 +27,7 @@ export interface QueueContext {
    * Tells the PR's record that its details changed between transitions (pr-notifier.ts `refresh`):
    * called by whoever changed a waiting PR's readiness.
    */
-  refreshDetails(pr: number, testedOn?: TestedOn): void;
+  refreshDetails(pr: number, testedOn?: TestedOn, stalledChecks?: StalledChecks | null): void;
   /**
    * Few signals arrive now (signal-rate.ts): short work may run as a local activity, inside the
    * workflow task that starts it, without Temporal failing that task for the signals it buffers.

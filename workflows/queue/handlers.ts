@@ -41,6 +41,7 @@ import { Admissions, headMoved } from './admission';
 import { bounded, holdHint, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
 import type { QueueContext } from './context';
 import { settingsOf, snapshotOf, testRunDetailsOf } from './projections';
+import { judgeStall } from './stall-watch';
 import { judgeStatuses } from './status-verdict';
 import type { HostReader } from './host-reader';
 import type { SignalRate } from './signal-rate';
@@ -191,6 +192,7 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
     if (!run) return;
     run.statuses = bounded([...run.statuses, report], 200);
     judgeStatuses(queue, run);
+    judgeStall(queue, run);
   });
 
   setHandler(hostHintSignal, (h) => {

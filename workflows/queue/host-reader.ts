@@ -27,6 +27,7 @@ import { bounded, type RunMeta } from './carried';
 import type { QueueContext } from './context';
 import { mergeabilityOf } from './enqueue';
 import { closeLeftoverTestPrs } from './leftover-test-prs';
+import { judgeStall } from './stall-watch';
 import { judgeStatuses } from './status-verdict';
 
 const MAX_PR_READS = 100;
@@ -65,9 +66,13 @@ export class HostReader {
     if (!sha) return;
     this.once(`checks:${run.runId}`, async () => {
       const reports = await git.readChecks({ repo: this.ctx.key.repo, sha });
-      if (reports === null || run.status !== 'in_progress') return;
-      run.statuses = bounded(reports, 200);
-      judgeStatuses(this.ctx, run);
+      if (run.status !== 'in_progress') return;
+      if (reports !== null) {
+        run.statuses = bounded(reports, 200);
+        judgeStatuses(this.ctx, run);
+      }
+      // Whether its required checks have started (stall-watch.ts), on what the run now holds.
+      judgeStall(this.ctx, run);
     });
   }
 

@@ -9,7 +9,7 @@
  */
 import type { TransitionEvent } from '../../events/types';
 import { parsePriority, priorityName, type NotifyPr } from '../../engine';
-import type { Presentation, PrTransitionNotice, TestedOn } from '../../contract';
+import type { Presentation, PrTransitionNotice, StalledChecks, TestedOn } from '../../contract';
 import { detailsOf } from './carried';
 import type { QueueContext } from './context';
 import type { SideEffects } from './side-effects';
@@ -73,7 +73,7 @@ export class PrNotifier {
    * Nothing when a transition of it is about to be sent anyway (it carries the details), or before
    * its record exists.
    */
-  refresh(pr: number, testedOn?: TestedOn): void {
+  refresh(pr: number, testedOn?: TestedOn, stalledChecks?: StalledChecks | null): void {
     const meta = this.ctx.carried.prs[String(pr)];
     if (!meta || meta.notified === 0 || this.notices.has(pr)) return;
     const entry = this.ctx.carried.engine.entries.find((e) => e.pr === pr);
@@ -92,6 +92,7 @@ export class PrNotifier {
       afterSeq: meta.notified,
       details,
       ...(testedOn ? { testedOn } : {}),
+      ...(stalledChecks !== undefined ? { stalledChecks } : {}),
     };
     this.effects.refresh(workflow, refresh);
   }

@@ -2,7 +2,7 @@
  * Read projections for the queue workflow's queries: the queue as getQueue answers it and one test run
  * as getMergeQueueTestingDetails answers it. Pure functions of the carried state.
  */
-import { enqueuedPullRequests, testRuns, type QueueState } from '../../engine';
+import { DEFAULT_STALL_GRACE_MINUTES, enqueuedPullRequests, testRuns, type QueueState } from '../../engine';
 import type { Carried, RunMeta } from './carried';
 import type { QueueSettingsSnapshot, QueueSnapshot, TestRunDetails } from '../../contract';
 
@@ -91,5 +91,14 @@ export function testRunDetailsOf(c: Carried, run: RunMeta): TestRunDetails {
     statuses: run.statuses,
     impactedTargets: targetsOf(c.engine, [...run.ahead, ...run.prs]),
     impactedTargetsForTestedPrs: targetsOf(c.engine, run.prs),
+    ...(run.stall && run.branchName
+      ? {
+          stalledChecks: {
+            ...run.stall,
+            testBranch: run.branchName,
+            graceMinutes: c.runner.stalledCheckGraceMinutes ?? DEFAULT_STALL_GRACE_MINUTES,
+          },
+        }
+      : {}),
   };
 }

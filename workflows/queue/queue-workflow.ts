@@ -1,7 +1,7 @@
 /**
  * queueWorkflow: one per (organisation, repository, target branch). An entity workflow: handlers push
  * events (handlers.ts), the loop below feeds them to the engine (runtime.ts) and sleeps until the next
- * event, the engine's next tick or the next not-ready recheck (not-ready-recheck.ts). It continues as new when Temporal suggests it (or past the test
+ * event, the engine's next tick, the next not-ready recheck (not-ready-recheck.ts) or the end of a run's grace for its checks to start (stall-watch.ts). It continues as new when Temporal suggests it (or past the test
  * threshold), carrying its state (carry-codec.ts): first it stops taking changes and reading hints, so the work in
  * flight ends however busy the queue is (closeForContinueAsNew); test runs are separate workflows, so
  * they survive that. It ends when the queue is deleted (only when empty).
@@ -20,6 +20,7 @@ import { decodeCarried, encodeCarried, type EncodedCarried } from './carry-codec
 import { registerHandlers } from './handlers';
 import { NotReadyRecheck } from './not-ready-recheck';
 import { QueueRuntime } from './runtime';
+import { StallWatch } from './stall-watch';
 import { WakeTimer } from './wake-timer';
 
 function shouldContinueAsNew(input: QueueWorkflowInput): boolean {
@@ -64,6 +65,7 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
   };
   const rt = new QueueRuntime(input.key, c, { appendMaximumIntervalMs: input.appendMaximumIntervalMs });
   const recheck = new NotReadyRecheck(rt);
+  const stalls = new StallWatch(rt, (run) => rt.hosts.readChecks(run));
   registerHandlers(rt, rt.delivered);
   // Hints the previous run held while it continued as new: read now.
   const held = c.heldHints ?? [];
@@ -109,7 +111,8 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     // The engine's wake-up time lives in its state, so it survives continue-as-new.
     const wakeAt: number | null = c.engine.wakeAt !== tickedFor ? c.engine.wakeAt : null;
     const recheckAt = recheck.nextAt();
-    const next = Math.min(wakeAt ?? Infinity, recheckAt ?? Infinity);
+    const stallAt = stalls.nextAt();
+    const next = Math.min(wakeAt ?? Infinity, recheckAt ?? Infinity, stallAt ?? Infinity);
     timer.set(Number.isFinite(next) ? next : null);
     await condition(() => rt.hasWork || c.deleted || shouldContinueAsNew(input) || timer.due);
     timer.consume();
@@ -118,6 +121,7 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
       rt.push({ type: 'tick' });
     }
     if (recheckAt !== null && Date.now() >= recheckAt) recheck.run();
+    if (stallAt !== null && Date.now() >= stallAt) stalls.run();
     rt.drain();
     setCurrentDetails(describe(c, input));
     if (c.deleted && c.engine.entries.length === 0) {

@@ -12,7 +12,7 @@
  */
 import { log, uuid4 } from '@temporalio/workflow';
 import { decide, type EngineCommand, type EngineEvent } from '../../engine';
-import type { QueueKey, TestedOn } from '../../contract';
+import type { QueueKey, StalledChecks, TestedOn } from '../../contract';
 import { bounded, type Carried, MAX_FINISHED_RUNS } from './carried';
 import { CommandExecutor } from './command-executor';
 import type { QueueContext } from './context';
@@ -89,8 +89,8 @@ export class QueueRuntime implements QueueContext {
       });
   }
 
-  refreshDetails(pr: number, testedOn?: TestedOn): void {
-    this.notifier.refresh(pr, testedOn);
+  refreshDetails(pr: number, testedOn?: TestedOn, stalledChecks?: StalledChecks | null): void {
+    this.notifier.refresh(pr, testedOn, stalledChecks);
   }
 
   drain(): void {

@@ -17,6 +17,8 @@ export interface RunGroup {
   readonly base: readonly string[];
   /** The PRs this run decides, on top. */
   readonly tested: readonly { readonly prNumber: number; readonly title: string }[];
+  /** Its required checks that have not started, as a sentence (issue 28); absent: none stalled. */
+  readonly stalled?: string;
 }
 
 export function drawRuns(
@@ -31,5 +33,6 @@ export function drawRuns(
     startedAt: run.createdAt,
     base: [targetBranch, ...(run.dependentPrs ?? []).map((n) => `#${n}`)],
     tested: run.testedPullRequests.map((p) => ({ prNumber: p.prNumber, title: p.title })),
+    ...(run.stalledChecks ? { stalled: run.stalledChecks.text } : {}),
   }));
 }

@@ -1,5 +1,6 @@
 /**
- * Stories of what CI says on GitHub (fakehub): a required check failing, one never reporting, where the
+ * Stories of what CI says on GitHub (fakehub): a required check failing, one never reporting (reported
+ * stalled after the queue's grace, then timed out), where the
  * required checks come from (queue, `.trunk/trunk.yaml`, branch protection, nowhere) and a batch that
  * bisection splits. The fake CI's verdicts are held back where the story needs an order of events.
  */
@@ -109,7 +110,7 @@ test('a failing required check fails its PR; the PR tested on top of it waits, i
   await testBranchesDeleted(h);
 }, 120_000);
 
-test('a required check that never reports times the run out, naming the missing check', async () => {
+test('a required check that never starts is reported stalled after the grace, then times the run out, naming the missing check', async () => {
   h = await newQueue({
     ci: (sha, branch, files) => {
       if (!branch.startsWith('trunk-merge/')) return verdict(files);
@@ -118,12 +119,35 @@ test('a required check that never reports times the run out, naming the missing 
       return null;
     },
   });
-  // 0.1 min = 6 s: the engine's deadline, not the harness, ends the run.
-  await h.createQueue({ concurrency: 1, testingTimeoutMinutes: 0.1 }, { requiredStatuses: ['test'] });
+  // A grace of 0.05 min = 3 s (the API takes whole minutes; the workflow any); 0.15 min = 9 s: the
+  // engine's deadline, not the harness, ends the run.
+  await h.createQueue(
+    { concurrency: 1, testingTimeoutMinutes: 0.15 },
+    { requiredStatuses: ['test'], stalledCheckGraceMinutes: 0.05 },
+  );
   const one = await h.openPr({ 'one.txt': '1\n' });
   await h.submit(one.number);
 
+  // Stalled while it is still testing: its record names the check and the likely cause (CI ran
+  // `lint` on the branch, so `test` is not produced there), within the grace and a read.
+  const stalled = await h.waitFor('PR 1 reported stalled', async () => {
+    const r = await h!.pr(one.number);
+    return r?.stalledChecks && r;
+  });
+  expect(stalled.state).toBe('testing');
+  expect(stalled.stalledChecks).toMatchObject({
+    checks: ['test'],
+    cause: 'not_produced',
+    graceMinutes: 0.05,
+  });
+  expect(stalled.stalledChecks!.testBranch).toMatch(/^trunk-merge\/pr-1\//);
+  expect(h.logs.some((l) => l.includes('required checks have not started'))).toBe(true);
+  // The queue page's runs (getTestRunsInProgress) say it too.
+  const stalledRun = await testRun(h, runIdsOf(stalled)[0]!);
+  expect(stalledRun.stalledChecks).toMatchObject({ checks: ['test'], cause: 'not_produced' });
+
   const failed = await h.settled(one.number);
+  expect(failed).not.toHaveProperty('stalledChecks');
   expect(failed).toMatchObject({ state: 'failed', reason: 'TEST_RUN_TIMEOUT' });
   const [runId] = runIdsOf(failed);
   const run = await testRun(h, runId!);

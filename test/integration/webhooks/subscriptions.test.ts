@@ -182,9 +182,10 @@ test('malformed ids are 400s; the event-type catalogue lists Trunk names', async
       'pull_request_batch.pending_failure',
       'test_case.status_changed',
       'test_case.quarantining_setting_changed',
+      'pull_request.checks_stalled',
     ]),
   );
-  expect(types).toHaveLength(14);
+  expect(types).toHaveLength(15);
 });
 
 test('without an API key → 401', async () => {

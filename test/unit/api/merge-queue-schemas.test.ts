@@ -238,6 +238,10 @@ describe('updateQueue', () => {
     [{ batch: 'true' }, "Field 'batch' must be a boolean."],
     [{ testNetwork: 'off' }, "Field 'testNetwork' must be a boolean."],
     [{ testNetwork: null }, "Field 'testNetwork' must be a boolean."],
+    [{ stalledCheckGraceMinutes: -1 }, "Field 'stalledCheckGraceMinutes' must be at least 0."],
+    [{ stalledCheckGraceMinutes: 1_441 }, "Field 'stalledCheckGraceMinutes' must be at most 1440."],
+    [{ stalledCheckGraceMinutes: 2.5 }, "Field 'stalledCheckGraceMinutes' must be an integer."],
+    [{ stalledCheckGraceMinutes: '5' }, "Field 'stalledCheckGraceMinutes' must be a number."],
     [{ requiredStatuses: 'ci' }, "Field 'requiredStatuses' must be an array."],
     [{ requiredStatuses: [''] }, "Field 'requiredStatuses[0]' must be at least 1 characters long."],
     [

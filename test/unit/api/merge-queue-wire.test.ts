@@ -42,6 +42,11 @@ describe('updateQueueInput', () => {
     ["railyard's testNetwork off", { testNetwork: false }, { config: {}, runner: { testNetwork: false } }],
     ["railyard's testNetwork on", { testNetwork: true }, { config: {}, runner: { testNetwork: true } }],
     [
+      "railyard's stalled-check grace (0: off)",
+      { stalledCheckGraceMinutes: 0 },
+      { config: {}, runner: { stalledCheckGraceMinutes: 0 } },
+    ],
+    [
       "railyard's adaptive batching: engine settings",
       { batch: true, batchingMode: 'ADAPTIVE', batchingRunsPerPrTarget: 0.6 },
       { config: { batch: true, batchingMode: 'adaptive', batchingRunsPerPrTarget: 0.6 } },
@@ -80,6 +85,11 @@ describe('adaptive batching settings', () => {
       wire.queueSettings({ ...SETTINGS, batchingMode: 'adaptive', batchingRunsPerPrTarget: 0.8 }),
     ).toMatchObject({ batchingMode: 'adaptive', batchingRunsPerPrTarget: 0.8 });
   });
+});
+
+test('getQueue answers the default stalled-check grace (5) for a queue that never set it, else its own', () => {
+  expect(wire.queueSettings(SETTINGS).stalledCheckGraceMinutes).toBe(5);
+  expect(wire.queueSettings({ ...SETTINGS, stalledCheckGraceMinutes: 0 }).stalledCheckGraceMinutes).toBe(0);
 });
 
 const SETTINGS: QueueSettingsSnapshot = {
