@@ -97,14 +97,19 @@ export class QueueRuntime implements QueueContext {
     const c = this.carried;
     // Whatever this drain changes, a view read after it is newer than one read before (ADR 0016).
     c.viewRevision = (c.viewRevision ?? 0) + 1;
+    const resubmitted = new Set<number>();
     while (c.inbox.length > 0) {
       const event = c.inbox.shift()!;
       const { state, commands } = decide(c.engine, event, { now: Date.now(), newId: uuid4 });
       c.engine = state;
       this.appliedSeq++;
       this.route(commands);
+      if (event.type === 'priorityChanged') resubmitted.add(event.pr);
     }
     this.notifier.flush();
+    // A resubmission's new priority or noBatch changes no state, so no transition carries it to the
+    // PR's record: its details go now (nothing released: no patch, histories recorded again).
+    for (const pr of resubmitted) this.notifier.refresh(pr);
     this.executor.cleanUpFinishedRuns();
     c.runs = bounded(c.runs, MAX_FINISHED_RUNS + c.engine.groups.length);
   }

@@ -321,7 +321,7 @@ describe('pull requests', () => {
   // Known defect, found on the real stack: a resubmission changes no state, so no transition reaches
   // the PR's record, which keeps the old priority and noBatch until the next one (the in-memory fake
   // updated it at once). Flip to `test` when the queue refreshes the record on a priority change.
-  test.failing("resubmission updates the PR's record as well", async () => {
+  test("resubmission updates the PR's record as well", async () => {
     const q = await newQueue({}, PAUSED);
     await q.submit(101, { priority: 'HIGH', noBatch: true });
     const before = await q.pr(101);
