@@ -30,7 +30,7 @@ import {
   type SubmitInput,
   type SubmitResult,
 } from '../../contract';
-import { git, localGit } from './activity-proxies';
+import { git } from './activity-proxies';
 import { bounded, MAX_REJECTED_ADMISSIONS, type PrMeta } from './carried';
 import type { QueueContext } from './context';
 import { enqueueSubmission, type SubmissionRequest } from './enqueue';
@@ -91,9 +91,11 @@ export class Admissions {
     const { key } = this.ctx;
     this.ctx.track(
       async () => {
-        // Quiet: inside the submit's workflow task, as a local activity (activity-proxies.ts).
-        const read = this.ctx.quiet ? localGit.readPullRequest : git.readPullRequest;
-        const snapshot = await read({ repo: key.repo, targetBranch: key.targetBranch, pr });
+        // A regular activity, never a local one: reads run side by side (a burst of submits) and beside
+        // the side effects' local activity, and local activities in flight together resolve on replay
+        // in scheduling order, not in the order they finished, so what the queue did after each would
+        // differ (a nondeterminism seen after a worker was killed; side-effects.ts keeps one at a time).
+        const snapshot = await git.readPullRequest({ repo: key.repo, targetBranch: key.targetBranch, pr });
         this.conclude(request, snapshot);
       },
       () =>

@@ -101,6 +101,9 @@ export class SideEffects {
     // deletions) and each effect is idempotent, so a call on a worker that died is simply made again
     // whole when the workflow task is retried elsewhere; it needs no heartbeat. The task stays open
     // while it runs: updates and queries wait that long (a call past the task timeout heartbeats it).
+    // One call at a time (`calling`), and the queue starts no other local activity: local activities in
+    // flight together resolve on replay in scheduling order, not in the order they finished, and what
+    // the workflow did after each would then differ (admission.ts).
     this.performLocal = proxyLocalActivities<Activities>({
       startToCloseTimeout: '1 minute',
       // Failed effects are reported, not thrown: only a call that threw is retried here.
