@@ -5,13 +5,14 @@
  *
  * A person signs in with an API key, watches the queue test a batch on top of main and merge it
  * while the page refreshes itself (no reload), opens the PR that failed and reads why, looks at the
- * queue's metrics, quarantines a flaky test from its page and sees the override. Each page is kept
- * as a screenshot under docs/screenshots/.
+ * queue's metrics, quarantines a flaky test from its page and sees the override, then reaches a
+ * healthy test from the repository's list of every test and reads why it is healthy. Each page is
+ * kept as a screenshot (docs/screenshots/ with TEST_UPDATE_SCREENSHOTS=1).
  *
  * On every page it visits, what a person reads is words (contract/words.ts), never a code
- * (ALL_CAPS_WITH_UNDERSCORES, snake_case) outside the whole record; every link of the queue and PR
- * pages answers 200, a PR that conflicted included (its run never started: no log link, the conflict
- * instead); /favicon.ico answers on every page.
+ * (ALL_CAPS_WITH_UNDERSCORES, snake_case) outside the whole record; every link of the queue, PR and
+ * flaky-test pages answers 200, a PR that conflicted included (its run never started: no log link,
+ * the conflict instead); /favicon.ico answers on every page.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -240,7 +241,22 @@ test('quarantine a flaky test from its page and see the override', async () => {
   await page.click('a:has-text("←")');
   await page.locator('[data-testid=quarantined] a:has-text("applies the discount")').waitFor();
   await expectWordsOnly();
+  await expectLinksAnswer();
   await screenshot(page, 'flaky-repository');
+
+  // Every test of the repository, a healthy one too, is reached by clicking from its page.
+  await page.click('[data-testid=all-tests] a');
+  await page.waitForURL(/\/ui\/flaky\/repository\/tests\?/);
+  expect(await page.locator('[data-testid=test-count]').textContent()).toContain('of 2,');
+  await expectWordsOnly();
+  await expectLinksAnswer();
+  await page.locator('[data-testid=tests] a:has-text("adds an item")').click();
+  await page.waitForURL(/\/ui\/flaky\/tests\//);
+  expect(await page.locator('[data-testid=test-status]').textContent()).toBe('healthy');
+  // Why it is healthy, in words: too few runs yet to judge it.
+  expect(await page.locator('[data-testid=status-evidence]').textContent()).toMatch(/^Healthy: .*judge/);
+  await expectWordsOnly();
+  await expectLinksAnswer();
 
   await page.click('button:has-text("Sign out")');
   await page.waitForURL(`${base}/ui/sign-in`);
