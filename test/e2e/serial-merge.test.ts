@@ -115,10 +115,14 @@ test('a landing whose commit no longer holds the tested tree is refused: LANDED_
   await h.createQueue({ concurrency: 1, mergeMethod: 'merge_commit' });
   h.openPr(1, { 'planted.txt': 'p\n' });
   await h.submit(1);
-  const branch = await h.waitFor('the test branch of PR 1, testing', async () => {
+  // Planted only once the queue holds the build's result (the record names the tested commit then): the
+  // build reads the tree it tested after pushing the branch, and a plant before that read was recorded
+  // as what was tested (a race a loaded fresh clone lost).
+  const branch = await h.waitFor('the test branch of PR 1, built and recorded', async () => {
     const testing = (await h.queue()).enqueued.some((p) => p.pr === 1 && p.state === 'testing');
     const refs = h.fx.bareGit('for-each-ref', '--format=%(objectname)', 'refs/heads/railyard-merge/');
-    return testing && refs !== '' ? refs : undefined;
+    const recorded = refs !== '' && (await h.pr(1))?.testedOn?.sha === refs;
+    return testing && recorded ? refs : undefined;
   });
   // Planted while the run tests: the tested commit's id now resolves to other content (main's tree).
   const tipBefore = h.fx.tip('main');

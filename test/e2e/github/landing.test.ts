@@ -126,10 +126,14 @@ test('landing mode push: a tested commit GitHub no longer holds with the tested 
   const one = await h.openPr({ 'planted.txt': 'p\n' }, 'planted change');
   const tipBefore = h.mainTip();
   await h.submit(one.number);
-  const branch = await h.waitFor('the test branch of the PR, testing', async () => {
+  // Planted only once the queue holds the build's result (the record names the tested branch then): the
+  // build reads the tree it tested after pushing the branch, and a plant before that read was recorded
+  // as what was tested (a race a loaded fresh clone lost).
+  const branch = await h.waitFor('the test branch of the PR, built and recorded', async () => {
     const testing = (await h!.queue()).enqueued.some((p) => p.pr === one.number && p.state === 'testing');
     const [name] = h!.branches('trunk-merge/');
-    return testing && name ? name : undefined;
+    const recorded = name !== undefined && (await h!.pr(one.number))?.testedOn?.branch === name;
+    return testing && recorded ? name : undefined;
   });
   const tested = h.bareGit('rev-parse', `refs/heads/${branch}`);
   // Planted on GitHub's side: the tested id now resolves to another commit (main's tree).
@@ -185,10 +189,14 @@ test('landing mode api: GitHub merging another tree than the tested one is recor
   );
   const one = await h.openPr({ 'one.txt': '1\n' }, 'first change');
   await h.submit(one.number);
-  const branch = await h.waitFor('the test branch of the PR, testing', async () => {
+  // Planted only once the queue holds the build's result (the record names the tested branch then): the
+  // build reads the tree it tested after pushing the branch, and a plant before that read was recorded
+  // as what was tested (a race a loaded fresh clone lost).
+  const branch = await h.waitFor('the test branch of the PR, built and recorded', async () => {
     const testing = (await h!.queue()).enqueued.some((p) => p.pr === one.number && p.state === 'testing');
     const [name] = h!.branches('trunk-merge/');
-    return testing && name ? name : undefined;
+    const recorded = name !== undefined && (await h!.pr(one.number))?.testedOn?.branch === name;
+    return testing && recorded ? name : undefined;
   });
   const tested = h.bareGit('rev-parse', `refs/heads/${branch}`);
   // Planted on GitHub's side after the build: the PR head's id resolves to a commit without the PR's
