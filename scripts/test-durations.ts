@@ -7,7 +7,8 @@
  *
  *   RAILYARD_TEST_REPORT=/tmp/jest.json npm test && npx tsx scripts/test-durations.ts /tmp/jest.json
  *
- * (the variable keeps the check and works through a fresh clone's .ci/run too).
+ * (the variable keeps the check and works through a fresh clone's .ci/run too: a report of another
+ * clone is matched by its test/ paths).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,7 +33,7 @@ function main(reports: string[]): number {
     const { testResults } = JSON.parse(fs.readFileSync(report, 'utf8')) as JestReport;
     for (const r of testResults) {
       if (!(r.endTime > r.startTime)) continue;
-      const file = path.relative(ROOT, r.name).split(path.sep).join('/');
+      const file = projectPath(r.name);
       table[file] = Math.round((r.endTime - r.startTime) / 100) / 10;
       measured++;
     }
@@ -46,6 +47,21 @@ function main(reports: string[]): number {
       `the sequencer reads it on the next run.`,
   );
   return 0;
+}
+
+/**
+ * A report's file as this checkout names it: relative to it, or for a report of another clone (a
+ * fresh-clone run) the part from a `test/` folder on that this checkout has too.
+ */
+function projectPath(file: string): string {
+  const own = path.relative(ROOT, file).split(path.sep).join('/');
+  if (!own.startsWith('../')) return own;
+  const parts = file.split(path.sep);
+  for (let i = parts.indexOf('test'); i >= 0; i = parts.indexOf('test', i + 1)) {
+    const candidate = parts.slice(i).join('/');
+    if (fs.existsSync(path.join(ROOT, candidate))) return candidate;
+  }
+  return own;
 }
 
 process.exit(main(process.argv.slice(2)));
