@@ -12,7 +12,7 @@
  * names only (tests, files, statuses, API key names), never a log line or a secret.
  */
 import type { PrState } from '../engine';
-import type { StalledChecks } from './pull-request-messages';
+import type { StalledChecks } from './stalled-checks';
 import { PR_STATE_LEADS, reasonClause } from './words';
 
 export const MAX_DETAIL_NAMES = 10;

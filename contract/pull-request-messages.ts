@@ -5,24 +5,10 @@
  * ended.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { PrState, StallCause } from '../engine';
+import type { PrState } from '../engine';
 import type { QueueKey } from './ids';
 import type { ReasonDetail } from './pr-reasons';
-
-/**
- * Required checks of the PR's test run that have not started within the queue's grace after its test
- * branch was pushed (engine/stalled-checks.ts): a report, not a verdict (the testing timeout still ends
- * the run). Cleared when they start or the PR moves on.
- */
-export interface StalledChecks {
-  /** The required checks without any check run or status (at most MAX_DETAIL_NAMES). */
-  checks: string[];
-  cause: StallCause;
-  /** When the grace ended (epoch ms). */
-  since: number;
-  testBranch: string;
-  graceMinutes: number;
-}
+import type { StalledChecks } from './stalled-checks';
 
 export interface Readiness {
   hasImpactedTargets: boolean;

@@ -13,7 +13,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PrState, QueueConfigPatch, RequestedStatus } from '../engine';
 import type { QueueKey } from './ids';
-import type { StalledChecks } from './pull-request-messages';
+import type { StalledChecks } from './stalled-checks';
 import type { RunCommandResult } from './test-run-messages';
 
 /**
