@@ -9,28 +9,13 @@ import {
   newRecordFold,
   stalledChecksSentence,
   testBranchPrefixOf,
-  type PrDetails,
   type StalledChecks,
 } from '../../../contract';
 import { explanationOf } from '../../../api/temporal/record-wire';
 import { liveComment } from '../../../github/presentation/pr-comment';
+import { prDetails } from '../../support/pr-details';
 
-const details: PrDetails = {
-  title: 't',
-  headSha: 'a'.repeat(40),
-  baseBranch: 'main',
-  author: 'ada',
-  priorityValue: 100,
-  priorityName: 'medium',
-  usedDefaultPriorityName: 'medium',
-  noBatch: false,
-  readiness: {
-    hasImpactedTargets: false,
-    requiresImpactedTargets: false,
-    doesBaseBranchMatch: true,
-    gitHubMergeability: 'mergeable',
-  },
-};
+const details = prDetails();
 const STALL: StalledChecks = {
   checks: ['test'],
   cause: 'nothing_reported',

@@ -1,24 +1,10 @@
 /** `pull_request.checks_stalled` (webhooks/stalled-check-events.ts): its payload and its key. */
 import { WEBHOOK_EVENT_TYPES } from '../../../webhooks/event-types';
 import { stalledChecksEvent } from '../../../webhooks/stalled-check-events';
-import type { PrDetails, PrDetailsRefresh } from '../../../contract';
+import type { PrDetailsRefresh } from '../../../contract';
+import { prDetails } from '../../support/pr-details';
 
-const details: PrDetails = {
-  title: 't',
-  headSha: 'a'.repeat(40),
-  baseBranch: 'main',
-  author: 'ada',
-  priorityValue: 100,
-  priorityName: 'medium',
-  usedDefaultPriorityName: 'medium',
-  noBatch: false,
-  readiness: {
-    hasImpactedTargets: false,
-    requiresImpactedTargets: false,
-    doesBaseBranchMatch: true,
-    gitHubMergeability: 'mergeable',
-  },
-};
+const details = prDetails();
 const workflow = {
   key: {
     organisationId: 'org-1',
