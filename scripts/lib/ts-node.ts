@@ -1,14 +1,14 @@
 /**
- * Runs a TypeScript entry point as a single Node process with tsx's loader (`node --import tsx`), not
- * through the tsx CLI: the CLI is a second process that relays signals and SIGKILLs its child when the
- * child does not acknowledge a signal within 30 ms, which cuts a graceful shutdown short under load.
+ * Runs a TypeScript entry point as a single Node process with railyard's require hook
+ * (`node --require scripts/lib/ts-require.cjs`; it says why not tsx's loader), not through the tsx CLI:
+ * the CLI is a second process that relays signals and SIGKILLs its child when the child does not
+ * acknowledge a signal within 30 ms, which cuts a graceful shutdown short under load.
  */
-import { pathToFileURL } from 'node:url';
-import module from 'node:module';
+import path from 'node:path';
 
-/** [command, args] for `spawn`; Node without module.register (before 20.6) gets tsx as `--loader`. */
+const HOOK = path.join(__dirname, 'ts-require.cjs');
+
+/** [command, args] for `spawn`. */
 export function tsNode(entry: string, ...args: string[]): [string, string[]] {
-  const loader = pathToFileURL(require.resolve('tsx')).href;
-  const flag = typeof (module as { register?: unknown }).register === 'function' ? '--import' : '--loader';
-  return [process.execPath, [flag, loader, entry, ...args]];
+  return [process.execPath, ['--require', HOOK, entry, ...args]];
 }

@@ -15,7 +15,8 @@ import { tsNode } from '../../../scripts/lib/ts-node';
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
 // Each request against the address in argv, one line of outcome each; a short deadline, as the first
-// request of a process can wait for it.
+// request of a process can wait for it. CommonJS, as the executor runs: the requests in an async
+// function nothing else holds, so a request left unsettled lets the process exit with nothing printed.
 const SCRIPT = `
 import { createExecutorApi } from ${JSON.stringify(path.join(ROOT, 'executor', 'api-client.ts'))};
 const api = createExecutorApi({
@@ -23,18 +24,20 @@ const api = createExecutorApi({
 });
 const said = (what, p) =>
   p.then((v) => console.log(what, 'settled', JSON.stringify(v)), (e) => console.log(what, 'threw', e.name, e.message));
-await said('announce', api.announce({ host: 'h', slots: 1, sandbox: 'UNSANDBOXED', network: 'off' }));
-await said('claim', api.claim());
-await said('heartbeat', api.heartbeat('job-1'));
-await said('report', api.report('job-1', new Uint8Array([1])));
-await said('fail', api.fail('job-1', { kind: 'executor_error', message: 'x' }));
+void (async () => {
+  await said('announce', api.announce({ host: 'h', slots: 1, sandbox: 'UNSANDBOXED', network: 'off' }));
+  await said('claim', api.claim());
+  await said('heartbeat', api.heartbeat('job-1'));
+  await said('report', api.report('job-1', new Uint8Array([1])));
+  await said('fail', api.fail('job-1', { kind: 'executor_error', message: 'x' }));
+})();
 `;
 
 test('every request to an API whose connections close unanswered settles with the reason, holding the process until it does', async () => {
   const closer = net.createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => closer.listen(0, '127.0.0.1', resolve));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'api-client-'));
-  const script = path.join(dir, 'requests.mts');
+  const script = path.join(dir, 'requests.ts');
   fs.writeFileSync(script, SCRIPT);
   try {
     const [command, args] = tsNode(script, `http://127.0.0.1:${(closer.address() as net.AddressInfo).port}`);
