@@ -31,6 +31,7 @@ import { executorRoutes } from '../../api/routes/executor';
 import { registerErrorHandler } from '../../api/plugins/error-handler';
 import { requireTestEnv } from './env';
 import { INSTALL, requireTool } from './required-tool';
+import { tsNode } from '../../scripts/lib/ts-node';
 
 export interface TestExecutor {
   /** The executor API's base URL (what RAILYARD_EXECUTOR_API_URL would be). */
@@ -168,10 +169,11 @@ export function startExecutorProcess(opts: {
   env?: Record<string, string>;
 }): ChildProcess {
   const out = opts.log ? openSync(opts.log, 'a') : 'ignore';
-  // Through the tsx CLI, as before ed36fca: with the executor started as one node process, the crash
-  // story saw a killed executor's test command outlive it (2 of 5 loaded runs); the cause is not known.
-  const tsx = [path.join(ROOT, 'node_modules', '.bin', 'tsx'), 'worker/executor.ts'];
-  const [command, ...args] = opts.netns ? ['ip', 'netns', 'exec', opts.netns, ...tsx] : tsx;
+  // One Node process (scripts/lib/ts-node.ts). It once ran through the tsx CLI because a killed
+  // executor's test command outlived it; that was the sandbox gate bwrap blocked on before arming its
+  // death signal (abdc701, test/integration/executor/sandbox-gate.test.ts), not the way it was started.
+  const executor = tsNode('worker/executor.ts').flat();
+  const [command, ...args] = opts.netns ? ['ip', 'netns', 'exec', opts.netns, ...executor] : executor;
   const child = spawn(command!, args, {
     cwd: ROOT,
     env: {
