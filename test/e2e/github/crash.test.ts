@@ -51,9 +51,19 @@ function holdMainUpdates(repository: string) {
     return original(repo, updates, pusher);
   };
   return {
-    held(): Promise<void> {
+    /** The next update of main, held; refused after `withinMs` (the catch below then says why). */
+    held(withinMs = 120_000): Promise<void> {
       armed = true;
-      return new Promise((resolve) => (onHeld = resolve));
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no update of main reached GitHub within ${withinMs / 1000} s`)),
+          withinMs,
+        );
+        onHeld = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     },
     release() {
       const w = waiting;
