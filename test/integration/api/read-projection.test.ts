@@ -19,6 +19,7 @@ import { createPrRecordStore } from '../../../events/store/pr-records';
 import { createEventActivities, type TransitionEvent } from '../../../activities/events';
 import { requireTestEnv } from '../../support/env';
 import { startQueueHarness, type QueueHarness } from '../../support/queue-harness';
+import { prDetails } from '../../support/pr-details';
 
 let h: QueueHarness;
 let temporal: TemporalGateway;
@@ -145,22 +146,7 @@ test("the event log's append folds the notices it carries: out of order, twice, 
   const { appendTransitions } = createEventActivities({ pool: h.pool, allowPrivateWebhookUrls: false });
   const records = createPrRecordStore(h.pool);
   const submissionId = `durable-${randomUUID()}`;
-  const details = {
-    title: 'durable',
-    headSha: 'abc',
-    baseBranch: 'main',
-    author: 'ada',
-    priorityValue: 100,
-    priorityName: 'medium',
-    usedDefaultPriorityName: 'medium',
-    noBatch: false,
-    readiness: {
-      hasImpactedTargets: false,
-      requiresImpactedTargets: false,
-      doesBaseBranchMatch: true,
-      gitHubMergeability: 'mergeable' as const,
-    },
-  };
+  const details = prDetails({ title: 'durable', headSha: 'abc' });
   const event = (seq: number, to: 'pending' | 'cancelled'): TransitionEvent => ({
     organisationId: h.key.organisationId,
     repo: h.key.repo,

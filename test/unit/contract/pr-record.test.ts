@@ -11,24 +11,10 @@ import {
   type PrTransitionNotice,
 } from '../../../contract';
 import type { PrState } from '../../../engine';
+import { prDetails } from '../../support/pr-details';
 
 const input = { submissionId: 's1', prNumber: 7, submittedAt: 1_000 };
-const details = (title: string, headSha = 'abc'): PrDetails => ({
-  title,
-  headSha,
-  baseBranch: 'main',
-  author: 'ada',
-  priorityValue: 100,
-  priorityName: 'medium',
-  usedDefaultPriorityName: 'medium',
-  noBatch: false,
-  readiness: {
-    hasImpactedTargets: false,
-    requiresImpactedTargets: false,
-    doesBaseBranchMatch: true,
-    gitHubMergeability: 'mergeable',
-  },
-});
+const details = (title: string, headSha = 'abc'): PrDetails => prDetails({ title, headSha });
 const notice = (seq: number, to: PrState, extra: Partial<PrTransitionNotice> = {}): PrTransitionNotice => ({
   submissionId: 's1',
   seq,

@@ -8,6 +8,7 @@ import {
 import { byApp, dashboardPrUrl } from '../../../github/presentation/pr-presenter';
 import { CODE_SHAPED, type PullRequestRecord, type ReasonDetail } from '../../../contract';
 import type { PrState } from '../../../engine';
+import { prDetails } from '../../support/pr-details';
 
 const record = (state: PrState, reason: string): PullRequestRecord => ({
   id: 'sub-1',
@@ -15,22 +16,7 @@ const record = (state: PrState, reason: string): PullRequestRecord => ({
   state,
   stateChangedAt: 0,
   reason,
-  details: {
-    title: 't',
-    headSha: 'a'.repeat(40),
-    baseBranch: 'main',
-    author: 'ada',
-    priorityValue: 100,
-    priorityName: 'medium',
-    usedDefaultPriorityName: 'medium',
-    noBatch: false,
-    readiness: {
-      hasImpactedTargets: false,
-      requiresImpactedTargets: false,
-      doesBaseBranchMatch: true,
-      gitHubMergeability: 'mergeable',
-    },
-  },
+  details: prDetails(),
   skipTheLine: false,
   isCurrentlySubmittedToQueue: true,
   verifiedByTestRun: null,
