@@ -11,8 +11,8 @@
  * - The worker and the API stop first, with the worker's own RAILYARD_SHUTDOWN_GRACE_SECONDS plus 10 s,
  *   then PostgreSQL and Temporal; past a grace the process tree is SIGKILLed (lib/supervisor.ts).
  * - This process exits only once every child is gone; <data dir>/instance.json says what runs meanwhile.
- * This file runs under `node --import tsx` (scripts/start.sh), not the tsx CLI, whose signal relay
- * SIGKILLs a child that is slow to acknowledge a signal.
+ * This file runs under `node --require scripts/lib/ts-require.cjs` (scripts/start.sh), not the tsx CLI,
+ * whose signal relay SIGKILLs a child that is slow to acknowledge a signal.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';

@@ -18,8 +18,6 @@ bash scripts/ensure-deps.sh
 bash scripts/ensure-chromium.sh
 bash scripts/ensure-bwrap.sh
 wait "$chart_tools"
-# One Node process with tsx's loader, not the tsx CLI (its signal relay can SIGKILL the run mid-shutdown).
-if node -e 'process.exit(typeof require("node:module").register === "function" ? 0 : 1)'; then
-  exec node --import tsx scripts/test.ts "$@"
-fi
-exec node --loader tsx scripts/test.ts "$@"
+# One Node process with railyard's require hook, not the tsx CLI (its signal relay can SIGKILL the run
+# mid-shutdown; scripts/lib/ts-node.ts).
+exec node --require "$PWD/scripts/lib/ts-require.cjs" scripts/test.ts "$@"

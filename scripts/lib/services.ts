@@ -1,6 +1,6 @@
 /**
  * The railyard processes as services that can be killed and started again: the API (api/server.ts),
- * the worker (worker/main.ts) and an executor (worker/executor.ts, issue 17), each one Node process with tsx's loader (ts-node.ts), each in its own process group so a SIGKILL
+ * the worker (worker/main.ts) and an executor (worker/executor.ts, issue 17), each one Node process with railyard's require hook (ts-node.ts), each in its own process group so a SIGKILL
  * also reaches what it started (test commands). A service counts as up once it proved it: the API
  * answers /healthz, the worker and the executor printed that they poll their task queue.
  *
