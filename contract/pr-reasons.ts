@@ -23,8 +23,12 @@ export type ReasonDetail =
   | { kind: 'command_failed'; exitCode: number | null; failedTests: string[]; moreFailedTests: number }
   /** Required statuses that failed, and those that had not passed (at the testing timeout). */
   | { kind: 'statuses'; failed: string[]; missing: string[] }
-  /** The test branch could not be built: `pr` did not apply in `files` on the target plus `onTopOf`. */
-  | { kind: 'conflict'; pr: number; files: string[]; onTopOf: number[] }
+  /**
+   * The test branch could not be built: `pr` did not apply in `files` on the target plus `onTopOf`.
+   * `clashesWith` (an addition): those of `onTopOf` whose own changes touch `files`, the PRs it clashed
+   * with; [] = none of them, so the target branch's history; absent = the host could not tell.
+   */
+  | { kind: 'conflict'; pr: number; files: string[]; onTopOf: number[]; clashesWith?: number[] }
   /** Who asked for it (a cancellation): an API key's name and organisation. */
   | { kind: 'actor'; actor: string }
   /** What the runner or host said, for reasons without a better structure (a config problem). */
@@ -68,18 +72,8 @@ export function detailedClause(reason: string, detail?: ReasonDetail, targetBran
         );
       return parts.length > 0 ? parts.join('; ') : reasonClause(reason);
     }
-    case 'conflict': {
-      const target = targetBranch ? `the target branch ${targetBranch}` : 'the target branch';
-      const onTopOf =
-        detail.onTopOf.length === 0
-          ? target
-          : `${list(detail.onTopOf.map((n) => `#${n}`))} (tested ahead of it on ${targetBranch ?? 'the target branch'})`;
-      const files =
-        detail.files.length > 0
-          ? ` in ${plural(detail.files.length, 'file', 'files')} ${list(detail.files)}`
-          : '';
-      return `#${detail.pr} conflicts with ${onTopOf}${files}`;
-    }
+    case 'conflict':
+      return conflictClause(detail, targetBranch);
     case 'actor':
       return `${detail.actor} asked for it`;
     case 'problem':
@@ -87,6 +81,21 @@ export function detailedClause(reason: string, detail?: ReasonDetail, targetBran
     case 'landing':
       return `${reasonClause(reason)}; ${landingClause(detail, targetBranch ?? 'the target branch')}`;
   }
+}
+
+/**
+ * "#5 conflicts with #4 (tested ahead of it on main) in file README.md": the PRs it clashed with when
+ * known, else every PR it was applied on (the host could not tell which), else the target branch.
+ */
+function conflictClause(d: Extract<ReasonDetail, { kind: 'conflict' }>, targetBranch?: string): string {
+  const target = targetBranch ? `the target branch ${targetBranch}` : 'the target branch';
+  const ahead = d.clashesWith ?? d.onTopOf;
+  const withWhat =
+    ahead.length === 0
+      ? target
+      : `${list(ahead.map((n) => `#${n}`))} (tested ahead of it on ${targetBranch ?? 'the target branch'})`;
+  const files = d.files.length > 0 ? ` in ${plural(d.files.length, 'file', 'files')} ${list(d.files)}` : '';
+  return `#${d.pr} conflicts with ${withWhat}${files}`;
 }
 
 /** What a landing's proof says: whether the target branch holds the tested tree. */

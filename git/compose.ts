@@ -7,6 +7,7 @@
  */
 import { readRef, type RepoAccess } from './commits';
 import type { MergeMethod, MergeStep, PullRequestAtSha, PullRequestProblem } from './git-host';
+import { clashingPrs } from './clash';
 import { applyPullRequest } from './merge-methods';
 import { pullRequestRef } from './names';
 
@@ -21,12 +22,22 @@ export async function checkPullRequestHead(repo: RepoAccess, pr: PullRequestAtSh
   return actual === pr.headSha ? { kind: 'at_sha' } : { kind: 'moved', actualSha: actual };
 }
 
+export interface ComposeOptions {
+  /**
+   * A stacked build's PRs already in `baseSha` and the target tip they sit on; only read on a
+   * conflict, to name the PRs ahead it clashes with (clash.ts).
+   */
+  underneath?: { targetSha: string; prs: PullRequestAtSha[] };
+}
+
 export async function composePullRequests(
   repo: RepoAccess,
   baseSha: string,
   prs: PullRequestAtSha[],
   method: MergeMethod,
+  options: ComposeOptions = {},
 ): Promise<Composition> {
+  const { underneath } = options;
   let tip = baseSha;
   const steps: MergeStep[] = [];
   for (const [index, pr] of prs.entries()) {
@@ -52,12 +63,18 @@ export async function composePullRequests(
     const earlierHeads = prs.slice(0, index).map((p) => p.headSha);
     const applied = await applyPullRequest(repo, method, tip, pr, earlierHeads);
     if (applied.kind === 'conflict') {
+      const clashesWith = await clashingPrs(repo, {
+        targetSha: underneath?.targetSha ?? baseSha,
+        ahead: [...(underneath?.prs ?? []), ...prs.slice(0, index)],
+        files: applied.files,
+      });
       return {
         kind: 'conflict',
         prNumber: pr.number,
         reason: 'START_TEST_RUN_MERGE_CONFLICT',
         detail: applied.detail,
         files: applied.files,
+        ...(clashesWith ? { clashesWith } : {}),
       };
     }
     tip = applied.sha;

@@ -91,6 +91,12 @@ export interface BuildTestBranchInput {
    * the target, so `pull_request` CI runs on it. Hosts without PRs (local) ignore it.
    */
   testPullRequest?: { runId: string; prs: number[] };
+  /**
+   * A stacked build: `baseSha` is another run's head, which holds these PRs on the target tip
+   * `targetSha`. Read only to name the PR ahead a conflict clashes with (clash.ts); absent: `baseSha`
+   * is the target tip and the PRs ahead are the first of `prs`.
+   */
+  underneath?: { targetSha: string; prs: PullRequestAtSha[] };
 }
 
 /** The commit after each PR was applied: advancing the target to `steps[i].sha` lands PRs 0..i. */
@@ -107,6 +113,8 @@ export type PullRequestProblem =
       reason: 'START_TEST_RUN_MERGE_CONFLICT';
       detail: string;
       files: string[];
+      /** The PRs ahead whose own changes touch `files` (clash.ts); [] = none, the target's; absent = not told. */
+      clashesWith?: number[];
     }
   | { kind: 'pr_moved'; prNumber: number; expectedSha: string; actualSha: string; reason: 'PR_PUSHED_TO' }
   | { kind: 'pr_closed'; prNumber: number; reason: 'PR_CLOSED' };

@@ -38,6 +38,10 @@ export function checkBuildInput(input: BuildTestBranchInput, prefix: string = TE
   checkTestBranch(input.branchName, prefix);
   if (input.prs.length === 0) throw new Error('a test branch needs at least one pull request');
   checkPullRequests(input.prs);
+  if (input.underneath) {
+    assertValid('underneath.targetSha', checkSha(input.underneath.targetSha));
+    checkPullRequests(input.underneath.prs);
+  }
 }
 
 export function checkAdvanceInput(input: AdvanceTargetInput): void {

@@ -129,7 +129,9 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
       checkBuildInput(input, input.branchPrefix);
       const access = await mustOpen(input.repo);
       await mustHaveCommit(access, input.baseSha, 'base');
-      const composed = await composePullRequests(access, input.baseSha, input.prs, input.mergeMethod);
+      const composed = await composePullRequests(access, input.baseSha, input.prs, input.mergeMethod, {
+        underneath: input.underneath,
+      });
       if (composed.kind !== 'composed') return composed;
       await createRefOnce(access, names.branchRef(input.branchName), composed.headSha);
       return {

@@ -141,6 +141,10 @@ export function createGitActivities(deps: {
         mergeMethod: input.mergeMethod,
         branchName,
         branchPrefix: prefix,
+        // A stacked build: the PRs ahead sit in buildOnSha on the target tip (only a conflict reads them).
+        ...(input.buildOnSha && input.underneath?.length
+          ? { underneath: { targetSha: tip.sha, prs: input.underneath } }
+          : {}),
         ...(input.testPullRequest
           ? { testPullRequest: { runId: input.runId, prs: input.testPullRequest.prs } }
           : {}),
@@ -166,13 +170,28 @@ export function createGitActivities(deps: {
           };
         }
         case 'conflict':
-          return { kind: 'conflict', prNumber: built.prNumber, detail: built.detail, files: built.files };
+          return {
+            kind: 'conflict',
+            prNumber: built.prNumber,
+            detail: built.detail,
+            files: built.files,
+            // Built on something other than the target tip without the PRs in it named (an input from
+            // before they were): "no PR ahead touches the files" would wrongly blame the target branch.
+            ...(built.clashesWith && (!onOtherBase(input, tip.sha) || input.underneath?.length)
+              ? { clashesWith: built.clashesWith }
+              : {}),
+          };
         case 'pr_moved':
           return { kind: 'pr_moved', prNumber: built.prNumber, actualSha: built.actualSha };
         case 'pr_closed':
           return { kind: 'pr_closed', prNumber: built.prNumber };
       }
     });
+  }
+
+  /** Whether the build's base is not the target tip read now (a stacked run's head, or an older tip). */
+  function onOtherBase(input: BuildRunInput, tipSha: string): boolean {
+    return input.buildOnSha !== null && input.buildOnSha !== tipSha;
   }
 
   /** The checks a run must pass on a host with checks; null on hosts without (the command runs). */

@@ -48,6 +48,11 @@ export interface BuildRunInput {
   /** The commit to build on: a stacked run's head, or the target tip (null = read it now). */
   buildOnSha: string | null;
   prs: PullRequestToApply[];
+  /**
+   * A stacked run's PRs ahead, already in `buildOnSha`, in queue order: read only on a conflict, to
+   * name the PR ahead it clashes with (git/clash.ts). Absent: the PRs ahead are the first of `prs`.
+   */
+  underneath?: PullRequestToApply[];
   mergeMethod: MergeMethod;
   /**
    * The queue names its required statuses itself; otherwise a host with checks (GitHub) says which
@@ -101,8 +106,11 @@ export type BuildRunResult =
       /** The test-run workflow `testRun` asked for runs (started now, or by an earlier attempt). */
       testRunStarted?: boolean;
     }
-  /** `files`: where it conflicted (absent from results recorded before they were kept). */
-  | { kind: 'conflict'; prNumber: number; detail: string; files?: string[] }
+  /**
+   * `files`: where it conflicted (absent from results recorded before they were kept); `clashesWith`:
+   * the PRs ahead whose changes touch them ([] = the target branch's; absent = not told, git/clash.ts).
+   */
+  | { kind: 'conflict'; prNumber: number; detail: string; files?: string[]; clashesWith?: number[] }
   | { kind: 'pr_moved'; prNumber: number; actualSha: string }
   | { kind: 'pr_closed'; prNumber: number }
   | { kind: 'no_target'; detail: string };

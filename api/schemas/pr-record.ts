@@ -30,6 +30,12 @@ export const ReasonDetail = z
       onTopOf: z
         .array(z.number())
         .describe('PRs applied before it on the target branch; [] = the target alone.'),
+      clashesWith: z
+        .array(z.number())
+        .optional()
+        .describe(
+          'Those of onTopOf whose own changes touch the files: the PRs it clashed with; [] = none of them (the target branch); absent = not known.',
+        ),
     }),
     z.object({
       kind: z.literal('actor'),

@@ -189,7 +189,9 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
             dir: access.dir,
           });
       }
-      const composed = await composePullRequests(access, input.baseSha, input.prs, input.mergeMethod);
+      const composed = await composePullRequests(access, input.baseSha, input.prs, input.mergeMethod, {
+        underneath: input.underneath,
+      });
       if (composed.kind !== 'composed') return composed;
       const ref = names.branchRef(input.branchName);
       // The branch is ours (under the prefix) and a rebuild gives the same commit: force is safe.

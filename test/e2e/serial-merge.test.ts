@@ -1,6 +1,7 @@
 /** Stories of the single-mode queue on the real stack: real Temporal, real worker, real git. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { explainState } from '../../contract';
 import { useQueueHarness, type QueueHarness } from '../support/queue-harness';
 
 const newQueue = useQueueHarness();
@@ -70,18 +71,35 @@ test('concurrency 3: PR 3 is tested on top of PRs 1 and 2 while they are still t
   expect(h.mainLog()).toEqual(['PR 1 (#1)', 'PR 2 (#2)', 'PR 3 (#3)']);
 }, 120_000);
 
-test('a PR that conflicts with the PR ahead of it fails with the merge-conflict reason', async () => {
-  h = await newQueue();
-  await h.createQueue({ concurrency: 2 });
+test('a PR that conflicts with a PR ahead of it fails naming that PR and the file, not every PR ahead', async () => {
+  // The runs ahead wait for $GATE/go, so #3 is built (stacked) on #1 and #2 while they are still testing.
+  h = await newQueue({ command: 'while [ ! -e $GATE/go ]; do sleep 0.1; done' });
+  await h.createQueue({ concurrency: 3 });
   h.openPr(1, { 'lines.txt': 'a\nB1\nc\nd\ne\n' });
-  h.openPr(2, { 'lines.txt': 'a\nB2\nc\nd\ne\n' });
-  await h.submit(1);
-  await h.submit(2);
-  expect((await h.settled(1)).state).toBe('merged');
-  const failed = await h.settled(2);
-  expect(failed.state).toBe('failed');
-  expect(failed.reason).toBe('START_TEST_RUN_MERGE_CONFLICT');
-  expect(h.mainLog()).toEqual(['PR 1 (#1)']);
+  h.openPr(2, { 'two.txt': '2\n' });
+  h.openPr(3, { 'lines.txt': 'a\nB3\nc\nd\ne\n' });
+  for (const n of [1, 2, 3]) await h.submit(n);
+  // It waits for the PRs ahead before it is blamed (pending_failure), then fails once they merged.
+  const waiting = await h.waitFor('PR 3 to wait on the PRs ahead', async () => {
+    const r = await h.pr(3);
+    return r?.state === 'pending_failure' ? r : undefined;
+  });
+  const conflict = {
+    kind: 'conflict',
+    pr: 3,
+    files: ['lines.txt'],
+    onTopOf: [1, 2],
+    clashesWith: [1],
+  };
+  expect(waiting.timeline.at(-1)?.detail).toEqual(conflict);
+  writeFileSync(join(h.gate, 'go'), '');
+  for (const n of [1, 2]) expect((await h.settled(n)).state).toBe('merged');
+  const failed = await h.settled(3);
+  expect([failed.state, failed.reason]).toEqual(['failed', 'START_TEST_RUN_MERGE_CONFLICT']);
+  expect(failed.timeline.at(-1)?.detail).toEqual(conflict);
+  const sentence = explainState({ ...failed, detail: failed.timeline.at(-1)?.detail, targetBranch: 'main' });
+  expect(sentence).toBe('Failed: #3 conflicts with #1 (tested ahead of it on main) in file lines.txt.');
+  expect(h.mainLog()).toEqual(['PR 1 (#1)', 'PR 2 (#2)']);
 }, 120_000);
 
 test('a broken PR fails and the one behind it is retested without it and merges', async () => {

@@ -25,6 +25,7 @@ import type { LandingProof, PullRequestToApply, TestRunStart } from '../../activ
 import type { EngineCommand, NotifyPr } from '../../engine';
 import {
   boundedNames,
+  MAX_DETAIL_NAMES,
   MAX_DETAIL_TEXT,
   queueWorkflowId,
   TEST_RUN_WORKFLOW_TYPE,
@@ -106,6 +107,8 @@ export class CommandExecutor {
           branchPr: cmd.prs[0] ?? 0,
           buildOnSha: stacked?.headSha ?? cmd.baseSha,
           prs: this.prs(apply),
+          // Stacked: the PRs ahead are in buildOnSha; a conflict names the one it clashes with.
+          ...(stacked && cmd.ahead.length > 0 ? { underneath: this.prs(cmd.ahead) } : {}),
           mergeMethod: c.engine.config.mergeMethod,
           queueNamesChecks: run.runner === 'statuses',
           testBranchPrefix: c.runner.testBranchPrefix ?? null,
@@ -165,7 +168,8 @@ export class CommandExecutor {
             else await this.startCommandRun(run);
             return;
           case 'conflict': {
-            // Its PRs' records name the PR that did not apply, the files, and what it was applied on.
+            // Its PRs' records name the PR that did not apply, the files, what it was applied on, and
+            // which of those PRs it clashed with when the host could tell.
             const order = [...cmd.ahead, ...cmd.prs];
             const at = order.indexOf(built.prNumber);
             run.detail = {
@@ -173,6 +177,7 @@ export class CommandExecutor {
               pr: built.prNumber,
               files: boundedNames(built.files ?? []).names,
               onTopOf: at > 0 ? order.slice(0, at) : [],
+              ...(built.clashesWith ? { clashesWith: built.clashesWith.slice(0, MAX_DETAIL_NAMES) } : {}),
             };
             this.ctx.push({
               type: 'testRunFailedToStart',

@@ -111,7 +111,7 @@ test('failed command, conflict, cancellation: each record says why in one senten
     state: 'failed',
     prSha: shas[4],
     reason: 'START_TEST_RUN_MERGE_CONFLICT',
-    reasonDetail: { kind: 'conflict', pr: 4, files: ['same.txt'], onTopOf: [3] },
+    reasonDetail: { kind: 'conflict', pr: 4, files: ['same.txt'], onTopOf: [3], clashesWith: [3] },
     readiness: { gitHubMergeability: 'not_mergeable' },
   });
   expect(conflicting.reasonText).toBe(

@@ -55,6 +55,35 @@ test.each<[ExplainInput, string]>([
   ],
   [
     {
+      state: 'failed',
+      reason: 'START_TEST_RUN_MERGE_CONFLICT',
+      detail: { kind: 'conflict', pr: 5, files: ['README.md'], onTopOf: [1, 2, 3, 4], clashesWith: [4] },
+      targetBranch: 'main',
+    },
+    'Failed: #5 conflicts with #4 (tested ahead of it on main) in file README.md.',
+  ],
+  [
+    // None of the PRs ahead touches the file: the other side is the target branch's own history.
+    {
+      state: 'failed',
+      reason: 'START_TEST_RUN_MERGE_CONFLICT',
+      detail: { kind: 'conflict', pr: 5, files: ['README.md'], onTopOf: [1, 2], clashesWith: [] },
+      targetBranch: 'main',
+    },
+    'Failed: #5 conflicts with the target branch main in file README.md.',
+  ],
+  [
+    // Not told (an older record, or a PR ahead the host could not read): every PR it was applied on.
+    {
+      state: 'failed',
+      reason: 'START_TEST_RUN_MERGE_CONFLICT',
+      detail: { kind: 'conflict', pr: 5, files: ['a.txt', 'b.txt'], onTopOf: [1, 2] },
+      targetBranch: 'main',
+    },
+    'Failed: #5 conflicts with #1, #2 (tested ahead of it on main) in files a.txt, b.txt.',
+  ],
+  [
+    {
       state: 'cancelled',
       reason: 'USER_REQUESTED',
       detail: { kind: 'actor', actor: 'API key "CI" of organisation acme' },

@@ -45,6 +45,7 @@ describe('test branches and pull requests', () => {
       reason: 'START_TEST_RUN_MERGE_CONFLICT',
       detail: 'merge conflict in lines.txt',
       files: ['lines.txt'],
+      clashesWith: [1],
     });
     await expect(fx.host.readBranchTip(fx.repo, branch)).resolves.toEqual({
       kind: 'not_found',
