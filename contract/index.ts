@@ -17,6 +17,7 @@ export * from './test-run-messages';
 export * from './workflow-types';
 export * from './pr-reasons';
 export * from './words';
+export * from './test-status-why';
 export * from './json-bytes';
 export * from './pr-record';
 export * from './queue-view-delta';

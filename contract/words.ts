@@ -183,12 +183,30 @@ export const reasonClause = (reason: string): string =>
 export const asSentence = (clause: string): string =>
   `${clause.charAt(0).toUpperCase()}${clause.slice(1).replace(/\.$/, '')}.`;
 
-const percent = (ratio: string) => {
+/** A ratio as a person reads it: 0.15 reads "15 %" (one decimal at most). */
+export const percentWord = (ratio: string | number): string => {
   const value = Number(ratio);
-  return Number.isFinite(value) ? `${Math.round(value * 1000) / 10} %` : ratio;
+  return Number.isFinite(value) ? `${Math.round(value * 1000) / 10} %` : String(ratio);
 };
-const runs = (n: string) => `${n} ${n === '1' ? 'run' : 'runs'}`;
+/** "1 run", "20 runs". */
+export const runsWord = (n: string | number): string => `${n} ${String(n) === '1' ? 'run' : 'runs'}`;
+const percent = percentWord;
+const runs = runsWord;
 const inWindow = (w: string | undefined) => (w ? ` in the last ${w.replace(/h$/, ' h')}` : '');
+
+/** The `code` of a stored `code:detail` status reason, and its detail. */
+export function splitStatusReason(reason: string): { code: string; detail: string } {
+  const at = reason.indexOf(':');
+  return at < 0 ? { code: reason, detail: '' } : { code: reason.slice(0, at), detail: reason.slice(at + 1) };
+}
+
+/** Whether a reason code is one the words know (a newer server's may not be). */
+export const isTestStatusReasonCode = (code: string): code is TestStatusReasonCode =>
+  isKey(TEST_STATUS_REASON_CLAUSES, code);
+
+/** A status reason code's own clause, without detail ("a person flagged it"). */
+export const testStatusReasonClause = (code: TestStatusReasonCode): string =>
+  TEST_STATUS_REASON_CLAUSES[code];
 
 /**
  * Why a test has its status, from the `code:detail` reason the flaky service records
@@ -197,9 +215,7 @@ const inWindow = (w: string | undefined) => (w ? ` in the last ${w.replace(/h$/,
  * own clause.
  */
 export function testStatusReasonText(reason: string): string {
-  const colon = reason.indexOf(':');
-  const code = colon < 0 ? reason : reason.slice(0, colon);
-  const detail = colon < 0 ? '' : reason.slice(colon + 1);
+  const { code, detail } = splitStatusReason(reason);
   const fields = detail.split(',');
   const named = (name: string) =>
     fields.find((f) => f.startsWith(`${name}=`))?.slice(name.length + 1) ?? undefined;

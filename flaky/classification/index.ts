@@ -18,7 +18,7 @@ export {
 export { branchClassOf, isStableSet } from './branch-class';
 export { summariseUpload, isInfraUpload, infraUploadIds } from './infra';
 export { resultIdentity } from './history';
-export { explainStatus, statusEvidence, type StatusEvidence } from './explain';
+export { statusEvidence, type StatusEvidence } from './evidence';
 export {
   outcomeOfStatus,
   type BranchClass,

@@ -1,7 +1,8 @@
 /**
- * What a test's page explains its status from (classification/explain.ts): the test's history as
- * the classifier reads it (reclassify.ts's loadHistory over the same bounded span, historyDays), read
- * at `now` with the repository's own parameters. One test, two indexed statements.
+ * What a test's page explains its status from (classification/evidence.ts, worded by
+ * contract/test-status-why.ts): the test's history as the classifier reads it (reclassify.ts's
+ * loadHistory over the same bounded span, historyDays), read at `now` with the repository's own
+ * parameters. One test, two indexed statements.
  */
 import { type ClassificationParams, statusEvidence, type StatusEvidence } from '../classification';
 import { type Queryable } from './db';

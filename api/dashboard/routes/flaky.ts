@@ -12,9 +12,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { explainTestStatus } from '../../../contract';
 import { MAX_OVERRIDE_DAYS, QUARANTINE_OVERRIDES, QuarantineInputError } from '../../../flaky/quarantine';
 import { createLinks, wireLinks } from '../../../flaky/test-case-wire';
-import { explainStatus } from '../../../flaky/classification';
 import type { FlakyStore } from '../../../flaky/service';
 import { badRequest, notFound } from '../../errors';
 import { NO_CONTROL, NO_NUL, TestId, TicketKey } from '../../schemas/flaky-tests';
@@ -111,7 +111,7 @@ export function flakyPages(deps: UiRouteDeps) {
       const evidence = await store().statusEvidence(repository, record.pk);
       return render(deps, request, reply, 'flaky-test', {
         title: record.name,
-        statusWhy: explainStatus(record.status, evidence, repository.params),
+        statusWhy: explainTestStatus(record.status, evidence, repository.params),
         t: record,
         repository,
         repoQs: repoQs(record.repository),

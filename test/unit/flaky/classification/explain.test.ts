@@ -1,14 +1,15 @@
 /**
- * explainStatus: the sentence a test's page shows for its status (issue 29: "healthy" next to a 50 %
+ * explainTestStatus (contract/test-status-why.ts) on the classifier's statusEvidence: the sentence a
+ * test's page shows for its status (issue 29: "healthy" next to a 50 %
  * failure rate said nothing about why). Each status the classifier gives, from the histories of the
  * golden scenarios, is explained with the counts and thresholds the classifier used, including a
  * repository's own parameters; no sentence shows a code.
  */
 import fc from 'fast-check';
+import { explainTestStatus } from '../../../../contract';
 import {
   classify,
   DEFAULT_CLASSIFICATION_PARAMS as defaults,
-  explainStatus,
   resolveClassificationParams,
   statusEvidence,
   type ClassificationParams,
@@ -22,7 +23,7 @@ function explained(history: TestHistory, now: number, params: ClassificationPara
   const status = classify(history, params, at);
   return {
     status,
-    text: explainStatus(
+    text: explainTestStatus(
       { value: status.status, reason: status.reason },
       statusEvidence(history, params, at),
       params,
