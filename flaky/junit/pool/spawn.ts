@@ -1,9 +1,9 @@
 /**
  * Starts one parser thread running worker.ts. From compiled JavaScript (the Docker image runs
  * dist/) the worker is the sibling worker.js. From TypeScript sources (`npm start` runs the API
- * with tsx, jest compiles with swc) a thread cannot load .ts by itself, so it is started from a small
- * bootstrap that registers tsx's require hook first (tsx is a runtime dependency), whatever loader
- * the parent process used.
+ * with railyard's require hook, jest compiles with swc) a thread cannot load .ts by itself, so it is
+ * started from a small bootstrap that loads that hook first (scripts/lib/ts-require.cjs: tsx's esbuild
+ * with a cache, about half the CPU of tsx's own hook for a thread), whatever loader the parent used.
  *
  * Heap: a parse allocates the whole result of a file (thousands of tests) and it lives until the
  * file ends, so with V8's default young generation most of it survives two scavenges and is copied
@@ -27,9 +27,7 @@ export function spawnParserWorker(): Worker {
     stderr: false,
   };
   if (!fromSources) return new Worker(entry, options);
-  const bootstrap = [
-    `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register();`,
-    `require(${JSON.stringify(entry)});`,
-  ].join('\n');
+  const hook = join(__dirname, '..', '..', '..', 'scripts', 'lib', 'ts-require.cjs');
+  const bootstrap = [`require(${JSON.stringify(hook)});`, `require(${JSON.stringify(entry)});`].join('\n');
   return new Worker(bootstrap, { ...options, eval: true });
 }
