@@ -3,9 +3,12 @@
  * merge method. Before a PR is applied its head ref is compared with the sha the queue decided to
  * test; the queue tests what it saw, and a PR that moved or closed since is reported, not tested.
  *
- * Writes objects only; the caller decides which ref, if any, points at the result.
+ * Writes objects only; the caller decides which ref, if any, points at the result. Every PR's head is
+ * read with one git process, and with a memo (compose-memo.ts) a prefix composed before is not applied
+ * again: its heads are still checked, in order, before anything of it is used.
  */
-import { readRef, type RepoAccess } from './commits';
+import { commitExists, readRef, type RepoAccess } from './commits';
+import { prefixKeys, type ComposeMemo } from './compose-memo';
 import type { MergeMethod, MergeStep, PullRequestAtSha, PullRequestProblem } from './git-host';
 import { clashingPrs } from './clash';
 import { applyPullRequest } from './merge-methods';
@@ -22,12 +25,44 @@ export async function checkPullRequestHead(repo: RepoAccess, pr: PullRequestAtSh
   return actual === pr.headSha ? { kind: 'at_sha' } : { kind: 'moved', actualSha: actual };
 }
 
+/** The head of each PR that is open (its ref exists), read with one git process. */
+export async function readPullRequestHeads(
+  repo: RepoAccess,
+  numbers: readonly number[],
+): Promise<Map<number, string>> {
+  const heads = new Map<number, string>();
+  if (numbers.length === 0) return heads;
+  // Exact ref names as patterns (a number holds no glob character); `*objectname` peels a tag.
+  const format = '%(refname)%00%(objectname)%00%(*objectname)';
+  const refs = numbers.map((n) => pullRequestRef(n));
+  const result = await repo.git(['for-each-ref', `--format=${format}`, ...refs], { dir: repo.dir });
+  if (result.exitCode !== 0)
+    throw new Error(
+      `git for-each-ref failed (exit ${result.exitCode}): ${result.stderr.trim().slice(0, 300)}`,
+    );
+  const byRef = new Map(refs.map((ref, i) => [ref, numbers[i]!]));
+  for (const line of result.stdout.split('\n')) {
+    const [ref = '', sha = '', peeled = ''] = line.split('\0');
+    const n = byRef.get(ref);
+    if (n !== undefined) heads.set(n, peeled || sha);
+  }
+  return heads;
+}
+
+function headCheckOf(heads: Map<number, string>, pr: PullRequestAtSha): HeadCheck {
+  const actual = heads.get(pr.number);
+  if (actual === undefined) return { kind: 'closed' };
+  return actual === pr.headSha ? { kind: 'at_sha' } : { kind: 'moved', actualSha: actual };
+}
+
 export interface ComposeOptions {
   /**
    * A stacked build's PRs already in `baseSha` and the target tip they sit on; only read on a
    * conflict, to name the PRs ahead it clashes with (clash.ts).
    */
   underneath?: { targetSha: string; prs: PullRequestAtSha[] };
+  /** Compositions already written by this host (compose-memo.ts); without it every PR is applied. */
+  memo?: ComposeMemo;
 }
 
 export async function composePullRequests(
@@ -37,11 +72,19 @@ export async function composePullRequests(
   method: MergeMethod,
   options: ComposeOptions = {},
 ): Promise<Composition> {
-  const { underneath } = options;
+  const { underneath, memo } = options;
+  const heads = await readPullRequestHeads(
+    repo,
+    prs.map((p) => p.number),
+  );
+  const keys = memo ? prefixKeys(repo.dir, baseSha, method, prs) : [];
+  let known = memo?.longestPrefix(keys) ?? [];
+  // A hit is used only if the repository still holds it (its ancestors came with it).
+  if (known.length > 0 && !(await commitExists(repo, known[known.length - 1]!.sha))) known = [];
   let tip = baseSha;
   const steps: MergeStep[] = [];
   for (const [index, pr] of prs.entries()) {
-    const head = await checkPullRequestHead(repo, pr);
+    const head = headCheckOf(heads, pr);
     switch (head.kind) {
       case 'closed':
         return { kind: 'pr_closed', prNumber: pr.number, reason: 'PR_CLOSED' };
@@ -59,6 +102,12 @@ export async function composePullRequests(
         const never: never = head;
         throw new Error(`unexpected head check ${JSON.stringify(never)}`);
       }
+    }
+    const remembered = known[index];
+    if (remembered !== undefined) {
+      tip = remembered.sha;
+      steps.push(remembered);
+      continue;
     }
     const earlierHeads = prs.slice(0, index).map((p) => p.headSha);
     const applied = await applyPullRequest(repo, method, tip, pr, earlierHeads);
@@ -78,7 +127,9 @@ export async function composePullRequests(
       };
     }
     tip = applied.sha;
-    steps.push({ prNumber: pr.number, sha: tip });
+    const step = { prNumber: pr.number, sha: tip };
+    steps.push(step);
+    memo?.remember(keys, index + 1, step);
   }
   return { kind: 'composed', headSha: tip, steps };
 }

@@ -10,12 +10,14 @@
  *    so a bug or a hostile input cannot rewrite a real branch through these calls.
  *  - The target branch moves only by compare-and-swap from the base a run was built on, and only
  *    forward (the new commit descends from the old tip).
- * No state is kept between calls: the repositories on disk are the state.
+ * No state is kept between calls but a bounded memo of compositions (compose-memo.ts), a shortcut that
+ * gives the same commits: the repositories on disk are the state.
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { commitExists, isAncestor, readCommit, readRef, subjectOf, treeOf, type RepoAccess } from './commits';
 import { composePullRequests } from './compose';
+import { createComposeMemo } from './compose-memo';
 import { createGit, expectSuccess, type GitIdentity } from './git-cli';
 import type { RepositoryKey } from '../contract';
 import type { ProcessRunner } from '../platform/process-runner';
@@ -61,6 +63,8 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
     runner: options.runner,
   });
   const maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
+  // The PRs ahead of a run were applied for the run ahead of it: their commits are reused.
+  const memo = createComposeMemo();
 
   async function open(repo: RepositoryKey): Promise<RepoAccess | null> {
     const dir = await existingRepositoryPath(root, repo);
@@ -131,6 +135,7 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
       await mustHaveCommit(access, input.baseSha, 'base');
       const composed = await composePullRequests(access, input.baseSha, input.prs, input.mergeMethod, {
         underneath: input.underneath,
+        memo,
       });
       if (composed.kind !== 'composed') return composed;
       await createRefOnce(access, names.branchRef(input.branchName), composed.headSha);

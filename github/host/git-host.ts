@@ -25,8 +25,9 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { commitExists, isAncestor, readRef } from '../../git/commits';
-import { composePullRequests } from '../../git/compose';
+import { commitExists, isAncestor } from '../../git/commits';
+import { composePullRequests, readPullRequestHeads } from '../../git/compose';
+import { createComposeMemo } from '../../git/compose-memo';
 import { expectSuccess, type GitIdentity } from '../../git/git-cli';
 import type { GitHost, PullRequestInfo, RequiredChecks } from '../../git/git-host';
 import { createGitHubLanding } from './landing';
@@ -86,6 +87,8 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
   const { mirrors, target, mustTarget, fetch, ensureCommit, readPull, tipOf, push, checkHeads } = remote;
   const landing = createGitHubLanding(remote);
   const maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
+  // The PRs ahead of a run were applied on the mirror for the run ahead of it: their commits are reused.
+  const memo = createComposeMemo();
 
   const host: GitHost = {
     testBranchPrefix: () => prefix,
@@ -182,15 +185,20 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
       ]);
       await ensureCommit(t, input.baseSha);
       // GitHub's refs/pull/<n>/head can lag a push by a moment; the REST head is what was checked.
+      const mirrored = await readPullRequestHeads(
+        access,
+        input.prs.map((pr) => pr.number),
+      );
       for (const pr of input.prs) {
+        if (mirrored.get(pr.number) === pr.headSha) continue; // the fetch brought it: nothing to do
         await ensureCommit(t, pr.headSha);
-        if ((await readRef(access, names.pullRequestRef(pr.number))) !== pr.headSha)
-          await expectSuccess(access.git, ['update-ref', names.pullRequestRef(pr.number), pr.headSha], {
-            dir: access.dir,
-          });
+        await expectSuccess(access.git, ['update-ref', names.pullRequestRef(pr.number), pr.headSha], {
+          dir: access.dir,
+        });
       }
       const composed = await composePullRequests(access, input.baseSha, input.prs, input.mergeMethod, {
         underneath: input.underneath,
+        memo,
       });
       if (composed.kind !== 'composed') return composed;
       const ref = names.branchRef(input.branchName);
