@@ -191,10 +191,20 @@ test('sign in, watch the queue merge without a reload, and read why a PR failed'
   expect(await page.locator('[data-testid=run-log]').first().textContent()).toMatch(
     /^log of the (batch |bisection )?run/,
   );
+  // Every log link names the PR page it is on (`?pr=3`), so the log starts with #3, not the batch's first.
+  const logHrefs = await page.$$eval('[data-testid=run-log], [data-testid=decided-log]', (all) =>
+    all.map(
+      (a) => (a as unknown as { getAttribute(name: string): string | null }).getAttribute('href') ?? '',
+    ),
+  );
+  expect(logHrefs.length).toBeGreaterThan(0);
+  expect(logHrefs.filter((href) => !href.endsWith('/log?pr=3'))).toEqual([]);
   const logHref = await page.locator('[data-testid=decided-log]').getAttribute('href');
   const logAnswer = await page.request.get(`${base}${logHref!}`);
   expect(logAnswer.status()).toBe(200);
-  expect(await logAnswer.text()).toContain('exit code');
+  const logText = await logAnswer.text();
+  expect(logText).toMatch(/^# opened from pull request #3: /);
+  expect(logText).toContain('exit code');
 
   await page.goto(`${base}/ui/metrics?${new URLSearchParams({ ...h.key.repo, branch: 'main' }).toString()}`);
   await page.locator('[data-testid=charts] canvas').nth(4).waitFor();

@@ -29,7 +29,7 @@ import { notFound } from '../../errors';
 import type { UiRouteDeps } from './deps';
 import { parse, PrQuery, QueueQuery, queueQs, render, requireOwned } from './forms';
 import { sessionOf } from './guard';
-import { dashboardHref } from './test-run-log';
+import { dashboardHref, logHref } from './test-run-log';
 
 const EXPLAINS = /reason|sentence|explanation|message/i;
 const LINKISH = /(url|log|href|link)$/i;
@@ -48,13 +48,14 @@ const isHref = (v: string) => /^https?:\/\//i.test(v) || (v.startsWith('/') && !
 /**
  * Splits a record (any JSON object) into explanations, links and plain fields: top-level fields, the
  * fields of nested objects, and the fields of objects in lists (labelled with their id when they have
- * one, as `testRuns <id> logUrl`). Links to the API's run logs become the dashboard's.
+ * one, as `testRuns <id> logUrl`). Links to the API's run logs become the dashboard's, opened from
+ * PR `pr` when given (`?pr=`).
  */
-export function viewOfRecord(record: object): RecordView {
+export function viewOfRecord(record: object, pr?: number): RecordView {
   const view: RecordView = { why: [], links: [], fields: [] };
   const visit = (key: string, value: unknown, depth: number) => {
     if (typeof value === 'string') {
-      if (LINKISH.test(key) && isHref(value)) view.links.push({ key, href: dashboardHref(value) });
+      if (LINKISH.test(key) && isHref(value)) view.links.push({ key, href: dashboardHref(value, pr) });
       else if (EXPLAINS.test(key) && value.trim() !== '') view.why.push({ key, text: value });
       else view.fields.push({ key, value });
     } else if (typeof value === 'number' || typeof value === 'boolean') {
@@ -93,13 +94,15 @@ const NEVER_STARTED = /^START_TEST_RUN_/;
 /**
  * The PR's runs, newest first, from its transitions: each named by what it tested, linked to its
  * log when `logged` has it, else saying why not (it never started and why, it is still running, or
- * no log is kept for it).
+ * no log is kept for it). Each log link carries `?pr=<pr>`, the PR whose page lists it, so the log
+ * names that PR first (a batch run's branch is named after its first PR, not this one).
  */
 export function runsOnPage(
   timeline: readonly LoggedTransition[],
   logged: ReadonlySet<string>,
   record: Pick<SubmittedPullRequest, 'reasonDetail' | 'decidedByTestRun'> | null,
   targetBranch: string,
+  pr: number,
 ): RunOnPage[] {
   const byRun = new Map<string, LoggedTransition[]>();
   for (const t of timeline) if (t.testRunId) byRun.set(t.testRunId, [...(byRun.get(t.testRunId) ?? []), t]);
@@ -108,8 +111,7 @@ export function runsOnPage(
     const first = rows.at(-1)!;
     const name = testRunName({ prs: first.batch, bisection: rows.some((r) => r.bisection) });
     const at = first.at;
-    if (logged.has(id))
-      return { id, name, at, log: `/ui/test-runs/${encodeURIComponent(id)}/log`, noLog: null };
+    if (logged.has(id)) return { id, name, at, log: logHref(id, pr), noLog: null };
     const failedToStart = rows.find((r) => NEVER_STARTED.test(r.reason));
     let noLog: string;
     if (failedToStart) {
@@ -171,7 +173,8 @@ export function pullRequestPages(deps: UiRouteDeps) {
         : null;
       const state = record?.state ?? timeline[0]?.to ?? 'unknown';
       const runIds = [...new Set(timeline.flatMap((t) => (t.testRunId ? [t.testRunId] : [])))];
-      const runs = runsOnPage(timeline, await deps.reads.loggedRuns(org.id, runIds), record, q.targetBranch);
+      const logged = await deps.reads.loggedRuns(org.id, runIds);
+      const runs = runsOnPage(timeline, logged, record, q.targetBranch, pr);
       const decidedId = record ? record.decidedByTestRun : (timeline[0]?.testRunId ?? null);
       const decided = runs.find((r) => r.id === decidedId) ?? null;
       return render(deps, request, reply, 'pull-request', {
@@ -183,7 +186,7 @@ export function pullRequestPages(deps: UiRouteDeps) {
         record,
         state,
         live: !TERMINAL.has(state),
-        view: record ? viewOfRecord(record) : null,
+        view: record ? viewOfRecord(record, pr) : null,
         lead: leadSentence(record, timeline, q.targetBranch),
         runs,
         decided,

@@ -59,8 +59,16 @@ export function logPreamble(pr: number, run: RunOfPullRequest): string {
   return `# opened from pull request #${pr}: this ${kind} tested ${prList(run.batch)} together${branch}\n`;
 }
 
+/**
+ * The dashboard's address of a run's log; `pr`: the PR page it is linked from, so the log's first line
+ * names that PR (openedFrom), whether or not the browser sends a Referer.
+ */
+export function logHref(testRunId: string, pr?: number): string {
+  return `/ui/test-runs/${encodeURIComponent(testRunId)}/log${pr === undefined ? '' : `?pr=${pr}`}`;
+}
+
 /** The dashboard's address of an API log link (`…/v1/testRuns/<id>/log`); other links unchanged. */
-export function dashboardHref(href: string): string {
+export function dashboardHref(href: string, pr?: number): string {
   let path = href;
   try {
     path = new URL(href, 'http://x').pathname;
@@ -68,7 +76,9 @@ export function dashboardHref(href: string): string {
     return href;
   }
   const match = /^\/v1\/testRuns\/([^/]+)\/log$/.exec(path);
-  return match && RUN_ID.test(decodeURIComponent(match[1]!)) ? `/ui/test-runs/${match[1]}/log` : href;
+  if (!match) return href;
+  const id = decodeURIComponent(match[1]!);
+  return RUN_ID.test(id) ? logHref(id, pr) : href;
 }
 
 export function testRunLogPages(deps: UiRouteDeps) {
