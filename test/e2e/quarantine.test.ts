@@ -31,6 +31,7 @@ import {
 import { parseJunitText } from '../../flaky/junit';
 import { createFlakyStore, type FlakyStore } from '../../flaky/service';
 import { createLocalGitHost } from '../../git/local-git-host';
+import { createProcessBroker } from '../../platform/process-runner';
 import { createPool } from '../../stores/db';
 import { createRepositoryOwnerStore } from '../../stores/repository-owners';
 import { requireTestEnv } from '../support/env';
@@ -53,6 +54,8 @@ let executor: TestExecutor;
 let worker: Worker;
 let running: Promise<void>;
 let taskQueue: string;
+// git runs from a small broker process, as in the worker, not forked from this large jest worker.
+const broker = createProcessBroker();
 const fixtures: GitFixture[] = [];
 
 beforeAll(async () => {
@@ -73,7 +76,7 @@ beforeAll(async () => {
     workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
     activities: createActivities({
       workerIdentity: 'e2e-quarantine',
-      gitHost: createLocalGitHost({ root }),
+      gitHost: createLocalGitHost({ root, runner: broker }),
       client,
       taskQueue,
       pool,
@@ -87,6 +90,7 @@ beforeAll(async () => {
 afterAll(async () => {
   worker?.shutdown();
   await running;
+  broker.close();
   await executor?.close();
   await connection?.close();
   await nativeConnection?.close();

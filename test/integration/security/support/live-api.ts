@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { createActivities } from '../../../../activities';
 import { createLocalGitHost } from '../../../../git/local-git-host';
+import { createProcessBroker } from '../../../../platform/process-runner';
 import type { RepositoryKey } from '../../../../contract';
 import { createApiKeyStore } from '../../../../stores/api-keys';
 import { createExecutorCredentials } from '../../../../test-runs/store/executor-credentials';
@@ -89,7 +90,10 @@ export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> 
 
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
-  const gitHost = createLocalGitHost({ root: world.root });
+  // git runs from a small broker process, as in the worker: started from this jest worker (a large
+  // process) every git command would cost a copy of its page tables (about a third of concurrency's CPU).
+  const broker = createProcessBroker();
+  const gitHost = createLocalGitHost({ root: world.root, runner: broker });
   const worker = await Worker.create({
     connection: nativeConnection,
     taskQueue,
@@ -152,6 +156,7 @@ export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> 
       await built.app.close();
       worker.shutdown();
       await running;
+      broker.close();
       await executor.close();
       await Promise.allSettled([
         temporal.close(),
