@@ -3,13 +3,14 @@
  * repository (through the host's own initBareRepository), and a working clone in which a test writes
  * commits and pushes them as branches or as pull requests (`refs/pull/<n>/head`).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { devNull, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createLocalGitHost, type LocalGitHost } from '../../git/local-git-host';
 import type { RepositoryKey } from '../../contract';
 import { initBareRepository } from '../../git/repository-path';
+import { createProcessBroker } from '../../platform/process-runner';
+import { createSyncBroker } from './sync-broker';
 
 export interface GitFixture {
   dir: string;
@@ -53,14 +54,6 @@ function gitEnv(author: string, clock: number): NodeJS.ProcessEnv {
   };
 }
 
-function run(dir: string, args: string[], env: NodeJS.ProcessEnv): string {
-  return execFileSync('git', ['-C', dir, ...args], {
-    env,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }).trim();
-}
-
 export async function createGitFixture(
   repo: RepositoryKey = { host: 'github.com', owner: 'acme', name: 'widgets' },
   /** The git root to create the bare repository in (another fixture's, to share a host); default own. */
@@ -68,12 +61,18 @@ export async function createGitFixture(
 ): Promise<GitFixture> {
   let clock = 1_700_000_000;
   const env = (author = 'Ada Lovelace <ada@example.com>') => gitEnv(author, (clock += 60));
+  // Every git process starts from a small helper, not forked from this (large) jest worker: the
+  // fixture's own commands through a synchronous broker, the host's through the worker's kind.
+  const commands = createSyncBroker();
+  const processes = createProcessBroker();
+  const run = (dir: string, args: string[], env: NodeJS.ProcessEnv): string =>
+    commands.run('git', ['-C', dir, ...args], { env }).trim();
   const dir = mkdtempSync(join(tmpdir(), 'railyard-git-'));
   const root = sharedRoot ?? join(dir, 'root');
   const bare = await initBareRepository(root, repo, { defaultBranch: 'main' });
   const work = join(dir, 'work');
   run(dir, ['clone', '--quiet', bare, work], env());
-  const host = createLocalGitHost({ root });
+  const host = createLocalGitHost({ root, runner: processes });
   const fx: GitFixture = {
     dir,
     root,
@@ -105,7 +104,11 @@ export async function createGitFixture(
       void run(work, ['push', '--quiet', '--force', 'origin', `${sha}:refs/heads/${branch}`], env()),
     tip: (branch) => run(bare, ['rev-parse', `refs/heads/${branch}`], env()),
     show: (rev, path) => run(bare, ['show', `${rev}:${path}`], env()),
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup: () => {
+      commands.close();
+      processes.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
   return fx;
 }

@@ -12,7 +12,6 @@
  * CI, a new queue workflow. Closing a queue ends its workflows and its CI; its `logs` hold what the
  * deployment logged while it was open.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +23,7 @@ import type { Pool } from 'pg';
 import { createActivities } from '../../activities';
 import { createLocalGitHost } from '../../git/local-git-host';
 import { createProcessBroker } from '../../platform/process-runner';
+import { createSyncBroker } from './sync-broker';
 import { createRoutingGitHost } from '../../git/routing-git-host';
 import { createGitHubGitHost } from '../../github/host/git-host';
 import { createGitHubAppAuth } from '../../github/app/app-auth';
@@ -265,6 +265,8 @@ export async function startGitHubDeployment(
 
   // As the worker does (worker/main.ts): git from a small broker process, not this large one.
   const broker = createProcessBroker();
+  // The harness's own synchronous git (reading the bare repository) the same way (sync-broker.ts).
+  const commands = createSyncBroker();
   const workers: ({ worker: Worker; running: Promise<void>; connection: NativeConnection } | null)[] = [];
   async function startWorker(): Promise<number> {
     const index = workers.length;
@@ -372,8 +374,7 @@ export async function startGitHubDeployment(
     );
     const first = await clone.commit({ 'README.md': 'widgets\n' }, 'initial');
     await clone.push(first, 'main');
-    const bareGit = (...args: string[]) =>
-      execFileSync('git', ['-C', repository.bare, ...args], { encoding: 'utf8' }).trim();
+    const bareGit = (...args: string[]) => commands.run('git', ['-C', repository.bare, ...args]).trim();
     const initialCommits = Number(bareGit('rev-list', '--count', 'main'));
 
     await installations.syncRepositories(installation.id, [{ owner, name }]);
@@ -602,6 +603,7 @@ export async function startGitHubDeployment(
       runtimeLogs.delete(log);
       await step('retry gate', () => retries.close(connection));
       broker.close();
+      commands.close();
       await step('pool', () => pool.end());
       fs.rmSync(dataRoot, { recursive: true, force: true });
     },
