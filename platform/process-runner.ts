@@ -55,11 +55,12 @@ export function createDirectProcessRunner(): ProcessRunner {
 export function createProcessBroker(): ProcessBroker {
   let broker: ChildProcess | null = null;
   let nextId = 1;
-  const pending = new Map<number, (outcome: ProcessOutcome) => void>();
+  // Each request remembers the broker it went to: a broker's end fails only its own requests.
+  const pending = new Map<number, { child: ChildProcess; done: (outcome: ProcessOutcome) => void }>();
 
   /** Holds the parent's event loop open exactly while a request is in flight. */
   function hold(child: ChildProcess): void {
-    if (pending.size > 0) {
+    if ([...pending.values()].some((p) => p.child === child)) {
       child.ref();
       child.channel?.ref();
     } else {
@@ -76,17 +77,20 @@ export function createProcessBroker(): ProcessBroker {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     child.on('message', (m: BrokerReply) => {
-      const done = pending.get(m.id);
-      if (!done) return;
+      const waiting = pending.get(m.id);
+      if (!waiting) return;
       pending.delete(m.id);
       hold(child);
-      done(m.outcome);
+      waiting.done(m.outcome);
     });
+    // A closed broker exits after its successor may have started: its exit must not fail their work.
     const gone = (why: string) => {
       if (broker === child) broker = null;
-      const waiting = [...pending.values()];
-      pending.clear();
-      for (const done of waiting) done({ kind: 'failed', reason: `the process broker ${why}` });
+      for (const [id, waiting] of pending)
+        if (waiting.child === child) {
+          pending.delete(id);
+          waiting.done({ kind: 'failed', reason: `the process broker ${why}` });
+        }
     };
     child.on('exit', (code, signal) => gone(`exited (${signal ?? `code ${code}`})`));
     child.on('error', (err) => gone(`failed: ${err.message}`));
@@ -99,7 +103,7 @@ export function createProcessBroker(): ProcessBroker {
         broker ??= start();
         const child = broker;
         const id = nextId++;
-        pending.set(id, resolve);
+        pending.set(id, { child, done: resolve });
         hold(child);
         const message: BrokerRequest = { id, ...request, args: [...request.args] };
         try {

@@ -98,6 +98,14 @@ test('requests in flight fail when the broker dies, and the next one starts it a
   own.close();
 });
 
+it('a request made right after close goes to a new broker and is not failed by the old one ending', async () => {
+  const own = createProcessBroker();
+  expect((await own.run(sh('true'))).kind).toBe('exited');
+  own.close(); // the old broker's exit is reported a moment later, while the next request runs
+  expect(await own.run(sh('sleep 0.2; echo fine'))).toMatchObject({ kind: 'exited', stdout: 'fine\n' });
+  own.close();
+});
+
 /** A node process using a broker (through tsx, as the worker does), printing the broker's pid. */
 function parentScript(thenWhat: string): string {
   return [
