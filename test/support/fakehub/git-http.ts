@@ -10,11 +10,12 @@
  * - The environment of http-backend is built from scratch: no user or system git config; the hooks
  *   learn who pushed from `FAKEHUB_ACTOR` and reach the fake through a loopback URL with a random secret.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { devNull } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { BinaryBroker } from '../binary-broker';
 
 export async function findHttpBackend(): Promise<string> {
   const { stdout } = await promisify(execFile)('git', ['--exec-path'], { encoding: 'utf8' });
@@ -40,8 +41,9 @@ export interface CgiResponse {
   body: Buffer;
 }
 
-/** Runs http-backend once and parses its CGI answer. */
-export function runHttpBackend(
+/** Runs http-backend once (started by `broker`, not by this process) and parses its CGI answer. */
+export async function runHttpBackend(
+  broker: BinaryBroker,
   backend: string,
   projectRoot: string,
   request: CgiRequest,
@@ -66,44 +68,35 @@ export function runHttpBackend(
   if (request.contentEncoding) env.HTTP_CONTENT_ENCODING = request.contentEncoding;
   if (request.gitProtocol) env.GIT_PROTOCOL = request.gitProtocol;
   if (request.body) env.CONTENT_LENGTH = String(request.body.length);
-  return new Promise((resolve, reject) => {
-    const child = spawn(backend, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const raw = Buffer.concat(out);
-      let split = raw.indexOf('\r\n\r\n');
-      let gap = 4;
-      if (split < 0) {
-        split = raw.indexOf('\n\n');
-        gap = 2;
-      }
-      if (split < 0) {
-        reject(
-          new Error(
-            `git http-backend exited ${code} without headers: ${Buffer.concat(err).toString().trim()}`,
-          ),
-        );
-        return;
-      }
-      const headers: Record<string, string> = {};
-      let status = 200;
-      for (const line of raw.subarray(0, split).toString('latin1').split(/\r?\n/)) {
-        const colon = line.indexOf(':');
-        if (colon < 0) continue;
-        const name = line.slice(0, colon).trim().toLowerCase();
-        const value = line.slice(colon + 1).trim();
-        if (name === 'status') status = Number.parseInt(value, 10) || 500;
-        else headers[name] = value;
-      }
-      resolve({ status, headers, body: raw.subarray(split + gap) });
-    });
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(request.body ?? Buffer.alloc(0));
+  const {
+    code,
+    stdout: raw,
+    stderr,
+  } = await broker.run({
+    file: backend,
+    args: [],
+    env,
+    input: request.body ?? Buffer.alloc(0),
   });
+  let split = raw.indexOf('\r\n\r\n');
+  let gap = 4;
+  if (split < 0) {
+    split = raw.indexOf('\n\n');
+    gap = 2;
+  }
+  if (split < 0)
+    throw new Error(`git http-backend exited ${code} without headers: ${stderr.toString().trim()}`);
+  const headers: Record<string, string> = {};
+  let status = 200;
+  for (const line of raw.subarray(0, split).toString('latin1').split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon < 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    if (name === 'status') status = Number.parseInt(value, 10) || 500;
+    else headers[name] = value;
+  }
+  return { status, headers, body: raw.subarray(split + gap) };
 }
 
 /**

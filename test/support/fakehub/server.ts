@@ -25,6 +25,7 @@ import { SERVED_OPERATIONS } from './contract/operations';
 import { createContractValidator, type MatchedOperation } from './contract/validator';
 import type { Actor } from './events';
 import { createWriteRateLimiter, type WriteRateLimit } from './secondary-limits';
+import { createBinaryBroker } from '../binary-broker';
 import { findHttpBackend, installHooks, runHttpBackend } from './git-http';
 import { botLogin, handleRest, type RestContext } from './rest';
 import {
@@ -209,6 +210,8 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
   });
   // The fake's own git calls run from a small broker process, not from the large jest worker.
   const broker = createProcessBroker();
+  // git http-backend (bytes in and out) from a small helper too: one per git request of every story.
+  const backends = createBinaryBroker();
   const state = new FakeHubState(dir, (event) => dispatcher.enqueue(event), broker);
   const tokens = createTokenStore();
   const users = createUsers(app);
@@ -279,7 +282,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
       return reply.code(404).type('text/plain').send('Repository not found.\n');
     }
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
-    const answer = await runHttpBackend(backend, join(dir, GITHUB_HOST), {
+    const answer = await runHttpBackend(backends, backend, join(dir, GITHUB_HOST), {
       method: request.method,
       pathInfo: `/${repo.owner}/${repo.name}.git/${service}`,
       query,
@@ -695,6 +698,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
       await step('HTTP server', () => fastify.close());
       await state.dispose();
       broker.close();
+      backends.close();
     },
   };
   return hub;
