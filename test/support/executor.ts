@@ -11,7 +11,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
@@ -26,7 +35,7 @@ import { createExecutorCredentials } from '../../test-runs/store/executor-creden
 import { createExecutorJobs } from '../../test-runs/store/executor-jobs';
 import { createExecutorDispatch } from '../../test-runs/executor-dispatch';
 import { DEFAULT_SANDBOX, type SandboxSettings } from '../../executor/sandbox';
-import { probeSandbox } from '../../executor/sandbox-probe';
+import { probeSandbox, type SandboxProbe } from '../../executor/sandbox-probe';
 import { executorRoutes } from '../../api/routes/executor';
 import { registerErrorHandler } from '../../api/plugins/error-handler';
 import { requireTestEnv } from './env';
@@ -72,12 +81,33 @@ export interface ExecutorApiServer {
 const ROOT = path.resolve(__dirname, '..', '..');
 
 /**
+ * The machine's sandbox probe, once per `npm test` run: the first file to ask probes (bwrap and pasta
+ * trials, started from a large jest worker) and leaves the answer in TEST_TMP for the rest; the
+ * machine does not change within a run. Without TEST_TMP (a unit test alone) it probes.
+ */
+function runProbe(): SandboxProbe {
+  const dir = process.env.TEST_TMP;
+  if (!dir) return probeSandbox('bwrap');
+  const file = path.join(dir, 'sandbox-probe.json');
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as SandboxProbe;
+  } catch {
+    // Not probed yet in this run (or a half-written answer is impossible: it is renamed into place).
+  }
+  const probe = probeSandbox('bwrap');
+  const partial = `${file}.${process.pid}`;
+  writeFileSync(partial, JSON.stringify(probe));
+  renameSync(partial, file);
+  return probe;
+}
+
+/**
  * The sandbox test commands run in: bwrap, with pasta giving network-on runs a network of their own
  * (as an executor would choose). Without either, under CI this throws (required-tool.ts); elsewhere the
  * runs are unsandboxed (null) or share the host's network, said loudly once per test file.
  */
 export function testSandbox(writablePaths: string[] = []): SandboxSettings | null {
-  const probe = probeSandbox('bwrap');
+  const probe = runProbe();
   const bwrap = requireTool({
     tool: 'bwrap',
     probe,
