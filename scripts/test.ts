@@ -125,7 +125,27 @@ async function main(sup: Supervisor, tmp: string, checkStarted: (c: Check) => vo
     checkStarted(check);
   }
   say('starting PostgreSQL and the Temporal dev server on free ports, bundling workflow code...');
-  const [pgPort, temporalPort] = [await freePort(), await freePort()];
+  const pgPort = await freePort();
+  let temporalPort = await freePort();
+  // A dev server that dies while starting (a port taken between choosing and binding it) is started
+  // once more on another port, said plainly, rather than failing every test of the run.
+  const temporal = async () => {
+    try {
+      return await startDevServer(sup, {
+        port: temporalPort,
+        namespace: 'default',
+        logFile: path.join(tmp, 'temporal.log'),
+      });
+    } catch (err) {
+      say(`${(err as Error).message} Starting it again on another port.`);
+      temporalPort = await freePort();
+      return startDevServer(sup, {
+        port: temporalPort,
+        namespace: 'default',
+        logFile: path.join(tmp, 'temporal-2.log'),
+      });
+    }
+  };
   const stack = async () => {
     const [pg] = await Promise.all([
       startCluster(
@@ -138,11 +158,7 @@ async function main(sup: Supervisor, tmp: string, checkStarted: (c: Check) => vo
         },
         'railyard',
       ),
-      startDevServer(sup, {
-        port: temporalPort,
-        namespace: 'default',
-        logFile: path.join(tmp, 'temporal.log'),
-      }),
+      temporal(),
     ]);
     await Promise.all([runMigrations(pg.url), migrateTemplate(pg.adminUrl)]);
     return pg;

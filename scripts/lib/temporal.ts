@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../../contract';
 import { SetupError } from './postgres';
 import type { Managed, Supervisor } from './supervisor';
@@ -19,6 +20,30 @@ export interface DevServerOptions {
   /** Web UI port; omitted = headless. */
   uiPort?: number;
   logFile?: string;
+}
+
+/** Waits until the server at `address` answers GetSystemInfo; throws if it exits or never answers. */
+async function waitForAnswer(address: string, timeoutMs: number, alive: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    if (!alive()) throw new Error(`The Temporal dev server exited after opening its port (${last})`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(
+    `The Temporal dev server opened its port but did not answer within ${timeoutMs / 1000} s (${last})`,
+  );
 }
 
 export async function startDevServer(sup: Supervisor, opts: DevServerOptions): Promise<Managed> {
@@ -49,8 +74,12 @@ export async function startDevServer(sup: Supervisor, opts: DevServerOptions): P
     logFile: opts.logFile,
     stopSignal: 'SIGTERM',
   });
+  const alive = () => managed.child.exitCode === null;
   try {
-    await waitForPort(opts.port, 60_000, 'The Temporal dev server', () => managed.child.exitCode === null);
+    await waitForPort(opts.port, 60_000, 'The Temporal dev server', alive);
+    // An open port is not yet a server: one whose other services then fail to start exits after
+    // opening it (once, every test of a run was refused). It is ready once it answers a call.
+    await waitForAnswer(`127.0.0.1:${opts.port}`, 30_000, alive);
     if (opts.uiPort) await waitForPort(opts.uiPort, 30_000, 'The Temporal Web UI');
   } catch (err) {
     throw new SetupError(`${(err as Error).message}${opts.logFile ? `; see ${opts.logFile}` : ''}.`);
