@@ -9,8 +9,7 @@ import { dirname, join } from 'node:path';
 import { createLocalGitHost, type LocalGitHost } from '../../git/local-git-host';
 import type { RepositoryKey } from '../../contract';
 import { initBareRepository } from '../../git/repository-path';
-import { createProcessBroker } from '../../platform/process-runner';
-import { createSyncBroker } from './sync-broker';
+import { sharedProcessBroker, sharedSyncBroker } from './shared-brokers';
 
 export interface GitFixture {
   dir: string;
@@ -62,9 +61,10 @@ export async function createGitFixture(
   let clock = 1_700_000_000;
   const env = (author = 'Ada Lovelace <ada@example.com>') => gitEnv(author, (clock += 60));
   // Every git process starts from a small helper, not forked from this (large) jest worker: the
-  // fixture's own commands through a synchronous broker, the host's through the worker's kind.
-  const commands = createSyncBroker();
-  const processes = createProcessBroker();
+  // fixture's own commands through a synchronous broker, the host's through the worker's kind; one
+  // of each per jest worker (shared-brokers.ts).
+  const commands = sharedSyncBroker();
+  const processes = sharedProcessBroker();
   const run = (dir: string, args: string[], env: NodeJS.ProcessEnv): string =>
     commands.run('git', ['-C', dir, ...args], { env }).trim();
   const dir = mkdtempSync(join(tmpdir(), 'railyard-git-'));
@@ -104,11 +104,7 @@ export async function createGitFixture(
       void run(work, ['push', '--quiet', '--force', 'origin', `${sha}:refs/heads/${branch}`], env()),
     tip: (branch) => run(bare, ['rev-parse', `refs/heads/${branch}`], env()),
     show: (rev, path) => run(bare, ['show', `${rev}:${path}`], env()),
-    cleanup: () => {
-      commands.close();
-      processes.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
   return fx;
 }
