@@ -129,21 +129,15 @@ async function main(sup: Supervisor, tmp: string, checkStarted: (c: Check) => vo
   let temporalPort = await freePort();
   // A dev server that dies while starting (a port taken between choosing and binding it) is started
   // once more on another port, said plainly, rather than failing every test of the run.
+  const startOn = (logName: string) =>
+    startDevServer(sup, { port: temporalPort, namespace: 'default', logFile: path.join(tmp, logName) });
   const temporal = async () => {
     try {
-      return await startDevServer(sup, {
-        port: temporalPort,
-        namespace: 'default',
-        logFile: path.join(tmp, 'temporal.log'),
-      });
+      return await startOn('temporal.log');
     } catch (err) {
       say(`${(err as Error).message} Starting it again on another port.`);
       temporalPort = await freePort();
-      return startDevServer(sup, {
-        port: temporalPort,
-        namespace: 'default',
-        logFile: path.join(tmp, 'temporal-2.log'),
-      });
+      return startOn('temporal-2.log');
     }
   };
   const stack = async () => {
