@@ -24,6 +24,7 @@ import { createPool } from '../../stores/db';
 import { createRunSlots } from '../../test-runs/store/run-slots';
 import { createRepositoryOwnerStore } from '../../stores/repository-owners';
 import type { DeliveryRetryPolicy } from '../../webhooks/types';
+import type { JudgeTests } from '../../test-runs/judge';
 import type { QueueConfigPatch } from '../../engine';
 import {
   getAdmissionsQuery,
@@ -93,6 +94,11 @@ export interface DeploymentOptions {
   /** The executor's slots (default 4) and the per-organisation cap on runs (default the worker's). */
   executorSlots?: number;
   runsPerOrganisation?: number;
+  /**
+   * How the worker judges a run's JUnit, as the production worker does with the flaky-test store
+   * (worker/main.ts); default none: runs have no tests, their logs end with the command's output.
+   */
+  judgeTests?: (pool: Pool) => JudgeTests;
   /**
    * Starts the deployment's executor instead of the in-process one (startTestExecutor): the
    * split-deployment test runs the executor process in a network namespace of its own.
@@ -174,6 +180,7 @@ export async function startQueueDeployment(opts: DeploymentOptions = {}): Promis
       pool,
       allowPrivateWebhookUrls: true,
       ...(opts.webhookRetry ? { webhookRetry: opts.webhookRetry } : {}),
+      ...(opts.judgeTests ? { judgeTests: opts.judgeTests(pool) } : {}),
     }),
   });
   const running = worker.run();
