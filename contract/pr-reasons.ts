@@ -39,7 +39,32 @@ export type ReasonDetail =
    * branch held when read back right after the landing (null: it could not be read). `rebased`: a
    * parallel lane's PRs applied onto a tip another lane had moved, so the trees differ by that lane.
    */
-  | { kind: 'landing'; sha: string; testedTree: string | null; landedTree: string | null; rebased?: boolean };
+  | { kind: 'landing'; sha: string; testedTree: string | null; landedTree: string | null; rebased?: boolean }
+  /**
+   * A PR ejected for failing tests (issue 28): the failed tests that convicted it, the runs the verdict
+   * rests on in the order they decided (bounded: MAX_DETAIL_NAMES, then `moreRuns`), and, when known,
+   * the target-branch commit those tests last passed on. Test ids are names, bounded like any.
+   */
+  | {
+      kind: 'test_evidence';
+      tests: string[];
+      moreTests: number;
+      runs: EvidenceRun[];
+      moreRuns: number;
+      passedOnTarget?: string;
+    };
+
+/**
+ * One run behind a verdict: how many PRs it tested (`prs`, its own PRs, not those under them), what
+ * kind of run it was (a main-line `batch` or single run, a `bisection` chunk, a `flaky_retry` of known-
+ * flaky tests), and whether it failed (a passing one cleared the PRs tested with the culprit).
+ */
+export interface EvidenceRun {
+  testRunId: string;
+  prs: number;
+  role: 'batch' | 'bisection' | 'flaky_retry';
+  failed: boolean;
+}
 
 const list = (names: readonly string[], more = 0) => {
   const shown = names.join(', ');
@@ -80,7 +105,53 @@ export function detailedClause(reason: string, detail?: ReasonDetail, targetBran
       return `${reasonClause(reason)}: ${detail.text.replace(/\.$/, '')}`;
     case 'landing':
       return `${reasonClause(reason)}; ${landingClause(detail, targetBranch ?? 'the target branch')}`;
+    case 'test_evidence':
+      return `${reasonClause(reason)}: ${evidenceClause(detail, targetBranch ?? 'the target branch')}`;
   }
+}
+
+/** A run as the evidence names it: a short id and what it tested. */
+function runLabel(r: EvidenceRun): string {
+  const what =
+    r.role === 'flaky_retry'
+      ? `its known-flaky tests run again${r.prs === 1 ? '' : `, batch of ${r.prs}`}`
+      : r.prs === 1
+        ? 'alone'
+        : r.role === 'batch'
+          ? `batch of ${r.prs}`
+          : `chunk of ${r.prs}`;
+  return `${r.testRunId.slice(0, 8)} (${what})`;
+}
+
+/** "a, b and c" */
+const and = (items: readonly string[]) =>
+  items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+
+/**
+ * "`calc › divides` failed in runs 1f3a9c2e (batch of 8) and 7b0d4e11 (alone); run 5c6d7e8f (chunk of 4)
+ * passed without it; it passed on main at 0a1b2c3d4e5f": the tests, the runs, the evidence.
+ */
+function evidenceClause(d: Extract<ReasonDetail, { kind: 'test_evidence' }>, target: string): string {
+  const count = d.tests.length + d.moreTests;
+  const tests =
+    count === 0
+      ? 'its tests'
+      : `${list(
+          d.tests.map((t) => `\`${t}\``),
+          d.moreTests,
+        )}`;
+  const failing = d.runs.filter((r) => r.failed).map(runLabel);
+  const passing = d.runs.filter((r) => !r.failed).map(runLabel);
+  const parts = [
+    failing.length > 0
+      ? `${tests} failed in ${plural(failing.length, 'run', 'runs')} ${and(failing)}${d.moreRuns > 0 ? ` and ${d.moreRuns} more` : ''}`
+      : `${tests} failed`,
+  ];
+  if (passing.length > 0)
+    parts.push(`${plural(passing.length, 'run', 'runs')} ${and(passing)} passed without it`);
+  if (d.passedOnTarget)
+    parts.push(`${plural(count, 'it', 'they')} passed on ${target} at ${d.passedOnTarget.slice(0, 12)}`);
+  return parts.join('; ');
 }
 
 /**

@@ -65,10 +65,16 @@ export const REASON_CLAUSES: Record<Reason, string> = {
     'the bisection of its failed batch found it good, so it is back at the front of the line to be tested on the current target',
   TEST_RUN_STARTED: 'its test run started',
   BISECTION_TEST_RUN_STARTED: 'a bisection run started to find the PR that broke its batch',
+  FLAKY_TESTS_RETRIED:
+    'its test run failed only in tests known to be flaky, so those tests are run again before the failure counts',
   TEST_RUN_PASSED: 'its test run passed',
   QUARANTINED_FAILURES_IGNORED: 'its test run failed only in quarantined tests, which do not block',
   LATER_TEST_RUN_PASSED: 'a later run that contains it passed (optimistic merge)',
   KNOWN_RESULT_REUSED: 'the same tree already passed, so that result was reused',
+  FLAKY_TESTS_PASSED_ON_RETRY:
+    'its test run failed only in tests known to be flaky, and they passed when run again',
+  UNRELATED_FAILURE_IN_BISECTION:
+    'its bisection run failed only in tests that had not failed in its batch: a new failure, not evidence against it',
   TEST_RUN_REQUIRED_STATUS_FAILED: 'a required status failed on the test branch',
   TEST_RUN_COMMAND_FAILED: "the queue's test command failed on the test branch",
   TEST_RUN_TIMEOUT: 'its test run did not finish before the testing timeout',

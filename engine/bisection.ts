@@ -29,12 +29,20 @@
  * - A PR under bisection that is cancelled, becomes not ready, gets a new head or skips the line, or
  *   a push to the target, ends its bisection (groups.endBisection): the other PRs re-enter the line
  *   untested. A restart (`restartTestsOnPullRequest`) re-runs its chunk on the same tree.
+ * - Test-level (issue 28): when the batch's failure named its failed tests (a complete list,
+ *   failed-tests.ts), they are the bisection's *suspects*: each chunk run is told to run only them
+ *   (`onlyTests`), a chunk that passes them is good without re-running what had passed, and a chunk
+ *   whose run fails none of them (an unrelated test) holds no culprit of this failure: it counts as
+ *   passed (`UNRELATED_FAILURE_IN_BISECTION`) and its PRs are tested again in the line, where a new
+ *   failure is a failure of its own. A culprit is ejected naming the suspects its chunk failed
+ *   (`failedTests`). Without suspects (no detail, too many tests) the rules above apply as they are.
  * Invariants: bisection chunks are never a base for the main line, never merged, never invalidated
  * by a main-line merge under them (their tree is not the target's future, only evidence), and every
  * PR of a failed batch ends cleared, ejected, or back in the line.
  */
 import { type QueueConfig } from './config';
 import { type Draft, entryOf, finish, membersOf, note, transition } from './draft';
+import { convictingTests, type FailedTests } from './failed-tests';
 import { observeCulprit } from './failure-rate';
 import { cancelRun, chunksOf, createGroup, dependentsOf, dissolveGroup, groupsInLineOrder } from './groups';
 import { type Entry, type Group } from './model';
@@ -53,7 +61,16 @@ export function bisect(d: Draft, failed: Group): void {
     transition(d, e, { to: 'pending', reason: 'BISECTION_REQUIRED' });
   }
   note(d, failed.prs, 'BISECTION_REQUIRED');
-  split(d, members, failed.key, failed.runId === null ? [] : [failed.runId]);
+  const suspects =
+    failed.failedTests?.complete && failed.failedTests.ids.length > 0 ? failed.failedTests : undefined;
+  split(d, members, failed.key, runsOf(failed), suspects);
+}
+
+/** The runs a group's failure rests on: those retried as flaky-only failures, then its own. */
+function runsOf(group: Group): string[] {
+  const runs = [...(group.retriedRuns ?? [])];
+  if (group.runId !== null && !runs.includes(group.runId)) runs.push(group.runId);
+  return runs;
 }
 
 /** Applies what finished chunks say, bisection by bisection. */
@@ -102,7 +119,7 @@ function blame(d: Draft, first: Group, later: Group[]): void {
   const members = membersOf(d, first);
   d.state.groups = d.state.groups.filter((g) => g !== first && !later.includes(g));
   const evidence = [...(first.evidence ?? [])];
-  if (first.runId !== null && !evidence.includes(first.runId)) evidence.push(first.runId);
+  for (const run of runsOf(first)) if (!evidence.includes(run)) evidence.push(run);
   const failure = first.failure ?? { reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', culpritPr: null };
   const culprit = failure.culpritPr ?? (members.length === 1 ? members[0]!.pr : null);
   const back = [...untested];
@@ -111,14 +128,15 @@ function blame(d: Draft, first: Group, later: Group[]): void {
       e.group = null;
       transition(d, e, { to: 'pending', reason: 'BISECTION_REQUIRED' });
     }
-    split(d, members, first.bisectionKey ?? first.key, evidence);
+    split(d, members, first.bisectionKey ?? first.key, evidence, first.suspects);
   } else {
     const entry = entryOf(d, culprit);
     observeCulprit(d);
     note(d, [culprit], 'PREREQUISITE_MERGE_ITEM_FAILED');
     if (entry) {
       entry.group = null;
-      finish(d, entry, { to: 'failed', reason: failure.reason }, first.runId, evidence);
+      const tests = convictingTests(first.failedTests, first.suspects);
+      finish(d, entry, { to: 'failed', reason: failure.reason }, first.runId, evidence, tests);
     }
     back.push(...members.filter((e) => e.pr !== culprit));
   }
@@ -131,7 +149,7 @@ function blame(d: Draft, first: Group, later: Group[]): void {
 }
 
 /** Forms the chunks of `members` (known to hold a culprit, by `evidence`) beside the line. */
-function split(d: Draft, members: Entry[], key: number, evidence: string[]): void {
+function split(d: Draft, members: Entry[], key: number, evidence: string[], suspects?: FailedTests): void {
   const chunks = splitIntoChunks(members, chunkCount(d.state.config, members.length));
   const under: number[] = [];
   const groups = chunks.map((chunk) => {
@@ -139,6 +157,7 @@ function split(d: Draft, members: Entry[], key: number, evidence: string[]): voi
     group.bisectionKey = key;
     group.evidence = [...evidence];
     group.ahead = [...under];
+    if (suspects) group.suspects = suspects;
     under.push(...group.prs);
     return group;
   });
@@ -149,6 +168,7 @@ function split(d: Draft, members: Entry[], key: number, evidence: string[]): voi
     last.runId = evidence.at(-1)!;
     last.exact = false;
     failGroup(d, last, { reason: 'TEST_RUN_FAILED_BY_OPTIMIZATION', culpritPr: null });
+    if (suspects) last.failedTests = suspects;
   }
 }
 

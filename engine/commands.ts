@@ -39,6 +39,11 @@ export type NotifyPr = {
    * (the failed batch, then the chunk runs that failed with it or passed without it).
    */
   convictedBy?: string[];
+  /**
+   * A PR ejected for failing tests (`failed`): the failed tests that convicted it (bounded,
+   * failed-tests.ts), those of its deciding run that had failed in its batch when it was bisected.
+   */
+  failedTests?: string[];
 } & Transition;
 
 export type EngineCommand =
@@ -50,6 +55,11 @@ export type EngineCommand =
       baseSha: string | null;
       stackedOnRunId: string | null;
       bisection: boolean;
+      /**
+       * Run only these tests where the runner can (a flaky retry: the failed tests; a bisection chunk:
+       * the tests that failed in its batch). Absent: the whole suite. Bounded (failed-tests.ts).
+       */
+      onlyTests?: string[];
     }
   | { type: 'cancelTestRun'; runId: string; reason: CancelRunReason }
   | {

@@ -8,7 +8,9 @@
  * `speculationThreshold` (speculation-threshold.ts). No API field sets it, so a queue keeps the
  * default it was created with. Two are railyard's extensions of Trunk's API: `batchingMode`
  * (`fixed`, Trunk's batching and the default, or `adaptive`, adaptive-batching.ts) and
- * `batchingRunsPerPrTarget`, the cost adaptive batching keeps within.
+ * `batchingRunsPerPrTarget`, the cost adaptive batching keeps within. `flakyRetries` (issue 28) is
+ * railyard's too: how often a run that failed only in known-flaky tests is run again before its
+ * failure counts (flaky-retry.ts).
  * Invariant: a config held in the state is always normalised (integers in range), whatever a patch
  * carried, so no other module has to defend against a concurrency of 0 or a negative depth.
  * The queue state (`running`, `paused`, ...) is not a setting here: it has its own transitions
@@ -60,6 +62,12 @@ export interface QueueConfig {
    * reads as DEFAULT_RUNS_PER_PR_TARGET.
    */
   batchingRunsPerPrTarget?: number;
+  /**
+   * railyard's extension (issue 28): how many times a run whose failed tests are all known flaky is
+   * run again (its failed tests only, where the command supports it) before its failure counts;
+   * 0 turns it off, at most MAX_FLAKY_RETRIES. Absent reads as DEFAULT_FLAKY_RETRIES.
+   */
+  flakyRetries?: number;
 }
 
 export type QueueConfigPatch = Partial<QueueConfig>;
@@ -92,6 +100,13 @@ export const DEFAULT_RUNS_PER_PR_TARGET = 0.5;
 /** Below this no plan is cheap enough; the API refuses less (the entropy floor at p = 1% is 0.08). */
 export const MIN_RUNS_PER_PR_TARGET = 0.05;
 export const MAX_RUNS_PER_PR_TARGET = 10;
+/** One retry forgives one flake; a test that fails twice in a row on the same tree is not forgiven. */
+export const DEFAULT_FLAKY_RETRIES = 1;
+/** Each retry holds its PRs (and the runs on them) for another run: a small cap bounds that cost. */
+export const MAX_FLAKY_RETRIES = 3;
+
+/** The queue's flaky retries, absent read as the default. */
+export const flakyRetriesOf = (config: QueueConfig): number => config.flakyRetries ?? DEFAULT_FLAKY_RETRIES;
 
 /** A full config from Trunk's defaults; bisection concurrency follows concurrency unless given. */
 export function queueConfig(overrides: QueueConfigPatch = {}): QueueConfig {
@@ -135,6 +150,9 @@ function normalise(config: QueueConfig): QueueConfig {
             MAX_RUNS_PER_PR_TARGET,
           ),
         }),
+    ...(config.flakyRetries === undefined
+      ? {}
+      : { flakyRetries: clampInt(config.flakyRetries, 0, MAX_FLAKY_RETRIES) }),
   };
 }
 

@@ -124,6 +124,7 @@ export function finish(
   change: Extract<Transition, { to: TerminalPrState }>,
   runId: string | null = null,
   convictedBy: readonly string[] = [],
+  failedTests: readonly string[] = [],
 ): void {
   d.commands.push({
     type: 'notifyPr',
@@ -133,6 +134,7 @@ export function finish(
     runId,
     ...change,
     ...(convictedBy.length > 0 ? { convictedBy: [...convictedBy] } : {}),
+    ...(failedTests.length > 0 ? { failedTests: [...failedTests] } : {}),
   });
   d.state.entries = d.state.entries.filter((e) => e !== entry);
   // Trees holding a merged PR are re-based on the new tip (known-results.ts); other leavers void them.

@@ -26,6 +26,11 @@ export interface TestCaseResult {
   status: 'passed' | 'failed' | 'skipped';
   /** Decided by the flaky-test service when the result was ingested. */
   quarantined: boolean;
+  /**
+   * Known flaky by the flaky-test service when the queue asked (its status is flaky, or the test is
+   * quarantined); absent = not known flaky. Only a failed test's answer matters (failed-tests.ts).
+   */
+  flaky?: boolean;
 }
 
 export type TestRunOutcome = 'passed' | 'failed' | 'timeout';

@@ -42,11 +42,22 @@ export function createGroup(
   return group;
 }
 
-/** Starts a run for a group on top of `tree` (its dependencies, in line order). */
-export function startRun(d: Draft, group: Group, tree: readonly Entry[]): void {
+/**
+ * Starts a run for a group on top of `tree` (its dependencies, in line order). A flaky retry
+ * (flaky-retry.ts) passes its reason and the tests to run; otherwise a bisection chunk runs only the
+ * tests that failed in its batch (`suspects`), and any other run the whole suite.
+ */
+export function startRun(
+  d: Draft,
+  group: Group,
+  tree: readonly Entry[],
+  retry?: { reason: 'FLAKY_TESTS_RETRIED'; onlyTests: string[] },
+): void {
   const ahead = tree.map((e) => e.pr);
   const runId = d.ctx.newId();
   const timeout = d.state.config.testingTimeoutMinutes;
+  const onlyTests =
+    retry?.onlyTests ?? (group.bisection && group.suspects?.complete ? group.suspects.ids : []);
   Object.assign(group, {
     status: 'testing',
     ahead,
@@ -57,7 +68,12 @@ export function startRun(d: Draft, group: Group, tree: readonly Entry[]): void {
     deadline: timeout > 0 ? d.ctx.now + timeout * 60_000 : null,
     failure: null,
   } satisfies Partial<Group>);
-  const reason = group.bisection ? 'BISECTION_TEST_RUN_STARTED' : 'TEST_RUN_STARTED';
+  delete group.failedTests;
+  // A fresh run (not a retry) starts its flaky retries over: the runs retried before tested another try.
+  if (!retry) delete group.retriedRuns;
+  if (onlyTests.length > 0) group.partial = true;
+  else delete group.partial;
+  const reason = retry?.reason ?? (group.bisection ? 'BISECTION_TEST_RUN_STARTED' : 'TEST_RUN_STARTED');
   for (const e of membersOf(d, group)) transition(d, e, { to: 'testing', reason }, runId);
   command(d, {
     type: 'startTestRun',
@@ -67,6 +83,7 @@ export function startRun(d: Draft, group: Group, tree: readonly Entry[]): void {
     baseSha: d.state.tipSha,
     stackedOnRunId: stackedOn(d, group, ahead),
     bisection: group.bisection,
+    ...(onlyTests.length > 0 ? { onlyTests: [...onlyTests] } : {}),
   });
 }
 

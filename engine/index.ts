@@ -32,7 +32,10 @@ export {
   BATCHING_MODES,
   DEFAULT_BATCHING_MODE,
   DEFAULT_CONFIG,
+  DEFAULT_FLAKY_RETRIES,
   DEFAULT_RUNS_PER_PR_TARGET,
+  flakyRetriesOf,
+  MAX_FLAKY_RETRIES,
   MAX_RUNS_PER_PR_TARGET,
   MIN_RUNS_PER_PR_TARGET,
   queueConfig,
@@ -51,6 +54,13 @@ export {
   type TestCaseResult,
   type TestRunOutcome,
 } from './events';
+export {
+  failedTestsOf,
+  MAX_FAILED_TEST_CHARS,
+  MAX_FAILED_TESTS,
+  MAX_TEST_ID_LENGTH,
+  type FailedTests,
+} from './failed-tests';
 export { type CancelRunReason, type EngineCommand, type EngineCommandType, type NotifyPr } from './commands';
 export type {
   CancelReason,

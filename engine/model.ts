@@ -15,6 +15,7 @@
  *   member of a group has `group` set to its key.
  */
 import { queueConfig, type QueueConfig, type QueueConfigPatch, type QueueMode } from './config';
+import { type FailedTests } from './failed-tests';
 import { type FailureReason, type Reason } from './reasons';
 
 export type QueueStatus = 'running' | 'paused' | 'draining' | 'switching_modes';
@@ -110,6 +111,20 @@ export interface Group {
   startedAt: number | null;
   deadline: number | null;
   failure: GroupFailure | null;
+  /**
+   * The failed tests its failed run named (failed-tests.ts, bounded); absent when it has not failed or
+   * named none. Absent fields below keep the state of a queue that never saw a test id as it was.
+   */
+  failedTests?: FailedTests;
+  /**
+   * Bisection chunks only: the tests that failed in the batch being bisected (a complete list). A chunk
+   * run is told to run only these, and a chunk failing none of them holds no culprit (bisection.ts).
+   */
+  suspects?: FailedTests;
+  /** Its runs that failed only in known-flaky tests and were run again (flaky-retry.ts), in order. */
+  retriedRuns?: string[];
+  /** Its run in flight runs only some tests (a flaky retry, a chunk): no known result is kept of it. */
+  partial?: boolean;
 }
 
 /** A result for a tree (tip + `tree`, in order), kept for bisection_skip_redundant_tests. */

@@ -63,5 +63,9 @@ function blame(d: Draft, group: Group): void {
   group.prs = group.prs.filter((pr) => pr !== culprit);
   if (group.prs.length > 0) dissolveGroup(d, group, 'PREREQUISITE_MERGE_ITEM_FAILED');
   else d.state.groups = d.state.groups.filter((g) => g !== group);
-  if (entry) finish(d, entry, { to: 'failed', reason: failure.reason }, group.runId);
+  if (!entry) return;
+  // A failure retried as flaky-only names every run it rests on; a single run needs no list.
+  const retried = group.retriedRuns ?? [];
+  const runs = retried.length > 0 && group.runId !== null ? [...retried, group.runId] : [];
+  finish(d, entry, { to: 'failed', reason: failure.reason }, group.runId, runs, group.failedTests?.ids ?? []);
 }

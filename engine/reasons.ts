@@ -40,7 +40,11 @@ export type RestartReason =
 export type QueuedReason = 'MERGE_ITEM_NOW_READY' | RestartReason;
 
 /** railyard: Trunk's `pull_request.testing` carries no reason; these say which kind of run started. */
-export type TestingReason = 'TEST_RUN_STARTED' | 'BISECTION_TEST_RUN_STARTED';
+export type TestingReason =
+  | 'TEST_RUN_STARTED'
+  | 'BISECTION_TEST_RUN_STARTED'
+  /** railyard: its run failed only in known-flaky tests, which are run again (flaky-retry.ts). */
+  | 'FLAKY_TESTS_RETRIED';
 
 /** railyard: Trunk has no `tests_passed` event; these say what evidence cleared the PR. */
 export type PassedReason =
@@ -50,7 +54,14 @@ export type PassedReason =
   /** A later run whose tree contains this PR passed (optimistic merge). */
   | 'LATER_TEST_RUN_PASSED'
   /** bisection_skip_redundant_tests: an identical tree already passed. */
-  | 'KNOWN_RESULT_REUSED';
+  | 'KNOWN_RESULT_REUSED'
+  /** Its run failed only in known-flaky tests, and they passed when run again (flaky-retry.ts). */
+  | 'FLAKY_TESTS_PASSED_ON_RETRY'
+  /**
+   * A bisection run failed, but in none of the tests that failed in its batch: a new failure, not
+   * evidence against its PRs (bisection.ts); they are tested again in the line, where it counts.
+   */
+  | 'UNRELATED_FAILURE_IN_BISECTION';
 
 export type StartFailureReason =
   | 'START_TEST_RUN_INVALID_EVENT'

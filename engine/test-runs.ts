@@ -6,16 +6,22 @@
  *   a duplicate delivery) is ignored, never applied to whatever group runs now.
  * - A passing verdict (quarantine-aware, verdict.ts) moves the group to `passed` and its PRs to
  *   `tests_passed`; merging is decided later (optimistic-merge.ts). A failing one moves them to
- *   `pending_failure` with the failure reason; blame is decided later (pending-failure.ts).
+ *   `pending_failure` with the failure reason, keeping the failed tests it names (failed-tests.ts);
+ *   blame is decided later (pending-failure.ts). Before that, a failure only in known-flaky tests is
+ *   run again (flaky-retry.ts), and a bisection chunk failing none of its batch's failed tests counts
+ *   as passed for its bisection (`UNRELATED_FAILURE_IN_BISECTION`, bisection.ts).
  * - `testingTimeoutMinutes` counts from when the run was asked for. At the deadline the run is
  *   cancelled and fails with `TEST_RUN_TIMEOUT`, whether or not CI ever reported; a `timeout`
  *   outcome from the runner is the same failure.
  * - Failing to build the test branch is a failure of the run; a named culprit (the PR whose merge
  *   conflicted) is the one blamed, not the group.
- * Invariant: every run result for an exact tree is recorded as a known result (known-results.ts).
+ * Invariant: every run result for an exact tree is recorded as a known result (known-results.ts),
+ * except a partial run's (only some tests, `partial`) and a failure that is retried.
  */
 import { type EngineEvent } from './events';
 import { type Draft, command, groupByRun, membersOf, transition } from './draft';
+import { failedTestsOf, unrelatedFailure } from './failed-tests';
+import { retryFlakyFailure } from './flaky-retry';
 import { recordResult } from './known-results';
 import { type Group, type GroupFailure } from './model';
 import { type PassedReason } from './reasons';
@@ -35,9 +41,21 @@ export function onTestRunFinished(d: Draft, event: RunEvent<'testRunFinished'>):
   const group = liveRun(d, event);
   if (!group) return;
   const verdict = verdictOf(event.outcome, event.tests, event.judge);
-  if (event.outcome !== 'timeout') recordResult(d, group, verdict.passed);
-  if (verdict.passed) passGroup(d, group, verdict.reason);
-  else failGroup(d, group, { reason: verdict.reason, culpritPr: null });
+  if (!verdict.passed && event.outcome === 'failed' && retryFlakyFailure(d, group, event.tests)) return;
+  // A run of only some tests says nothing about the whole tree another run could reuse.
+  if (event.outcome !== 'timeout' && !group.partial) recordResult(d, group, verdict.passed);
+  if (verdict.passed) {
+    passGroup(d, group, group.retriedRuns ? 'FLAKY_TESTS_PASSED_ON_RETRY' : verdict.reason);
+    return;
+  }
+  const failed = event.outcome === 'failed' ? failedTestsOf(event.tests) : null;
+  if (group.bisection && unrelatedFailure(failed, group.suspects)) {
+    group.failedTests = failed!;
+    passGroup(d, group, 'UNRELATED_FAILURE_IN_BISECTION');
+    return;
+  }
+  failGroup(d, group, { reason: verdict.reason, culpritPr: null });
+  if (failed) group.failedTests = failed;
 }
 
 export function onTestRunFailedToStart(d: Draft, event: RunEvent<'testRunFailedToStart'>): void {
@@ -61,11 +79,15 @@ export function passGroup(d: Draft, group: Group, reason: PassedReason): void {
   group.status = 'passed';
   group.deadline = null;
   group.failure = null;
+  // A bisection chunk passed despite an unrelated failure keeps its failed tests, for the record.
+  if (reason !== 'UNRELATED_FAILURE_IN_BISECTION') delete group.failedTests;
   for (const e of membersOf(d, group)) transition(d, e, { to: 'tests_passed', reason }, group.runId);
   d.dirty = true;
 }
 
+/** Fails the group; the failed tests it is left with are the caller's to set (onTestRunFinished). */
 export function failGroup(d: Draft, group: Group, failure: GroupFailure): void {
+  delete group.failedTests;
   group.status = 'failed';
   group.deadline = null;
   group.failure = failure;

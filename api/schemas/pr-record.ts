@@ -62,6 +62,28 @@ export const ReasonDetail = z
           "Parallel mode: applied onto a tip another lane moved, so the trees differ by that lane's PRs.",
         ),
     }),
+    z.object({
+      kind: z.literal('test_evidence'),
+      tests: z.array(z.string()).describe('The failed tests that convicted it (at most 10).'),
+      moreTests: z.number(),
+      runs: z
+        .array(
+          z.object({
+            testRunId: z.string(),
+            prs: z.number().describe('How many PRs the run decided.'),
+            role: z
+              .enum(['batch', 'bisection', 'flaky_retry'])
+              .describe('A main-line run, a bisection chunk, or a retry of known-flaky tests.'),
+            failed: z.boolean().describe('false: it passed without this PR, clearing the PRs it tested.'),
+          }),
+        )
+        .describe('The runs the verdict rests on, in the order they decided (at most 10).'),
+      moreRuns: z.number(),
+      passedOnTarget: z
+        .string()
+        .optional()
+        .describe('The target-branch commit those tests last passed on, when known.'),
+    }),
   ])
   .describe('What made the reason concrete; absent when the reason says it all.');
 

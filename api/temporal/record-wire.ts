@@ -156,6 +156,8 @@ function failureOf(detail: ReasonDetail | undefined): Omit<NonNullable<TimelineI
       return { failureCausingStatuses: [...detail.failed, ...detail.missing] };
     case 'command_failed':
       return { failedTests: detail.failedTests };
+    case 'test_evidence':
+      return { failedTests: detail.tests };
     case 'conflict':
       return {
         conflictCulprit: {

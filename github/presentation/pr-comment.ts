@@ -64,6 +64,12 @@ function inertDetail(detail: ReasonDetail): ReasonDetail {
       return { ...detail, text: inert(detail.text, 500) };
     case 'landing':
       return detail; // commit and tree ids only
+    case 'test_evidence':
+      return {
+        ...detail,
+        tests: all(detail.tests),
+        runs: detail.runs.map((r) => ({ ...r, testRunId: inert(r.testRunId, 40) })),
+      };
   }
 }
 

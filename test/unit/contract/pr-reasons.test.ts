@@ -118,6 +118,44 @@ test.each<[ExplainInput, string]>([
     },
     'Merged: the queue merged it after its tests passed; but main held tree bbbbbbbbbbbb right after the landing, not the tested tree aaaaaaaaaaaa: it was changed outside the queue.',
   ],
+  // Issue 28: an ejection names the tests, the runs and the evidence.
+  [
+    {
+      state: 'failed',
+      reason: 'TEST_RUN_COMMAND_FAILED',
+      detail: {
+        kind: 'test_evidence',
+        tests: ['calc › divides'],
+        moreTests: 0,
+        runs: [
+          { testRunId: 'aaaaaaaa-1111', prs: 8, role: 'batch', failed: true },
+          { testRunId: 'bbbbbbbb-2222', prs: 4, role: 'bisection', failed: false },
+          { testRunId: 'cccccccc-3333', prs: 1, role: 'bisection', failed: true },
+        ],
+        moreRuns: 0,
+        passedOnTarget: 'd'.repeat(40),
+      },
+      targetBranch: 'main',
+    },
+    "Failed: the queue's test command failed on the test branch: `calc › divides` failed in runs aaaaaaaa (batch of 8) and cccccccc (alone); run bbbbbbbb (chunk of 4) passed without it; it passed on main at dddddddddddd.",
+  ],
+  [
+    {
+      state: 'failed',
+      reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+      detail: {
+        kind: 'test_evidence',
+        tests: ['net › retries', 'io › reads'],
+        moreTests: 2,
+        runs: [
+          { testRunId: 'aaaaaaaa-1111', prs: 1, role: 'batch', failed: true },
+          { testRunId: 'bbbbbbbb-2222', prs: 1, role: 'flaky_retry', failed: true },
+        ],
+        moreRuns: 1,
+      },
+    },
+    'Failed: a required status failed on the test branch: `net › retries`, `io › reads` and 2 more failed in runs aaaaaaaa (alone) and bbbbbbbb (its known-flaky tests run again) and 1 more.',
+  ],
   [
     { state: 'failed', reason: 'LANDED_TREE_DIFFERS' },
     'Failed: the queue refused to land it: the commit it would put on the target branch does not hold the tree its test run tested.',

@@ -1,4 +1,12 @@
-import { applyConfigPatch, DEFAULT_CONFIG, queueConfig, type QueueConfigPatch } from '../../../engine';
+import {
+  applyConfigPatch,
+  DEFAULT_CONFIG,
+  DEFAULT_FLAKY_RETRIES,
+  flakyRetriesOf,
+  MAX_FLAKY_RETRIES,
+  queueConfig,
+  type QueueConfigPatch,
+} from '../../../engine';
 
 describe('queue config', () => {
   it("defaults to Trunk's API defaults", () => {
@@ -39,7 +47,17 @@ describe('queue config', () => {
     ['timeout 0 stays off', { testingTimeoutMinutes: 0 }, { testingTimeoutMinutes: 0 }],
     ['a threshold above 1 becomes 1', { speculationThreshold: 1.5 }, { speculationThreshold: 1 }],
     ['a negative threshold becomes 0 (none)', { speculationThreshold: -1 }, { speculationThreshold: 0 }],
+    // Issue 28: flaky retries are capped, and 0 turns them off.
+    ['flaky retries past the cap become the cap', { flakyRetries: 9 }, { flakyRetries: MAX_FLAKY_RETRIES }],
+    ['negative flaky retries become 0 (off)', { flakyRetries: -1 }, { flakyRetries: 0 }],
+    ['fractional flaky retries are rounded', { flakyRetries: 1.6 }, { flakyRetries: 2 }],
   ])('a patch is normalised: %s', (_name, patch, expected) => {
     expect(applyConfigPatch(DEFAULT_CONFIG, patch)).toMatchObject(expected);
+  });
+
+  it('reads absent flaky retries as the default, and keeps the state of a queue that never set them', () => {
+    expect(queueConfig()).not.toHaveProperty('flakyRetries');
+    expect(flakyRetriesOf(queueConfig())).toBe(DEFAULT_FLAKY_RETRIES);
+    expect(flakyRetriesOf(queueConfig({ flakyRetries: 0 }))).toBe(0);
   });
 });
