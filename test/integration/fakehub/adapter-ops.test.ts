@@ -1,8 +1,8 @@
 /**
  * The REST operations railyard's GitHub adapter needs beyond reading and merging: PATCH /pulls/{n}
  * (close, reopen, retarget: each with its webhook), the required status checks of a branch (GitHub's two
- * 404s), file contents at a ref, issue comments, and rebase merges. Every request and response here
- * passes the contract check.
+ * 404s), file contents at a ref, issue comments, rebase merges, and the git data writes (a commit, then
+ * creating, updating and deleting a ref). Every request and response here passes the contract check.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -283,6 +283,59 @@ describe('PUT /repos/{o}/{r}/pulls/{n}/merge with merge_method rebase', () => {
       merge_method: 'rebase',
     });
     expect(refused).toMatchObject({ status: 405, body: { message: "This branch can't be rebased" } });
+    await events();
+  });
+});
+
+describe('POST /git/commits and the ref writes (POST, PATCH, DELETE /git/refs)', () => {
+  it('creates a commit and a branch, moves it, deletes it, each announced as a push; refuses as GitHub', async () => {
+    const base = await api<{ tree: { sha: string } }>('GET', `/repos/acme/widgets/git/commits/${main}`);
+    const made = await api<{ sha: string; parents: { sha: string }[]; tree: { sha: string } }>(
+      'POST',
+      '/repos/acme/widgets/git/commits',
+      { message: 'preflight', tree: base.body.tree.sha, parents: [main] },
+    );
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ tree: { sha: base.body.tree.sha }, parents: [{ sha: main }] });
+    expect(made.body.sha).not.toBe(main);
+    await events();
+
+    const ref = 'refs/heads/trunk-merge/preflight/one';
+    const created = await api('POST', '/repos/acme/widgets/git/refs', { ref, sha: made.body.sha });
+    expect(created).toMatchObject({ status: 201, body: { ref, object: { sha: made.body.sha } } });
+    expect(await events()).toEqual(['push']);
+    expect(await api('POST', '/repos/acme/widgets/git/refs', { ref, sha: main })).toMatchObject({
+      status: 422,
+      body: { message: 'Reference already exists' },
+    });
+    expect(await api('POST', '/repos/acme/widgets/git/refs', { ref: 'heads/x', sha: main })).toMatchObject({
+      status: 422,
+    });
+
+    // Back to main is not a fast-forward: refused without force, done with it.
+    const path = '/repos/acme/widgets/git/refs/heads/trunk-merge/preflight/one';
+    expect(await api('PATCH', path, { sha: main })).toMatchObject({
+      status: 422,
+      body: { message: 'Update is not a fast forward' },
+    });
+    expect(await api('PATCH', path, { sha: main, force: true })).toMatchObject({
+      status: 200,
+      body: { object: { sha: main } },
+    });
+    expect(await events()).toEqual(['push']);
+
+    expect((await api('DELETE', path)).status).toBe(204);
+    expect(await events()).toEqual(['push']);
+    expect((await api('GET', '/repos/acme/widgets/git/ref/heads/trunk-merge/preflight/one')).status).toBe(
+      404,
+    );
+    expect((await api('DELETE', path)).status).toBe(422);
+
+    // A protected branch refuses the App's deletion as it refuses a push.
+    hub().setProtection('acme', 'widgets', 'release', { restrictUpdates: true });
+    expect((await api('DELETE', '/repos/acme/widgets/git/refs/heads/release')).status).toBe(422);
+    expect((await api('GET', '/repos/acme/widgets/git/ref/heads/release')).status).toBe(200);
+    hub().setProtection('acme', 'widgets', 'release', null);
     await events();
   });
 });

@@ -19,6 +19,7 @@
 import type { FakeApp } from './app-auth';
 import { actionsHandlers } from './rest-actions';
 import { discussionHandlers } from './rest-discussions';
+import { gitRefHandlers } from './rest-git-refs';
 import { reviewBlock, reviewHandlers } from './rest-reviews';
 import { userHandlers, type FakeHubUserStore } from './users';
 import type { Actor } from './events';
@@ -760,6 +761,9 @@ const handlers: Record<string, Handler> = {
     return Promise.resolve(queued ? { status: 202, body: {} } : notFound());
   },
 };
+
+// The git data writes answer the commit they made as `git/get-commit` reads it.
+Object.assign(handlers, gitRefHandlers(handlers['git/get-commit']!));
 
 export async function handleRest(ctx: RestContext, req: RestRequest): Promise<RestAnswer> {
   const handler = handlers[req.operationId];

@@ -35,6 +35,11 @@ export const SERVED_OPERATIONS: readonly ServedOperation[] = [
     path: '/repos/{owner}/{repo}/git/commits/{commit_sha}',
     credential: 'installation-token',
   },
+  // The preflight (github/host/preflight-branch.ts): a throw-away commit and test branch, then its removal.
+  { method: 'post', path: '/repos/{owner}/{repo}/git/commits', credential: 'installation-token' },
+  { method: 'post', path: '/repos/{owner}/{repo}/git/refs', credential: 'installation-token' },
+  { method: 'patch', path: '/repos/{owner}/{repo}/git/refs/{ref}', credential: 'installation-token' },
+  { method: 'delete', path: '/repos/{owner}/{repo}/git/refs/{ref}', credential: 'installation-token' },
   { method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/check-runs', credential: 'installation-token' },
   { method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/status', credential: 'installation-token' },
   { method: 'post', path: '/repos/{owner}/{repo}/statuses/{sha}', credential: 'installation-token' },
