@@ -13,6 +13,7 @@ import type { GitHubAppSettings } from '../github/app/config';
 import type { GitHubClients } from '../github/app/rest-client';
 import { createGitHubReconciliationActivities } from './github-reconciliation';
 import { createLandingCheckActivities } from './landing-check';
+import { createPreflightActivities } from './preflight';
 import type { PullRequestPresenter } from '../github/presentation/pr-presenter';
 import { createPresentationActivities } from './presentation';
 import { createPingActivities } from './ping';
@@ -99,6 +100,7 @@ export function createActivities(deps: ActivityDeps) {
     }),
     ...events,
     ...createLandingCheckActivities({ pool: deps.pool, gitHost: deps.gitHost }),
+    ...createPreflightActivities({ gitHost: deps.gitHost, ownership }),
     // The queue workflow's one activity per decision for its side effects, over the ones above.
     ...createSideEffectActivities({
       appendTransitions: (input) => events.appendTransitions(input),

@@ -15,6 +15,8 @@ import { createAuthFailureLimiter } from './plugins/auth-failures';
 import { registerForkAuth, type ForkAuthDeps } from './plugins/fork-auth';
 import { frameworkErrorHandler, registerErrorHandler } from './plugins/error-handler';
 import { registerInFlightCaps, type InFlightCaps } from './plugins/in-flight';
+import { preflightRoutes } from './routes/preflight';
+import type { PreflightService } from './temporal/preflights';
 import { registerOpenApi } from './plugins/openapi';
 import { registerRateLimit, type RateLimitSettings } from './plugins/rate-limit';
 import { DEFAULT_SERVER_TIMEOUTS, httpServerOptions, type ServerTimeouts } from './plugins/server-timeouts';
@@ -85,6 +87,8 @@ export interface AppDeps {
   queueMetrics?: QueueMetricsDeps;
   /** How many queues each organisation may have (createQueue answers 409 past it); no limit when absent. */
   queueQuota?: QueueQuota;
+  /** The preflight (/v1/queues/preflight*, issue 28); left out when absent. */
+  preflights?: PreflightService;
   /** The webhook area (/v1/webhooks/*); left out when absent. */
   webhooks?: WebhookApiDeps;
   /** /v1/github/installations*, when a GitHub App is configured; left out when absent. */
@@ -179,9 +183,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ? listingCreatedQueues(deps.mergeQueue, deps.queueMetrics, deps.logger)
     : deps.mergeQueue;
   const mergeQueue = deps.queueQuota ? limitingQueueCount(listed, deps.queueQuota, deps.logger) : listed;
-  await app.register(mergeQueueRoutes(mergeQueue, deps.idempotencyKeys, deps.repositoryOnHost), {
-    prefix: '/v1',
-  });
+  const preflights = deps.preflights;
+  await app.register(
+    mergeQueueRoutes(
+      mergeQueue,
+      deps.idempotencyKeys,
+      deps.repositoryOnHost,
+      preflights ? (org, report) => preflights.forwardStatus(org, report) : undefined,
+    ),
+    { prefix: '/v1' },
+  );
+  if (preflights) await app.register(preflightRoutes(preflights, mergeQueue), { prefix: '/v1' });
   await app.register(repositoryRoutes(deps.repositories.owners), { prefix: '/v1' });
   if (deps.flaky) await app.register(flakyTestRoutes(deps.flaky, deps.publicUrl), { prefix: '/v1' });
   if (deps.flaky && deps.bundleUploads)

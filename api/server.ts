@@ -47,6 +47,7 @@ import { loadApiConfig } from './config';
 import { localRepositoryCheck } from './routes/merge-queue/repository-on-host';
 import { createApiPools } from './pools';
 import { createMergeQueueService } from './temporal/merge-queue-service';
+import { createPreflightService } from './temporal/preflights';
 import { createTestDurations } from '../events/store/test-durations';
 import { createRunLogStore } from '../test-runs/store/run-logs';
 import { createQueueViewStore } from '../events/store/queue-views';
@@ -210,6 +211,8 @@ async function main(): Promise<void> {
         }
       : {}),
     // Records link their runs' logs and estimate time to merge from the event log (ADR 0011).
+    // The preflight (issue 28): one workflow per queue, read back by the queue's address.
+    preflights: createPreflightService({ client: temporal.client, taskQueue: temporal.taskQueue }),
     mergeQueue: createMergeQueueService(queues, {
       publicUrl,
       testDurations: createTestDurations(pool),

@@ -10,6 +10,7 @@
 export * from './ids';
 export * from './pull-request-messages';
 export * from './stalled-checks';
+export * from './preflight';
 export * from './queue-messages';
 export * from './repository-key';
 export * from './search-attributes';

@@ -95,6 +95,7 @@ export {
   type CheckStallInput,
   type StallCause,
 } from './stalled-checks';
+export { judgePreflightChecks, type PreflightChecks, type PreflightChecksInput } from './preflight';
 export {
   allPullRequests,
   enqueuedPullRequests,

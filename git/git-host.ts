@@ -188,6 +188,17 @@ export type DirectMergeResult =
 
 export type DeleteBranchResult = { kind: 'deleted' } | { kind: 'already_absent' };
 
+/** The preflight's throw-away test branch (issue 28; workflows/preflight). */
+export interface PreflightBranchInput {
+  repo: RepositoryKey;
+  /** The target branch's tip: the branch holds one commit on it with its tree. */
+  baseSha: string;
+  /** `<prefix>preflight/<id>`; other names are refused. */
+  branchName: string;
+  /** The queue's own test-branch prefix; absent = the host's. */
+  branchPrefix?: string;
+}
+
 /** A draft PR railyard opened from one of its test branches (draft-PR testing mode). */
 export interface TestPullRequest {
   number: number;
@@ -229,6 +240,12 @@ export interface GitHost {
    * closing the PRs opened from it first (draft-PR testing mode).
    */
   deleteBranch(repo: RepositoryKey, branch: string, prefix?: string): Promise<DeleteBranchResult>;
+  /**
+   * Pushes the preflight's throw-away test branch: one new commit with the base's tree on `baseSha` (a
+   * commit of its own, so no check CI reported for the target's tip counts as started on it). Removed
+   * with deleteBranch. Idempotent: a branch already holding such a commit on that base answers it.
+   */
+  pushPreflightBranch(input: PreflightBranchInput): Promise<{ sha: string }>;
   /**
    * railyard's open test PRs into `targetBranch` from branches under `prefix` (the host's when absent),
    * for the reconciliation to close those of runs no longer in progress; [] on hosts without PRs.

@@ -28,6 +28,7 @@ import { titleFromDescription } from '../contract';
 import { trialMerge } from './merge-methods';
 import * as names from './names';
 import { createRefOnce, deleteRefIfPresent } from './refs';
+import { checkPreflightInput, writePreflightBranch } from './preflight-branch';
 import { existingRepositoryPath, repositoryPath } from './repository-path';
 
 export interface LocalGitHostOptions {
@@ -166,6 +167,11 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
       const access = await open(repo);
       if (access === null) return { kind: 'already_absent' };
       return (await deleteRefIfPresent(access, ref)) ? { kind: 'deleted' } : { kind: 'already_absent' };
+    },
+
+    async pushPreflightBranch(input) {
+      checkPreflightInput(input, names.TEST_BRANCH_PREFIX);
+      return writePreflightBranch(await mustOpen(input.repo), input);
     },
 
     // No PRs to open here: draft-PR testing mode has no effect on the local host.

@@ -21,6 +21,7 @@ export function createRoutingGitHost(local: GitHost, gitHub?: { host: string; gi
     advanceTarget: (input) => pick(input.repo).advanceTarget(input),
     directMerge: (input) => pick(input.repo).directMerge(input),
     deleteBranch: (repo, branch, prefix) => pick(repo).deleteBranch(repo, branch, prefix),
+    pushPreflightBranch: (input) => pick(input.repo).pushPreflightBranch(input),
     listTestPullRequests: (repo, target, prefix) => pick(repo).listTestPullRequests(repo, target, prefix),
     readFileAtCommit: (repo, sha, path) => pick(repo).readFileAtCommit(repo, sha, path),
     checkout: (input) => pick(input.repo).checkout(input),

@@ -8,3 +8,4 @@ export { flakyReevaluationWorkflow } from './flaky/reevaluation-workflow';
 export { flakyMaintenanceWorkflow } from './flaky/maintenance-workflow';
 export { gitHubReconciliationWorkflow } from './github/reconciliation-workflow';
 export { landingCheckWorkflow } from './landing/landing-check-workflow';
+export { preflightWorkflow } from './preflight/preflight-workflow';

@@ -44,6 +44,8 @@ import { trialMerge } from '../../git/merge-methods';
 import { titleFromDescription } from '../../contract';
 import * as names from '../../git/names';
 import { readCommitChecks } from './checks';
+import { pushPreflightBranchOnGitHub } from './preflight-branch';
+import { checkPreflightInput } from '../../git/preflight-branch';
 import { closeTestPullRequests, listTestPullRequests, openTestPullRequest } from './test-pull-requests';
 import { requiredFromProtection, requiredFromTrunkConfig, TRUNK_CONFIG_PATH } from './required-checks';
 import { GitHubApiError, type GitHubClients } from '../app/rest-client';
@@ -264,6 +266,11 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
       const access = await mirrors.open(repo);
       await expectSuccess(access.git, ['update-ref', '-d', ref], { dir: access.dir });
       return { kind: 'deleted' };
+    },
+
+    async pushPreflightBranch(input) {
+      checkPreflightInput(input, prefix);
+      return pushPreflightBranchOnGitHub(await mustTarget(input.repo), input, tipOf);
     },
 
     async listTestPullRequests(repo, targetBranch, queuePrefix) {

@@ -13,6 +13,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { createApiKeyStore, type ApiKeyStore } from '../../stores/api-keys';
 import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../queue-client';
 import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
+import { createPreflightService } from '../../api/temporal/preflights';
 import { createQueueViewStore } from '../../events/store/queue-views';
 import { createPrRecordStore } from '../../events/store/pr-records';
 import type { MergeQueueService, QueueAddress } from '../../api/routes/merge-queue/service';
@@ -105,6 +106,12 @@ export function useApiStack(options: ApiStackOptions): {
     const keys = createApiKeyStore(deployment.pool);
     const { app, log } = await buildTestApp(deployment.pool, {
       keys,
+      // The preflight reads the host's checks every half second, not every 5 s.
+      preflights: createPreflightService({
+        client: temporal.client,
+        taskQueue: deployment.taskQueue,
+        pollMs: 500,
+      }),
       ...appDeps?.(deployment),
       mergeQueue: mergeQueue ? mergeQueue(real) : real,
     });

@@ -31,6 +31,7 @@ import { createGitHubPresenter } from '../../github/presentation/pr-presenter';
 import { createApiKeyStore } from '../../stores/api-keys';
 import { createQueueClient, createTemporalCalls, createTemporalGateway } from '../../queue-client';
 import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
+import { createPreflightService } from '../../api/temporal/preflights';
 import { DEFAULT_GITHUB_PRESENTATION_WRITES_PER_MINUTE } from '../../github/app/config';
 import { createPresentationClients } from '../../github/app/worker-host';
 import { createGitHubClients, type GitHubClientOptions } from '../../github/app/rest-client';
@@ -251,6 +252,8 @@ export async function startGitHubDeployment(
   const { app, log: apiLog } = await buildTestApp(pool, {
     gitHubWebhooks: { secret: hub.app.webhookSecret, receiver },
     mergeQueue: createMergeQueueService(createQueueClient(temporal)),
+    // The preflight reads the fake's checks every half second, not every 5 s.
+    preflights: createPreflightService({ client: temporal.client, taskQueue, pollMs: 500 }),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   // The requests in flight, for a teardown that waits on one (see close).

@@ -11,7 +11,7 @@ import { pullRequestRoutes } from './pull-requests';
 import { queueRoutes } from './queues';
 import type { RepositoryOnHost } from './repository-on-host';
 import type { MergeQueueService } from './service';
-import { testingRoutes } from './testing';
+import { testingRoutes, type StatusForward } from './testing';
 import { testRunLogRoutes } from './test-run-logs';
 
 export type { Change, MergeQueueService, QueueAddress } from './service';
@@ -20,12 +20,13 @@ export function mergeQueueRoutes(
   service: MergeQueueService,
   idempotencyKeys: IdempotencyKeyStore,
   onHost?: RepositoryOnHost,
+  onStatus?: StatusForward,
 ) {
   return async (app: FastifyInstance): Promise<void> => {
     registerIdempotency(app, idempotencyKeys);
     await app.register(queueRoutes(service, onHost));
     await app.register(pullRequestRoutes(service));
-    await app.register(testingRoutes(service));
+    await app.register(testingRoutes(service, onStatus));
     await app.register(batchReadRoutes(service));
     await app.register(testRunLogRoutes(service));
   };

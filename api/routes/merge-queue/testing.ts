@@ -17,6 +17,8 @@ import {
 } from '../../schemas/merge-queue';
 import { IdempotencyHeaders } from './idempotency';
 import { testRunNotFound, type MergeQueueService } from './service';
+import type { Organisation } from '../../../stores/api-keys';
+import type { RepositoryKey } from '../../../contract';
 
 const tags = ['merge queue'];
 
@@ -29,7 +31,16 @@ const REPORT_STATUS_DESCRIPTION = [
   "an earlier one. Not part of Trunk's API.",
 ].join(' ');
 
-export function testingRoutes(service: MergeQueueService) {
+/**
+ * Also hands each reported status to the queue's preflight (api/temporal/preflights.ts), which waits
+ * for statuses of its own throw-away branch on hosts whose CI reports through this endpoint.
+ */
+export type StatusForward = (
+  org: Organisation,
+  report: { repo: RepositoryKey; targetBranch: string; sha: string; context: string },
+) => Promise<void>;
+
+export function testingRoutes(service: MergeQueueService, onStatus?: StatusForward) {
   return (app: FastifyInstance): void => {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
@@ -68,6 +79,7 @@ export function testingRoutes(service: MergeQueueService) {
       },
       async (request) => {
         await service.reportTestStatus(organisationOf(request), request.body);
+        if (onStatus) await onStatus(organisationOf(request), request.body);
         return {};
       },
     );

@@ -1,6 +1,8 @@
 /**
  * Stories of what CI says on GitHub (fakehub): a required check failing, one never reporting (reported
- * stalled after the queue's grace, then timed out), where the
+ * stalled after the queue's grace, then timed out: CI running other checks on the branch, or none at
+ * all, with the `pull_request.checks_stalled` webhook delivered), the preflight (a repository whose
+ * Actions produce no check on the test branch, then one where every required check starts), where the
  * required checks come from (queue, `.trunk/trunk.yaml`, branch protection, nowhere) and a batch that
  * bisection splits. The fake CI's verdicts are held back where the story needs an order of events.
  */
@@ -8,6 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { getTestRunQuery, queueWorkflowId, updateQueueUpdate, type TestRunDetails } from '../../../contract';
 import type { PullRequestRecord } from '../../../contract';
+import { createSubscriptionStore } from '../../../webhooks';
+import { startReceiver } from '../../integration/webhooks/receiver';
 import {
   useGitHubQueueHarness,
   type CiVerdict,
@@ -160,6 +164,95 @@ test('a required check that never starts is reported stalled after the grace, th
   expect(timedOut.some((l) => l.includes(runId!) && /missing: \[ 'test' \]/.test(l))).toBe(true);
   expect(h.mainLog()).toEqual([]);
   await testBranchesDeleted(h);
+}, 120_000);
+
+test('a test branch nothing reports on is reported stalled as nothing_reported, and the checks_stalled webhook is delivered', async () => {
+  // Actions run on PR branches only: nothing at all reports on a test branch.
+  h = await newQueue({
+    ci: (_sha, branch, files) => (branch.startsWith('trunk-merge/') ? null : verdict(files)),
+  });
+  const receiver = await startReceiver();
+  try {
+    await createSubscriptionStore(h.pool).create(h.key.organisationId, {
+      url: receiver.url('/hooks'),
+      eventTypes: ['pull_request.checks_stalled'],
+      description: 'stall alerts',
+      enabled: true,
+    });
+    await h.createQueue(
+      { concurrency: 1, testingTimeoutMinutes: 0.15 },
+      { requiredStatuses: ['test'], stalledCheckGraceMinutes: 0.05 },
+    );
+    const one = await h.openPr({ 'one.txt': '1\n' });
+    await h.submit(one.number);
+
+    const stalled = await h.waitFor('PR 1 reported stalled', async () => {
+      const r = await h!.pr(one.number);
+      return r?.stalledChecks && r;
+    });
+    expect(stalled.stalledChecks).toMatchObject({ checks: ['test'], cause: 'nothing_reported' });
+    const delivered = await h.waitFor('the checks_stalled delivery', () =>
+      Promise.resolve(
+        receiver.received('/hooks').find((r) => r.body.includes('pull_request.checks_stalled')),
+      ),
+    );
+    const body = JSON.parse(delivered.body) as Record<string, unknown>;
+    expect(JSON.stringify(body)).toContain('"cause":"nothing_reported"');
+    expect(JSON.stringify(body)).toContain('"stalled_checks":["test"]');
+    expect(JSON.stringify(body)).toContain(`"pr_number":${one.number}`);
+    expect(JSON.stringify(body)).toContain('no CI workflow is triggered on the test-branch prefix');
+
+    expect(await h.settled(one.number)).toMatchObject({ state: 'failed', reason: 'TEST_RUN_TIMEOUT' });
+    // One stall, one delivery.
+    expect(receiver.received('/hooks').filter((r) => r.body.includes('checks_stalled'))).toHaveLength(1);
+    await testBranchesDeleted(h);
+  } finally {
+    await receiver.close();
+  }
+}, 120_000);
+
+test('the preflight names a required check no workflow produces on the test branch, then answers at once once CI runs there', async () => {
+  let actionsOnTestBranches = false;
+  h = await newQueue({
+    ci: (_sha, branch, files) =>
+      branch.startsWith('trunk-merge/') && !actionsOnTestBranches ? null : verdict(files),
+  });
+  await h.createQueue({ concurrency: 1 }, { requiredStatuses: ['test'] });
+  const queue = { repo: h.repo, targetBranch: 'main' };
+  const preflight = async (waitSeconds: number) => {
+    const started = await h!.api('queues/preflight', { ...queue, waitSeconds });
+    expect(started).toMatchObject({ status: 202, body: { state: 'running', result: null } });
+    return h!.waitFor('the preflight answer', async () => {
+      const r = await h!.api('queues/preflight/result', queue);
+      expect(r.status).toBe(200);
+      const view = r.body as { state: string; result: Record<string, unknown> | null };
+      return (view.state === 'done' && view.result) || undefined;
+    });
+  };
+
+  const missing = await preflight(5);
+  expect(missing).toMatchObject({
+    kind: 'missing',
+    required: ['test'],
+    started: [],
+    missing: ['test'],
+    cause: 'nothing_reported',
+    branch: expect.stringMatching(/^trunk-merge\/preflight\//),
+  });
+  expect(missing.sentence).toContain('no CI workflow is triggered on the test-branch prefix `trunk-merge/`');
+  expect(missing.waitedSeconds).toBeGreaterThanOrEqual(5);
+  // The branch held a commit of its own on main's tip, with main's tree; it is gone now.
+  expect(h.bareGit('rev-parse', `${String(missing.sha)}^`)).toBe(h.mainTip());
+  expect(h.bareGit('rev-parse', `${String(missing.sha)}^{tree}`)).toBe(h.bareGit('rev-parse', 'main^{tree}'));
+  expect(h.branches('trunk-merge/')).toEqual([]);
+
+  actionsOnTestBranches = true;
+  const started = await preflight(60);
+  expect(started).toMatchObject({ kind: 'started', required: ['test'], started: ['test'] });
+  expect(started.waitedSeconds).toBeLessThan(60);
+  expect(started.sentence).toContain('Every required check (`test`) started');
+  expect(h.branches('trunk-merge/')).toEqual([]);
+  expect(h.mainLog()).toEqual([]);
 }, 120_000);
 
 test('required checks come from .trunk/trunk.yaml, else from branch protection; with neither the run cannot start', async () => {

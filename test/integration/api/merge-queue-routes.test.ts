@@ -606,6 +606,80 @@ describe('testing', () => {
   });
 });
 
+describe("the preflight (railyard's own, local host)", () => {
+  interface View {
+    state: string;
+    result: { kind: string; sentence: string; branch?: string; sha?: string; [k: string]: unknown } | null;
+  }
+  const answerOf = (q: TestQueue) =>
+    waitFor('the preflight answer', async () => {
+      const r = await q.post('queues/preflight/result', q.Q);
+      expect(r.statusCode).toBe(200);
+      const view = r.json<View>();
+      return view.state === 'done' ? view.result! : undefined;
+    });
+  const preflightBranches = (q: TestQueue) =>
+    q.h.fx.bareGit('for-each-ref', '--format=%(refname:short)', 'refs/heads/railyard-merge/preflight/');
+
+  test('a status reported through the API for its branch answers started; none answers missing with the cause; the branch is deleted', async () => {
+    const q = await newQueue({}, STATUSES);
+    const main = q.h.fx.tip('main');
+    expectText(
+      await q.post('queues/preflight/result', q.Q),
+      404,
+      `No preflight has run for the merge queue for main of ${q.repoLabel}; start one with POST /v1/queues/preflight.`,
+    );
+    const started = await q.post('queues/preflight', { ...q.Q, waitSeconds: 60 });
+    expect(started.statusCode).toBe(202);
+    expect(started.json<View>()).toMatchObject({ state: 'running', result: null });
+    // External CI sees the branch, a commit of its own on main's tip, and reports on it.
+    const branch = await waitFor('the preflight branch', () =>
+      Promise.resolve(preflightBranches(q) || undefined),
+    );
+    const sha = q.h.fx.tip(branch);
+    expect(q.h.fx.bareGit('rev-parse', `${sha}^`)).toBe(q.h.fx.tip('main'));
+    const report = { ...q.Q, sha, context: 'ci/test', state: 'pending' };
+    expect((await q.post('reportTestStatus', report)).statusCode).toBe(200);
+    expect(await answerOf(q)).toMatchObject({
+      kind: 'started',
+      branch,
+      sha,
+      required: ['ci/test'],
+      started: ['ci/test'],
+    });
+    expect(preflightBranches(q)).toBe('');
+
+    expect((await q.post('queues/preflight', { ...q.Q, waitSeconds: 5 })).statusCode).toBe(202);
+    const missing = await answerOf(q);
+    expect(missing).toMatchObject({ kind: 'missing', missing: ['ci/test'], cause: 'nothing_reported' });
+    expect(missing.sentence).toContain(
+      'no CI workflow is triggered on the test-branch prefix `railyard-merge/`',
+    );
+    expect(preflightBranches(q)).toBe('');
+    expect(q.h.fx.tip('main')).toBe(main);
+  });
+
+  test("another organisation's queue is a 404; waitSeconds out of bounds is a 400 naming it; a queue running its own command has no check to wait for", async () => {
+    const q = await newQueue();
+    for (const path of ['queues/preflight', 'queues/preflight/result'])
+      expect((await post(path, q.Q, otherKey)).statusCode).toBe(404);
+    expectText(
+      await q.post('queues/preflight', { ...q.Q, targetBranch: 'dev' }),
+      404,
+      `No merge queue exists for branch "dev" of ${q.repoLabel}.`,
+    );
+    const tooLong = await q.post('queues/preflight', { ...q.Q, waitSeconds: 3_600 });
+    expect(tooLong.statusCode).toBe(400);
+    expect(tooLong.body).toMatch(/^Field 'waitSeconds' /);
+    expect((await q.post('queues/preflight', q.Q)).statusCode).toBe(202);
+    expect(await answerOf(q)).toEqual({
+      kind: 'no_checks',
+      sentence: `The queue for main names no requiredStatuses and ${q.repoLabel}'s host keeps no CI results, so the queue runs its own test command: there is no CI check to wait for.`,
+    });
+    expect(preflightBranches(q)).toBe('');
+  });
+});
+
 describe('update ids', () => {
   test('every request without an Idempotency-Key carries its own update id, the same body too', async () => {
     const q = await newQueue({}, PAUSED);
@@ -629,7 +703,7 @@ describe('update ids', () => {
   });
 });
 
-test('the OpenAPI document lists every merge-queue endpoint and explains reportTestStatus', async () => {
+test('the OpenAPI document lists every merge-queue endpoint, explains reportTestStatus and has the preflight', async () => {
   const doc = (await api.stack().app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{
     paths: Record<string, { post?: { description?: string } }>;
   }>();
@@ -649,4 +723,7 @@ test('the OpenAPI document lists every merge-queue endpoint and explains reportT
   ];
   expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(endpoints.map((e) => `/v1/${e}`)));
   expect(doc.paths['/v1/reportTestStatus']?.post?.description).toMatch(/requiredStatuses/);
+  // railyard's own preflight, beside Trunk's operations and not in their flat namespace.
+  expect(doc.paths['/v1/queues/preflight']?.post?.description).toMatch(/^railyard's own operation/);
+  expect(Object.keys(doc.paths)).toContain('/v1/queues/preflight/result');
 });

@@ -76,6 +76,8 @@ const ANSWERS: Record<string, { status: number; why: string } | { skip: string }
   'POST /v1/reportTestStatus': { status: 404, why: QUEUE_404 },
   'POST /v1/getSubmittedPullRequests': { status: 404, why: QUEUE_404 },
   'GET /v1/testRuns/{testRunId}/log': { status: 404, why: 'run ids differ on every instance' },
+  'POST /v1/queues/preflight': { status: 404, why: QUEUE_404 },
+  'POST /v1/queues/preflight/result': { status: 404, why: QUEUE_404 },
   'POST /v1/repositories/claim': { status: 200, why: 'the upload already claimed it for this organisation' },
   'GET /v1/repositories': { status: 200, why: 'no input' },
   'POST /v1/flaky-tests/list-failing-tests': { status: 200, why: 'the uploaded failure is in the window' },
@@ -164,7 +166,15 @@ beforeAll(async () => {
       },
     ]),
   ) as unknown as MergeQueueService;
-  ({ app, log } = await buildTestApp(pool, { mergeQueue: spied }));
+  ({ app, log } = await buildTestApp(pool, {
+    mergeQueue: spied,
+    // Never reached: the fake service has no queue, so the preflight routes answer its 404 first.
+    preflights: {
+      start: () => Promise.reject(new Error('no preflight without a queue')),
+      read: () => Promise.resolve(null),
+      forwardStatus: () => Promise.resolve(),
+    },
+  }));
   doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<Doc>();
 });
 afterAll(async () => {

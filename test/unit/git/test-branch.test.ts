@@ -1,9 +1,11 @@
 /**
  * Test branches and pull requests on the local host: conflicts name the culprit, a PR that moved or
- * closed since the queue read it is reported (and not tested), builds and deletes are idempotent.
+ * closed since the queue read it is reported (and not tested), builds and deletes are idempotent; the
+ * preflight's throw-away branch (a commit of its own with main's tree, idempotent, only under the prefix).
  */
 import { classifyPullRequestChange } from '../../../git/pr-events';
 import { testBranchName } from '../../../git/names';
+import { preflightBranchName } from '../../../git/preflight-branch';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
 
 describe('test branches and pull requests', () => {
@@ -104,6 +106,25 @@ describe('test branches and pull requests', () => {
       kind: 'not_found',
       what: 'branch',
     });
+  });
+
+  it("pushes the preflight's branch: a new commit with the base's tree, the same one again; refuses other names", async () => {
+    const branchName = preflightBranchName('railyard-merge/', 'run-1');
+    const pushed = await fx.host.pushPreflightBranch({ repo: fx.repo, baseSha: fx.base, branchName });
+    expect(pushed.sha).not.toBe(fx.base);
+    expect(fx.bareGit('rev-parse', `${pushed.sha}^`, `${pushed.sha}^{tree}`)).toBe(
+      fx.bareGit('rev-parse', fx.base, `${fx.base}^{tree}`),
+    );
+    // An activity that runs again finds its branch.
+    await expect(
+      fx.host.pushPreflightBranch({ repo: fx.repo, baseSha: fx.base, branchName }),
+    ).resolves.toEqual(pushed);
+    await expect(fx.host.deleteBranch(fx.repo, branchName)).resolves.toEqual({ kind: 'deleted' });
+    for (const name of ['main', 'railyard-merge/pr-1/x', 'elsewhere/preflight/x'])
+      await expect(
+        fx.host.pushPreflightBranch({ repo: fx.repo, baseSha: fx.base, branchName: name }),
+      ).rejects.toThrow(/preflight branch|test branch/);
+    expect(fx.tip('main')).toBe(fx.base);
   });
 
   it('throws, with a clear message, for a base that is not a commit of the repository', async () => {

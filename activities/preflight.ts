@@ -1,0 +1,143 @@
+/**
+ * The preflight's activities (workflows/preflight): push the throw-away test branch, read which checks
+ * the host holds for its commit, delete it. Each is idempotent (the port guarantees it) and heartbeats.
+ *
+ * Rules:
+ * - Nothing is written to a repository the queue's organisation does not own (ADR 0006): the API
+ *   checked it already; this covers any path that reaches the worker without the API.
+ * - The required checks are the queue's requiredStatuses, else those the host requires of the target
+ *   branch (GitHub: .trunk/trunk.yaml, then branch protection), read before anything is pushed; a queue
+ *   that names none on a host without checks runs its own command (`no_checks`), and nothing is pushed.
+ * - Problems a retry cannot fix (no target branch, no or invalid required checks) are answers
+ *   (`problem`), not failures; an invalid name from a request is a non-retryable failure.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { repositoryLabel, type PreflightResult, type QueueKey, type RepositoryKey } from '../contract';
+import type { GitHost } from '../git/git-host';
+import { InvalidGitNameError, assertValid, checkBranchName } from '../git/names';
+import { preflightBranchName } from '../git/preflight-branch';
+import type { RepositoryOwnership } from '../stores/repository-owners';
+import { heartbeating } from './heartbeat';
+
+const HEARTBEAT_MS = 1_000;
+
+export interface PreflightStartInput {
+  key: QueueKey;
+  requiredStatuses: string[];
+  testBranchPrefix: string | null;
+  /** Unique per preflight (the workflow's run id): the branch is `<prefix>preflight/<id>`. */
+  id: string;
+}
+
+export type PreflightStart =
+  | {
+      kind: 'pushed';
+      branch: string;
+      sha: string;
+      required: string[];
+      /** Whether the host keeps CI results (read them); false: statuses come through the API. */
+      hostHasChecks: boolean;
+      /** The prefix the branch is under (deleting it checks it). */
+      prefix: string;
+    }
+  | Extract<PreflightResult, { kind: 'no_checks' | 'problem' }>;
+
+async function guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof InvalidGitNameError)
+      throw ApplicationFailure.nonRetryable(err.message, 'InvalidGitName');
+    throw err;
+  }
+}
+
+export function createPreflightActivities(deps: { gitHost: GitHost; ownership: RepositoryOwnership }) {
+  const { gitHost } = deps;
+
+  async function required(input: PreflightStartInput, tip: string, hasChecks: boolean) {
+    const { repo, targetBranch } = input.key;
+    if (input.requiredStatuses.length > 0)
+      return { kind: 'found' as const, contexts: input.requiredStatuses };
+    if (!hasChecks) return { kind: 'no_checks' as const };
+    const found = await gitHost.requiredChecks(repo, targetBranch, tip);
+    if (found === null) return { kind: 'no_checks' as const };
+    switch (found.kind) {
+      case 'found':
+        return { kind: 'found' as const, contexts: found.contexts };
+      case 'none':
+        return {
+          kind: 'problem' as const,
+          detail: `No required checks for ${targetBranch}: set the queue's requiredStatuses, list them under merge.required_statuses in .trunk/trunk.yaml, or require status checks on ${targetBranch}; then run the preflight again.`,
+        };
+      case 'invalid':
+        return { kind: 'problem' as const, detail: found.detail };
+    }
+  }
+
+  async function startPreflight(input: PreflightStartInput): Promise<PreflightStart> {
+    return guard(async () => {
+      const { repo, targetBranch, organisationId } = input.key;
+      const label = repositoryLabel(repo);
+      if (!(await deps.ownership.owns(organisationId, repo)))
+        return {
+          kind: 'problem',
+          detail: `Repository ${label} does not belong to this queue's organisation; nothing was pushed.`,
+        };
+      const prefix = input.testBranchPrefix || gitHost.testBranchPrefix(repo);
+      assertValid('test branch prefix', checkBranchName(`${prefix}x`));
+      const tip = await gitHost.readBranchTip(repo, targetBranch);
+      if (tip.kind === 'not_found')
+        return {
+          kind: 'problem',
+          detail:
+            tip.what === 'repository'
+              ? `Repository ${label} was not found on its host; nothing was pushed.`
+              : `Branch ${targetBranch} does not exist in ${label}; push it first, then run the preflight again.`,
+        };
+      const hasChecks = await gitHost.hasChecks(repo);
+      const req = await required(input, tip.sha, hasChecks);
+      if (req.kind === 'no_checks')
+        return {
+          kind: 'no_checks',
+          detail: `The queue for ${targetBranch} names no requiredStatuses and ${label}'s host keeps no CI results, so the queue runs its own test command: there is no CI check to wait for.`,
+        };
+      if (req.kind === 'problem') return req;
+      const branch = preflightBranchName(prefix, input.id);
+      const pushed = await gitHost.pushPreflightBranch({
+        repo,
+        baseSha: tip.sha,
+        branchName: branch,
+        branchPrefix: prefix,
+      });
+      return {
+        kind: 'pushed',
+        branch,
+        sha: pushed.sha,
+        required: req.contexts,
+        hostHasChecks: hasChecks,
+        prefix,
+      };
+    });
+  }
+
+  /** The names of every check and status the host holds for `sha`; [] from hosts without checks. */
+  async function readPreflightChecks(input: { repo: RepositoryKey; sha: string }): Promise<string[]> {
+    return guard(async () => {
+      const reports = await gitHost.readChecks(input.repo, input.sha);
+      return [...new Set((reports ?? []).map((r) => r.context))];
+    });
+  }
+
+  async function removePreflightBranch(input: { repo: RepositoryKey; branch: string; prefix: string }) {
+    await guard(() => gitHost.deleteBranch(input.repo, input.branch, input.prefix));
+  }
+
+  return {
+    startPreflight: heartbeating(startPreflight, HEARTBEAT_MS),
+    readPreflightChecks: heartbeating(readPreflightChecks, HEARTBEAT_MS),
+    removePreflightBranch: heartbeating(removePreflightBranch, HEARTBEAT_MS),
+  };
+}
+
+export type PreflightActivities = ReturnType<typeof createPreflightActivities>;
