@@ -90,6 +90,8 @@ export const KNOWN_VARIABLES = [
   // `npm start` or the processes it starts.
   'RAILYARD_DEMO_API',
   'RAILYARD_DEMO_KEY',
+  'RAILYARD_API_URL',
+  'RAILYARD_API_KEY',
   'RAILYARD_SKIP_CHECK',
   'RAILYARD_TEST_WORKERS',
   'RAILYARD_TEST_REPORT',
