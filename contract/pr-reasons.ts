@@ -57,7 +57,8 @@ export type ReasonDetail =
 /**
  * One run behind a verdict: how many PRs it tested (`prs`, its own PRs, not those under them), what
  * kind of run it was (a main-line `batch` or single run, a `bisection` chunk, a `flaky_retry` of known-
- * flaky tests), and whether it failed (a passing one cleared the PRs tested with the culprit).
+ * flaky tests), and whether it failed with the PR in its tree (`false`: a run without it, which did not
+ * fail those tests and so cleared the PRs tested with it).
  */
 export interface EvidenceRun {
   testRunId: string;
@@ -128,8 +129,8 @@ const and = (items: readonly string[]) =>
   items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 
 /**
- * "`calc › divides` failed in runs 1f3a9c2e (batch of 8) and 7b0d4e11 (alone); run 5c6d7e8f (chunk of 4)
- * passed without it; it passed on main at 0a1b2c3d4e5f": the tests, the runs, the evidence.
+ * "`calc › divides` failed in runs 1f3a9c2e (batch of 8) and 7b0d4e11 (alone); without this PR it did not
+ * fail in run 5c6d7e8f (chunk of 4); it passed on main at 0a1b2c3d4e5f": the tests, the runs, the evidence.
  */
 function evidenceClause(d: Extract<ReasonDetail, { kind: 'test_evidence' }>, target: string): string {
   const count = d.tests.length + d.moreTests;
@@ -148,7 +149,9 @@ function evidenceClause(d: Extract<ReasonDetail, { kind: 'test_evidence' }>, tar
       : `${tests} failed`,
   ];
   if (passing.length > 0)
-    parts.push(`${plural(passing.length, 'run', 'runs')} ${and(passing)} passed without it`);
+    parts.push(
+      `without this PR ${count === 1 ? 'it' : 'they'} did not fail in ${plural(passing.length, 'run', 'runs')} ${and(passing)}`,
+    );
   if (d.passedOnTarget)
     parts.push(`${plural(count, 'it', 'they')} passed on ${target} at ${d.passedOnTarget.slice(0, 12)}`);
   return parts.join('; ');

@@ -184,6 +184,8 @@ export interface QueueSettingsSnapshot extends RunnerSettings {
   batchingMode?: 'fixed' | 'adaptive';
   /** Adaptive batching's cost target, runs per merged PR; absent: the engine's default. */
   batchingRunsPerPrTarget?: number;
+  /** Flaky retries (engine/flaky-retry.ts); absent until set: the engine's default. */
+  flakyRetries?: number;
 }
 
 export interface CommitStatusReport {

@@ -26,6 +26,11 @@ export interface TestCaseVerdict {
   name: string;
   status: 'passed' | 'failed' | 'skipped';
   quarantined: boolean;
+  /**
+   * A failed test the flaky-test service knows as flaky (status `flaky`, or quarantined), which the
+   * queue may retry (engine/flaky-retry.ts); absent otherwise.
+   */
+  flaky?: boolean;
 }
 
 export type RunCommandResult =

@@ -1,7 +1,7 @@
 /**
  * The failed tests of a run, as the engine keeps them: a bounded list of test ids, and what they say.
  *
- * Rules (issue 28, "Test-level verdicts"; docs/merge-queue.md, "Test-level verdicts"):
+ * Rules (issue 28, "Test-level verdicts"; docs/api-compat.md, "Test-level verdicts"):
  * - A run's report names its failed tests, each with what the flaky-test service knows of it
  *   (`flaky`, `quarantined`). A hostile run may name millions, or ids megabytes long, so the engine
  *   keeps at most MAX_FAILED_TESTS ids of at most MAX_TEST_ID_LENGTH characters, MAX_FAILED_TEST_CHARS

@@ -1,7 +1,7 @@
 /**
  * Flaky retries: a run that failed only in known-flaky tests is run again before its failure counts.
  *
- * Rule (issue 28; docs/merge-queue.md, "Test-level verdicts"): when a run fails and every failed test
+ * Rule (issue 28; docs/api-compat.md, "Test-level verdicts"): when a run fails and every failed test
  * it names is known flaky (the flaky-test service's status is flaky, or it is quarantined; at least one
  * is not quarantined, else the run passed already, verdict.ts), and the group has been retried fewer
  * than `flakyRetries` times (default 1, at most 3, config.ts), the same group gets a new run on the

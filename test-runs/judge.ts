@@ -64,7 +64,12 @@ export function judgeTestsWith(flaky: JunitJudge): JudgeTests {
       junitFiles,
     });
     return {
-      tests: verdicts.map(({ name, status, quarantined }) => ({ name, status, quarantined })),
+      tests: verdicts.map(({ name, status, quarantined, flaky }) => ({
+        name,
+        status,
+        quarantined,
+        ...(flaky ? { flaky: true } : {}),
+      })),
       problems: [...problems],
       failures: verdicts
         .filter((v) => v.status === 'failed')

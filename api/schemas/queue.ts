@@ -8,7 +8,7 @@
  * (limits.ts) so no queue asks the shared worker for more than it should. Trunk's live-only settings that
  * Terraform sends are accepted and ignored, so its requests do not fail. railyard's own settings
  * (landingMode, testBranchPrefix, testNetwork, batchingMode, batchingRunsPerPrTarget,
- * stalledCheckGraceMinutes) are fields
+ * stalledCheckGraceMinutes, flakyRetries) are fields
  * Trunk's clients never send, so omitting them keeps what is set; createQueue also takes
  * testNetwork. Response schemas carry no transforms: the serializer encodes through them.
  */
@@ -16,8 +16,10 @@ import { z } from 'zod';
 import { CONTROL_OR_LONE_SURROGATE } from '../../contract';
 import {
   BATCHING_MODES,
+  DEFAULT_FLAKY_RETRIES,
   DEFAULT_RUNS_PER_PR_TARGET,
   DEFAULT_STALL_GRACE_MINUTES,
+  MAX_FLAKY_RETRIES,
   MAX_RUNS_PER_PR_TARGET,
   MAX_STALL_GRACE_MINUTES,
   MIN_RUNS_PER_PR_TARGET,
@@ -57,6 +59,8 @@ const BATCHING_MODE =
   "how batches are sized: `fixed` (Trunk's: batches of batchingMinSize, concurrency deep; the default) or `adaptive` (the queue picks the batch size, up to batchingMinSize, and the depth, up to concurrency, from its measured failure rate and backlog).";
 /** railyard's stalledCheckGraceMinutes (docs/github.md, "Stalled checks"). */
 const STALL_GRACE = `minutes after a test branch is pushed to GitHub within which each required check must have started (any check run or status of its name), else the PR, the queue page and a webhook report it stalled; the testing timeout still ends the run. 0 turns the report off (0 to ${MAX_STALL_GRACE_MINUTES}; default ${DEFAULT_STALL_GRACE_MINUTES}).`;
+/** railyard's flakyRetries (docs/api-compat.md, "Test-level verdicts"). */
+const FLAKY_RETRIES = `how many times a test run whose failed tests are all known flaky (flaky or quarantined in the flaky-test service) is run again, its failed tests only where the test command supports it, before its failure counts; 0 turns retries off (0 to ${MAX_FLAKY_RETRIES}; default ${DEFAULT_FLAKY_RETRIES}).`;
 const RUNS_PER_PR_TARGET = `adaptive batching only: the most test runs per merged PR its plan may cost under load (${MIN_RUNS_PER_PR_TARGET} to ${MAX_RUNS_PER_PR_TARGET}; default ${DEFAULT_RUNS_PER_PR_TARGET}).`;
 /** A test-branch prefix: branch-name characters, ending in "/", not under refs/ (names.ts checks it again). */
 export const TEST_BRANCH_PREFIX_PATTERN =
@@ -126,6 +130,7 @@ export const QueueSettings = z.object({
   batchingMode: z.enum(BATCHING_MODES).describe(`railyard's: ${BATCHING_MODE}`),
   batchingRunsPerPrTarget: z.number().describe(`railyard's: ${RUNS_PER_PR_TARGET}`),
   stalledCheckGraceMinutes: z.number().describe(`railyard's: ${STALL_GRACE}`),
+  flakyRetries: z.number().describe(`railyard's: ${FLAKY_RETRIES}`),
 });
 export type QueueSettings = z.infer<typeof QueueSettings>;
 
@@ -237,6 +242,7 @@ export const UpdateQueueRequest = withExample(
     stalledCheckGraceMinutes: between(0, MAX_STALL_GRACE_MINUTES)
       .optional()
       .describe(`railyard's: ${STALL_GRACE}`),
+    flakyRetries: between(0, MAX_FLAKY_RETRIES).optional().describe(`railyard's: ${FLAKY_RETRIES}`),
     ...IgnoredSettings,
   }).superRefine((body, ctx) => {
     if (body.deleteRequiredStatuses === true && (body.requiredStatuses?.length ?? 0) > 0) {

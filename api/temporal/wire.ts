@@ -13,6 +13,7 @@
 import type { Organisation } from '../../stores/api-keys';
 import {
   DEFAULT_BATCHING_MODE,
+  DEFAULT_FLAKY_RETRIES,
   DEFAULT_PRIORITY,
   DEFAULT_RUNS_PER_PR_TARGET,
   DEFAULT_STALL_GRACE_MINUTES,
@@ -103,6 +104,8 @@ export function queueSettings(s: QueueSettingsSnapshot): QueueSettings {
     batchingRunsPerPrTarget: s.batchingRunsPerPrTarget ?? DEFAULT_RUNS_PER_PR_TARGET,
     // Absent until a queue sets it: the default.
     stalledCheckGraceMinutes: s.stalledCheckGraceMinutes ?? DEFAULT_STALL_GRACE_MINUTES,
+    // Absent until a queue sets it (engine/config.ts): the default.
+    flakyRetries: s.flakyRetries ?? DEFAULT_FLAKY_RETRIES,
   };
 }
 
@@ -147,6 +150,7 @@ export function updateQueueInput(request: UpdateQueueRequest): UpdateQueueInput 
     'mergeMethod',
     'batchingMode',
     'batchingRunsPerPrTarget',
+    'flakyRetries',
   ] as const satisfies readonly (keyof QueueConfigPatch & keyof UpdateQueueRequest)[];
   const runnerKeys = [
     'createPrsForTestingBranches',

@@ -34,6 +34,11 @@ export interface TestVerdict {
   readonly status: 'passed' | 'failed' | 'skipped';
   readonly quarantined: boolean;
   /**
+   * A failed test known flaky: its status is `flaky` (after this run was folded) or it is quarantined.
+   * Absent for every other test. The merge queue retries a failure only in such tests.
+   */
+  readonly flaky?: boolean;
+  /**
    * A failed test's failure as one line (its last failed attempt's message, colours stripped, blanks
    * collapsed, at most 200 characters: fingerprint.ts's sample), for the run's log; absent otherwise.
    */
@@ -96,6 +101,9 @@ export async function judgeJunitFiles(
           now,
         );
   const quarantined = new Set(check.tests.filter((t) => t.verdict.quarantined).map((t) => t.testId));
+  const flaky = new Set(
+    check.tests.filter((t) => t.verdict.quarantined || t.status === 'flaky').map((t) => t.testId),
+  );
   const verdicts = prepared.tests.map((test): TestVerdict => {
     const failure =
       test.final === 'fail' ? [...test.attempts].reverse().find((a) => a.failure)?.failure : undefined;
@@ -104,6 +112,7 @@ export async function judgeJunitFiles(
       name: displayName(test),
       status: statusOf(test),
       quarantined: quarantined.has(test.id),
+      ...(test.final === 'fail' && flaky.has(test.id) ? { flaky: true } : {}),
       ...(failure ? { failure: failure.sample } : {}),
     };
   });

@@ -29,6 +29,7 @@ export function settingsOf(c: Carried, branch: string): QueueSettingsSnapshot {
     ...(cfg.batchingRunsPerPrTarget === undefined
       ? {}
       : { batchingRunsPerPrTarget: cfg.batchingRunsPerPrTarget }),
+    ...(cfg.flakyRetries === undefined ? {} : { flakyRetries: cfg.flakyRetries }),
   };
 }
 

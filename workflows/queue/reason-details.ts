@@ -7,7 +7,13 @@
  * every list is bounded (boundedNames) before it enters a workflow payload.
  */
 import type { NotifyPr } from '../../engine';
-import { boundedNames, type ReasonDetail, type RunCommandResult } from '../../contract';
+import {
+  boundedNames,
+  type EvidenceRun,
+  MAX_DETAIL_NAMES,
+  type ReasonDetail,
+  type RunCommandResult,
+} from '../../contract';
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';
 import { requiredOf } from './status-verdict';
@@ -51,6 +57,8 @@ export function transitionDetail(
     return { kind: 'landing', sha, testedTree, landedTree, ...(rebased ? { rebased } : {}) };
   }
   if (cmd.to !== 'failed' && cmd.to !== 'pending_failure') return undefined;
+  const evidence = testEvidence(ctx, cmd);
+  if (evidence) return evidence;
   const run = cmd.runId ? ctx.carried.runs.find((r) => r.runId === cmd.runId) : undefined;
   if (!run) return undefined;
   if (run.detail) return run.detail;
@@ -58,6 +66,44 @@ export function transitionDetail(
     cmd.reason === 'TEST_RUN_REQUIRED_STATUS_FAILED' || cmd.reason === 'TEST_RUN_TIMEOUT';
   return judgedByStatuses && run.runner === 'statuses' ? statusesDetail(ctx, run) : undefined;
 }
+
+/**
+ * A PR ejected for failing tests (issue 28): the tests that convicted it, and the runs the verdict rests
+ * on (`convictedBy`, else its deciding run), each with how many PRs it decided, its role and whether it
+ * failed with this PR in its tree. A run following one on the same tree is that run's flaky retry
+ * (engine/flaky-retry.ts). Runs no longer carried are left out. Undefined when no test was named: the
+ * run's own detail (the command, CI's statuses) says more then.
+ */
+export function testEvidence(ctx: Pick<QueueContext, 'carried'>, cmd: NotifyPr): ReasonDetail | undefined {
+  if (cmd.to !== 'failed' || !cmd.failedTests || cmd.failedTests.length === 0) return undefined;
+  const ids = cmd.convictedBy ?? (cmd.runId ? [cmd.runId] : []);
+  const runs: EvidenceRun[] = [];
+  let previous: RunMeta | undefined;
+  for (const id of ids) {
+    const run = ctx.carried.runs.find((r) => r.runId === id);
+    if (!run) continue;
+    const retry = previous !== undefined && sameTree(previous, run);
+    runs.push({
+      testRunId: id,
+      prs: run.prs.length,
+      role: retry ? 'flaky_retry' : run.bisection ? 'bisection' : 'batch',
+      failed: run.status === 'failed' && (run.prs.includes(cmd.pr) || run.ahead.includes(cmd.pr)),
+    });
+    previous = run;
+  }
+  const tests = boundedNames(cmd.failedTests);
+  const shown = runs.slice(0, MAX_DETAIL_NAMES);
+  return {
+    kind: 'test_evidence',
+    tests: tests.names,
+    moreTests: tests.more,
+    runs: shown,
+    moreRuns: runs.length - shown.length,
+  };
+}
+
+const sameTree = (a: RunMeta, b: RunMeta) =>
+  a.prs.join() === b.prs.join() && a.ahead.join() === b.ahead.join();
 
 /** A PR that failed because it does not merge is never shown as mergeable. */
 export function conflicted(cmd: NotifyPr): boolean {

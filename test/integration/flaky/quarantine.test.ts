@@ -235,6 +235,8 @@ test('judgeJunitFiles: verdicts with quarantine for the merge queue, idempotent 
         name: 'shop.Q › Flaky',
         status: 'failed',
         quarantined: true,
+        // Issue 28: a failed test known flaky, which the merge queue may retry (engine/flaky-retry.ts).
+        flaky: true,
         // The failure in one line, for the run's log (test-runs/failing-tests.ts).
         failure: expect.stringContaining('expected 1 to equal 2') as string,
       },
@@ -252,6 +254,8 @@ test('judgeJunitFiles: verdicts with quarantine for the merge queue, idempotent 
     ],
   });
   expect(withNew.quarantinedRunPasses).toBe(false);
+  // A test the service has never seen is not known flaky.
+  expect(withNew.verdicts.find((v) => v.name.endsWith('Other'))).not.toHaveProperty('flaky');
   expect(withNew.problems).toEqual([expect.stringMatching(/^JUnit file "bad.xml" is not well-formed XML/)]);
 });
 

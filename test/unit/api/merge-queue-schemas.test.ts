@@ -242,6 +242,9 @@ describe('updateQueue', () => {
     [{ stalledCheckGraceMinutes: 1_441 }, "Field 'stalledCheckGraceMinutes' must be at most 1440."],
     [{ stalledCheckGraceMinutes: 2.5 }, "Field 'stalledCheckGraceMinutes' must be an integer."],
     [{ stalledCheckGraceMinutes: '5' }, "Field 'stalledCheckGraceMinutes' must be a number."],
+    [{ flakyRetries: 4 }, "Field 'flakyRetries' must be at most 3."],
+    [{ flakyRetries: -1 }, "Field 'flakyRetries' must be at least 0."],
+    [{ flakyRetries: 1.5 }, "Field 'flakyRetries' must be an integer."],
     [{ requiredStatuses: 'ci' }, "Field 'requiredStatuses' must be an array."],
     [{ requiredStatuses: [''] }, "Field 'requiredStatuses[0]' must be at least 1 characters long."],
     [

@@ -47,6 +47,11 @@ describe('updateQueueInput', () => {
       { config: {}, runner: { stalledCheckGraceMinutes: 0 } },
     ],
     [
+      "railyard's flaky retries: an engine setting (0: off)",
+      { flakyRetries: 0 },
+      { config: { flakyRetries: 0 } },
+    ],
+    [
       "railyard's adaptive batching: engine settings",
       { batch: true, batchingMode: 'ADAPTIVE', batchingRunsPerPrTarget: 0.6 },
       { config: { batch: true, batchingMode: 'adaptive', batchingRunsPerPrTarget: 0.6 } },
@@ -85,6 +90,11 @@ describe('adaptive batching settings', () => {
       wire.queueSettings({ ...SETTINGS, batchingMode: 'adaptive', batchingRunsPerPrTarget: 0.8 }),
     ).toMatchObject({ batchingMode: 'adaptive', batchingRunsPerPrTarget: 0.8 });
   });
+});
+
+test('getQueue answers the default flaky retries (1) for a queue that never set them, else its own', () => {
+  expect(wire.queueSettings(SETTINGS).flakyRetries).toBe(1);
+  expect(wire.queueSettings({ ...SETTINGS, flakyRetries: 3 }).flakyRetries).toBe(3);
 });
 
 test('getQueue answers the default stalled-check grace (5) for a queue that never set it, else its own', () => {

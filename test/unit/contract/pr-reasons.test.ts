@@ -137,7 +137,7 @@ test.each<[ExplainInput, string]>([
       },
       targetBranch: 'main',
     },
-    "Failed: the queue's test command failed on the test branch: `calc › divides` failed in runs aaaaaaaa (batch of 8) and cccccccc (alone); run bbbbbbbb (chunk of 4) passed without it; it passed on main at dddddddddddd.",
+    "Failed: the queue's test command failed on the test branch: `calc › divides` failed in runs aaaaaaaa (batch of 8) and cccccccc (alone); without this PR it did not fail in run bbbbbbbb (chunk of 4); it passed on main at dddddddddddd.",
   ],
   [
     {

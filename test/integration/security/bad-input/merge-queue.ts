@@ -70,6 +70,7 @@ export const numbers: BadInputRow[] = [
   { name: 'pendingFailureDepth negative', route: '/v1/updateQueue', body: withQueue({ pendingFailureDepth: -1 }), status: 400, message: "Field 'pendingFailureDepth' must be at least 0." },
   { name: 'testingTimeoutMinutes a fraction', route: '/v1/updateQueue', body: withQueue({ testingTimeoutMinutes: 0.5 }), status: 400, message: "Field 'testingTimeoutMinutes' must be an integer." },
   { name: 'stalledCheckGraceMinutes past a day', route: '/v1/updateQueue', body: withQueue({ stalledCheckGraceMinutes: 1441 }), status: 400, message: "Field 'stalledCheckGraceMinutes' must be at most 1440." },
+  { name: 'flakyRetries past the cap', route: '/v1/updateQueue', body: withQueue({ flakyRetries: 4 }), status: 400, message: "Field 'flakyRetries' must be at most 3." },
   { name: 'stalledCheckGraceMinutes negative', route: '/v1/updateQueue', body: withQueue({ stalledCheckGraceMinutes: -1 }), status: 400, message: "Field 'stalledCheckGraceMinutes' must be at least 0." },
   { name: 'listPullRequests take 0', route: '/v1/listPullRequests', body: withQueue({ take: 0 }), status: 400, message: "Field 'take' must be at least 1." },
   { name: 'listPullRequests take 101', route: '/v1/listPullRequests', body: withQueue({ take: 101 }), status: 400, message: "Field 'take' must be at most 100." },
