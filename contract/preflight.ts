@@ -11,7 +11,6 @@
 import type { StallCause } from '../engine';
 import { queueWorkflowId, type QueueKey } from './ids';
 
-export const PREFLIGHT_WORKFLOW_TYPE = 'preflightWorkflow';
 /** Signal: a commit status reported through the API (local host; reportTestStatus forwards it). */
 export const PREFLIGHT_STATUS_SIGNAL = 'preflightStatus';
 
@@ -36,6 +35,9 @@ export interface PreflightStatus {
   sha: string;
   context: string;
 }
+
+/** How callers start it by name (contract/workflow-types.ts: PREFLIGHT_WORKFLOW_TYPE). */
+export type PreflightWorkflow = (input: PreflightWorkflowInput) => Promise<PreflightResult>;
 
 /** What the preflight found. */
 export type PreflightResult =

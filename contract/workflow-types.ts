@@ -19,6 +19,8 @@ export const PING_WORKFLOW_TYPE = 'pingWorkflow';
 export const GITHUB_RECONCILIATION_WORKFLOW_TYPE = 'gitHubReconciliationWorkflow';
 /** Periodic landing check (a Temporal Schedule): recent landings' trees compared again on their host. */
 export const LANDING_CHECK_WORKFLOW_TYPE = 'landingCheckWorkflow';
+/** A queue's preflight (contract/preflight.ts): are its required checks produced on test branches? */
+export const PREFLIGHT_WORKFLOW_TYPE = 'preflightWorkflow';
 
 /** One activity round trip answering its nonce: proof that a worker polls the task queue. */
 export type PingWorkflow = (nonce: string) => Promise<string>;

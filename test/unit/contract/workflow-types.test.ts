@@ -11,11 +11,13 @@ import {
   GITHUB_RECONCILIATION_WORKFLOW_TYPE,
   LANDING_CHECK_WORKFLOW_TYPE,
   PING_WORKFLOW_TYPE,
+  PREFLIGHT_WORKFLOW_TYPE,
   PULL_REQUEST_WORKFLOW_TYPE,
   QUEUE_WORKFLOW_TYPE,
   TEST_RUN_WORKFLOW_TYPE,
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   type PingWorkflow,
+  type PreflightWorkflow,
   type PullRequestWorkflow,
   type QueueWorkflow,
   type TestRunWorkflow,
@@ -27,6 +29,7 @@ const asCalled: {
   [PULL_REQUEST_WORKFLOW_TYPE]: PullRequestWorkflow;
   [TEST_RUN_WORKFLOW_TYPE]: TestRunWorkflow;
   [PING_WORKFLOW_TYPE]: PingWorkflow;
+  [PREFLIGHT_WORKFLOW_TYPE]: PreflightWorkflow;
 } = bundle;
 
 test('every workflow type name is a workflow the bundle exports, and the bundle exports no other', () => {
@@ -40,6 +43,7 @@ test('every workflow type name is a workflow the bundle exports, and the bundle 
     GITHUB_RECONCILIATION_WORKFLOW_TYPE,
     LANDING_CHECK_WORKFLOW_TYPE,
     PING_WORKFLOW_TYPE,
+    PREFLIGHT_WORKFLOW_TYPE,
   ] as const;
   expect(Object.keys(bundle).sort()).toEqual([...names].sort());
   for (const name of names) expect(bundle[name].name).toBe(name);
@@ -48,4 +52,5 @@ test('every workflow type name is a workflow the bundle exports, and the bundle 
 test('the contract types the calls of the workflows callers start by name', () => {
   expect(asCalled[QUEUE_WORKFLOW_TYPE]).toBe(bundle.queueWorkflow);
   expect(asCalled[TEST_RUN_WORKFLOW_TYPE]).toBe(bundle.testRunWorkflow);
+  expect(asCalled[PREFLIGHT_WORKFLOW_TYPE]).toBe(bundle.preflightWorkflow);
 });
