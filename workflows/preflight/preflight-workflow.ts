@@ -9,8 +9,9 @@
  * - The answer comes as soon as every required check has started, else at the deadline.
  * - The branch is deleted whatever happens after it was pushed (a failure, a cancellation): the
  *   deletion runs in a non-cancellable scope, with the activities' own retries.
- * Invariants: deterministic (only the workflow clock and timers); the names kept from signals are
- * bounded (MAX_SIGNALLED_NAMES), so a flood of reports cannot grow the history's state.
+ * Invariants: deterministic (only the workflow clock and timers); the reports kept from signals are
+ * distinct, of the branch's commit once it is known, and at most MAX_SIGNALLED_NAMES, so a flood of
+ * reports cannot grow the workflow's state, and only a new report wakes it.
  */
 import {
   CancellationScope,
@@ -42,9 +43,14 @@ export const preflightStatusSignal = defineSignal<[PreflightStatus]>(PREFLIGHT_S
 
 export async function preflightWorkflow(input: PreflightWorkflowInput): Promise<PreflightResult> {
   const signalled: PreflightStatus[] = [];
+  /** The branch's commit once pushed: reports of other commits are dropped from then on. */
+  let pushedSha: string | null = null;
   let woken = false;
   setHandler(preflightStatusSignal, (s) => {
-    if (signalled.length < MAX_SIGNALLED_NAMES) signalled.push({ sha: s.sha, context: s.context });
+    if (pushedSha !== null && s.sha !== pushedSha) return;
+    if (signalled.some((k) => k.sha === s.sha && k.context === s.context)) return;
+    if (signalled.length >= MAX_SIGNALLED_NAMES) return;
+    signalled.push({ sha: s.sha, context: s.context });
     woken = true;
   });
 
@@ -55,6 +61,7 @@ export async function preflightWorkflow(input: PreflightWorkflowInput): Promise<
     id: workflowInfo().runId,
   });
   if (start.kind !== 'pushed') return start;
+  pushedSha = start.sha;
   const pushedAt = Date.now();
   const deadline = pushedAt + input.waitMs;
   const { repo } = input.key;
