@@ -20,6 +20,12 @@ export interface TestRunWorkflowInput {
   timeoutMs: number;
   /** The queue's testNetwork: false runs the command with no network at all; absent = on. */
   network?: boolean;
+  /**
+   * Run only these tests where the command supports it (issue 28: a flaky retry's failed tests, a
+   * bisection chunk's suspects; engine/failed-tests.ts bounds them): the command reads them from
+   * RAILYARD_ONLY_TESTS, one per line (executor/test-runner.ts). Absent: the whole suite.
+   */
+  onlyTests?: string[];
 }
 
 export interface TestCaseVerdict {

@@ -12,7 +12,8 @@
  *   chunk's) are claims about *every* failed test, and an incomplete list cannot back them. An
  *   incomplete or empty list leaves today's run-level rules in force.
  * Invariants: pure; the kept ids are a prefix, in report order, without duplicates, of the failed tests
- * reported; a cut id is never kept (it would name another test), so two kept ids are equal only if the
+ * reported that are not quarantined; an id with a control character (a line break, NUL) is never
+ * kept; a cut id is never kept (it would name another test), so two kept ids are equal only if the
  * tests are.
  */
 import { type TestCaseResult } from './events';
@@ -23,13 +24,16 @@ export const MAX_FAILED_TEST_CHARS = 4_096;
 /** Failed entries read at most (repeats included), so a report costs bounded CPU whatever it holds. */
 export const MAX_FAILED_TESTS_READ = 1_000;
 
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 /** The failed tests of one run: `ids` are all of them only when `complete`. */
 export interface FailedTests {
   ids: string[];
   complete: boolean;
 }
 
-/** The failed tests of a report; null when it names none (no per-test detail, a crash). */
+/** The failed tests of a report, quarantined ones left out; null when it names none (no detail, a crash). */
 export function failedTestsOf(tests: readonly TestCaseResult[] | undefined): FailedTests | null {
   const ids: string[] = [];
   const seen = new Set<string>();
@@ -38,7 +42,8 @@ export function failedTestsOf(tests: readonly TestCaseResult[] | undefined): Fai
   let any = false;
   let reported = 0;
   for (const t of tests ?? []) {
-    if (t.status !== 'failed') continue;
+    // A quarantined failure is forgiven (verdict.ts): it neither convicts nor relates a chunk to a batch.
+    if (t.status !== 'failed' || t.quarantined) continue;
     any = true;
     reported += 1;
     // A list padded with repeats is hostile too: past this many failures it is not read further.
@@ -49,6 +54,8 @@ export function failedTestsOf(tests: readonly TestCaseResult[] | undefined): Fai
     if (seen.has(t.name)) continue;
     const fits =
       t.name.length <= MAX_TEST_ID_LENGTH &&
+      // One id per line for the command (RAILYARD_ONLY_TESTS), and no NUL in an environment variable.
+      !CONTROL.test(t.name) &&
       ids.length < MAX_FAILED_TESTS &&
       chars + t.name.length <= MAX_FAILED_TEST_CHARS;
     if (!fits) {

@@ -34,7 +34,13 @@ import { captureOutput } from './log-capture';
 import { spawnInGroup, type Exit, type GroupProcess, type SpawnOptions } from './process-group';
 import { SANDBOX_HOME, sandboxedCommand, type SandboxSettings } from './sandbox';
 import { humanDuration } from '../platform/human-duration';
-import type { TestOutcome, TestRunInput, TestRunner, TestRunResult } from './test-runner';
+import {
+  ONLY_TESTS_ENV,
+  type TestOutcome,
+  type TestRunInput,
+  type TestRunner,
+  type TestRunResult,
+} from './test-runner';
 
 export interface CommandRunnerOptions {
   gitHost: Pick<GitHost, 'checkout'>;
@@ -118,6 +124,10 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
       RAILYARD_REPO: `${input.repo.host}/${input.repo.owner}/${input.repo.name}`,
       RAILYARD_TEST_BRANCH: input.branchName,
       RAILYARD_SHA: input.headSha,
+      // Issue 28: the tests a flaky retry or a bisection run may run alone; unset: the whole suite.
+      ...(input.onlyTests && input.onlyTests.length > 0
+        ? { [ONLY_TESTS_ENV]: input.onlyTests.join('\n') }
+        : {}),
     };
   }
 

@@ -35,6 +35,21 @@ export const JobRunSchema = z.object({
   junitGlobs: z.array(z.string()).optional(),
   timeoutMs: z.number().int().nonnegative(),
   network: z.boolean().optional(),
+  /**
+   * Run only these tests where the command supports it (issue 28); the engine keeps at most 20 ids of at
+   * most 256 characters (engine/failed-tests.ts), bounded again here as the executor reads them.
+   */
+  onlyTests: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(256)
+        // eslint-disable-next-line no-control-regex
+        .regex(/^[^\u0000-\u001f\u007f]+$/),
+    )
+    .max(20)
+    .optional(),
 });
 export type JobRun = z.infer<typeof JobRunSchema>;
 

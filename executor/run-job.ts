@@ -73,6 +73,7 @@ export function createJobRunner(deps: ExecutorDeps): RunJob {
         command: run.command,
         timeoutMs: run.timeoutMs,
         ...(run.junitGlobs ? { junitGlobs: run.junitGlobs } : {}),
+        ...(run.onlyTests && run.onlyTests.length > 0 ? { onlyTests: run.onlyTests } : {}),
         signal,
       });
     } catch (err) {

@@ -15,6 +15,9 @@ import type { RepositoryKey } from '../contract';
 
 export type TestOutcome = 'passed' | 'failed' | 'timeout' | 'cancelled';
 
+/** The variable a test command reads the tests it may run alone from, one per line (docs/api-compat.md). */
+export const ONLY_TESTS_ENV = 'RAILYARD_ONLY_TESTS';
+
 export interface TestRunInput {
   /** The testRunId: the uuid in the test branch name. Letters, digits, `.`, `_` and `-` only. */
   runId: string;
@@ -28,6 +31,8 @@ export interface TestRunInput {
   timeoutMs: number;
   /** Globs (relative to the checkout) of the JUnit XML files the command writes. */
   junitGlobs?: string[];
+  /** Run only these tests where the command supports it: given in RAILYARD_ONLY_TESTS, one per line. */
+  onlyTests?: string[];
   /** Aborting cancels the run: its processes are killed and the outcome is `cancelled`. */
   signal?: AbortSignal;
   /** Called periodically while the run lasts (Temporal activity heartbeats). */

@@ -7,7 +7,8 @@
  * real activities with the flaky-test service judging each run as worker/main.ts wires it), an executor
  * running the command in its sandbox, PostgreSQL and git. Each test has its own repository, organisation
  * and queue. The repository's command writes JUnit files the way a test runner does; which tests fail
- * is what the PR brings in `fixtures/`.
+ * is what the PR brings in `fixtures/`. Issue 28: a failure only in a test known flaky (and not
+ * quarantined) is run again, only that test, before it counts (engine/flaky-retry.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -39,9 +40,14 @@ import { startTestExecutor, type TestExecutor } from '../support/executor';
 import { createRepoWithMain, type GitFixture } from '../support/git-fixture';
 import { settledRecord, waitFor } from '../support/pr-waiting';
 
-/** Copies the PR's reports where a runner writes them, and fails when any of them has a failure. */
+/**
+ * Copies the PR's reports where a runner writes them, and fails when any of them has a failure. Told to
+ * run only some tests (RAILYARD_ONLY_TESTS, a flaky retry), it reports `fixtures/retry/` when the PR has
+ * it: what those tests do when run again.
+ */
 const COMMAND =
-  'mkdir -p build/test-results && cp fixtures/*.xml build/test-results/ && ! grep -qs "<failure" build/test-results/*.xml';
+  'src=fixtures; if [ -n "$RAILYARD_ONLY_TESTS" ] && [ -d fixtures/retry ]; then src=fixtures/retry; fi; ' +
+  'mkdir -p build/test-results && cp $src/*.xml build/test-results/ && ! grep -qs "<failure" build/test-results/*.xml';
 const CONFIG = JSON.stringify({ version: 1, command: COMMAND, junitGlobs: ['build/test-results/*.xml'] });
 
 let root: string;
@@ -210,6 +216,7 @@ const reasonsOf = (record: PullRequestRecord) => record.timeline.map((t) => t.re
 /** The failing tests the failed transition names (quarantined ones are left out of it). */
 const failedTestsOf = (record: PullRequestRecord) => {
   const detail = record.timeline.at(-1)?.detail;
+  if (detail?.kind === 'test_evidence') return detail.tests;
   return detail?.kind === 'command_failed' ? detail.failedTests : null;
 };
 
@@ -248,6 +255,9 @@ test('the same PR fails when its failing test is not quarantined (quarantine off
   const off = await w.settled(1);
   expect(off).toMatchObject({ state: 'failed', reason: 'TEST_RUN_COMMAND_FAILED' });
   expect(failedTestsOf(off)).toEqual(['cart › totals']);
+  // Known flaky, so run again once before it counted (flakyRetries 1); both runs are named.
+  expect(reasonsOf(off)).toContain('FLAKY_TESTS_RETRIED');
+  expect(off.convictedBy).toHaveLength(2);
 
   // On, but the override keeps this flaky test out of quarantine.
   await w.quarantine({ enabled: true, autoQuarantine: true });
@@ -257,6 +267,22 @@ test('the same PR fails when its failing test is not quarantined (quarantine off
   expect(never).toMatchObject({ state: 'failed', reason: 'TEST_RUN_COMMAND_FAILED' });
   expect(failedTestsOf(never)).toEqual(['cart › totals']);
   expect(w.mainLog()).toEqual([]);
+}, 120_000);
+
+test('a PR failing only in a known-flaky test is retried, that test alone, and merges when it passes', async () => {
+  const w = await world();
+  await w.uploadOnMain({ adds: 'P', totals: 'FP' });
+  await w.quarantine({ enabled: false });
+  await w.submitPr(1, {
+    'cart.xml': report({ adds: 'P', totals: 'F' }),
+    'retry/cart.xml': report({ totals: 'P' }),
+  });
+  const merged = await w.settled(1);
+  expect(merged.state).toBe('merged');
+  expect(reasonsOf(merged)).toEqual(
+    expect.arrayContaining(['FLAKY_TESTS_RETRIED', 'FLAKY_TESTS_PASSED_ON_RETRY']),
+  );
+  expect(w.mainLog()).toEqual(['PR 1 (#1)']);
 }, 120_000);
 
 test('a quarantined failure does not excuse a failing test that is not quarantined', async () => {

@@ -114,7 +114,7 @@ export class CommandExecutor {
           testBranchPrefix: c.runner.testBranchPrefix ?? null,
           // Draft-PR testing mode: `pull_request` CI runs on a draft PR from the branch.
           ...(c.runner.createPrsForTestingBranches ? { testPullRequest: { prs: cmd.prs } } : {}),
-          ...(run.runner === 'command' ? { testRun: this.testRunStart(run) } : {}),
+          ...(run.runner === 'command' ? { testRun: this.testRunStart(run, cmd.onlyTests) } : {}),
         });
         switch (built.kind) {
           case 'built':
@@ -220,8 +220,12 @@ export class CommandExecutor {
     );
   }
 
-  /** How the build activity starts the run's test-run workflow (command runner). */
-  private testRunStart(run: RunMeta): TestRunStart {
+  /**
+   * How the build activity starts the run's test-run workflow (command runner). `onlyTests` (the engine's,
+   * bounded) is not carried: a run started later by startCommandRun runs the whole suite, which is
+   * always correct, only slower.
+   */
+  private testRunStart(run: RunMeta, onlyTests?: readonly string[]): TestRunStart {
     const { carried: c, key } = this.ctx;
     return {
       workflowId: testRunWorkflowId(key, run.runId),
@@ -235,6 +239,7 @@ export class CommandExecutor {
         timeoutMs: c.engine.config.testingTimeoutMinutes * 60_000,
         // Read when the run starts: a change applies to runs started after it.
         network: c.runner.testNetwork !== false,
+        ...(onlyTests && onlyTests.length > 0 ? { onlyTests: [...onlyTests] } : {}),
       },
     };
   }

@@ -136,6 +136,7 @@ async function runOnExecutor(
       ...(prepared.junitGlobs ? { junitGlobs: prepared.junitGlobs } : {}),
       timeoutMs: input.timeoutMs,
       ...(input.network === false ? { network: false } : {}),
+      ...(input.onlyTests && input.onlyTests.length > 0 ? { onlyTests: input.onlyTests } : {}),
       contentToken: prepared.contentToken,
     });
     const finished = await finishTestRun(run, packed, input.queueWorkflowId);

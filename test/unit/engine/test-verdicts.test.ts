@@ -43,6 +43,13 @@ describe('failed tests of a run', () => {
       many(MAX_FAILED_TESTS + 1),
       { ids: many(MAX_FAILED_TESTS).map((t) => t.name), complete: false },
     ],
+    ['quarantined failures left out', [failed('a', 'quarantined'), failed('b', 'flaky')], complete('b')],
+    ['only quarantined failures', [failed('a', 'quarantined')], null],
+    [
+      'an id with a line break or NUL is left out (the command reads one id per line)',
+      [failed('a\nb'), failed('c\u0000'), failed('d')],
+      { ids: ['d'], complete: false },
+    ],
     [
       'an id too long is left out, not cut',
       [failed('x'.repeat(MAX_TEST_ID_LENGTH + 1)), failed('a')],

@@ -123,6 +123,16 @@ describe('command runner', () => {
     }
   });
 
+  // Issue 28: a flaky retry or a bisection run tells the command which tests it may run alone.
+  it('gives the command the tests to run alone in RAILYARD_ONLY_TESTS, one per line, and nothing otherwise', async () => {
+    const only = await start('printf "[%s]" "$RAILYARD_ONLY_TESTS"', {
+      onlyTests: ['calc › divides', 'net retries'],
+    }).result;
+    expect(readFileSync(only.logPath, 'utf8')).toContain('[calc › divides\nnet retries]');
+    const all = await start('echo "set=${RAILYARD_ONLY_TESTS+yes}"').result;
+    expect(readFileSync(all.logPath, 'utf8')).toContain('set=\n');
+  });
+
   it('stops at the timeout and kills the whole process group (a background sleep does not survive)', async () => {
     const run = start('sleep 100 & echo $! > "$PIDFILE"; wait', { timeoutMs: 500 });
     const result = await run.result;
