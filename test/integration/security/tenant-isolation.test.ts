@@ -131,6 +131,9 @@ function table(ids: Ids): Record<string, Probe> {
       status: 404,
       answer: NO_QUEUE,
     },
+    // railyard's preflight: no branch is pushed to the first organisation's repository.
+    'POST /v1/queues/preflight': { body: { ...QUEUE, waitSeconds: 5 }, status: 404, answer: NO_QUEUE },
+    'POST /v1/queues/preflight/result': { body: QUEUE, status: 404, answer: NO_QUEUE },
     'GET /v1/testRuns/{testRunId}/log': {
       url: `/v1/testRuns/${ids.testRunId}/log`,
       status: 404,

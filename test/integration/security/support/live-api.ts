@@ -20,6 +20,7 @@ import { createApiKeyStore } from '../../../../stores/api-keys';
 import { createExecutorCredentials } from '../../../../test-runs/store/executor-credentials';
 import { createQueueClient, createTemporalGateway, type TemporalGateway } from '../../../../queue-client';
 import { createMergeQueueService } from '../../../../api/temporal/merge-queue-service';
+import { createPreflightService } from '../../../../api/temporal/preflights';
 import { createGitWorld, type GitWorld } from '../../../../scripts/lib/git-world';
 import { buildTestApp, type CapturedLog, type TestAppDeps } from '../../../support/app';
 import { startTestExecutor } from '../../../support/executor';
@@ -121,6 +122,7 @@ export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> 
   const built: { app: FastifyInstance; log: CapturedLog } = await buildTestApp(pool, {
     keys,
     mergeQueue: createMergeQueueService(createQueueClient(temporal)),
+    preflights: createPreflightService({ client: temporal.client, taskQueue }),
     ...opts.appDeps?.(pool),
   });
   const url = await built.app.listen({ host: '127.0.0.1', port: 0 });
