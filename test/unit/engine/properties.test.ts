@@ -4,7 +4,13 @@
  * PR ends in exactly one terminal state.
  */
 import fc from 'fast-check';
-import { type Group, type QueueConfigPatch, type QueueState, type TargetList } from '../../../engine';
+import {
+  type Group,
+  type QueueConfigPatch,
+  type QueueState,
+  type TargetList,
+  type TestCaseResult,
+} from '../../../engine';
 import { ModelWorld, overlap } from './model-world';
 
 const pr = fc.integer({ min: 1, max: 7 });
@@ -29,6 +35,7 @@ const configPatch: fc.Arbitrary<QueueConfigPatch> = fc.record(
     testingTimeoutMinutes: fc.constantFrom(0, 60),
     // 0.95 holds back almost every batch stacked on another: the liveness case.
     speculationThreshold: fc.constantFrom(0, 0.38, 0.95),
+    flakyRetries: fc.integer({ min: 0, max: 2 }),
   },
   { requiredKeys: [] },
 );
@@ -41,7 +48,11 @@ type Action =
   | { kind: 'cancel'; pr: number }
   | { kind: 'restart'; pr: number }
   | { kind: 'priority'; pr: number; priority: number; noBatch: boolean }
-  | { kind: 'finish'; pick: number; outcome: 'passed' | 'failed' | 'timeout' | 'quarantined' }
+  | {
+      kind: 'finish';
+      pick: number;
+      outcome: 'passed' | 'failed' | 'timeout' | 'quarantined';
+    }
   | { kind: 'failToStart'; pick: number; blameFirst: boolean }
   | { kind: 'merge'; ok: boolean }
   | { kind: 'push' }
@@ -154,10 +165,7 @@ function play(world: ModelWorld, a: Action): void {
       const passes = a.outcome === 'passed' || a.outcome === 'quarantined';
       world.runPassed(runId, passes);
       const outcome = a.outcome === 'passed' ? 'passed' : a.outcome === 'timeout' ? 'timeout' : 'failed';
-      const tests =
-        a.outcome === 'quarantined'
-          ? [{ name: 't', status: 'failed' as const, quarantined: true }]
-          : undefined;
+      const tests = testsOf(a.outcome, a.pick);
       return world.send({ type: 'testRunFinished', runId, outcome, tests });
     }
     case 'failToStart': {
@@ -392,6 +400,29 @@ const seeded =
   process.env.ENGINE_PROPERTY_SEED === 'random'
     ? {}
     : { seed: Number(process.env.ENGINE_PROPERTY_SEED ?? 20261121) };
+
+/**
+ * The tests a finished run reports (undefined: no per-test detail). Issue 28: a failure names no test,
+ * one test (`calc` or `net`, so bisections meet related and unrelated failures), or only a known-flaky
+ * test (retried), chosen by `pick`, so failures are exactly as frequent as before.
+ */
+function testsOf(
+  outcome: Extract<Action, { kind: 'finish' }>['outcome'],
+  pick: number,
+): TestCaseResult[] | undefined {
+  const failed = (name: string, known: Partial<TestCaseResult> = {}): TestCaseResult[] => [
+    { name, status: 'failed', quarantined: false, ...known },
+    { name: 'ok', status: 'passed', quarantined: false },
+  ];
+  switch (outcome) {
+    case 'quarantined':
+      return failed('t', { quarantined: true });
+    case 'failed':
+      return [undefined, failed('calc'), failed('net'), failed('f', { flaky: true })][pick % 4];
+    default:
+      return undefined;
+  }
+}
 
 describe('engine invariants over random event sequences', () => {
   it('hold after every event, and every PR ends exactly once', () => {
