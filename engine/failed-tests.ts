@@ -18,9 +18,12 @@
  */
 import { type TestCaseResult } from './events';
 
-export const MAX_FAILED_TESTS = 20;
+// A group keeps its failed tests in the queue's state, carried across continue-as-new (kept under
+// 256 KiB for 1,000 PRs, test/unit/queue/carried-size.test.ts): 1 KiB per failed group at most, so even
+// 100 failed runs at once stay far below it. Ten names are also what a reason shows (MAX_DETAIL_NAMES).
+export const MAX_FAILED_TESTS = 10;
 export const MAX_TEST_ID_LENGTH = 256;
-export const MAX_FAILED_TEST_CHARS = 4_096;
+export const MAX_FAILED_TEST_CHARS = 1_024;
 /** Failed entries read at most (repeats included), so a report costs bounded CPU whatever it holds. */
 export const MAX_FAILED_TESTS_READ = 1_000;
 

@@ -36,7 +36,7 @@ export const JobRunSchema = z.object({
   timeoutMs: z.number().int().nonnegative(),
   network: z.boolean().optional(),
   /**
-   * Run only these tests where the command supports it (issue 28); the engine keeps at most 20 ids of at
+   * Run only these tests where the command supports it (issue 28); the engine keeps at most 10 ids of at
    * most 256 characters (engine/failed-tests.ts), bounded again here as the executor reads them.
    */
   onlyTests: z
@@ -48,7 +48,7 @@ export const JobRunSchema = z.object({
         // eslint-disable-next-line no-control-regex
         .regex(/^[^\u0000-\u001f\u007f]+$/),
     )
-    .max(20)
+    .max(10)
     .optional(),
 });
 export type JobRun = z.infer<typeof JobRunSchema>;
