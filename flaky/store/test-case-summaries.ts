@@ -14,6 +14,8 @@
  *    batch's day); retention deletes the rows whose counted days it trims.
  * Outside that range, or when the repository's limits changed, the read computes the list itself
  * (test-case-details.ts), with the same SQL (failureListSql), so the answer is the same either way.
+ * The fold finds a repository's stale rows through (repository_pk, through_day, test_pk) (migration
+ * 0032), not a scan of every repository's summaries per batch.
  */
 import { type PoolClient } from '../../stores/db';
 import { type Queryable } from './db';
