@@ -74,7 +74,20 @@ export function startRun(
   if (onlyTests.length > 0) group.partial = true;
   else delete group.partial;
   const reason = retry?.reason ?? (group.bisection ? 'BISECTION_TEST_RUN_STARTED' : 'TEST_RUN_STARTED');
-  for (const e of membersOf(d, group)) transition(d, e, { to: 'testing', reason }, runId);
+  for (const e of membersOf(d, group)) {
+    // A second retry changes neither state nor reason, but its PRs' records must hear of its run.
+    if (retry && e.state === 'testing' && e.reason === reason)
+      command(d, {
+        type: 'notifyPr',
+        pr: e.pr,
+        from: 'testing',
+        at: d.ctx.now,
+        runId,
+        to: 'testing',
+        reason,
+      });
+    else transition(d, e, { to: 'testing', reason }, runId);
+  }
   command(d, {
     type: 'startTestRun',
     runId,
