@@ -84,20 +84,67 @@ async function eventsOf(client: Client, workflowId: string, runId?: string): Pro
   return history.events ?? [];
 }
 
-/** Every run of a workflow that continues as new, from `firstRunId` to the one running now. */
-async function chainOf(client: Client, workflowId: string, firstRunId: string): Promise<HistoryEvent[]> {
-  const all: HistoryEvent[] = [];
+/** Each run of a workflow that continues as new, from `firstRunId` to the one running now, in order. */
+async function* runsFrom(
+  client: Client,
+  workflowId: string,
+  firstRunId: string,
+): AsyncGenerator<HistoryEvent[]> {
   let runId: string | undefined = firstRunId;
   while (runId) {
     const events = await eventsOf(client, workflowId, runId);
-    all.push(...events);
+    yield events;
     const last = events[events.length - 1];
     runId =
       last && Number(last.eventType) === Number(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW)
         ? (last.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined)
         : undefined;
   }
+}
+
+/** Every event of every run of a workflow that continues as new. */
+async function chainOf(client: Client, workflowId: string, firstRunId: string): Promise<HistoryEvent[]> {
+  const all: HistoryEvent[] = [];
+  for await (const events of runsFrom(client, workflowId, firstRunId)) all.push(...events);
   return all;
+}
+
+/** One run of a workflow that continues as new: its size, its span and the state it was handed. */
+export interface RunSummary {
+  events: number;
+  startedAt: Date | null;
+  /** When it continued as new (or its last event, for the run still going). */
+  endedAt: Date | null;
+  continuedAsNew: boolean;
+  /** Bytes of the input it started with: for the queue, what the previous run carried across. */
+  inputBytes: number;
+}
+
+const timeOf = (e: HistoryEvent | undefined): Date | null =>
+  e?.eventTime?.seconds != null
+    ? new Date(Number(e.eventTime.seconds) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6))
+    : null;
+
+export async function runSummaries(
+  client: Client,
+  workflowId: string,
+  firstRunId: string,
+): Promise<RunSummary[]> {
+  const runs: RunSummary[] = [];
+  for await (const events of runsFrom(client, workflowId, firstRunId)) {
+    const first = events[0];
+    const last = events[events.length - 1];
+    const payloads = first?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
+    runs.push({
+      events: events.length,
+      startedAt: timeOf(first),
+      endedAt: timeOf(last),
+      continuedAsNew:
+        Number(last?.eventType) === Number(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW),
+      inputBytes: payloads.reduce((n, p) => n + (p.data?.length ?? 0), 0),
+    });
+  }
+  return runs;
 }
 
 export async function eventsPerMergedPr(

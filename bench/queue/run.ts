@@ -6,42 +6,36 @@
  *
  * Reports p50/p95 of "submitted → testing" (from the submit call to the start of the CI run, with a free
  * slot), "tests passed → target moved" (from the workflow's record of both), and sustained
- * merged PRs per second for a burst; then history events per merged PR (histories.ts) next to issue 25's
- * figure before the lean orchestration. Usage: npx tsx bench/queue/run.ts [--prs 40] [--burst 60]
+ * merged PRs per second for a burst, without batching and then with it (issue 25: a 40-PR burst with
+ * batching at >= 1.0x the plain loop); then history events per merged PR (histories.ts) next to issue
+ * 25's figure before the lean orchestration.
+ * Usage: npx tsx bench/queue/run.ts [--prs 40] [--burst 60] [--batched-burst 40] [--batch-size 8]
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
 import { testBranchName } from '../../git/names';
 import { createCommandRunner } from '../../executor/command-runner';
-import { createRepositoryOwnerStore } from '../../stores/repository-owners';
 import { table } from '../../scripts/lib/markdown-table';
-import { isTerminal } from '../../engine';
-import {
-  getPullRequestQuery,
-  prWorkflowId,
-  QUEUE_WORKFLOW_TYPE,
-  queueWorkflowId,
-  submitUpdate,
-  testRunWorkflowId,
-  type QueueKey,
-  type QueueWorkflow,
-  type QueueWorkflowInput,
-} from '../../contract';
-import { startTestExecutor } from '../../test/support/executor';
+import { prWorkflowId, queueWorkflowId, testRunWorkflowId, updateQueueUpdate } from '../../contract';
 import { executeQueueUpdate } from '../../test/support/queue-updates';
+import { startQueueDeployment } from './deployment';
 import { eventsPerMergedPr, type EventCounts } from './histories';
 import { percentile } from './stats';
 import { startBenchStack } from '../lib/stack';
 
 const { values } = parseArgs({
-  options: { prs: { type: 'string', default: '40' }, burst: { type: 'string', default: '60' } },
+  options: {
+    prs: { type: 'string', default: '40' },
+    burst: { type: 'string', default: '60' },
+    'batched-burst': { type: 'string', default: '40' },
+    'batch-size': { type: 'string', default: '8' },
+  },
 });
 const SERIAL = Number(values.prs);
 const BURST = Number(values.burst);
+const BATCHED = Number(values['batched-burst']);
+const BATCH_SIZE = Number(values['batch-size']);
 /** Issue 25's figure at 34c1bf2, from the recorded histories then: events per merged PR. */
 const BEFORE = { queue: 83, pullRequest: 28, testRun: 40, total: 151 };
 const EVENTS_TARGET = 60;
@@ -49,7 +43,7 @@ const log = (m: string) => console.error(`[bench:queue] ${m}`);
 
 async function main(): Promise<void> {
   const stack = await startBenchStack({ name: 'bench', log, poolMax: 4 });
-  const { tmp, address, code, pool, fx } = stack;
+  const { tmp, pool, fx } = stack;
   try {
     const runner = createCommandRunner({
       gitHost: fx.host,
@@ -96,61 +90,8 @@ async function main(): Promise<void> {
       baseline.push(performance.now() - t0);
     }
 
-    const nativeConnection = await NativeConnection.connect({ address });
-    const connection = await Connection.connect({ address });
-    const client = new Client({ connection });
-    const taskQueue = 'bench';
-    const worker = await Worker.create({
-      connection: nativeConnection,
-      taskQueue,
-      workflowBundle: { code },
-      activities: createActivities({
-        workerIdentity: 'bench',
-        gitHost: fx.host,
-        client,
-        taskQueue,
-        pool,
-        allowPrivateWebhookUrls: false,
-      }),
-    });
-    const running = worker.run();
-    // The queue's runs go to an executor (issue 17), unsandboxed like the baseline's runner: the
-    // difference measured includes the content hand-off (bundle, HTTP), not bwrap's start.
-    const executor = await startTestExecutor({
-      controlTaskQueue: taskQueue,
-      pool,
-      sandbox: false,
-      temporalAddress: address,
-    });
-    const key: QueueKey = { organisationId: randomUUID(), repo: fx.repo, targetBranch: 'main' };
-    await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [key.organisationId, 'bench']);
-    await createRepositoryOwnerStore(pool).claim(key.organisationId, key.repo, 'operator');
-    const queue = client.workflow.getHandle(queueWorkflowId(key));
-    const started = await client.workflow.start<QueueWorkflow>(QUEUE_WORKFLOW_TYPE, {
-      workflowId: queueWorkflowId(key),
-      taskQueue,
-      args: [{ key, config: { concurrency: 4 } } satisfies QueueWorkflowInput],
-    });
-    const record = (n: number) => client.workflow.getHandle(prWorkflowId(key, n)).query(getPullRequestQuery);
-    /** Merged PRs and the test runs their timelines name, for the history count. */
-    const mergedPrs = new Set<number>();
-    const testRunIds = new Set<string>();
-    const settled = async (n: number) => {
-      for (;;) {
-        const r = await record(n).catch(() => null);
-        if (r && isTerminal(r.state)) {
-          if (r.state === 'merged') mergedPrs.add(n);
-          for (const t of r.timeline) if (t.testRunId) testRunIds.add(t.testRunId);
-          return r;
-        }
-        await new Promise((res) => setTimeout(res, 20));
-      }
-    };
-    const open = (n: number) => {
-      fx.git('fetch', '--quiet', 'origin');
-      fx.branchFrom(`pr-${n}`, 'origin/main');
-      fx.pushPr(n, fx.commit(`PR ${n}`, { [`f${n}.txt`]: `${n}\n` }));
-    };
+    const q = await startQueueDeployment(stack, { concurrency: 4 });
+    const { client, key, queue, settled, open, mergedPrs, testRunIds } = q;
 
     log(`serial: ${SERIAL} PRs one at a time (free slot each time)...`);
     const toTesting: number[] = [];
@@ -159,7 +100,7 @@ async function main(): Promise<void> {
     for (let n = 1; n <= SERIAL; n++) {
       open(n);
       const t0 = Date.now();
-      await executeQueueUpdate(queue, submitUpdate, { args: [{ pr: n, priority: null, noBatch: false }] });
+      await q.submit(n);
       const r = await settled(n);
       perPr.push(Date.now() - t0);
       const at = (s: string) => r.timeline.find((t) => t.to === s)?.at;
@@ -175,27 +116,37 @@ async function main(): Promise<void> {
     const first = SERIAL + 1;
     for (let n = first; n < first + BURST; n++) open(n);
     const b0 = Date.now();
-    for (let n = first; n < first + BURST; n++)
-      // Sent again if the queue is continuing as new (its updates are refused meanwhile).
-      await executeQueueUpdate(queue, submitUpdate, { args: [{ pr: n, priority: null, noBatch: false }] });
+    for (let n = first; n < first + BURST; n++) await q.submit(n);
     let merged = 0;
     for (let n = first; n < first + BURST; n++) if ((await settled(n)).state === 'merged') merged++;
     const burstSeconds = (Date.now() - b0) / 1000;
     const baselinePerSecond = 1000 / percentile(baseline, 50);
     if (mergedPrs.size !== SERIAL + BURST)
       log(`only ${mergedPrs.size} of ${SERIAL + BURST} PRs merged: the queue's events are shared by all`);
+    // Counted before the batched burst, so the figure stays the unbatched orchestration's.
     const perMerged = await eventsPerMergedPr(client, {
       queueWorkflowId: queueWorkflowId(key),
-      queueFirstRunId: started.firstExecutionRunId,
+      queueFirstRunId: q.firstRunId,
       prWorkflowIds: [...mergedPrs].map((n) => prWorkflowId(key, n)),
       testRunWorkflowIds: [...testRunIds].map((id) => testRunWorkflowId(key, id)),
     });
 
-    await executor.close();
-    worker.shutdown();
-    await running;
-    await connection.close();
-    await nativeConnection.close();
+    // The batched burst: the same queue switched to Trunk's batching (batches of BATCH_SIZE, as deep as
+    // the concurrency), every PR opened first and submitted at once.
+    log(`batched burst: ${BATCHED} PRs submitted at once (batches of ${BATCH_SIZE}, concurrency 4)...`);
+    await executeQueueUpdate(queue, updateQueueUpdate, {
+      args: [{ config: { batch: true, batchingMinSize: BATCH_SIZE, batchingMaxWaitTimeMinutes: 0 } }],
+    });
+    const firstBatched = first + BURST;
+    for (let n = firstBatched; n < firstBatched + BATCHED; n++) open(n);
+    const c0 = Date.now();
+    for (let n = firstBatched; n < firstBatched + BATCHED; n++) await q.submit(n);
+    let mergedBatched = 0;
+    for (let n = firstBatched; n < firstBatched + BATCHED; n++)
+      if ((await settled(n)).state === 'merged') mergedBatched++;
+    const batchedSeconds = (Date.now() - c0) / 1000;
+
+    await q.close();
     await pool.end();
     fx.cleanup();
 
@@ -227,6 +178,12 @@ async function main(): Promise<void> {
             `${baselinePerSecond.toFixed(2)} (serial)`,
             `${(merged / burstSeconds / baselinePerSecond).toFixed(2)}`,
           ],
+          [
+            `merged PRs per second (burst of ${BATCHED}, batches of ${BATCH_SIZE})`,
+            `${(mergedBatched / batchedSeconds).toFixed(2)}`,
+            `${baselinePerSecond.toFixed(2)} (serial)`,
+            `${(mergedBatched / batchedSeconds / baselinePerSecond).toFixed(2)}`,
+          ],
         ],
       ),
     );
@@ -257,6 +214,10 @@ async function main(): Promise<void> {
     const ok = percentile(toTesting, 95) < 1000 && percentile(toMoved, 95) < 1000;
     console.log(
       `\nTarget (both p95 under 1 s): ${ok ? 'met' : 'MISSED'}. ${merged}/${BURST} burst PRs merged in ${burstSeconds.toFixed(1)} s.`,
+    );
+    const batchedRatio = mergedBatched / batchedSeconds / baselinePerSecond;
+    console.log(
+      `\nTarget (a ${BATCHED}-PR burst with batching at >= 1.0x the plain loop): ${batchedRatio >= 1 ? 'met' : 'MISSED'} (${batchedRatio.toFixed(2)}x; ${mergedBatched}/${BATCHED} merged in ${batchedSeconds.toFixed(1)} s).`,
     );
   } finally {
     await stack.stop();

@@ -20,10 +20,7 @@
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
-import { createActivities } from '../../activities';
 import { createMergeQueueService } from '../../api/temporal/merge-queue-service';
 import { createPrRecordStore } from '../../events/store/pr-records';
 import { createQueueViewStore } from '../../events/store/queue-views';
@@ -35,6 +32,7 @@ import { table } from '../../scripts/lib/markdown-table';
 import { buildTestApp } from '../../test/support/app';
 import { percentile } from '../queue/stats';
 import { startBenchStack } from '../lib/stack';
+import { startBenchWorker } from '../lib/worker';
 
 const { values } = parseArgs({
   options: {
@@ -61,26 +59,10 @@ interface Api {
 
 async function main(): Promise<void> {
   const stack = await startBenchStack({ name: 'reads-bench', log, poolMax: 10 });
-  const { address, code, pool, fx } = stack;
+  const { address, pool, fx } = stack;
   try {
-    const nativeConnection = await NativeConnection.connect({ address });
-    const connection = await Connection.connect({ address });
-    const client = new Client({ connection });
     const taskQueue = 'bench-reads';
-    const worker = await Worker.create({
-      connection: nativeConnection,
-      taskQueue,
-      workflowBundle: { code },
-      activities: createActivities({
-        workerIdentity: 'bench',
-        gitHost: fx.host,
-        client,
-        taskQueue,
-        pool,
-        allowPrivateWebhookUrls: false,
-      }),
-    });
-    const running = worker.run();
+    const benchWorker = await startBenchWorker(stack, taskQueue);
 
     const temporal = createTemporalGateway({
       address,
@@ -283,10 +265,7 @@ async function main(): Promise<void> {
     await fromProjection.app.close();
     await fromWorkflows.app.close();
     await temporal.close();
-    worker.shutdown();
-    await running;
-    await connection.close();
-    await nativeConnection.close();
+    await benchWorker.close();
     await pool.end();
     fx.cleanup();
 
