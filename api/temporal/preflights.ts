@@ -23,6 +23,7 @@ import type { Organisation } from '../../stores/api-keys';
 import type { QueueAddress } from '../routes/merge-queue/service';
 
 export type PreflightState =
+  /** `waitsUntil`: about when the wait ends (it starts once the branch is pushed); null when unknown. */
   | { state: 'running'; startedAt: Date; waitsUntil: Date | null }
   | { state: 'done'; startedAt: Date; result: PreflightResult };
 
@@ -60,8 +61,12 @@ export function createPreflightService(deps: {
     }
     const startedAt = described.startTime;
     switch (described.status.name) {
-      case 'RUNNING':
-        return { state: 'running', startedAt, waitsUntil: null };
+      case 'RUNNING': {
+        // The wait starts once the branch is pushed, a moment after the start: an estimate.
+        const waitMs = Number((described.memo as { waitMs?: unknown } | undefined)?.waitMs);
+        const waitsUntil = Number.isFinite(waitMs) ? new Date(startedAt.getTime() + waitMs) : null;
+        return { state: 'running', startedAt, waitsUntil };
+      }
       case 'COMPLETED':
         return { state: 'done', startedAt, result: (await handle.result()) as PreflightResult };
       default:
@@ -89,12 +94,12 @@ export function createPreflightService(deps: {
         args: [input],
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowExecutionTimeout: settings.waitMs + RUN_SLACK_MS,
+        // Read back by `read`, so a start that joins a running preflight answers that one's wait.
+        memo: { waitMs: settings.waitMs },
       });
       const state = await read(org, queue);
       if (state === null) throw new Error('the preflight just started cannot be found');
-      return state.state === 'running'
-        ? { ...state, waitsUntil: new Date(state.startedAt.getTime() + settings.waitMs) }
-        : state;
+      return state;
     },
     read,
     async forwardStatus(org, report) {

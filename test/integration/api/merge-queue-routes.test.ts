@@ -631,7 +631,12 @@ describe("the preflight (railyard's own, local host)", () => {
     );
     const started = await q.post('queues/preflight', { ...q.Q, waitSeconds: 60 });
     expect(started.statusCode).toBe(202);
-    expect(started.json<View>()).toMatchObject({ state: 'running', result: null });
+    const running = started.json<View & { startedAt: string; waitsUntil: string }>();
+    expect(running).toMatchObject({ state: 'running', result: null });
+    expect(Date.parse(running.waitsUntil) - Date.parse(running.startedAt)).toBe(60_000);
+    // One preflight per queue: a start while it runs answers that one, with its own wait.
+    const again = await q.post('queues/preflight', { ...q.Q, waitSeconds: 5 });
+    expect([again.statusCode, again.json()]).toEqual([202, running]);
     // External CI sees the branch, a commit of its own on main's tip, and reports on it.
     const branch = await waitFor('the preflight branch', () =>
       Promise.resolve(preflightBranches(q) || undefined),
