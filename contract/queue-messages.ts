@@ -186,6 +186,11 @@ export interface QueueSettingsSnapshot extends RunnerSettings {
   batchingRunsPerPrTarget?: number;
   /** Flaky retries (engine/flaky-retry.ts); absent until set: the engine's default. */
   flakyRetries?: number;
+  /**
+   * An adaptive queue's plan now (engine/adaptive-batching.ts `currentPlan`): batch size, depth and the
+   * failure rate they were planned for. Absent for a fixed queue and from workers older than it.
+   */
+  adaptivePlan?: { size: number; depth: number; failureRate: number };
 }
 
 export interface CommitStatusReport {

@@ -32,6 +32,7 @@
  */
 import { DEFAULT_RUNS_PER_PR_TARGET, type QueueConfig } from './config';
 import { type Draft } from './draft';
+import type { QueueState } from './model';
 import { failureRateOf } from './failure-rate';
 
 export interface BatchPlan {
@@ -62,9 +63,24 @@ const PLANS_KEPT = 64;
 
 /** The plan for the queue's current failure rate and settings. */
 export function planOf(d: Draft): BatchPlan {
-  const c = d.state.config;
+  return planFor(d.state);
+}
+
+/** What an adaptive queue plans now, as getQueue shows it (railyard's extension); null: a fixed queue. */
+export interface CurrentPlan extends BatchPlan {
+  /** The failure rate the plan was made for: the estimated chance that one PR breaks its run. */
+  failureRate: number;
+}
+
+export function currentPlan(state: QueueState): CurrentPlan | null {
+  if (!isAdaptive(state.config)) return null;
+  return { ...planFor(state), failureRate: failureRateOf(state) };
+}
+
+function planFor(state: QueueState): BatchPlan {
+  const c = state.config;
   const args = [
-    failureRateOf(d.state),
+    failureRateOf(state),
     c.batchingMinSize,
     c.concurrency,
     c.bisectionConcurrency,

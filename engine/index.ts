@@ -86,7 +86,14 @@ export {
   type PriorityName,
 } from './priorities';
 export { targetsIntersect, type TargetList } from './lanes';
-export { adaptivePlan, modelOf, type BatchPlan, type Modelled } from './adaptive-batching';
+export {
+  adaptivePlan,
+  currentPlan,
+  modelOf,
+  type BatchPlan,
+  type CurrentPlan,
+  type Modelled,
+} from './adaptive-batching';
 export {
   checkStall,
   DEFAULT_STALL_GRACE_MINUTES,

@@ -131,6 +131,18 @@ export const QueueSettings = z.object({
   batchingRunsPerPrTarget: z.number().describe(`railyard's: ${RUNS_PER_PR_TARGET}`),
   stalledCheckGraceMinutes: z.number().describe(`railyard's: ${STALL_GRACE}`),
   flakyRetries: z.number().describe(`railyard's: ${FLAKY_RETRIES}`),
+  adaptivePlan: z
+    .object({
+      batchSize: z.number().describe('PRs per batch when the backlog has that many.'),
+      depth: z.number().describe('New main-line runs in flight at most.'),
+      failureRate: z
+        .number()
+        .describe('The estimated chance (0 to 1) that one PR breaks its run, the plan was made for.'),
+    })
+    .nullable()
+    .describe(
+      "railyard's: what an adaptive queue (batchingMode `adaptive`) plans now, from its measured failure rate; null for a fixed queue.",
+    ),
 });
 export type QueueSettings = z.infer<typeof QueueSettings>;
 

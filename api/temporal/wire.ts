@@ -106,6 +106,14 @@ export function queueSettings(s: QueueSettingsSnapshot): QueueSettings {
     stalledCheckGraceMinutes: s.stalledCheckGraceMinutes ?? DEFAULT_STALL_GRACE_MINUTES,
     // Absent until a queue sets it (engine/config.ts): the default.
     flakyRetries: s.flakyRetries ?? DEFAULT_FLAKY_RETRIES,
+    // An adaptive queue's plan now; null for a fixed queue and in snapshots from before it was shown.
+    adaptivePlan: s.adaptivePlan
+      ? {
+          batchSize: s.adaptivePlan.size,
+          depth: s.adaptivePlan.depth,
+          failureRate: Math.round(s.adaptivePlan.failureRate * 10_000) / 10_000,
+        }
+      : null,
   };
 }
 

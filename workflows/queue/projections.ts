@@ -2,7 +2,13 @@
  * Read projections for the queue workflow's queries: the queue as getQueue answers it and one test run
  * as getMergeQueueTestingDetails answers it. Pure functions of the carried state.
  */
-import { DEFAULT_STALL_GRACE_MINUTES, enqueuedPullRequests, testRuns, type QueueState } from '../../engine';
+import {
+  currentPlan,
+  DEFAULT_STALL_GRACE_MINUTES,
+  enqueuedPullRequests,
+  testRuns,
+  type QueueState,
+} from '../../engine';
 import type { Carried, RunMeta } from './carried';
 import type { QueueSettingsSnapshot, QueueSnapshot, TestRunDetails } from '../../contract';
 
@@ -30,7 +36,14 @@ export function settingsOf(c: Carried, branch: string): QueueSettingsSnapshot {
       ? {}
       : { batchingRunsPerPrTarget: cfg.batchingRunsPerPrTarget }),
     ...(cfg.flakyRetries === undefined ? {} : { flakyRetries: cfg.flakyRetries }),
+    ...adaptivePlanOf(c.engine),
   };
+}
+
+/** An adaptive queue's plan now, for getQueue; nothing for a fixed queue (its snapshot is as before). */
+function adaptivePlanOf(state: QueueState): Pick<QueueSettingsSnapshot, 'adaptivePlan'> {
+  const plan = currentPlan(state);
+  return plan ? { adaptivePlan: { size: plan.size, depth: plan.depth, failureRate: plan.failureRate } } : {};
 }
 
 export function snapshotOf(c: Carried, branch: string): QueueSnapshot {

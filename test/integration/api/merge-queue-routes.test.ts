@@ -205,7 +205,7 @@ describe('queues', () => {
   test("railyard's adaptive batching: updateQueue sets it, getQueue answers it; fixed until set", async () => {
     const q = await newQueue();
     const before = expectShape(QueueView, (await q.post('getQueue', q.Q)).json());
-    expect(before).toMatchObject({ batchingMode: 'fixed', batchingRunsPerPrTarget: 0.5 });
+    expect(before).toMatchObject({ batchingMode: 'fixed', batchingRunsPerPrTarget: 0.5, adaptivePlan: null });
     const res = await q.post('updateQueue', {
       ...q.Q,
       batch: true,
@@ -215,7 +215,16 @@ describe('queues', () => {
     expect(res.statusCode).toBe(200);
     const want = { batch: true, batchingMode: 'adaptive', batchingRunsPerPrTarget: 0.75 };
     expect(expectShape(QueueSettings, res.json())).toMatchObject(want);
-    expect(expectShape(QueueView, (await q.post('getQueue', q.Q)).json())).toMatchObject(want);
+    const view = expectShape(QueueView, (await q.post('getQueue', q.Q)).json());
+    expect(view).toMatchObject(want);
+    // The plan it schedules by, within its settings, for the failure rate it starts from.
+    const plan = view.adaptivePlan!;
+    expect(plan.batchSize).toBeGreaterThanOrEqual(1);
+    expect(plan.batchSize).toBeLessThanOrEqual(view.batchingMinSize);
+    expect(plan.depth).toBeGreaterThanOrEqual(1);
+    expect(plan.depth).toBeLessThanOrEqual(view.concurrency);
+    expect(plan.failureRate).toBeGreaterThan(0);
+    expect(plan.failureRate).toBeLessThan(1);
     // An update without them (what Trunk's clients send) keeps them.
     const later = await q.post('updateQueue', { ...q.Q, concurrency: 2 });
     expect(later.json()).toMatchObject({ ...want, concurrency: 2 });

@@ -97,6 +97,14 @@ test('getQueue answers the default flaky retries (1) for a queue that never set 
   expect(wire.queueSettings({ ...SETTINGS, flakyRetries: 3 }).flakyRetries).toBe(3);
 });
 
+test("getQueue shows an adaptive queue's plan now (railyard's extension), null for any other queue", () => {
+  expect(wire.queueSettings(SETTINGS).adaptivePlan).toBeNull();
+  expect(
+    wire.queueSettings({ ...SETTINGS, adaptivePlan: { size: 4, depth: 2, failureRate: 0.0512345 } })
+      .adaptivePlan,
+  ).toEqual({ batchSize: 4, depth: 2, failureRate: 0.0512 });
+});
+
 test('getQueue answers the default stalled-check grace (5) for a queue that never set it, else its own', () => {
   expect(wire.queueSettings(SETTINGS).stalledCheckGraceMinutes).toBe(5);
   expect(wire.queueSettings({ ...SETTINGS, stalledCheckGraceMinutes: 0 }).stalledCheckGraceMinutes).toBe(0);

@@ -1,6 +1,7 @@
 /**
  * The queue page's header says how the queue batches: a fixed queue its minimum size and wait, an
- * adaptive one (railyard's batchingMode extension) the largest batch and the cost it keeps within.
+ * adaptive one (railyard's batchingMode extension) the largest batch, the cost it keeps within and,
+ * when getQueue shows it, the plan it schedules by now.
  */
 import path from 'node:path';
 import { Eta } from 'eta';
@@ -32,6 +33,16 @@ it.each([
   [
     { batch: true, batchingMode: 'adaptive', batchingMinSize: 8, batchingRunsPerPrTarget: 0.5 },
     'State running · one line (single mode) · up to 4 runs at once · adaptive batching (batches of up to 8 PRs, within 0.5 runs per merged PR)',
+  ],
+  [
+    {
+      batch: true,
+      batchingMode: 'adaptive',
+      batchingMinSize: 8,
+      batchingRunsPerPrTarget: 0.5,
+      adaptivePlan: { batchSize: 6, depth: 3, failureRate: 0.0512 },
+    },
+    'State running · one line (single mode) · up to 4 runs at once · adaptive batching (batches of up to 8 PRs, within 0.5 runs per merged PR; now batches of 6, 3 deep, for an estimated 5.1 % of PRs failing)',
   ],
 ])('%j → %s', (v, said) => {
   expect(header(v).replace(/\s+/g, ' ').trim()).toBe(said);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import {
   adaptivePlan,
+  currentPlan,
   initialState,
   modelOf,
   type FailureRate,
@@ -185,6 +186,20 @@ describe('adaptive batching: the queue', () => {
     fixed.pass(1);
     fixed.mergeAll();
     expect(fixed.state.failureRate).toBeUndefined();
+  });
+
+  it('shows the plan it schedules by (getQueue): the size and depth it stacks, at the measured rate', () => {
+    const q = queue({ ...adaptive, batchingMinSize: 4 }, rate(0.3));
+    const plan = currentPlan(q.state)!;
+    expect(plan).toEqual({
+      ...adaptivePlan(0.3, 4, 4, 4, 0.5),
+      failureRate: expect.closeTo(0.3, 9) as number,
+    });
+    for (let pr = 1; pr <= 12; pr += 1) q.submit(pr);
+    expect(q.batches().length).toBe(plan.depth);
+    expect(q.batches()[0]!.length).toBe(plan.size);
+    expect(currentPlan(queue({ ...adaptive, batchingMode: 'fixed' }, rate(0.3)).state)).toBeNull();
+    expect(currentPlan(initialState({ batch: false, batchingMode: 'adaptive' }))).toBeNull();
   });
 
   it('keeps the state of a queue that never set the mode exactly as it was', () => {
