@@ -2,16 +2,25 @@
  * The test id cache answers exactly what testCaseId computes, whatever was asked before: fields that
  * differ anywhere (organisation, repository, variant, file, classname, parent, name, own id) never
  * share an id unless testCaseId says so, an absent file is the empty one (as testCaseId encodes it),
- * and ids evicted by the bound come back the same.
+ * and ids evicted by the bound come back the same. A working set under half the bound (the young
+ * generation) is remembered whole: CI cycles through all its tests, so a smaller bound misses always.
  */
 import fc from 'fast-check';
 import { testCaseId } from '../../../flaky/identity';
+import type * as Identity from '../../../flaky/identity';
 import {
   computedTestIds,
   createTestIdCache,
+  DEFAULT_TEST_ID_CACHE_ENTRIES,
   type TestIdentity,
   type UploadScope,
 } from '../../../flaky/test-ids';
+
+// Counts the ids computed (not remembered); every call still computes the real id.
+jest.mock('../../../flaky/identity', () => {
+  const actual = jest.requireActual<typeof Identity>('../../../flaky/identity');
+  return { ...actual, testCaseId: jest.fn(actual.testCaseId) };
+});
 
 const repository = { host: 'github.com', owner: 'acme', name: 'shop' };
 const scope = (variant: string, organisationSlug = 'acme', repo = repository): UploadScope => ({
@@ -80,4 +89,22 @@ test('ids evicted by the bound are computed again, the same', () => {
 
 test('the bound must leave room', () => {
   expect(() => createTestIdCache(1)).toThrow(RangeError);
+});
+
+test('a working set under half the bound is never computed twice; the default holds the benchmark world', () => {
+  const bound = 1_000;
+  const idOf = createTestIdCache(bound).forUpload(scope(''));
+  const tests = Array.from({ length: bound / 2 - 1 }, (_, i) => ({
+    classname: 'c',
+    parent: '',
+    name: `t${i}`,
+  }));
+  const computed = jest.mocked(testCaseId);
+  const first = tests.map(idOf);
+  computed.mockClear();
+  expect(tests.map(idOf)).toEqual(first);
+  expect(tests.map(idOf)).toEqual(first);
+  expect(computed).not.toHaveBeenCalled();
+  // bench/flaky's world cycles through 100,000 tests; at a bound of 100,000 every lookup missed.
+  expect(DEFAULT_TEST_ID_CACHE_ENTRIES / 2).toBeGreaterThan(100_000);
 });
