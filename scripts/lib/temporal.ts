@@ -20,6 +20,8 @@ export interface DevServerOptions {
   /** Web UI port; omitted = headless. */
   uiPort?: number;
   logFile?: string;
+  /** Port of Prometheus' /metrics (persistence requests and more); omitted = the CLI's choice. */
+  metricsPort?: number;
 }
 
 /** Waits until the server at `address` answers GetSystemInfo; throws if it exits or never answers. */
@@ -67,6 +69,7 @@ export async function startDevServer(sup: Supervisor, opts: DevServerOptions): P
     'json',
     ...(opts.dbFile ? ['--db-filename', opts.dbFile] : []),
     ...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
+    ...(opts.metricsPort ? ['--metrics-port', String(opts.metricsPort)] : []),
     ...SEARCH_ATTRIBUTE_FLAGS.flatMap((sa) => ['--search-attribute', sa]),
   ];
   const managed = sup.start('temporal', TEMPORAL_CLI, args, {
