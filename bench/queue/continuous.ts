@@ -68,6 +68,7 @@ async function main(): Promise<number> {
     const pendingSubmits = new Set<Promise<void>>();
     let loadOver = false;
     let loadEnd = 0;
+    let lastDrainReport = 0;
 
     // Watches every PR submitted and not yet ended, once a second.
     const watching = (async () => {
@@ -78,6 +79,10 @@ async function main(): Promise<number> {
           if (r && isTerminal(r.state)) endedAt.set(n, { at: Date.now(), state: r.state });
         }
         if (loadOver && Date.now() - loadEnd > DRAIN_MS) return;
+        if (loadOver && Date.now() - lastDrainReport >= 30_000) {
+          lastDrainReport = Date.now();
+          log(`draining: ${endedAt.size}/${submittedAt.size} ended`);
+        }
         await sleep(1000);
       }
     })();
