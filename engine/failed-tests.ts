@@ -17,6 +17,7 @@
  * tests are.
  */
 import { type TestCaseResult } from './events';
+import { type FailedTests } from './model';
 
 // A group keeps its failed tests in the queue's state, carried across continue-as-new (kept under
 // 256 KiB for 1,000 PRs, test/unit/queue/carried-size.test.ts): 1 KiB per failed group at most, so even
@@ -30,11 +31,8 @@ export const MAX_FAILED_TESTS_READ = 1_000;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-/** The failed tests of one run: `ids` are all of them only when `complete`. */
-export interface FailedTests {
-  ids: string[];
-  complete: boolean;
-}
+// The shape lives with the state that holds it (model.ts), so the state does not import this module.
+export type { FailedTests } from './model';
 
 /** The failed tests of a report, quarantined ones left out; null when it names none (no detail, a crash). */
 export function failedTestsOf(tests: readonly TestCaseResult[] | undefined): FailedTests | null {

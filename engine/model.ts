@@ -15,7 +15,6 @@
  *   member of a group has `group` set to its key.
  */
 import { queueConfig, type QueueConfig, type QueueConfigPatch, type QueueMode } from './config';
-import { type FailedTests } from './failed-tests';
 import { type FailureReason, type Reason } from './reasons';
 
 export type QueueStatus = 'running' | 'paused' | 'draining' | 'switching_modes';
@@ -150,6 +149,12 @@ export interface MergeInFlight {
   prs: number[];
   via: MergeVia;
   runId: string | null;
+}
+
+/** The failed tests of one run (failed-tests.ts keeps them bounded): `ids` are all of them only when `complete`. */
+export interface FailedTests {
+  ids: string[];
+  complete: boolean;
 }
 
 export interface QueueState {
