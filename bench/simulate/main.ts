@@ -12,6 +12,7 @@
  */
 import { DEFAULT_CONFIG } from '../../engine';
 import { adaptiveReport } from './adaptive';
+import { flakeTable, flakeTarget } from './flake-report';
 import { entropyFloor, dorfmanRunsPerPr, pipelinedBatchUpperBound } from './bounds';
 import { CI_MINUTES, policies, type Policy, type PolicyGroup } from './policies';
 import { formatNumber, formatPercent, markdownTable, percentile } from './stats';
@@ -67,6 +68,7 @@ function scenario(
     config: policy.config,
     p: policy.p,
     f: policy.f,
+    ...(policy.tests ? { tests: policy.tests } : {}),
     ciMinutes: CI_MINUTES,
     ciSigma: 0,
     lanes: policy.lanes,
@@ -162,20 +164,22 @@ function targets(rows: readonly Measured[]): Target[] {
     });
   }
   const clean = byId.get('flakes-f0');
-  const flaky = byId.get('flakes-f0.05');
-  if (clean && flaky) {
+  const flakes = byId.get('flakes-f0.05');
+  if (clean && flakes) {
     out.push({
       text: 'f=5%, depth 1 + optimistic: <= 0.5% good PRs ejected',
-      value: formatPercent(flaky.goodEjectedShare, 3),
-      pass: flaky.goodEjectedShare <= 0.005,
+      value: formatPercent(flakes.goodEjectedShare, 3),
+      pass: flakes.goodEjectedShare <= 0.005,
     });
-    const keep = flaky.resolvedPerHour / clean.resolvedPerHour;
+    const keep = flakes.resolvedPerHour / clean.resolvedPerHour;
     out.push({
       text: 'f=5%, depth 1 + optimistic: throughput >= 90% of f=0',
       value: formatPercent(keep, 1),
       pass: keep >= 0.9,
     });
   }
+  const flaky = flakeTarget(rows);
+  if (flaky) out.push(flaky);
   const badMerged = rows.reduce((acc, r) => acc + r.badMerged, 0);
   out.push({ text: 'no bad PR ever merged (all runs)', value: String(badMerged), pass: badMerged === 0 });
   return out;
@@ -339,6 +343,25 @@ function main(): void {
       `gives ${formatNumber(pipelinedBatchUpperBound(4, 4, 0.05, CI_MINUTES))} (B=4 C=4) and ${formatNumber(pipelinedBatchUpperBound(8, 4, 0.05, CI_MINUTES))} (B=8 C=4).\n`,
   );
   console.log(targetTable);
+  const flakeRows = flakeTable(rows);
+  if (flakeRows.length > 0) {
+    console.log('\nFlaky-test world (issue 28), each f next to the per-run world on the same seeds:\n');
+    console.log(
+      markdownTable(
+        [
+          'policy',
+          'f per run',
+          'world, engine',
+          'resolved/h',
+          'merged/h',
+          'runs/merged',
+          'good ejected',
+          'bad merged',
+        ],
+        flakeRows,
+      ),
+    );
+  }
   console.log('\nSpeculation threshold (speculation-threshold.ts), before → after, same seeds:\n');
   console.log(sideBySide);
   if (o.only) return;

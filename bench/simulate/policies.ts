@@ -4,6 +4,7 @@
  */
 import { type QueueConfigPatch } from '../../engine';
 import { optimisticBound, pipelinedBatchCeiling, serialBound } from './bounds';
+import { type TestWorldSpec } from './test-world';
 
 export type PolicyGroup = 'serial' | 'optimistic' | 'batching' | 'lanes' | 'flakes';
 
@@ -15,6 +16,8 @@ export interface Policy {
   config: QueueConfigPatch;
   p: number;
   f: number;
+  /** The flaky-test world (test-world.ts); absent: a run flakes as a whole (world.ts). */
+  tests?: TestWorldSpec;
   lanes: number;
   /** PRs kept waiting in the saturation run (enough that the policy never runs dry). */
   backlog: number;
@@ -148,7 +151,7 @@ export function policies(): Policy[] {
     pendingFailureDepth: 1,
     canOptimisticallyMerge: true,
   };
-  for (const f of [0, 0.05]) {
+  for (const f of FLAKE_RATES) {
     out.push({
       group: 'flakes',
       id: `flakes-f${f}`,
@@ -163,6 +166,29 @@ export function policies(): Policy[] {
       judged: true,
     });
   }
+  out.push(
+    ...flakyTestRows(
+      '',
+      out.find((x) => x.id === 'flakes-f0')!,
+      FLAKE_RATES,
+    ),
+  );
+  // Test-level bisection acts only on batches: the B=8 C=4 batching row at f = 5%, in both worlds.
+  const b8c4 = out.find((x) => x.id === 'batch-b8-c4')!;
+  const batched: Policy = {
+    group: 'flakes',
+    id: 'flakes-batch-f0.05',
+    label: b8c4.label,
+    config: b8c4.config,
+    p: b8c4.p,
+    f: 0.05,
+    lanes: 1,
+    backlog: b8c4.backlog,
+    bound: b8c4.bound,
+    boundNote: b8c4.boundNote,
+    judged: false,
+  };
+  out.push(batched, ...flakyTestRows('batch-', batched, [0.05]));
   out.push({
     group: 'flakes',
     id: 'flakes-f0.05-trunk-default',
@@ -177,4 +203,48 @@ export function policies(): Policy[] {
     judged: false,
   });
   return out;
+}
+
+/** Whole-suite flake probabilities of the flake rows (issue 28: f = 0, 2, 5, 10% per run). */
+export const FLAKE_RATES = [0, 0.02, 0.05, 0.1] as const;
+
+/**
+ * The flaky-test world's repository: 2,000 tests, 5 of them flaky, a bad PR breaking 1 to 3; no
+ * flaky test known before the first run (each is learnt at its first flake, test-world.ts).
+ */
+export const FLAKY_TEST_WORLD: Omit<TestWorldSpec, 'report'> = {
+  tests: 2000,
+  flaky: 5,
+  maxBrokenPerBadPr: 3,
+  knownAtStart: 0,
+};
+
+/**
+ * Issue 28's rows: the per-run row `base` (`flakes-<prefix>f*`, the baseline, same seeds) again in the
+ * flaky-test world, as today's engine runs it (no failed tests reported, so no test-level verdict;
+ * flakyRetries 0), `flakes-<prefix>tests-today-f*`, and with test-level verdicts (flakyRetries 1,
+ * failed tests reported: retries of known-flaky failures, bisection by the batch's failed tests),
+ * `flakes-<prefix>tests-f*`.
+ */
+function flakyTestRows(prefix: string, base: Policy, rates: readonly number[]): Policy[] {
+  return rates.flatMap((f): Policy[] => {
+    const row = (id: string, label: string, flakyRetries: number, report: boolean): Policy => ({
+      group: 'flakes',
+      id,
+      label,
+      config: { ...base.config, flakyRetries },
+      p: 0.05,
+      f,
+      tests: { ...FLAKY_TEST_WORLD, report },
+      lanes: 1,
+      backlog: base.backlog,
+      bound: base.bound,
+      boundNote: base.boundNote,
+      judged: false,
+    });
+    return [
+      row(`flakes-${prefix}tests-today-f${f}`, 'same, test world, today (no test verdicts)', 0, false),
+      row(`flakes-${prefix}tests-f${f}`, 'same, test world, flakyRetries 1 + test bisection', 1, true),
+    ];
+  });
 }

@@ -5,7 +5,10 @@
  * The world: PRs arrive (Poisson at a given rate, or closed-loop keeping a fixed backlog, which is
  * what "at saturation" means); each PR is bad with probability p; a test run fails iff its tree holds
  * a bad PR, or, independently, with the flake probability f; CI takes a log-normal time around T
- * (sigma 0 = exactly T, as the analytic model assumes). Merges complete instantly. Ticks arrive when
+ * (sigma 0 = exactly T, as the analytic model assumes). With `tests` (test-world.ts) flakes belong to
+ * tests instead, a whole-suite run failing spuriously with the same f, and a run's report names its
+ * failed tests to the engine as the workflow does; a run of only some tests (`onlyTests`) takes T too
+ * (the build and setup dominate, or the runner cannot select and runs everything). Merges complete instantly. Ticks arrive when
  * asked for. Everything happens in time order; simultaneous events in the order they were scheduled.
  */
 import {
@@ -18,6 +21,7 @@ import {
   type QueueState,
 } from '../../engine';
 import { bernoulli, exponential, logNormal, seededRng, type Rng } from './rng';
+import { TestWorld, type TestWorldSpec } from './test-world';
 
 export type Arrivals =
   | { kind: 'backlog'; size: number }
@@ -29,8 +33,10 @@ export interface Scenario {
   config: QueueConfigPatch;
   /** Probability that a PR is bad. */
   p: number;
-  /** Probability that a run fails for no reason (a flake). */
+  /** Probability that a run (of the whole suite) fails for no reason (a flake). */
   f: number;
+  /** The flaky-test world; absent: a run flakes as a whole with probability f. */
+  tests?: TestWorldSpec;
   /** CI duration median, minutes. */
   ciMinutes: number;
   ciSigma: number;
@@ -61,6 +67,8 @@ export interface Outcome {
   goodEjected: number;
   goodResolved: number;
   badMerged: number;
+  /** Flaky tests the service knew at the end (flaky-test world only, else 0). */
+  knownFlaky: number;
   /** Minutes from submission to merge, merged PRs after warm-up. */
   timeToMerge: number[];
   /** Minutes at which the last PR resolved. */
@@ -81,12 +89,15 @@ type SimEvent = { at: number; seq: number } & Happening;
 
 interface Pr {
   bad: boolean;
+  /** Tests it breaks (flaky-test world, bad PRs only). */
+  breaks: number[];
   submittedAt: number;
   lane: number;
 }
 
 interface Run {
   tree: number[];
+  onlyTests: string[] | undefined;
   startedAt: number;
   cancelled: boolean;
 }
@@ -99,6 +110,7 @@ export function simulate(s: Scenario, onProgress?: (done: number) => void): Outc
 
 class World {
   private readonly rng: Rng;
+  private readonly tests: TestWorld | null;
   private state: QueueState;
   private now = 0;
   private seq = 0;
@@ -125,6 +137,8 @@ class World {
     private readonly onProgress?: (done: number) => void,
   ) {
     this.rng = seededRng(s.seed);
+    // Its own generator, so that `rng` draws what the per-run world draws (finish()).
+    this.tests = s.tests ? new TestWorld(s.tests, s.f, seededRng(s.seed ^ 0x5eed7e57)) : null;
     this.state = initialState(s.config, 'tip-0');
   }
 
@@ -146,7 +160,9 @@ class World {
     const pr = ++this.submitted;
     this.lastSubmission = this.now;
     const lane = Math.floor(this.rng.next() * this.s.lanes);
-    this.prs.set(pr, { bad: bernoulli(this.rng, this.s.p), submittedAt: this.now, lane });
+    const bad = bernoulli(this.rng, this.s.p);
+    const breaks = bad && this.tests ? this.tests.brokenByBadPr() : [];
+    this.prs.set(pr, { bad, breaks, submittedAt: this.now, lane });
     const headSha = `head-${pr}`;
     this.deliver({
       type: 'submitted',
@@ -171,6 +187,22 @@ class World {
     if (!run || run.cancelled) return;
     this.runs.delete(runId);
     this.ciTime += (this.now - run.startedAt) / (this.s.ciMinutes * MINUTE);
+    if (this.tests) {
+      // The per-run world's flake draw (made only for a tree with no bad PR), taken and unused, keeps
+      // `rng` in step with it: both worlds see the same arrivals, badness and durations until their
+      // outcomes differ (at f = 0, never).
+      if (!run.tree.some((pr) => this.prs.get(pr)?.bad)) this.rng.next();
+      const broken = new Set(run.tree.flatMap((pr) => this.prs.get(pr)?.breaks ?? []));
+      const { failed, tests } = this.tests.run(broken, run.onlyTests);
+      // As workflows/queue/run-result.ts passes a command run's result on.
+      this.deliver({
+        type: 'testRunFinished',
+        runId,
+        outcome: failed ? 'failed' : 'passed',
+        ...(tests === undefined ? {} : { tests, judge: 'command' as const }),
+      });
+      return;
+    }
     const broken = run.tree.some((pr) => this.prs.get(pr)?.bad);
     const failed = broken || bernoulli(this.rng, this.s.f);
     this.deliver({ type: 'testRunFinished', runId, outcome: failed ? 'failed' : 'passed' });
@@ -200,7 +232,12 @@ class World {
       case 'startTestRun': {
         this.runsStarted += 1;
         if (c.bisection) this.bisectionRuns += 1;
-        this.runs.set(c.runId, { tree: [...c.ahead, ...c.prs], startedAt: this.now, cancelled: false });
+        this.runs.set(c.runId, {
+          tree: [...c.ahead, ...c.prs],
+          onlyTests: c.onlyTests,
+          startedAt: this.now,
+          cancelled: false,
+        });
         const duration = logNormal(this.rng, this.s.ciMinutes * MINUTE, this.s.ciSigma);
         this.push({ at: this.now + duration, kind: 'finish', runId: c.runId });
         return;
@@ -266,6 +303,7 @@ class World {
       goodEjected,
       goodResolved,
       badMerged,
+      knownFlaky: this.tests?.knownFlaky() ?? 0,
       timeToMerge,
       lastResolutionMinute: (this.resolutions.at(-1)?.at ?? 0) / MINUTE,
       decideCalls: this.decideCalls,
