@@ -14,10 +14,14 @@ fi
 # for before any test starts.
 bash scripts/ensure-chart-tools.sh &
 chart_tools=$!
+# schemathesis for the short fuzz run, installed before the tests start rather than inside the fuzz test.
+bash scripts/ensure-schemathesis.sh &
+schemathesis=$!
 bash scripts/ensure-deps.sh
 bash scripts/ensure-chromium.sh
 bash scripts/ensure-bwrap.sh
 wait "$chart_tools"
+wait "$schemathesis"
 # One Node process with railyard's require hook, not the tsx CLI (its signal relay can SIGKILL the run
 # mid-shutdown; scripts/lib/ts-node.ts).
 exec node --require "$PWD/scripts/lib/ts-require.cjs" scripts/test.ts "$@"

@@ -1,5 +1,5 @@
 /**
- * Runs the schemathesis CLI (installed into .tools/venv by scripts/fuzz.sh) against a served OpenAPI
+ * Runs the schemathesis CLI (installed into .tools/fuzz-venv by scripts/ensure-schemathesis.sh) against a served OpenAPI
  * document and reads its JSON report. Its output streams to our stderr as progress; the report is the
  * verdict: how many test cases (requests) it generated, and every failure group and error.
  */
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../lib/data-dir';
 import type { Seeded } from './seed';
 
-export const SCHEMATHESIS = path.join(PROJECT_ROOT, '.tools', 'venv', 'bin', 'schemathesis');
+export const SCHEMATHESIS = path.join(PROJECT_ROOT, '.tools', 'fuzz-venv', 'bin', 'schemathesis');
 
 /** The checks every run makes: no 5xx, and every response as the document describes it. */
 export const CHECKS = [

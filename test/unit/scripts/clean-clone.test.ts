@@ -16,7 +16,13 @@ it('test.sh notes a clean checkout before any setup step, and test.ts judges it 
   const sh = script('test.sh');
   const noted = sh.indexOf('export TEST_TREE_CLEAN_AT_START=1');
   expect(noted).toBeGreaterThan(-1);
-  for (const step of ['ensure-chart-tools.sh', 'ensure-deps.sh', 'ensure-chromium.sh', 'ensure-bwrap.sh'])
+  for (const step of [
+    'ensure-chart-tools.sh',
+    'ensure-schemathesis.sh',
+    'ensure-deps.sh',
+    'ensure-chromium.sh',
+    'ensure-bwrap.sh',
+  ])
     expect([step, sh.indexOf(step) > noted]).toEqual([step, true]);
   const ts = script('test.ts');
   expect(ts).toMatch(/TEST_TREE_CLEAN_AT_START !== '1'/);
