@@ -21,8 +21,12 @@ export const MAX_DETAIL_TEXT = 300;
 export type ReasonDetail =
   /** The queue's test command failed: its exit code (null: a signal) and the failing tests it reported. */
   | { kind: 'command_failed'; exitCode: number | null; failedTests: string[]; moreFailedTests: number }
-  /** Required statuses that failed, and those that had not passed (at the testing timeout). */
-  | { kind: 'statuses'; failed: string[]; missing: string[] }
+  /**
+   * Required statuses that failed, and those that had not passed (at the testing timeout).
+   * `noUploadAfterSeconds`: CI uploaded no test results for the test commit within that wait, so the
+   * run-level rules decided (issue 28; absent: an upload was read, or none was looked for).
+   */
+  | { kind: 'statuses'; failed: string[]; missing: string[]; noUploadAfterSeconds?: number }
   /**
    * The test branch could not be built: `pr` did not apply in `files` on the target plus `onTopOf`.
    * `clashesWith` (an addition): those of `onTopOf` whose own changes touch `files`, the PRs it clashed
@@ -95,6 +99,10 @@ export function detailedClause(reason: string, detail?: ReasonDetail, targetBran
       if (detail.missing.length > 0)
         parts.push(
           `required ${plural(detail.missing.length, 'status', 'statuses')} ${list(detail.missing)} had not passed${reason === 'TEST_RUN_TIMEOUT' ? ' at the testing timeout' : ''}`,
+        );
+      if (detail.noUploadAfterSeconds !== undefined)
+        parts.push(
+          `CI uploaded no test results for the test commit within ${plural(detail.noUploadAfterSeconds, '1 second', `${detail.noUploadAfterSeconds} seconds`)}, so no failed test was known and the run as a whole decided`,
         );
       return parts.length > 0 ? parts.join('; ') : reasonClause(reason);
     }

@@ -58,6 +58,7 @@ export {
   failedTestsOf,
   MAX_FAILED_TEST_CHARS,
   MAX_FAILED_TESTS,
+  MAX_FAILED_TESTS_READ,
   MAX_TEST_ID_LENGTH,
   type FailedTests,
 } from './failed-tests';

@@ -15,6 +15,7 @@ import { type StatusEvidence, type TestStatus } from './classification';
 import type { RepositoryKey } from '../contract';
 import { type FoldMode, ingestUpload } from './ingest/ingest';
 import { type JudgeInput, type JudgeResult, judgeJunitFiles } from './ingest/judge';
+import { type CommitFailure, failedTestsOfCommit } from './store/commit-failures';
 import { type UploadInput, type UploadOutcome } from './ingest/types';
 import { type OutboxSink } from './store/event-outbox';
 import { type JsonPage } from './store/keyset';
@@ -71,6 +72,7 @@ export type { QuarantineHistoryEntry } from './store/quarantine-lifecycle';
 export type { ListedTest, TestListPage, TestListQuery, TestListSort } from './store/test-list';
 export type { StatusEvidence } from './classification';
 export type { FoldMode } from './ingest/ingest';
+export type { CommitFailure } from './store/commit-failures';
 
 export interface FlakyStoreOptions {
   readonly now?: () => Date;
@@ -92,6 +94,16 @@ export interface FlakyStore {
   readonly now: () => Date;
   ingest(input: UploadInput): Promise<UploadOutcome>;
   judgeJunitFiles(input: JudgeInput): Promise<JudgeResult>;
+  /**
+   * The failed tests CI uploaded for a commit of the organisation's repository (store/commit-failures.ts),
+   * at most `maxRows` failed results read; null when the repository or any upload of the commit is missing.
+   */
+  failedTestsOfCommit(
+    organisationId: string,
+    key: RepositoryKey,
+    sha: string,
+    maxRows: number,
+  ): Promise<{ uploads: number; failed: CommitFailure[] } | null>;
   findRepository(organisationId: string, key: RepositoryKey): Promise<RepositoryRecord | null>;
   updateSettings(
     organisationId: string,
@@ -170,6 +182,10 @@ export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): F
         ...(options.fold === undefined ? {} : { fold: options.fold }),
       }),
     judgeJunitFiles: (input) => judgeJunitFiles(pool, input, now(), sink),
+    failedTestsOfCommit: async (organisationId, key, sha, maxRows) => {
+      const repository = await findRepository(pool, organisationId, key);
+      return repository === null ? null : failedTestsOfCommit(pool, repository, sha, now(), maxRows);
+    },
     findRepository: (organisationId, key) => findRepository(pool, organisationId, key),
     updateSettings: (organisationId, key, change, actor) =>
       updateRepositorySettings(pool, organisationId, key, change, actor, now()),

@@ -27,6 +27,8 @@ const WorkerConfig = z.object({
   // Test runs on executors (issue 17): the per-organisation cap and the largest content handed over.
   RAILYARD_EXECUTOR_RUNS_PER_ORGANISATION: envInt(1, 10_000).default(DEFAULT_RUNS_PER_ORGANISATION),
   RAILYARD_RUN_CONTENT_MAX_MB: envInt(1, 64 * 1024).default(DEFAULT_RUN_CONTENT_MAX_BYTES / MIB),
+  // How long a failed CI-judged run waits for CI's test upload of its commit (issue 28).
+  RAILYARD_CI_UPLOAD_WAIT_SECONDS: envInt(0, 600).default(60),
   // Days of flaky-test raw results and rollups kept unless an organisation says otherwise (ADR 0019).
   ...retentionConfigShape,
 });

@@ -157,6 +157,10 @@ async function main(): Promise<void> {
         retentionDays: config.RAILYARD_RUN_LOG_RETENTION_DAYS,
       }),
       judgeTests: judgeTestsWith(flaky),
+      uploadedFailures: {
+        read: (...args) => flaky.failedTestsOfCommit(...args),
+        waitMs: config.RAILYARD_CI_UPLOAD_WAIT_SECONDS * 1000,
+      },
       allowPrivateWebhookUrls: config.RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS,
       publicUrl: publicUrlOf(config.RAILYARD_PUBLIC_URL),
       testCaseEvents,

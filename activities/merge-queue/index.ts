@@ -18,6 +18,7 @@ import {
 } from '../../contract';
 import { createGitActivities } from './git-activities';
 import { createNotifyActivity } from './notify';
+import { createUploadedFailuresActivity, type UploadedFailuresDeps } from './uploaded-failures';
 import { createPrRecordStore, type PrRecordStore } from '../../events/store/pr-records';
 
 export interface MergeQueueActivityDeps {
@@ -37,6 +38,8 @@ export interface MergeQueueActivityDeps {
   jobs?: ExecutorJobs;
   /** The read projection's PR records (ADR 0016); default: in `pool`. */
   records?: PrRecordStore;
+  /** Where a CI-judged run's failed tests are read from CI's uploads (uploaded-failures.ts); none: not read. */
+  uploadedFailures?: UploadedFailuresDeps;
 }
 
 export function createMergeQueueActivities(
@@ -79,5 +82,6 @@ export function createMergeQueueActivities(
       ...(deps.runLogs ? { runLogs: deps.runLogs } : {}),
     }),
     ...createNotifyActivity({ ...deps, records: deps.records ?? createPrRecordStore(deps.pool) }),
+    ...createUploadedFailuresActivity(deps.uploadedFailures ?? {}),
   };
 }

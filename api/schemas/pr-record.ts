@@ -22,6 +22,12 @@ export const ReasonDetail = z
       kind: z.literal('statuses'),
       failed: z.array(z.string()).describe('Required statuses that failed.'),
       missing: z.array(z.string()).describe('Required statuses that had not passed.'),
+      noUploadAfterSeconds: z
+        .number()
+        .optional()
+        .describe(
+          "CI uploaded no test results for the test commit within this many seconds, so the run's statuses decided without its failed tests.",
+        ),
     }),
     z.object({
       kind: z.literal('conflict'),

@@ -8,7 +8,9 @@
  * running the command in its sandbox, PostgreSQL and git. Each test has its own repository, organisation
  * and queue. The repository's command writes JUnit files the way a test runner does; which tests fail
  * is what the PR brings in `fixtures/`. Issue 28: a failure only in a test known flaky (and not
- * quarantined) is run again, only that test, before it counts (engine/flaky-retry.ts).
+ * quarantined) is run again, only that test, before it counts (engine/flaky-retry.ts); a queue judged by
+ * CI's statuses reads the failed tests CI uploaded for its test commit (workflows/queue/ci-uploads.ts):
+ * here CI is the test itself, signalling statuses and uploading results as CI's upload API would.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +23,10 @@ import { createActivities } from '../../activities';
 import { JUNIT_LEFT_OUT, judgeTestsWith } from '../../test-runs/judge';
 import { DEFAULT_JUNIT_LIMITS } from '../../executor';
 import {
+  commitStatusSignal,
+  getPullRequestQuery,
+  getTestRunQuery,
+  prWorkflowId,
   QUEUE_WORKFLOW_TYPE,
   queueWorkflowId,
   submitUpdate,
@@ -29,6 +35,7 @@ import {
   type QueueKey,
   type QueueWorkflowInput,
 } from '../../contract';
+import { explainState } from '../../contract/pr-reasons';
 import { parseJunitText } from '../../flaky/junit';
 import { createFlakyStore, type FlakyStore } from '../../flaky/service';
 import { createLocalGitHost } from '../../git/local-git-host';
@@ -50,6 +57,7 @@ const COMMAND =
   'mkdir -p build/test-results && cp $src/*.xml build/test-results/ && ! grep -qs "<failure" build/test-results/*.xml';
 const CONFIG = JSON.stringify({ version: 1, command: COMMAND, junitGlobs: ['build/test-results/*.xml'] });
 
+const CI_UPLOAD_WAIT_MS = 3_000;
 let root: string;
 let pool: Pool;
 let flaky: FlakyStore;
@@ -88,6 +96,12 @@ beforeAll(async () => {
       pool,
       allowPrivateWebhookUrls: true,
       judgeTests: judgeTestsWith(flaky),
+      // A short wait for CI's upload, so the story without one ends soon.
+      uploadedFailures: {
+        read: (...args) => flaky.failedTestsOfCommit(...args),
+        waitMs: CI_UPLOAD_WAIT_MS,
+        pollMs: 500,
+      },
     }),
   });
   running = worker.run();
@@ -131,19 +145,39 @@ interface World {
   submitPr(n: number, files: Record<string, string>): Promise<void>;
   settled(n: number): Promise<PullRequestRecord>;
   mainLog(): string[];
+  /** A CI-judged queue: PR `n`'s run in progress once it is not `after`, with its test commit. */
+  ciRun(n: number, after?: string): Promise<{ runId: string; sha: string; branch: string }>;
+  /** CI's upload of results for `sha` (as CI's upload API takes them), in `organisationId` (default ours). */
+  uploadFor(
+    sha: string,
+    branch: string,
+    tests: Record<string, string>,
+    organisationId?: string,
+  ): Promise<void>;
+  /** CI reports the required status of `sha`. */
+  status(sha: string, state: 'success' | 'failure'): Promise<void>;
 }
 
-/** A new repository with the test command on main, a new organisation owning it, and its queue. */
-async function world(): Promise<World> {
+/** A new organisation (its row only): uploads in it are not the queue's. */
+async function newOrganisation(): Promise<{ id: string; slug: string }> {
+  const id = randomUUID();
+  const slug = `q-${id.slice(0, 8)}`;
+  await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [id, slug]);
+  return { id, slug };
+}
+
+/**
+ * A new repository with the test command on main, a new organisation owning it, and its queue; with
+ * `requiredStatuses`, CI's statuses judge its runs instead of the command.
+ */
+async function world(requiredStatuses?: string[]): Promise<World> {
   const repo = { host: 'github.com', owner: 'acme', name: `cart-${randomUUID().slice(0, 8)}` };
   const fx = await createRepoWithMain(repo, root);
   fixtures.push(fx);
   fx.commit('add merge-queue config', { '.railyard/merge-queue.json': CONFIG });
   fx.pushBranch('main', fx.git('rev-parse', 'HEAD'));
   const initial = Number(fx.bareGit('rev-list', '--count', 'main'));
-  const organisationId = randomUUID();
-  const slug = `q-${organisationId.slice(0, 8)}`;
-  await pool.query('INSERT INTO organisations (id, slug) VALUES ($1, $2)', [organisationId, slug]);
+  const { id: organisationId, slug } = await newOrganisation();
   const claimed = await createRepositoryOwnerStore(pool).claim(organisationId, repo, 'operator');
   if (claimed.kind !== 'claimed') throw new Error(`repository not claimed: ${claimed.kind}`);
   const key: QueueKey = { organisationId, repo, targetBranch: 'main' };
@@ -151,9 +185,16 @@ async function world(): Promise<World> {
   await client.workflow.start(QUEUE_WORKFLOW_TYPE, {
     workflowId: queueWorkflowId(key),
     taskQueue,
-    args: [{ key, config: { concurrency: 1 }, runner: {} } satisfies QueueWorkflowInput],
+    args: [
+      {
+        key,
+        config: { concurrency: 1 },
+        runner: requiredStatuses ? { requiredStatuses } : {},
+      } satisfies QueueWorkflowInput,
+    ],
   });
   let uploads = 0;
+  const slugs = new Map([[organisationId, slug]]);
   return {
     key,
     fx,
@@ -209,9 +250,54 @@ async function world(): Promise<World> {
     },
     settled: (n) => settledRecord(client, key, n, 90_000),
     mainLog: () => fx.bareGit('log', '--reverse', '--format=%s', 'main').split('\n').slice(initial),
+    async ciRun(n, after) {
+      const runId = await waitFor(`PR #${n} testing in a new run`, async () => {
+        const record = await client.workflow.getHandle(prWorkflowId(key, n)).query(getPullRequestQuery);
+        const id = record.state === 'testing' ? record.timeline.at(-1)?.testRunId : undefined;
+        return id && id !== after ? id : undefined;
+      });
+      const run = await waitFor(`run ${runId} built`, async () => {
+        const d = await handle.query(getTestRunQuery, runId);
+        return d?.testBranchSha && d.status === 'in_progress' ? d : undefined;
+      });
+      return { runId, sha: run.testBranchSha!, branch: run.testBranch };
+    },
+    async uploadFor(sha, branch, tests, org = organisationId) {
+      uploads += 1;
+      if (!slugs.has(org)) {
+        const { rows } = await pool.query<{ slug: string }>('SELECT slug FROM organisations WHERE id = $1', [
+          org,
+        ]);
+        slugs.set(org, rows[0]!.slug);
+      }
+      await flaky.ingest({
+        organisationId: org,
+        organisationSlug: slugs.get(org)!,
+        repository: repo,
+        metadata: { uploadId: `ci-${uploads}`, commitSha: sha, branch, attempt: 1, variant: '' },
+        files: [await parseJunitText(report(tests), { fileName: 'build/test-results/cart.xml' })],
+      });
+    },
+    async status(sha, state) {
+      await handle.signal(commitStatusSignal, {
+        sha,
+        context: requiredStatuses![0]!,
+        state,
+        url: null,
+        description: null,
+      });
+    },
   };
 }
 
+/** The sentence the API, webhooks and comment show for the record's latest transition. */
+const sentence = (record: PullRequestRecord) =>
+  explainState({
+    state: record.state,
+    reason: record.reason,
+    ...(record.timeline.at(-1)?.detail ? { detail: record.timeline.at(-1)!.detail! } : {}),
+    targetBranch: 'main',
+  });
 const reasonsOf = (record: PullRequestRecord) => record.timeline.map((t) => t.reason);
 /** The failing tests the failed transition names (quarantined ones are left out of it). */
 const failedTestsOf = (record: PullRequestRecord) => {
@@ -342,4 +428,52 @@ test('a quarantined failure does not excuse JUnit reports the executor left out 
   expect(failed).toMatchObject({ state: 'failed', reason: 'TEST_RUN_COMMAND_FAILED' });
   expect(failedTestsOf(failed)).toEqual([JUNIT_LEFT_OUT]);
   expect(w.mainLog()).toEqual([]);
+}, 120_000);
+
+test('a CI-judged run reads the failed tests CI uploaded for its commit: flaky retried, unknown named, none waited for', async () => {
+  const w = await world(['ci/test']);
+  await w.uploadOnMain({ adds: 'P', totals: 'FP' });
+  await w.quarantine({ enabled: false });
+
+  // CI failed only in a test known flaky: run again (CI runs it all again), and merged when it passes.
+  await w.submitPr(1, { 'pr.txt': '1' });
+  const first = await w.ciRun(1);
+  await w.uploadFor(first.sha, first.branch, { adds: 'P', totals: 'F' });
+  await w.status(first.sha, 'failure');
+  const retry = await w.ciRun(1, first.runId);
+  await w.status(retry.sha, 'success');
+  const merged = await w.settled(1);
+  expect(merged.state).toBe('merged');
+  expect(reasonsOf(merged)).toEqual(
+    expect.arrayContaining(['FLAKY_TESTS_RETRIED', 'FLAKY_TESTS_PASSED_ON_RETRY']),
+  );
+
+  // CI failed in a test the service does not know as flaky: ejected, the test named.
+  await w.submitPr(2, { 'pr.txt': '2' });
+  const second = await w.ciRun(2);
+  await w.uploadFor(second.sha, second.branch, { adds: 'P', pays: 'F' });
+  await w.status(second.sha, 'failure');
+  const ejected = await w.settled(2);
+  expect(ejected).toMatchObject({ state: 'failed', reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+  expect(reasonsOf(ejected)).not.toContain('FLAKY_TESTS_RETRIED');
+  expect(ejected.timeline.at(-1)?.detail).toMatchObject({ kind: 'test_evidence', tests: ['cart › pays'] });
+  expect(sentence(ejected)).toContain('`cart › pays` failed in run');
+
+  // No upload of ours within the wait (another organisation's, for the same repository name and commit,
+  // naming our flaky test, is not ours to read): the run as a whole decided, and the record says why.
+  await w.submitPr(3, { 'pr.txt': '3' });
+  const third = await w.ciRun(3);
+  const other = await newOrganisation();
+  await w.uploadFor(third.sha, third.branch, { totals: 'F' }, other.id);
+  await w.status(third.sha, 'failure');
+  const undecided = await w.settled(3);
+  expect(undecided).toMatchObject({ state: 'failed', reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+  expect(reasonsOf(undecided)).not.toContain('FLAKY_TESTS_RETRIED');
+  expect(undecided.timeline.at(-1)?.detail).toMatchObject({
+    kind: 'statuses',
+    failed: ['ci/test'],
+    noUploadAfterSeconds: CI_UPLOAD_WAIT_MS / 1000,
+  });
+  expect(sentence(undecided)).toContain('CI uploaded no test results for the test commit within 3 seconds');
+  expect(w.mainLog()).toEqual(['PR 1 (#1)']);
 }, 120_000);

@@ -88,6 +88,10 @@ export interface RunMeta {
   pushedAt?: number;
   /** Its required checks reported as not started (stall-watch.ts); absent: none. */
   stall?: { checks: string[]; cause: StallCause; since: number };
+  /** Failed by its statuses, its failed tests being read from CI's uploads (ci-uploads.ts); absent: not. */
+  readingUploads?: boolean;
+  /** Failed by its statuses with no upload of CI's in this many seconds: run-level rules decided. */
+  noUploadAfterSeconds?: number;
 }
 
 export interface Carried {

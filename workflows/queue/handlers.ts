@@ -188,7 +188,9 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
 
   setHandler(commitStatusSignal, (report) => {
     queue.signals.note();
-    const run = c.runs.find((r) => r.headSha === report.sha && r.runner === 'statuses');
+    // A flaky retry tests the same commit again (issue 28): the run in progress on it is the one told.
+    const on = c.runs.filter((r) => r.headSha === report.sha && r.runner === 'statuses');
+    const run = on.find((r) => r.status === 'in_progress') ?? on[0];
     if (!run) return;
     run.statuses = bounded([...run.statuses, report], 200);
     judgeStatuses(queue, run);

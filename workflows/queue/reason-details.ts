@@ -38,7 +38,13 @@ export function statusesDetail(ctx: Pick<QueueContext, 'carried'>, run: RunMeta)
   const required = requiredOf(ctx, run);
   const failed = required.filter((c) => latest.get(c) === 'failure' || latest.get(c) === 'error');
   const missing = required.filter((c) => latest.get(c) !== 'success' && !failed.includes(c));
-  return { kind: 'statuses', failed: boundedNames(failed).names, missing: boundedNames(missing).names };
+  return {
+    kind: 'statuses',
+    failed: boundedNames(failed).names,
+    missing: boundedNames(missing).names,
+    // A failure whose failed tests CI never uploaded (ci-uploads.ts): the run as a whole decided.
+    ...(run.noUploadAfterSeconds !== undefined ? { noUploadAfterSeconds: run.noUploadAfterSeconds } : {}),
+  };
 }
 
 /** The detail of one transition the engine reported, or undefined when its reason says it all. */

@@ -8,6 +8,7 @@
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';
 import type { CommitStatusReport } from '../../contract';
+import { finishWithUploadedTests } from './ci-uploads';
 
 export function evaluateStatuses(
   required: string[],
@@ -24,11 +25,18 @@ export function requiredOf(ctx: Pick<QueueContext, 'carried'>, run: RunMeta): st
   return run.required?.contexts ?? ctx.carried.runner.requiredStatuses ?? [];
 }
 
-/** Ends a run in progress once its statuses decide it, and tells the engine. */
+/**
+ * Ends a run in progress once its statuses decide it, and tells the engine; a failure only once CI's
+ * uploads for its commit were read for its failed tests (ci-uploads.ts).
+ */
 export function judgeStatuses(ctx: QueueContext, run: RunMeta): void {
-  if (run.status !== 'in_progress') return;
+  if (run.status !== 'in_progress' || run.readingUploads) return;
   const verdict = evaluateStatuses(requiredOf(ctx, run), run.statuses);
   if (verdict === 'pending') return;
+  if (verdict === 'failed' && run.headSha) {
+    finishWithUploadedTests(ctx, run, run.headSha);
+    return;
+  }
   run.status = verdict === 'passed' ? 'succeeded' : 'failed';
   ctx.push({ type: 'testRunFinished', runId: run.runId, outcome: verdict });
 }

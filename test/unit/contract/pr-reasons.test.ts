@@ -47,6 +47,14 @@ test.each<[ExplainInput, string]>([
   [
     {
       state: 'failed',
+      reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+      detail: { kind: 'statuses', failed: ['ci/test'], missing: [], noUploadAfterSeconds: 60 },
+    },
+    'Failed: required status ci/test failed on the test branch; CI uploaded no test results for the test commit within 60 seconds, so no failed test was known and the run as a whole decided.',
+  ],
+  [
+    {
+      state: 'failed',
       reason: 'START_TEST_RUN_MERGE_CONFLICT',
       detail: { kind: 'conflict', pr: 5, files: ['README.md'], onTopOf: [] },
       targetBranch: 'main',

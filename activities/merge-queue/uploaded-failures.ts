@@ -1,0 +1,71 @@
+/**
+ * readUploadedFailures (issue 28): the failed tests CI uploaded for a failed CI-judged run's test commit,
+ * as the queue's engine takes a run's tests, so the test-level rules (flaky-only retry, a bisection
+ * chunk's unrelated failure, the tests named on ejection) apply to runs judged by CI's statuses too.
+ *
+ * Rules:
+ * - Only the queue's own organisation's repository is read (flaky/store/commit-failures.ts): the
+ *   organisation comes from the queue's key, never from the upload.
+ * - CI may report its failed status before its upload lands: while no upload of the commit exists the
+ *   store is asked again every `pollMs` until `waitMs` (RAILYARD_CI_UPLOAD_WAIT_SECONDS) has passed;
+ *   then the answer is `none` and the run-level rules decide, saying so in the reason.
+ * - Bounded as an executor's report is (engine/failed-tests.ts): MAX_FAILED_TESTS_READ + 1 failed
+ *   results read at most, so a longer list reaches the engine as incomplete and decides nothing.
+ * Invariants: every test answered is `failed` and not `quarantined` (CI's own job applies quarantine;
+ * the store says why); without a store (a worker without the flaky-test service) the answer is `none`
+ * at once.
+ */
+import { MAX_FAILED_TESTS_READ } from '../../engine';
+import type { RepositoryKey, TestCaseVerdict } from '../../contract';
+import type { FlakyStore } from '../../flaky/service';
+import { whileHeartbeating } from '../heartbeat';
+
+export type UploadedFailures =
+  { kind: 'uploaded'; uploads: number; tests: TestCaseVerdict[] } | { kind: 'none'; waitedSeconds: number };
+
+export interface UploadedFailuresDeps {
+  read?: FlakyStore['failedTestsOfCommit'];
+  /** How long to wait for CI's upload; default DEFAULT_CI_UPLOAD_WAIT_MS. */
+  waitMs?: number;
+  pollMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export const DEFAULT_CI_UPLOAD_WAIT_MS = 60_000;
+const POLL_MS = 5_000;
+
+export function createUploadedFailuresActivity(deps: UploadedFailuresDeps) {
+  const waitMs = deps.waitMs ?? DEFAULT_CI_UPLOAD_WAIT_MS;
+  const pollMs = deps.pollMs ?? POLL_MS;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  return {
+    readUploadedFailures: (input: {
+      organisationId: string;
+      repo: RepositoryKey;
+      sha: string;
+    }): Promise<UploadedFailures> =>
+      whileHeartbeating(async () => {
+        const read = deps.read;
+        if (!read) return { kind: 'none', waitedSeconds: 0 };
+        const started = Date.now();
+        for (;;) {
+          const found = await read(input.organisationId, input.repo, input.sha, MAX_FAILED_TESTS_READ + 1);
+          if (found) {
+            return {
+              kind: 'uploaded',
+              uploads: found.uploads,
+              tests: found.failed.map(({ name, flaky }): TestCaseVerdict => ({
+                name,
+                status: 'failed',
+                quarantined: false,
+                ...(flaky ? { flaky: true } : {}),
+              })),
+            };
+          }
+          const waited = Date.now() - started;
+          if (waited >= waitMs) return { kind: 'none', waitedSeconds: Math.round(waited / 1000) };
+          await sleep(Math.min(pollMs, waitMs - waited));
+        }
+      }, 5_000),
+  };
+}
