@@ -21,16 +21,23 @@
 import { type Pool, type PoolClient } from '../../stores/db';
 import { isInfraUpload } from '../classification';
 import { foldRepository, type FoldOutcome } from '../fold/fold';
-import { enqueueFold } from '../store/fold-queue';
-import { copyResults } from '../store/copy-results';
+import { enqueueFold, groupFailures, type PendingFailure, pendingFailures } from '../store/fold-queue';
+import { copyResults, encodeResults, fillEncodedRows } from '../store/copy-results';
 import { inTransaction } from '../store/db';
 import { type OutboxSink } from '../store/event-outbox';
 import { ensureRepository, type RepositoryRecord } from '../store/repositories';
 import { insertUpload, storedUpload } from '../store/uploads';
-import { type TestIds } from '../test-ids';
-import { type PreparedUpload, prepareUpload } from './prepare';
-import { ensureTestCases, updateOwners } from '../store/ingest-test-cases';
+import { computedTestIds, type TestIds } from '../test-ids';
+import { type PreparedTests, prepareUpload } from './prepare';
+import { type PreparedRows, prepareRows, rowsTest } from './prepare-rows';
+import { ensureTestCases, type NewTest, updateOwners } from '../store/ingest-test-cases';
 import { UploadConflictError, type UploadInput, type UploadOutcome } from './types';
+
+/**
+ * An upload ready to store: as rows the parser thread encoded (prepare-rows.ts, the common case of
+ * one file through the parser pool) or as one object per test and attempt (prepare.ts, any upload).
+ */
+export type PreparedUpload = PreparedTests | PreparedRows;
 
 export type FoldMode = { readonly kind: 'inline' } | { readonly kind: 'async'; readonly wake?: () => void };
 
@@ -49,7 +56,8 @@ export async function ingestUpload(
   now: Date,
   options: IngestOptions = {},
 ): Promise<UploadOutcome> {
-  return ingestPrepared(pool, input, prepareUpload(input, options.ids), now, options);
+  const ids = options.ids ?? computedTestIds;
+  return ingestPrepared(pool, input, prepareRows(input, ids) ?? prepareUpload(input, ids), now, options);
 }
 
 /** ingestUpload for a caller that already prepared the upload (it needs the tests, see judge.ts). */
@@ -101,20 +109,35 @@ async function acknowledge(
       kind: 'duplicate',
       outcome: await duplicateOutcome(client, repository.pk, metadata.uploadId, prepared.digest),
     };
+  const tests = storedTests(prepared);
   const pks = await ensureTestCases(client, {
     organisationId: input.organisationId,
     repositoryPk: repository.pk,
-    tests: prepared.tests,
+    ids: tests.ids,
+    describe: tests.describe,
     at,
   });
-  const tests = prepared.tests.map((test) => ({ pk: pks.get(test.id)!, test }));
+  const testPks = tests.ids.map((id) => pks.get(id)!);
   if (metadata.codeowners !== undefined)
     await updateOwners(
       client,
-      tests.map((t) => ({ pk: t.pk, codeowners: t.test.codeowners })),
+      testPks.map((pk, i) => ({ pk, codeowners: tests.describe(i).codeowners })),
     );
-  await copyResults(client, { uploadPk, repositoryPk: repository.pk, at, infra, tests });
-  await enqueueFold(client, uploadPk, repository.pk, tests);
+  const keys = { uploadPk, repositoryPk: repository.pk, at, infra };
+  let failures: PendingFailure[];
+  switch (prepared.kind) {
+    case 'tests': {
+      const rows = prepared.tests.map((test, i) => ({ pk: testPks[i]!, test }));
+      await copyResults(client, encodeResults({ ...keys, tests: rows }));
+      failures = pendingFailures(rows);
+      break;
+    }
+    case 'rows':
+      await copyResults(client, fillEncodedRows(prepared.rows, keys, testPks));
+      failures = groupFailures(failedAttempts(prepared, testPks));
+      break;
+  }
+  await enqueueFold(client, uploadPk, repository.pk, failures);
   return {
     kind: 'created',
     uploadPk,
@@ -122,7 +145,7 @@ async function acknowledge(
       created: true,
       uploadId: metadata.uploadId,
       files: prepared.files,
-      tests: prepared.tests.length,
+      tests: prepared.testCount,
       results: prepared.results,
       failures: prepared.failures,
       skipped: prepared.skipped,
@@ -131,6 +154,26 @@ async function acknowledge(
       statusChanges: 0,
     },
   };
+}
+
+/** The ids of an upload's tests, and test i as a new row. */
+function storedTests(prepared: PreparedUpload): { ids: readonly string[]; describe: (i: number) => NewTest } {
+  switch (prepared.kind) {
+    case 'tests':
+      return { ids: prepared.tests.map((test) => test.id), describe: (i) => prepared.tests[i]! };
+    case 'rows':
+      return { ids: prepared.ids, describe: (i) => rowsTest(prepared, i) };
+  }
+}
+
+/** The failed attempts of prepared rows with their tests' pks, in attempt order. */
+function* failedAttempts(prepared: PreparedRows, testPks: readonly string[]) {
+  const { firstTuple } = prepared.rows;
+  let t = 0;
+  for (const [attempt, fingerprint, summary, sample] of prepared.failureList) {
+    while (firstTuple[t + 1]! <= attempt) t += 1;
+    yield [testPks[t]!, fingerprint, summary, sample] as const;
+  }
 }
 
 async function duplicateOutcome(

@@ -8,20 +8,15 @@
  * parsed content, not on how the files were sent (multipart or JSON) or chunked.
  */
 import { createHash } from 'node:crypto';
-import { type Outcome, outcomeOfStatus, summariseUpload } from '../classification';
+import { type Outcome, summariseUpload } from '../classification';
 import { createOwnersResolver, type OwnersResolver } from '../codeowners';
-import { type FailureFingerprint, fingerprintFailure } from '../fingerprint';
-import { combineUploadFiles, type UploadTestCase } from '../junit';
+import { combineUploadFiles } from '../junit';
 import { computedTestIds, type TestIds } from '../test-ids';
 import { type Mutable } from '../junit/values';
+import { type PreparedAttempt, prepareAttempt } from './attempt';
 import { type UploadFileSummary, type UploadInput } from './types';
 
-export interface PreparedAttempt {
-  readonly index: number;
-  readonly outcome: Outcome;
-  readonly durationMs?: number;
-  readonly failure?: FailureFingerprint;
-}
+export type { PreparedAttempt } from './attempt';
 
 export interface PreparedTest {
   readonly id: string;
@@ -36,17 +31,25 @@ export interface PreparedTest {
   readonly final: Outcome;
 }
 
-export interface PreparedUpload {
-  readonly tests: readonly PreparedTest[];
+/** What every prepared upload says of itself (the upload row's columns). */
+export interface PreparedSummary {
   readonly files: readonly UploadFileSummary[];
+  /** Distinct tests. */
+  readonly testCount: number;
   readonly results: number;
   readonly failures: number;
   readonly skipped: number;
   readonly digest: string;
 }
 
+/** An upload prepared as one object per test and attempt (any upload; judge.ts needs the objects). */
+export interface PreparedTests extends PreparedSummary {
+  readonly kind: 'tests';
+  readonly tests: readonly PreparedTest[];
+}
+
 /** `ids` may remember ids between uploads (test-ids.ts); every id is the same either way. */
-export function prepareUpload(input: UploadInput, ids: TestIds = computedTestIds): PreparedUpload {
+export function prepareUpload(input: UploadInput, ids: TestIds = computedTestIds): PreparedTests {
   const { repository, metadata } = input;
   const owners = ownersOf(input);
   const idOf = ids.forUpload({
@@ -83,49 +86,57 @@ export function prepareUpload(input: UploadInput, ids: TestIds = computedTestIds
   for (const test of tests) for (const attempt of test.attempts) outcomes.push(attempt.outcome);
   const summary = summariseUpload(metadata.uploadId, outcomes);
   return {
+    kind: 'tests',
     tests,
-    files: input.files.map((f) => ({
-      name: f.fileName,
-      dialect: f.dialect,
-      tests: f.summary.tests,
-      attempts: f.summary.attempts,
-    })),
+    files: fileSummaries(input),
+    testCount: tests.length,
     results: summary.results,
     failures: summary.failures,
     skipped: outcomes.length - summary.results,
-    digest: digestOf(input, tests),
+    digest: digestOf(
+      input,
+      tests.map((test) => test.id),
+      (i) => {
+        const attempts = tests[i]!.attempts;
+        let line = '';
+        for (let j = 0; j < attempts.length; j += 1) {
+          const attempt = attempts[j]!;
+          line += `${j === 0 ? '' : ','}${attempt.outcome}${attempt.failure?.fingerprint ?? ''}`;
+        }
+        return line;
+      },
+    ),
   };
+}
+
+export function fileSummaries(input: UploadInput): UploadFileSummary[] {
+  return input.files.map((f) => ({
+    name: f.fileName,
+    dialect: f.dialect,
+    tests: f.summary.tests,
+    attempts: f.summary.attempts,
+  }));
 }
 
 const NO_OWNERS: readonly string[] = Object.freeze([]);
 
-function ownersOf(input: UploadInput): OwnersResolver {
+export function ownersOf(input: UploadInput): OwnersResolver {
   const matched = input.owners;
   if (matched === undefined) return createOwnersResolver(input.metadata.codeowners);
   return (file) => (file === undefined ? NO_OWNERS : (matched.get(file) ?? NO_OWNERS));
 }
 
-function prepareAttempt(attempt: UploadTestCase['attempts'][number]): PreparedAttempt {
-  const outcome = outcomeOfStatus(attempt.status);
-  const prepared: Mutable<PreparedAttempt> = { index: attempt.index, outcome };
-  if (attempt.durationMs !== undefined) prepared.durationMs = clampDuration(attempt.durationMs);
-  if (outcome === 'fail') {
-    const detail = attempt.failure;
-    prepared.failure = fingerprintFailure({
-      ...(detail?.message === undefined ? {} : { message: detail.message }),
-      ...(detail?.type === undefined ? {} : { type: detail.type }),
-      ...(detail?.body === undefined ? {} : { body: detail.body.text }),
-    });
-  }
-  return prepared;
-}
-
-/** A JUnit `time` can be anything; the column is a 32-bit integer of milliseconds. */
-function clampDuration(ms: number): number {
-  return Math.min(2_147_483_647, Math.max(0, Math.round(ms)));
-}
-
-function digestOf(input: UploadInput, tests: readonly PreparedTest[]): string {
+/**
+ * The upload's content digest: its metadata, then one line per test in id order, `\n<id>:` and the
+ * test's attempts (`attemptsLine(test)`: outcome and fingerprint, comma-separated). Both prepared
+ * forms hash through here, so the same content has the same digest whichever form it took.
+ */
+export function digestOf(
+  input: UploadInput,
+  ids: readonly string[],
+  attemptsLine: (test: number) => string,
+  order: readonly number[] = idOrder(ids),
+): string {
   const { metadata, repository } = input;
   const hash = createHash('sha256');
   hash.update(
@@ -144,17 +155,15 @@ function digestOf(input: UploadInput, tests: readonly PreparedTest[]): string {
   );
   // One update over the joined lines hashes the same bytes as one update per test, with far fewer
   // calls into the hash.
-  const sorted = [...tests].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const lines = new Array<string>(sorted.length);
-  for (let i = 0; i < sorted.length; i += 1) {
-    const test = sorted[i]!;
-    let line = `\n${test.id}:`;
-    for (let j = 0; j < test.attempts.length; j += 1) {
-      const attempt = test.attempts[j]!;
-      line += `${j === 0 ? '' : ','}${attempt.outcome}${attempt.failure?.fingerprint ?? ''}`;
-    }
-    lines[i] = line;
-  }
+  const lines = new Array<string>(order.length);
+  for (let i = 0; i < order.length; i += 1) lines[i] = `\n${ids[order[i]!]!}:${attemptsLine(order[i]!)}`;
   hash.update(lines.join(''));
   return hash.digest('hex');
+}
+
+/** Indexes of `ids` in id order. */
+export function idOrder(ids: readonly string[]): number[] {
+  const order = new Array<number>(ids.length);
+  for (let i = 0; i < ids.length; i += 1) order[i] = i;
+  return order.sort((a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0));
 }

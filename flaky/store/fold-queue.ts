@@ -28,12 +28,12 @@ export async function enqueueFold(
   client: PoolClient,
   uploadPk: string,
   repositoryPk: string,
-  tests: readonly { readonly pk: string; readonly test: PreparedTest }[],
+  failures: readonly PendingFailure[],
 ): Promise<void> {
   await client.query({
     name: 'flaky-fold-enqueue',
     text: `INSERT INTO flaky_fold_pending (upload_pk, repository_pk, failures) VALUES ($1, $2, $3)`,
-    values: [uploadPk, repositoryPk, JSON.stringify(pendingFailures(tests))],
+    values: [uploadPk, repositoryPk, JSON.stringify(failures)],
   });
 }
 
@@ -41,19 +41,30 @@ export async function enqueueFold(
 export function pendingFailures(
   tests: readonly { readonly pk: string; readonly test: PreparedTest }[],
 ): PendingFailure[] {
-  const groups = new Map<string, [string, string, number, string, string]>();
+  const failed: FailedAttempt[] = [];
   for (const { pk, test } of tests)
     for (const attempt of test.attempts) {
       const failure = attempt.failure;
-      if (failure === undefined) continue;
-      const key = `${pk}:${failure.fingerprint}`;
-      const seen = groups.get(key);
-      if (seen === undefined) groups.set(key, [pk, failure.fingerprint, 1, failure.summary, failure.sample]);
-      else {
-        seen[2] += 1;
-        seen[4] = failure.sample;
-      }
+      if (failure !== undefined) failed.push([pk, failure.fingerprint, failure.summary, failure.sample]);
     }
+  return groupFailures(failed);
+}
+
+/** A failed attempt: its test's pk, then its fingerprint, summary and sample. */
+export type FailedAttempt = readonly [pk: string, fingerprint: string, summary: string, sample: string];
+
+/** pendingFailures of the failed attempts in attempt order (tests in order, attempts in order). */
+export function groupFailures(failed: Iterable<FailedAttempt>): PendingFailure[] {
+  const groups = new Map<string, [string, string, number, string, string]>();
+  for (const [pk, fingerprint, summary, sample] of failed) {
+    const key = `${pk}:${fingerprint}`;
+    const seen = groups.get(key);
+    if (seen === undefined) groups.set(key, [pk, fingerprint, 1, summary, sample]);
+    else {
+      seen[2] += 1;
+      seen[4] = sample;
+    }
+  }
   return [...groups.values()];
 }
 

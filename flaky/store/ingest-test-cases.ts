@@ -7,23 +7,34 @@
  */
 import { type PoolClient } from '../../stores/db';
 import { plainArray } from './pg-arrays';
-import { type PreparedTest } from '../ingest/prepare';
+
+/** A test as a new test_cases row needs it. */
+export interface NewTest {
+  readonly id: string;
+  readonly file?: string;
+  readonly classname: string;
+  readonly parent: string;
+  readonly name: string;
+  readonly variant: string;
+  readonly codeowners: readonly string[];
+}
 
 export interface EnsureInput {
   readonly organisationId: string;
   readonly repositoryPk: string;
-  readonly tests: readonly PreparedTest[];
+  /** Every test's id, distinct. */
+  readonly ids: readonly string[];
+  /** Test i's row; asked only for the tests not stored yet (most uploads: none). */
+  readonly describe: (i: number) => NewTest;
   readonly at: Date;
 }
 
 /** The primary key of every test of the upload by id, created (healthy, not yet classified) when new. */
 export async function ensureTestCases(client: PoolClient, input: EnsureInput): Promise<Map<string, string>> {
-  const found = await selectByIds(
-    client,
-    input,
-    input.tests.map((t) => t.id),
-  );
-  const missing = input.tests.filter((t) => !found.has(t.id));
+  const found = await selectByIds(client, input, input.ids);
+  const missing: NewTest[] = [];
+  for (let i = 0; i < input.ids.length; i += 1)
+    if (!found.has(input.ids[i]!)) missing.push(input.describe(i));
   if (missing.length === 0) return found;
   const { rows } = await client.query<{ pk: string; id: string }>(
     `INSERT INTO test_cases (organisation_id, id, repository_pk, file, classname, parent, name, variant,

@@ -4,7 +4,7 @@
  * inside its transaction.
  */
 import { type PoolClient } from 'pg';
-import { type PreparedUpload } from '../ingest/prepare';
+import { type PreparedSummary } from '../ingest/prepare';
 import { type UploadInput, type UploadOutcome } from '../ingest/types';
 
 /** The new upload's pk, or null when the upload id is already stored. */
@@ -12,7 +12,7 @@ export async function insertUpload(
   client: PoolClient,
   repositoryPk: string,
   input: UploadInput,
-  prepared: PreparedUpload,
+  prepared: PreparedSummary,
   infra: boolean,
   at: Date,
 ): Promise<string | null> {
@@ -34,7 +34,7 @@ export async function insertUpload(
       m.variant,
       prepared.digest,
       JSON.stringify(prepared.files),
-      prepared.tests.length,
+      prepared.testCount,
       prepared.results,
       prepared.failures,
       prepared.skipped,

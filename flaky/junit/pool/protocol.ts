@@ -27,6 +27,8 @@ import { JunitParseError, type JunitProblem } from '../errors';
 import { type OwnersOutcome, type OwnersRequest } from '../../owners-matching';
 import { type JunitLimits } from '../limits';
 import { type ParsedJunitFile } from '../types';
+import { attachEncodedRows } from '../../ingest/encoded-files';
+import { encodeParsedRows, type EncodedRows, transferablesOf } from '../../ingest/row-encoder';
 
 /** Marks the worker threads this pool starts, so the entry module only serves when started by it. */
 export const WORKER_MARK = 'railyard-junit-parser';
@@ -54,14 +56,58 @@ export type FromWorker =
 
 export type WireResult =
   | { readonly format: 'json'; readonly text: string }
-  | { readonly format: 'clone'; readonly file: ParsedJunitFile };
+  | { readonly format: 'clone'; readonly file: ParsedJunitFile }
+  /**
+   * A JUnit job's file with its COPY rows encoded on the thread (ingest/row-encoder.ts): the file's
+   * test cases as JSON text, parsed on the main thread only if something reads them (an upload of
+   * several files, CODEOWNERS matching, a fallback), and the rows in transferred buffers.
+   */
+  | {
+      readonly format: 'rows';
+      readonly head: Omit<ParsedJunitFile, 'testCases'>;
+      readonly testCases: string;
+      readonly rows: EncodedRows;
+    };
 
 export function resultToWire(file: ParsedJunitFile): WireResult {
   return jsonExact(file) ? { format: 'json', text: JSON.stringify(file) } : { format: 'clone', file };
 }
 
+/** A JUnit job's answer: with its rows when JSON carries the file exactly; and what to transfer. */
+export function resultToRowsWire(file: ParsedJunitFile): { wire: WireResult; transfer: ArrayBuffer[] } {
+  if (!jsonExact(file)) return { wire: { format: 'clone', file }, transfer: [] };
+  const { testCases, ...head } = file;
+  const rows = encodeParsedRows(file);
+  return {
+    wire: { format: 'rows', head, testCases: JSON.stringify(testCases), rows },
+    transfer: transferablesOf(rows),
+  };
+}
+
 export function resultFromWire(wire: WireResult): ParsedJunitFile {
-  return wire.format === 'json' ? (JSON.parse(wire.text) as ParsedJunitFile) : wire.file;
+  switch (wire.format) {
+    case 'json':
+      return JSON.parse(wire.text) as ParsedJunitFile;
+    case 'clone':
+      return wire.file;
+    case 'rows': {
+      const text = wire.testCases;
+      const file = { ...wire.head } as ParsedJunitFile;
+      // Parsed at the first read, then an ordinary data property (an enumerable own key either way,
+      // so the file is deep-equal to an in-thread parse).
+      Object.defineProperty(file, 'testCases', {
+        enumerable: true,
+        configurable: true,
+        get(this: ParsedJunitFile) {
+          const testCases = JSON.parse(text) as ParsedJunitFile['testCases'];
+          Object.defineProperty(this, 'testCases', { value: testCases, enumerable: true, writable: false });
+          return testCases;
+        },
+      });
+      attachEncodedRows(file, wire.rows);
+      return file;
+    }
+  }
 }
 
 export interface WireBundle {

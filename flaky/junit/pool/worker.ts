@@ -19,7 +19,7 @@ import {
   chunkBytes,
   type FromWorker,
   type JobTask,
-  resultToWire,
+  resultToRowsWire,
   type ToWorker,
   toWire,
   WORKER_MARK,
@@ -30,7 +30,7 @@ type Port = Pick<MessagePort, 'on' | 'postMessage'>;
 /** Answers ToWorker messages on `port` until the thread ends. */
 export function serveJunitParsing(port: Port): void {
   const jobs = new Map<number, ChunkQueue>();
-  const send = (message: FromWorker) => port.postMessage(message);
+  const send = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
   const run = async (job: number, queue: ChunkQueue, task: JobTask) => {
     try {
@@ -40,7 +40,9 @@ export function serveJunitParsing(port: Port): void {
             fileName: task.fileName,
             ...(task.limits === undefined ? {} : { limits: task.limits }),
           };
-          send({ type: 'done', job, result: resultToWire(await parseJunit(queue, options)) });
+          // With its COPY rows encoded here (the API thread fills in the keys), their buffers moved.
+          const { wire, transfer } = resultToRowsWire(await parseJunit(queue, options));
+          send({ type: 'done', job, result: wire }, transfer);
           break;
         }
         case 'bundle': {

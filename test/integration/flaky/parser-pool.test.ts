@@ -139,3 +139,57 @@ test('a refused file gets the same answer either way', async () => {
     expect([a.statusCode, a.body]).toEqual([b.statusCode, b.body]);
   }
 });
+
+/**
+ * Names and failure text the encoded rows must carry as they are (issue 26: the parser thread encodes
+ * the COPY rows): tabs, newlines, backslashes, quotes, astral Unicode, and names longer than the
+ * 1,000-character bound (shortened by the parser, then identical either way).
+ */
+function awkwardReport(failing: number, passing: number): string {
+  const long = '𝄞'.repeat(1_200);
+  const cases: string[] = [];
+  for (let i = 0; i < failing; i += 1)
+    cases.push(
+      `<testcase classname="pkg\\tab&#9;${i}" name="näme\\n&#10;${i} &quot;q&quot; 🧪" time="0.${i}">` +
+        `<failure message="boom&#9;at C:\\temp\\x${i}&#10;second line" type="Err\\or">stack\\trace&#10;  at é ${i}</failure></testcase>`,
+    );
+  for (let i = 0; i < passing; i += 1)
+    cases.push(`<testcase classname="${long}" name="${long}${i}" time="99999999"/>`);
+  return `<?xml version="1.0" encoding="UTF-8"?><testsuites><testsuite name="s\\uite&#9;x">${cases.join('')}</testsuite></testsuites>`;
+}
+
+test.each([
+  ['awkward text and names at the bound', awkwardReport(3, 2)],
+  ['an infrastructure upload (almost every result failed)', awkwardReport(40, 1)],
+])('%s: the same rows either way, and one digest', async (_, content) => {
+  const files = [{ name: 'awkward.xml', content }];
+  const label = content.length;
+  for (const form of ['multipart', 'json'] as const) {
+    const a = await upload(pooled, form, `pool-awkward-${label}-${form}`, `awkward-${form}-pool`, files);
+    const b = await upload(
+      inThread,
+      form,
+      `thread-awkward-${label}-${form}`,
+      `awkward-${form}-thread`,
+      files,
+    );
+    expect(a.statusCode).toBe(200);
+    expect({ ...a.json(), upload_id: null }).toEqual({ ...b.json(), upload_id: null });
+    const rows = await stored(`pool-awkward-${label}-${form}`);
+    expect(rows.results.length).toBeGreaterThan(0);
+    expect(rows).toEqual(await stored(`thread-awkward-${label}-${form}`));
+    // The same upload sent again through the other parser is the same upload (same content digest):
+    // acknowledged as already stored, not refused as a conflict.
+    const again = await upload(
+      inThread,
+      form,
+      `pool-awkward-${label}-${form}`,
+      `awkward-${form}-pool`,
+      files,
+    );
+    expect([again.statusCode, again.json().created]).toEqual([200, false]);
+  }
+  expect((await stored(`pool-awkward-${label}-multipart`)).upload[0].infra).toBe(
+    content.includes('boom&#9;at C:\\temp\\x39'),
+  );
+});
