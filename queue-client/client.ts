@@ -13,9 +13,15 @@
  *   or signal to it fails with `queue_not_found`; a start where one runs fails with `queue_exists`.
  * - Changes carry the caller's update id, so Temporal applies a retried change once.
  * - The queue's refusals (ApplicationFailures typed by QueueRejection) become `rejected` with the
- *   failure's own sentence; any other failure is passed on untouched. A change refused because the
- *   queue is continuing as new (`continuing`: nothing applied) is sent again, with the same update id,
- *   until it is taken or the busy budget runs out.
+ *   failure's own sentence; any other failure is passed on untouched.
+ * - A change that reached the queue without being applied is sent again, with the same update id, to
+ *   the run that runs now, until it is taken or the busy budget runs out (then `busy`, or the refusal):
+ *   one the queue refused because it is continuing as new (`continuing`), and one the server gave up
+ *   before the queue accepted it (lost-update.ts: its workflow task failed or timed out, as when it
+ *   arrived while the queue's task continuing as new completed, or its run closed). Temporal admits an
+ *   id once per run and the queue answers an id it applied with its first answer across
+ *   continue-as-new, so a change is applied at most once. A lost change finds no running run only when
+ *   the queue was deleted: `queue_not_found`.
  */
 import {
   ApplicationFailure,
@@ -43,6 +49,7 @@ import { createAdmissionWatcher, type AdmissionOutcome } from './admission';
 import { inBatches } from './batches';
 import type { TemporalCalls } from './calls';
 import { isQueueProblem, QueueClientError } from './errors';
+import { LostUpdate, markLost } from './lost-update';
 
 /** What a read may ask a running queue workflow. */
 export type QueueReader = Pick<WorkflowHandle, 'query'>;
@@ -159,6 +166,16 @@ export function createQueueClient(temporal: TemporalCalls): QueueClient {
     }
   }
 
+  /** Whether a run of the queue workflow runs now (after a lost update: a deleted queue has none). */
+  async function queueRuns(handle: WorkflowHandle): Promise<boolean> {
+    try {
+      return await temporal.call('describeQueue', () => isRunning(handle));
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  }
+
   async function updateQueue<Ret, Args extends unknown[]>(
     what: string,
     workflowId: string,
@@ -173,17 +190,34 @@ export function createQueueClient(temporal: TemporalCalls): QueueClient {
           what,
           // The client's overloads tell a definition with arguments from one without; both take these.
           () =>
-            handle.executeUpdate(
-              def as unknown as UpdateDefinition<Ret, [unknown]>,
-              options as unknown as { updateId: string; args: [unknown] },
+            markLost(() =>
+              handle.executeUpdate(
+                def as unknown as UpdateDefinition<Ret, [unknown]>,
+                options as unknown as { updateId: string; args: [unknown] },
+              ),
             ),
           { updateOf: workflowId },
         );
       } catch (err) {
+        const again = Date.now() + CONTINUING_PAUSE_MS < deadline;
+        const pause = () => sleep(Math.min(CONTINUING_PAUSE_MS, 20 * 2 ** attempt));
+        if (err instanceof LostUpdate) {
+          // Given up unapplied (lost-update.ts), as when it reached a run continuing as new: the same
+          // update id again, to the run that runs now. A queue with no running run was deleted.
+          if (!(await queueRuns(handle)))
+            throw new QueueClientError({ kind: 'queue_not_found', workflowId }, { cause: err.original });
+          if (!again)
+            throw new QueueClientError(
+              { kind: 'busy', what, budgetMs: temporal.busyBudgetMs },
+              { cause: err.original },
+            );
+          await pause();
+          continue;
+        }
         const failure = asQueueError(err, workflowId);
         // The queue is continuing as new (a moment): the same update id again, on its next run.
-        if (isContinuing(failure) && Date.now() + CONTINUING_PAUSE_MS < deadline) {
-          await sleep(Math.min(CONTINUING_PAUSE_MS, 20 * 2 ** attempt));
+        if (isContinuing(failure) && again) {
+          await pause();
           continue;
         }
         throw failure;

@@ -6,6 +6,7 @@
  *
  * - calls.ts / gateway.ts: deadline-bounded calls, per-workflow slots, busy retries; the API's connection
  * - client.ts: start, read, find, update and signal queues; read and list PR workflows
+ * - lost-update.ts: which failed updates the server gave up unapplied, so client.ts sends them again
  * - admission.ts: waiting for a queue to admit a submission
  * - visibility.ts: the visibility queries, every value escaped
  */
