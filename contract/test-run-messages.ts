@@ -26,6 +26,8 @@ export interface TestRunWorkflowInput {
    * RAILYARD_ONLY_TESTS, one per line (executor/test-runner.ts). Absent: the whole suite.
    */
   onlyTests?: string[];
+  /** The queue's target branch: the judge names where each failed test last passed there. */
+  targetBranch?: string;
 }
 
 export interface TestCaseVerdict {
@@ -37,6 +39,8 @@ export interface TestCaseVerdict {
    * queue may retry (engine/flaky-retry.ts); absent otherwise.
    */
   flaky?: boolean;
+  /** A failed test's latest passing commit on the queue's target branch, when known (issue 28). */
+  passedOnTarget?: string;
 }
 
 export type RunCommandResult =

@@ -103,6 +103,7 @@ export interface FlakyStore {
     key: RepositoryKey,
     sha: string,
     maxRows: number,
+    targetBranch?: string,
   ): Promise<{ uploads: number; failed: CommitFailure[] } | null>;
   findRepository(organisationId: string, key: RepositoryKey): Promise<RepositoryRecord | null>;
   updateSettings(
@@ -182,9 +183,11 @@ export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): F
         ...(options.fold === undefined ? {} : { fold: options.fold }),
       }),
     judgeJunitFiles: (input) => judgeJunitFiles(pool, input, now(), sink),
-    failedTestsOfCommit: async (organisationId, key, sha, maxRows) => {
+    failedTestsOfCommit: async (organisationId, key, sha, maxRows, targetBranch) => {
       const repository = await findRepository(pool, organisationId, key);
-      return repository === null ? null : failedTestsOfCommit(pool, repository, sha, now(), maxRows);
+      return repository === null
+        ? null
+        : failedTestsOfCommit(pool, repository, sha, now(), maxRows, targetBranch);
     },
     findRepository: (organisationId, key) => findRepository(pool, organisationId, key),
     updateSettings: (organisationId, key, change, actor) =>

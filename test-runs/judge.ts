@@ -22,6 +22,7 @@ export interface JunitJudge {
     runId: string;
     headSha: string;
     branchName?: string;
+    targetBranch?: string;
     junitFiles: readonly JunitFile[];
   }): Promise<{ verdicts: readonly JudgedTest[]; problems: readonly string[] }>;
 }
@@ -49,26 +50,29 @@ export type JudgeTests = (input: {
   runId: string;
   headSha: string;
   branchName: string;
+  targetBranch?: string;
   junitFiles: JunitFile[];
 }) => Promise<{ tests: TestCaseVerdict[]; problems: string[]; failures?: TestFailure[] }>;
 
 /** JudgeTests by the flaky-test service: the run's results ingested, each test's quarantine applied. */
 export function judgeTestsWith(flaky: JunitJudge): JudgeTests {
-  return async ({ organisationId, repo, runId, headSha, branchName, junitFiles }) => {
+  return async ({ organisationId, repo, runId, headSha, branchName, targetBranch, junitFiles }) => {
     const { verdicts, problems } = await flaky.judgeJunitFiles({
       organisationId,
       repo,
       runId,
       headSha,
       branchName,
+      ...(targetBranch ? { targetBranch } : {}),
       junitFiles,
     });
     return {
-      tests: verdicts.map(({ name, status, quarantined, flaky }) => ({
+      tests: verdicts.map(({ name, status, quarantined, flaky, passedOnTarget }) => ({
         name,
         status,
         quarantined,
         ...(flaky ? { flaky: true } : {}),
+        ...(passedOnTarget ? { passedOnTarget } : {}),
       })),
       problems: [...problems],
       failures: verdicts

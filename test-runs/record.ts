@@ -32,6 +32,8 @@ export interface RunToRecord {
   runId: string;
   branchName: string;
   headSha: string;
+  /** The queue's target branch (the judge names where failed tests last passed there); absent: none. */
+  targetBranch?: string;
 }
 
 /** The run's result from its report; `onLogNotStored` hears why the log was not kept, if it was not. */
@@ -49,6 +51,7 @@ export async function recordRun(
         repo: run.repo,
         runId: run.runId,
         headSha: run.headSha,
+        ...(run.targetBranch ? { targetBranch: run.targetBranch } : {}),
         junitFiles: report.junitFiles,
       })
     : { tests: [], problems: [] };

@@ -180,4 +180,6 @@ export interface RunCommandInput {
   branchName: string;
   headSha: string;
   timeoutMs: number;
+  /** The queue's target branch, for where failed tests last passed (issue 28); absent in older inputs. */
+  targetBranch?: string;
 }

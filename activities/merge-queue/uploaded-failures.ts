@@ -43,22 +43,31 @@ export function createUploadedFailuresActivity(deps: UploadedFailuresDeps) {
       organisationId: string;
       repo: RepositoryKey;
       sha: string;
+      /** The queue's target branch: where each failed test last passed is named (`passedOnTarget`). */
+      targetBranch?: string;
     }): Promise<UploadedFailures> =>
       whileHeartbeating(async () => {
         const read = deps.read;
         if (!read) return { kind: 'none', waitedSeconds: 0 };
         const started = Date.now();
         for (;;) {
-          const found = await read(input.organisationId, input.repo, input.sha, MAX_FAILED_TESTS_READ + 1);
+          const found = await read(
+            input.organisationId,
+            input.repo,
+            input.sha,
+            MAX_FAILED_TESTS_READ + 1,
+            input.targetBranch,
+          );
           if (found) {
             return {
               kind: 'uploaded',
               uploads: found.uploads,
-              tests: found.failed.map(({ name, flaky }): TestCaseVerdict => ({
+              tests: found.failed.map(({ name, flaky, passedOnTarget }): TestCaseVerdict => ({
                 name,
                 status: 'failed',
                 quarantined: false,
                 ...(flaky ? { flaky: true } : {}),
+                ...(passedOnTarget ? { passedOnTarget } : {}),
               })),
             };
           }

@@ -13,6 +13,7 @@ import { type Pool } from '../../stores/db';
 import type { RepositoryKey } from '../../contract';
 import { JunitParseError, type ParsedJunitFile, parseJunitText } from '../junit';
 import { type OutboxSink } from '../store/event-outbox';
+import { lastPassesOnBranch } from '../store/last-pass';
 import { checkQuarantine } from '../store/quarantine-check';
 import { findRepository, organisationSlugOf } from '../store/repositories';
 import { ingestPrepared } from './ingest';
@@ -25,6 +26,8 @@ export interface JudgeInput {
   readonly headSha: string;
   /** The test branch (`railyard-merge/pr-<n>/<runId>`); a merge-queue branch for classification. */
   readonly branchName?: string;
+  /** The queue's target branch: a failed test's latest pass there is named (`passedOnTarget`). */
+  readonly targetBranch?: string;
   readonly junitFiles: readonly { readonly path: string; readonly xml: string }[];
 }
 
@@ -43,6 +46,11 @@ export interface TestVerdict {
    * collapsed, at most 200 characters: fingerprint.ts's sample), for the run's log; absent otherwise.
    */
   readonly failure?: string;
+  /**
+   * A failed test's latest passing commit on `targetBranch` in this repository (store/last-pass.ts,
+   * bounded), for "it passed on main at C"; absent when none is found or no target was given.
+   */
+  readonly passedOnTarget?: string;
 }
 
 export interface JudgeResult {
@@ -104,6 +112,16 @@ export async function judgeJunitFiles(
   const flaky = new Set(
     check.tests.filter((t) => t.verdict.quarantined || t.status === 'flaky').map((t) => t.testId),
   );
+  // Where the run's failed tests last passed on the queue's target (quarantined ones are forgiven).
+  const passes =
+    repository !== null && input.targetBranch
+      ? await lastPassesOnBranch(
+          pool,
+          repository,
+          failed.filter((t) => !quarantined.has(t.id)).map((t) => t.id),
+          input.targetBranch,
+        )
+      : new Map<string, string>();
   const verdicts = prepared.tests.map((test): TestVerdict => {
     const failure =
       test.final === 'fail' ? [...test.attempts].reverse().find((a) => a.failure)?.failure : undefined;
@@ -114,6 +132,7 @@ export async function judgeJunitFiles(
       quarantined: quarantined.has(test.id),
       ...(test.final === 'fail' && flaky.has(test.id) ? { flaky: true } : {}),
       ...(failure ? { failure: failure.sample } : {}),
+      ...(test.final === 'fail' && passes.has(test.id) ? { passedOnTarget: passes.get(test.id)! } : {}),
     };
   });
   return {

@@ -22,6 +22,7 @@
  *   their statuses (checkQuarantine).
  */
 import { type Queryable } from './db';
+import { lastPassesOnBranch } from './last-pass';
 import { checkQuarantine } from './quarantine-check';
 import { type RepositoryRecord } from './repositories';
 
@@ -33,6 +34,8 @@ export interface CommitFailure {
   readonly testId: string;
   readonly name: string;
   readonly flaky: boolean;
+  /** Its latest passing commit on the target branch (last-pass.ts), when one was asked for and found. */
+  readonly passedOnTarget?: string;
 }
 
 /** null when no upload names the commit; else its failed tests, in (upload, test) order, bounded. */
@@ -42,6 +45,7 @@ export async function failedTestsOfCommit(
   sha: string,
   now: Date,
   maxRows: number,
+  targetBranch?: string,
 ): Promise<{ uploads: number; failed: CommitFailure[] } | null> {
   const { rows } = await db.query<{
     uploads: number;
@@ -88,12 +92,21 @@ export async function failedTestsOfCommit(
   const flaky = new Set(
     check.tests.filter((t) => t.verdict.quarantined || t.status === 'flaky').map((t) => t.testId),
   );
+  const passes = targetBranch
+    ? await lastPassesOnBranch(
+        db,
+        repository,
+        found.map((r) => r.id!),
+        targetBranch,
+      )
+    : new Map<string, string>();
   return {
     uploads,
     failed: found.map((r) => ({
       testId: r.id!,
       name: displayName(r.parent ?? '', r.classname ?? '', r.name ?? ''),
       flaky: flaky.has(r.id!),
+      ...(passes.has(r.id!) ? { passedOnTarget: passes.get(r.id!)! } : {}),
     })),
   };
 }

@@ -334,6 +334,7 @@ test('a PR failing only in a test quarantined by the rule (auto-quarantine of a 
 
 test('the same PR fails when its failing test is not quarantined (quarantine off, or NEVER_QUARANTINE)', async () => {
   const w = await world();
+  const mainSha = w.fx.tip('main');
   await w.uploadOnMain({ adds: 'P', totals: 'FP' });
   // Flaky, but quarantining is off for the repository.
   await w.quarantine({ enabled: false, autoQuarantine: true });
@@ -344,6 +345,9 @@ test('the same PR fails when its failing test is not quarantined (quarantine off
   // Known flaky, so run again once before it counted (flakyRetries 1); both runs are named.
   expect(reasonsOf(off)).toContain('FLAKY_TESTS_RETRIED');
   expect(off.convictedBy).toHaveLength(2);
+  // Where the test last passed on the target branch (its result uploaded from main).
+  expect(off.timeline.at(-1)?.detail).toMatchObject({ kind: 'test_evidence', passedOnTarget: mainSha });
+  expect(sentence(off)).toContain(`it passed on main at ${mainSha.slice(0, 12)}`);
 
   // On, but the override keeps this flaky test out of quarantine.
   await w.quarantine({ enabled: true, autoQuarantine: true });
@@ -432,7 +436,8 @@ test('a quarantined failure does not excuse JUnit reports the executor left out 
 
 test('a CI-judged run reads the failed tests CI uploaded for its commit: flaky retried, unknown named, none waited for', async () => {
   const w = await world(['ci/test']);
-  await w.uploadOnMain({ adds: 'P', totals: 'FP' });
+  const mainSha = w.fx.tip('main');
+  await w.uploadOnMain({ adds: 'P', totals: 'FP', pays: 'P' });
   await w.quarantine({ enabled: false });
 
   // CI failed only in a test known flaky: run again (CI runs it all again), and merged when it passes.
@@ -448,7 +453,9 @@ test('a CI-judged run reads the failed tests CI uploaded for its commit: flaky r
     expect.arrayContaining(['FLAKY_TESTS_RETRIED', 'FLAKY_TESTS_PASSED_ON_RETRY']),
   );
 
-  // CI failed in a test the service does not know as flaky: ejected, the test named.
+  // CI failed in a test the service does not know as flaky: ejected, the test named, with the commit
+  // of main it last passed on (a later pass on another branch is not main's).
+  await w.uploadFor('f'.repeat(40), 'feature', { pays: 'P' });
   await w.submitPr(2, { 'pr.txt': '2' });
   const second = await w.ciRun(2);
   await w.uploadFor(second.sha, second.branch, { adds: 'P', pays: 'F' });
@@ -456,8 +463,14 @@ test('a CI-judged run reads the failed tests CI uploaded for its commit: flaky r
   const ejected = await w.settled(2);
   expect(ejected).toMatchObject({ state: 'failed', reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
   expect(reasonsOf(ejected)).not.toContain('FLAKY_TESTS_RETRIED');
-  expect(ejected.timeline.at(-1)?.detail).toMatchObject({ kind: 'test_evidence', tests: ['cart › pays'] });
-  expect(sentence(ejected)).toContain('`cart › pays` failed in run');
+  expect(ejected.timeline.at(-1)?.detail).toMatchObject({
+    kind: 'test_evidence',
+    tests: ['cart › pays'],
+    passedOnTarget: mainSha,
+  });
+  expect(sentence(ejected)).toMatch(
+    new RegExp(`\`cart › pays\` failed in run .*; it passed on main at ${mainSha.slice(0, 12)}`),
+  );
 
   // No upload of ours within the wait (another organisation's, for the same repository name and commit,
   // naming our flaky test, is not ours to read): the run as a whole decided, and the record says why.

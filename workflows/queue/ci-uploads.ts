@@ -18,6 +18,7 @@ import type { Activities } from '../../activities';
 import type { UploadedFailures } from '../../activities/merge-queue/uploaded-failures';
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';
+import { notePassedOnTarget } from './passed-on-target';
 
 const uploads = proxyActivities<Activities>({
   // The activity waits for CI's upload (RAILYARD_CI_UPLOAD_WAIT_SECONDS, at most 10 minutes) and
@@ -34,11 +35,17 @@ export function finishWithUploadedTests(ctx: QueueContext, run: RunMeta, headSha
   ctx.track(
     async () => {
       const found: UploadedFailures = await uploads
-        .readUploadedFailures({ organisationId: ctx.key.organisationId, repo: ctx.key.repo, sha: headSha })
+        .readUploadedFailures({
+          organisationId: ctx.key.organisationId,
+          repo: ctx.key.repo,
+          sha: headSha,
+          targetBranch: ctx.key.targetBranch,
+        })
         .finally(() => delete run.readingUploads);
       if (run.status !== 'in_progress') return;
       run.status = 'failed';
       if (found.kind === 'uploaded' && found.tests.length > 0) {
+        notePassedOnTarget(run, found.tests);
         ctx.push({
           type: 'testRunFinished',
           runId,

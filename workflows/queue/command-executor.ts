@@ -236,6 +236,8 @@ export class CommandExecutor {
         organisationId: key.organisationId,
         runId: run.runId,
         repo: key.repo,
+        // The judge names where a failed test last passed on it (issue 28, "it passed on main at C").
+        targetBranch: key.targetBranch,
         timeoutMs: c.engine.config.testingTimeoutMinutes * 60_000,
         // Read when the run starts: a change applies to runs started after it.
         network: c.runner.testNetwork !== false,

@@ -16,6 +16,7 @@ import {
 } from '../../contract';
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';
+import { passedOnTargetOf } from './passed-on-target';
 import { requiredOf } from './status-verdict';
 
 /** A failed command run: its exit code and the failing tests it reported (quarantined ones left out). */
@@ -84,10 +85,12 @@ export function testEvidence(ctx: Pick<QueueContext, 'carried'>, cmd: NotifyPr):
   if (cmd.to !== 'failed' || !cmd.failedTests || cmd.failedTests.length === 0) return undefined;
   const ids = cmd.convictedBy ?? (cmd.runId ? [cmd.runId] : []);
   const runs: EvidenceRun[] = [];
+  const metas: RunMeta[] = [];
   let previous: RunMeta | undefined;
   for (const id of ids) {
     const run = ctx.carried.runs.find((r) => r.runId === id);
     if (!run) continue;
+    metas.push(run);
     const retry = previous !== undefined && sameTree(previous, run);
     runs.push({
       testRunId: id,
@@ -99,12 +102,15 @@ export function testEvidence(ctx: Pick<QueueContext, 'carried'>, cmd: NotifyPr):
   }
   const tests = boundedNames(cmd.failedTests);
   const shown = runs.slice(0, MAX_DETAIL_NAMES);
+  // Where those tests last passed on the target, as the judge or CI's uploads named it.
+  const passedOnTarget = passedOnTargetOf(metas, tests.names);
   return {
     kind: 'test_evidence',
     tests: tests.names,
     moreTests: tests.more,
     runs: shown,
     moreRuns: runs.length - shown.length,
+    ...(passedOnTarget ? { passedOnTarget } : {}),
   };
 }
 

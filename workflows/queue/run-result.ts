@@ -15,6 +15,7 @@
 import { MAX_DETAIL_TEXT, type TestRunFinishedNotice } from '../../contract';
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';
+import { notePassedOnTarget } from './passed-on-target';
 import { commandFailure } from './reason-details';
 
 /** What a run's signal carries. */
@@ -43,7 +44,10 @@ function takeRunResult(ctx: QueueContext, run: RunMeta, result: RunResult): void
   switch (result.kind) {
     case 'finished':
       run.status = result.outcome === 'passed' ? 'succeeded' : 'failed';
-      if (result.outcome === 'failed') run.detail = commandFailure(result);
+      if (result.outcome === 'failed') {
+        run.detail = commandFailure(result);
+        notePassedOnTarget(run, result.tests);
+      }
       ctx.push({
         type: 'testRunFinished',
         runId,

@@ -107,6 +107,7 @@ async function runOnExecutor(
     branchName: input.branchName,
     headSha: input.headSha,
     timeoutMs: input.timeoutMs,
+    ...(input.targetBranch ? { targetBranch: input.targetBranch } : {}),
   };
   let ended = false;
   try {
