@@ -8,6 +8,8 @@
  * - The required checks are the queue's requiredStatuses, else those the host requires of the target
  *   branch (GitHub: .trunk/trunk.yaml, then branch protection), read before anything is pushed; a queue
  *   that names none on a host without checks runs its own command (`no_checks`), and nothing is pushed.
+ * - In draft-PR testing mode the branch also gets a draft PR into the target (the host opens it, and
+ *   deletes the branch again if it cannot), closed when removePreflightBranch deletes the branch.
  * - Problems a retry cannot fix (no target branch, no or invalid required checks) are answers
  *   (`problem`), not failures; an invalid name from a request is a non-retryable failure.
  */
@@ -27,6 +29,8 @@ export interface PreflightStartInput {
   testBranchPrefix: string | null;
   /** Unique per preflight (the workflow's run id): the branch is `<prefix>preflight/<id>`. */
   id: string;
+  /** Draft-PR testing mode: also open a draft PR from the branch into the target (hosts with PRs). */
+  draftPullRequest?: boolean;
 }
 
 export type PreflightStart =
@@ -109,6 +113,7 @@ export function createPreflightActivities(deps: { gitHost: GitHost; ownership: R
         baseSha: tip.sha,
         branchName: branch,
         branchPrefix: prefix,
+        ...(input.draftPullRequest ? { draftPullRequestInto: targetBranch } : {}),
       });
       return {
         kind: 'pushed',

@@ -29,6 +29,11 @@ export interface PreflightWorkflowInput {
   waitMs: number;
   /** Between two reads of the host's checks. */
   pollMs: number;
+  /**
+   * The queue's draft-PR testing mode (createPrsForTestingBranches): the branch also gets a draft PR into
+   * the target, closed with the branch, so CI that runs only on pull requests is seen. Absent: off.
+   */
+  draftPullRequest?: boolean;
 }
 
 export interface PreflightStatus {

@@ -197,6 +197,11 @@ export interface PreflightBranchInput {
   branchName: string;
   /** The queue's own test-branch prefix; absent = the host's. */
   branchPrefix?: string;
+  /**
+   * Draft-PR testing mode: also open a draft PR from the branch into this branch (hosts with PRs; the
+   * local host opens none). deleteBranch closes it.
+   */
+  draftPullRequestInto?: string;
 }
 
 /** A draft PR railyard opened from one of its test branches (draft-PR testing mode). */

@@ -31,7 +31,10 @@ export interface PreflightService {
   start(
     org: Organisation,
     queue: QueueAddress,
-    settings: Pick<PreflightWorkflowInput, 'requiredStatuses' | 'testBranchPrefix' | 'waitMs'>,
+    settings: Pick<
+      PreflightWorkflowInput,
+      'requiredStatuses' | 'testBranchPrefix' | 'waitMs' | 'draftPullRequest'
+    >,
   ): Promise<PreflightState>;
   read(org: Organisation, queue: QueueAddress): Promise<PreflightState | null>;
   forwardStatus(org: Organisation, report: QueueAddress & { sha: string; context: string }): Promise<void>;

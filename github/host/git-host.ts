@@ -270,7 +270,21 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
 
     async pushPreflightBranch(input) {
       checkPreflightInput(input, prefix);
-      return pushPreflightBranchOnGitHub(await mustTarget(input.repo), input, tipOf);
+      const t = await mustTarget(input.repo);
+      const pushed = await pushPreflightBranchOnGitHub(t, input, tipOf);
+      if (input.draftPullRequestInto === undefined) return pushed;
+      try {
+        await openTestPullRequest(t.client, t.params, {
+          branch: input.branchName,
+          targetBranch: input.draftPullRequestInto,
+          run: { runId: input.branchName.slice((input.branchPrefix ?? prefix).length), prs: [] },
+        });
+      } catch (err) {
+        // No branch is left behind without its preflight: the workflow deletes only what it was told of.
+        await host.deleteBranch(input.repo, input.branchName, input.branchPrefix).catch(() => undefined);
+        throw err;
+      }
+      return pushed;
     },
 
     async listTestPullRequests(repo, targetBranch, queuePrefix) {

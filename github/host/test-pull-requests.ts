@@ -56,6 +56,19 @@ export function testPullRequestText(
   targetBranch: string,
 ): { title: string; body: string } {
   const prs = run.prs.map((n) => `#${n}`).join(', ');
+  // The preflight's branch (no PRs): it only shows whether the required checks start on a test PR.
+  if (run.prs.length === 0)
+    return {
+      title: `railyard preflight (${run.runId})`,
+      body: [
+        `This draft pull request is railyard's preflight for the merge queue of \`${targetBranch}\`: it ` +
+          `holds \`${targetBranch}\`'s tree unchanged and shows whether the required checks start on a test PR.`,
+        '',
+        'railyard closes it and deletes its branch when the preflight ends.',
+        '',
+        TEST_PR_MARKER,
+      ].join('\n'),
+    };
   return {
     title: `railyard test run of ${prs} (${run.runId})`,
     body: [

@@ -8,7 +8,8 @@
  *   as PREFLIGHT_STATUS_SIGNAL, forwarded by the API's reportTestStatus, and end the wait at once.
  * - The answer comes as soon as every required check has started, else at the deadline.
  * - The branch is deleted whatever happens after it was pushed (a failure, a cancellation): the
- *   deletion runs in a non-cancellable scope, with the activities' own retries.
+ *   deletion runs in a non-cancellable scope, with the activities' own retries. In draft-PR testing
+ *   mode the branch's draft PR is closed by that deletion (GitHost.deleteBranch closes it first).
  * Invariants: deterministic (only the workflow clock and timers); the reports kept from signals are
  * distinct, of the branch's commit once it is known, and at most MAX_SIGNALLED_NAMES, so a flood of
  * reports cannot grow the workflow's state, and only a new report wakes it.
@@ -59,6 +60,7 @@ export async function preflightWorkflow(input: PreflightWorkflowInput): Promise<
     requiredStatuses: input.requiredStatuses,
     testBranchPrefix: input.testBranchPrefix,
     id: workflowInfo().runId,
+    draftPullRequest: input.draftPullRequest === true,
   });
   if (start.kind !== 'pushed') return start;
   pushedSha = start.sha;

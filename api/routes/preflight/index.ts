@@ -130,6 +130,8 @@ export function preflightRoutes(preflights: PreflightService, queues: Pick<Merge
           requiredStatuses: queue.requiredStatuses,
           testBranchPrefix: queue.testBranchPrefix,
           waitMs: seconds * 1000,
+          // Draft-PR testing mode: the preflight's branch gets its draft PR, as the queue's runs do.
+          draftPullRequest: queue.createPrsForTestingBranches,
         });
         return reply.code(202).send(viewOf(state));
       },

@@ -10,13 +10,15 @@
  * - a failing run closes its draft PR (railyard's PATCH, not merged) and deletes its branch;
  * - a worker stopped mid-run whose queue is then terminated (an operator giving up on it) and started
  *   again leaves a draft PR of a run nobody holds: the reconciliation closes it and deletes its branch,
- *   while the draft PR of the new queue's run in progress is kept and that PR merges.
+ *   while the draft PR of the new queue's run in progress is kept and that PR merges;
+ * - the preflight (issue 28) opens a draft PR for its throw-away branch too, so CI that runs only on
+ *   pull requests is seen starting, and closes it and deletes the branch when it answers.
  */
 import { createGitHubAppAuth } from '../../../github/app/app-auth';
 import { createGitHubReconciliationActivities } from '../../../activities/github-reconciliation';
 import { queueWorkflowId, type RunnerSettings } from '../../../contract';
 import type { QueueConfigPatch } from '../../../engine';
-import { draftsOf as draftsOfPr, startDraftPrCi } from '../../support/draft-pr-ci';
+import { draftsOf as draftsOfPr, pullsOf, startDraftPrCi } from '../../support/draft-pr-ci';
 import { useGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
 
 const { hub, newQueue } = useGitHubQueueHarness();
@@ -191,4 +193,33 @@ test('a draft PR left by a stopped worker’s terminated queue is closed by the 
   expect(h.mainTip()).toBe(live.headSha);
   await h.waitFor('test branches deleted', () => Promise.resolve(h!.branches('trunk-merge/').length === 0));
   expect(hub().pullRequest(h.repo.owner, h.repo.name, one.number).state).toBe('open');
+}, 60_000);
+
+test('the preflight opens a draft PR for its branch, sees the PR-only CI start, then closes it and deletes the branch', async () => {
+  h = await newQueue({ ci: noPushCiOnTestBranches });
+  pullRequestCi(h);
+  await h.createQueue(CONFIG, DRAFT_MODE);
+  const queue = { repo: h.repo, targetBranch: 'main' };
+  const started = await h.api('queues/preflight', { ...queue, waitSeconds: 60 });
+  expect(started.status).toBe(202);
+  const answer = await h.waitFor('the preflight answer', async () => {
+    const r = await h!.api('queues/preflight/result', queue);
+    const view = r.body as { state: string; result: Record<string, unknown> | null };
+    return (view.state === 'done' && view.result) || undefined;
+  });
+  // Push-triggered CI never runs on test branches here: only the draft PR's CI can have started it.
+  expect(answer).toMatchObject({ kind: 'started', required: ['test'], started: ['test'] });
+  const drafts = pullsOf(hub(), h).filter((p) => p.headBranch.startsWith('trunk-merge/preflight/'));
+  expect(drafts).toHaveLength(1);
+  expect(drafts[0]).toMatchObject({
+    headBranch: answer.branch,
+    base: 'main',
+    draft: true,
+    author: `${hub().app.slug}[bot]`,
+    title: expect.stringMatching(/^railyard preflight \(preflight\//),
+  });
+  await h.waitFor('the draft PR closed and the branch deleted', () =>
+    Promise.resolve(drafts[0]!.state === 'closed' && h!.branches('trunk-merge/').length === 0),
+  );
+  expect(h.mainLog()).toEqual([]);
 }, 60_000);
