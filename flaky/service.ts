@@ -15,7 +15,7 @@ import { type StatusEvidence, type TestStatus } from './classification';
 import type { RepositoryKey } from '../contract';
 import { type FoldMode, ingestUpload } from './ingest/ingest';
 import { type JudgeInput, type JudgeResult, judgeJunitFiles } from './ingest/judge';
-import { type CommitFailure, failedTestsOfCommit } from './store/commit-failures';
+import { type CommitFailure, failedTestsOfCommit, repositoryHasUploads } from './store/commit-failures';
 import { type UploadInput, type UploadOutcome } from './ingest/types';
 import { type OutboxSink } from './store/event-outbox';
 import { type JsonPage } from './store/keyset';
@@ -105,6 +105,8 @@ export interface FlakyStore {
     maxRows: number,
     targetBranch?: string,
   ): Promise<{ uploads: number; failed: CommitFailure[] } | null>;
+  /** Whether the organisation's repository ever received an upload (false: no such repository). */
+  hasUploads(organisationId: string, key: RepositoryKey): Promise<boolean>;
   findRepository(organisationId: string, key: RepositoryKey): Promise<RepositoryRecord | null>;
   updateSettings(
     organisationId: string,
@@ -188,6 +190,10 @@ export function createFlakyStore(pool: Pool, options: FlakyStoreOptions = {}): F
       return repository === null
         ? null
         : failedTestsOfCommit(pool, repository, sha, now(), maxRows, targetBranch);
+    },
+    hasUploads: async (organisationId, key) => {
+      const repository = await findRepository(pool, organisationId, key);
+      return repository !== null && repositoryHasUploads(pool, repository);
     },
     findRepository: (organisationId, key) => findRepository(pool, organisationId, key),
     updateSettings: (organisationId, key, change, actor) =>

@@ -159,6 +159,7 @@ async function main(): Promise<void> {
       judgeTests: judgeTestsWith(flaky),
       uploadedFailures: {
         read: (...args) => flaky.failedTestsOfCommit(...args),
+        uploadsEver: (...args) => flaky.hasUploads(...args),
         waitMs: config.RAILYARD_CI_UPLOAD_WAIT_SECONDS * 1000,
       },
       allowPrivateWebhookUrls: config.RAILYARD_WEBHOOK_ALLOW_PRIVATE_URLS,

@@ -9,6 +9,10 @@
  * - CI may report its failed status before its upload lands: while no upload of the commit exists the
  *   store is asked again every `pollMs` until `waitMs` (RAILYARD_CI_UPLOAD_WAIT_SECONDS) has passed;
  *   then the answer is `none` and the run-level rules decide, saying so in the reason.
+ * - A repository that never received an upload (`uploadsEver`) is not waited for: CI there does not
+ *   upload, and every failed run would otherwise wait out `waitMs` before its PRs hear of it. The answer
+ *   is `not_uploading` at once and the run-level rules decide, as before issue 28. (A repository's
+ *   very first upload racing its failed status is the one case this answers too early.)
  * - Bounded as an executor's report is (engine/failed-tests.ts): MAX_FAILED_TESTS_READ + 1 failed
  *   results read at most, so a longer list reaches the engine as incomplete and decides nothing.
  * Invariants: every test answered is `failed` and not `quarantined` (CI's own job applies quarantine;
@@ -21,10 +25,14 @@ import type { FlakyStore } from '../../flaky/service';
 import { whileHeartbeating } from '../heartbeat';
 
 export type UploadedFailures =
-  { kind: 'uploaded'; uploads: number; tests: TestCaseVerdict[] } | { kind: 'none'; waitedSeconds: number };
+  | { kind: 'uploaded'; uploads: number; tests: TestCaseVerdict[] }
+  | { kind: 'none'; waitedSeconds: number }
+  | { kind: 'not_uploading' };
 
 export interface UploadedFailuresDeps {
   read?: FlakyStore['failedTestsOfCommit'];
+  /** Whether the repository ever received an upload; absent: always waited for. */
+  uploadsEver?: FlakyStore['hasUploads'];
   /** How long to wait for CI's upload; default DEFAULT_CI_UPLOAD_WAIT_MS. */
   waitMs?: number;
   pollMs?: number;
@@ -49,6 +57,8 @@ export function createUploadedFailuresActivity(deps: UploadedFailuresDeps) {
       whileHeartbeating(async () => {
         const read = deps.read;
         if (!read) return { kind: 'none', waitedSeconds: 0 };
+        if (deps.uploadsEver && !(await deps.uploadsEver(input.organisationId, input.repo)))
+          return { kind: 'not_uploading' };
         const started = Date.now();
         for (;;) {
           const found = await read(

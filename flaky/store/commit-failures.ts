@@ -111,6 +111,18 @@ export async function failedTestsOfCommit(
   };
 }
 
+/**
+ * Whether CI ever uploaded test results to this repository: a queue whose CI does not upload is not
+ * made to wait for an upload after every failed run (uploads_commit_idx's leading column answers it).
+ */
+export async function repositoryHasUploads(db: Queryable, repository: RepositoryRecord): Promise<boolean> {
+  const { rows } = await db.query<{ any: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM uploads WHERE repository_pk = $1) AS any',
+    [repository.pk],
+  );
+  return rows[0]?.any === true;
+}
+
 /** `parent › classname › name`, without repeating a part: the name the judge gives (ingest/judge.ts). */
 export function displayName(parent: string, classname: string, name: string): string {
   const parts = [parent, classname, name].filter((part) => part !== '');

@@ -99,6 +99,7 @@ beforeAll(async () => {
       // A short wait for CI's upload, so the story without one ends soon.
       uploadedFailures: {
         read: (...args) => flaky.failedTestsOfCommit(...args),
+        uploadsEver: (...args) => flaky.hasUploads(...args),
         waitMs: CI_UPLOAD_WAIT_MS,
         pollMs: 500,
       },

@@ -10,7 +10,8 @@
  *   progress changes nothing).
  * - An upload naming failed tests: the engine gets them with the failure. No upload within the wait
  *   (or the read failed): the run-level rules decide, and its PRs' records say no upload came
- *   (`noUploadAfterSeconds`, reason-details.ts). An upload naming no failed test: run-level, as before.
+ *   (`noUploadAfterSeconds`, reason-details.ts). An upload naming no failed test, or a repository that
+ *   never received one (`not_uploading`, answered at once): run-level, as before.
  * Invariant: the engine hears of the run's outcome once, as with every run (status-verdict.ts).
  */
 import { proxyActivities } from '@temporalio/workflow';
