@@ -102,7 +102,12 @@ beforeAll(async () => {
 /** The page's visible text (a closed <details>, the whole record, is not visible) has no code. */
 async function expectWordsOnly(): Promise<void> {
   const text = await page.innerText('body');
-  const codes = text.split(/\s+/).filter((word) => CODE_SHAPED.test(word));
+  // An API key's public prefix (`ry_` and 8 base64url characters, the actor of a dashboard change) is a
+  // name the operator knows from the key list, as a commit's sha is; now and then it is all lower case
+  // and digits, which is code-shaped (1 run in about 100).
+  const codes = text
+    .split(/\s+/)
+    .filter((word) => CODE_SHAPED.test(word) && !/(^|:)ry_[A-Za-z0-9_-]{8}:?$/.test(word));
   expect({ url: page.url(), codes }).toEqual({ url: page.url(), codes: [] });
 }
 
