@@ -5,25 +5,16 @@
  * started again, as a supervisor would). Every PR ends once, nothing merges twice or untested, and the
  * organisation's executor run slots (RAILYARD_EXECUTOR_RUNS_PER_ORGANISATION, 1 here so it binds)
  * are never exceeded although two workers take them, sampled from PostgreSQL while the run goes on.
- *
- * The GitHub stories run on the same stack at the same time (test/support/github-replica-story.ts): the
- * processes get the App's settings pointed at one fakehub, and a queue on a GitHub repository takes PRs
- * through each API replica and a `/trunk merge` comment whose delivery, redelivered to the other
- * replica, acts once; worker 2 is killed as the first merge reaches GitHub. Every PR ends once, GitHub
- * merged each once, and the installation never saw more writes in a window than the processes' joint
- * pace allows (fakehub refuses past it). One stack for both: the suite's time budget.
+ * The GitHub stories run on one replica of each (test/e2e/github); not here.
  */
 import { runChaos } from '../../bench/chaos/scenario';
 import { createPool } from '../../stores/db';
 import { expectSafeChaosRun } from '../support/chaos-report';
 import { requireTestEnv } from '../support/env';
 import { createScratchDatabase } from '../support/postgres';
-import { startGitHubReplicaStory, type GitHubReplicaReport } from '../support/github-replica-story';
 
-test('2 APIs, 2 workers, 2 executors, one of each killed, local and GitHub queues: every PR ends once, nothing merged twice, no limit exceeded', async () => {
+test('2 APIs, 2 workers, 2 executors, one of each killed: every PR ends once, nothing merged twice, no slot over the cap', async () => {
   const lines: string[] = [];
-  const github = await startGitHubReplicaStory();
-  let story: Promise<GitHubReplicaReport> | undefined;
   const databaseUrl = await createScratchDatabase('replicas', requireTestEnv('TEST_PG_TEMPLATE'));
   const pool = createPool(databaseUrl, { max: 1 });
   let maxSlots = 0;
@@ -47,7 +38,7 @@ test('2 APIs, 2 workers, 2 executors, one of each killed, local and GitHub queue
       conflictRate: 0,
       testSeconds: 0.5,
       replicas: 2,
-      env: { RAILYARD_EXECUTOR_RUNS_PER_ORGANISATION: '1', ...github.env },
+      env: { RAILYARD_EXECUTOR_RUNS_PER_ORGANISATION: '1' },
       faults: { workerKills: 1, apiKills: 1, executorKills: 1, temporalRestarts: 0, postgresRestarts: 0 },
       submitGapMs: 400,
       settleTimeoutMs: 120_000,
@@ -57,20 +48,6 @@ test('2 APIs, 2 workers, 2 executors, one of each killed, local and GitHub queue
       temporalAddress: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
       workflowBundle: requireTestEnv('TEST_WORKFLOW_BUNDLE'),
       log: (m) => lines.push(m),
-      onStack: (stack) => {
-        story = github.run(stack, {
-          prs: 5,
-          settleTimeoutMs: 150_000,
-          // The three faults above, each followed by its repair.
-          faultsOver: () => lines.filter((l) => l.includes('running again after')).length >= 3,
-        });
-        // The run stops the stack when its own PRs are done: the GitHub story's must be done too.
-        const stop = stack.stop.bind(stack);
-        stack.stop = async () => {
-          await story?.catch(() => undefined);
-          await stop();
-        };
-      },
     });
     expect(lines.join('\n')).toContain('starting 2 workers, APIs and executors');
     expectSafeChaosRun(report, {
@@ -79,54 +56,11 @@ test('2 APIs, 2 workers, 2 executors, one of each killed, local and GitHub queue
       faults: ['kill API', 'kill executor', 'kill worker'],
     });
     expect(report.accepted).toBe(8);
-    if (!story) throw new Error('the stack never started: no GitHub story ran');
-    const gh = await story;
-    const { prs } = gh;
-    // On a failure the run's lines and the story's report come first, so the cause is in the output.
-    const explain = () =>
-      console.log(`${lines.join('\n')}\n${gh.log.join('\n')}\n${JSON.stringify({ ...gh, log: undefined })}`);
-    try {
-      // PRs went in through both replicas' addresses and through a comment's delivery.
-      expect(gh.submittedThrough.replica1.length).toBeGreaterThan(0);
-      expect(gh.submittedThrough.replica2.length).toBeGreaterThan(0);
-      // Every PR merged, ended once, merged once on GitHub, and its merge commit is on main once.
-      expect(prs.map((n) => gh.states[n])).toEqual(prs.map(() => 'merged'));
-      expect(prs.map((n) => gh.terminalTransitions[n])).toEqual(prs.map(() => 1));
-      expect(prs.map((n) => gh.mergeCalls[n])).toEqual(prs.map(() => 1));
-      expect(prs.map((n) => gh.mergedOnGitHub[n])).toEqual(prs.map(() => true));
-      expect([...gh.mainLog].sort()).toEqual(
-        prs.map((n) => `Merge pull request #${n} from acme/feature-${n}`).sort(),
-      );
-      // The worker died while GitHub merges were under way.
-      expect(gh.workerKilledAfterMerges).not.toBeNull();
-      expect(gh.workerKilledAfterMerges!).toBeLessThan(prs.length);
-      // The command's delivery acted once although both replicas received it.
-      // (A command that failed under load, a known issue, was acted on once too: its failure, no reaction.)
-      const applied = /^submitted #/.test(gh.commandOutcome.outcome ?? '');
-      if (!applied) console.warn(`the /trunk merge command was not applied: ${gh.commandOutcome.outcome}`);
-      expect(gh.command).toEqual({
-        firstStored: true,
-        redeliveredStored: false,
-        reactionPosts: applied ? 1 : 0,
-      });
-      // The shared address spread the other deliveries over both replicas.
-      expect(gh.deliveriesPerReplica.every((n) => n > 0)).toBe(true);
-      // The installation's writes: none refused by GitHub's window, the census saw all 4 writers.
-      expect(gh.writes.accepted).toBeGreaterThan(0);
-      expect(gh.writes.refused).toBe(0);
-      expect(gh.writersSeen.max).toBeGreaterThanOrEqual(4);
-      expect(gh.violations).toEqual([]);
-    } catch (err) {
-      explain();
-      throw err;
-    }
   } finally {
     clearInterval(sampler);
     await pool.end();
-    await story?.catch(() => undefined);
-    await github.close();
   }
   // The cap held across both workers the whole time (and the sampler saw the run).
   expect(samples).toBeGreaterThan(50);
   expect(maxSlots).toBe(1);
-}, 400_000);
+}, 300_000);
