@@ -15,6 +15,7 @@ import { encodedRowsOf } from './encoded-files';
 import { digestOf, fileSummaries, idOrder, ownersOf, type PreparedSummary } from './prepare';
 import { type EncodedFailure, type EncodedRows, OUTCOME_CODES, OUTCOMES } from './row-encoder';
 import { type UploadInput } from './types';
+import { type NewTest } from '../store/ingest-test-cases';
 
 export interface PreparedRows extends PreparedSummary {
   readonly kind: 'rows';
@@ -109,12 +110,5 @@ export function rowsTest(prepared: PreparedRows, t: number): RowsTest {
   };
 }
 
-export interface RowsTest {
-  readonly id: string;
-  readonly file?: string;
-  readonly classname: string;
-  readonly parent: string;
-  readonly name: string;
-  readonly variant: string;
-  readonly codeowners: readonly string[];
-}
+/** A test of an encoded upload: what its new test_cases row needs (ingest-test-cases.ts). */
+export type RowsTest = NewTest;

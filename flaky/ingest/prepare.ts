@@ -15,17 +15,12 @@ import { computedTestIds, type TestIds } from '../test-ids';
 import { type Mutable } from '../junit/values';
 import { type PreparedAttempt, prepareAttempt } from './attempt';
 import { type UploadFileSummary, type UploadInput } from './types';
+import { type NewTest } from '../store/ingest-test-cases';
 
 export type { PreparedAttempt } from './attempt';
 
-export interface PreparedTest {
-  readonly id: string;
-  readonly file?: string;
-  readonly classname: string;
-  readonly parent: string;
-  readonly name: string;
-  readonly variant: string;
-  readonly codeowners: readonly string[];
+/** A test of the upload: its test_cases row (ingest-test-cases.ts) and its attempts here. */
+export interface PreparedTest extends NewTest {
   readonly attempts: readonly PreparedAttempt[];
   /** Outcome of the last attempt: the test's verdict in this upload. */
   readonly final: Outcome;
