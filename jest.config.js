@@ -30,7 +30,8 @@ function esmOnlyPackages() {
 
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
+  // jest's Node environment, recording each file's CPU for the end of the run's summary.
+  testEnvironment: '<rootDir>/test/support/jest-cpu-environment.js',
   transform: {
     '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },

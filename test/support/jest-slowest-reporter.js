@@ -2,7 +2,11 @@
  * Prints the slowest test files of the run and the totals at its end (just above jest's own summary
  * lines, which jest always prints last): where the time went, at a glance. The run's order comes from
  * test/durations.json (jest-sequencer.js). Quiet for a run of one file.
+ *
+ * Then the files that cost the most CPU, from what jest-cpu-environment.js recorded: the run is bound
+ * by the cores, so these are the files worth making cheaper.
  */
+const fs = require('node:fs');
 const path = require('node:path');
 
 const SHOWN = 15;
@@ -38,9 +42,42 @@ class SlowestFilesReporter {
           ? ` (${shown.reduce((s, f) => s + f.seconds, 0).toFixed(1)} s in these ${shown.length}).`
           : '.'),
       '',
+      ...cpuLines(),
     ];
     process.stderr.write(`${lines.join('\n')}\n`);
   }
+}
+
+/** The files that cost the most CPU, and the total; nothing when no file's CPU was recorded. */
+function cpuLines() {
+  const dir = process.env.TEST_TMP;
+  let text = '';
+  try {
+    if (dir) text = fs.readFileSync(path.join(dir, 'cpu-by-file.jsonl'), 'utf8');
+  } catch {
+    return [];
+  }
+  const files = text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .map((f) => ({ ...f, total: f.self + f.children }));
+  if (files.length < 2) return [];
+  files.sort((a, b) => b.total - a.total);
+  const self = files.reduce((s, f) => s + f.self, 0);
+  const children = files.reduce((s, f) => s + f.children, 0);
+  const shown = files.slice(0, SHOWN);
+  const width = shown[0].total.toFixed(1).length;
+  return [
+    `Most CPU, ${shown.length} of ${files.length} files (a jest worker's own + the processes it reaped):`,
+    ...shown.map(
+      (f) =>
+        `  ${f.total.toFixed(1).padStart(width)} CPU-s  ${f.file}  (${f.self.toFixed(1)} + ${f.children.toFixed(1)})`,
+    ),
+    `CPU: ${(self + children).toFixed(0)} CPU-s charged to the files (${self.toFixed(0)} in jest workers, ` +
+      `${children.toFixed(0)} in processes they started); the Temporal and PostgreSQL servers are not counted.`,
+    '',
+  ];
 }
 
 module.exports = SlowestFilesReporter;
