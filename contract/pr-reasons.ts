@@ -25,8 +25,16 @@ export type ReasonDetail =
    * Required statuses that failed, and those that had not passed (at the testing timeout).
    * `noUploadAfterSeconds`: CI uploaded no test results for the test commit within that wait, so the
    * run-level rules decided (issue 28; absent: an upload was read, or none was looked for).
+   * `uploadsUnreadable`: CI's uploads for the test commit could not be read (the flaky-test store
+   * failed or timed out past its retries), so the run-level rules decided.
    */
-  | { kind: 'statuses'; failed: string[]; missing: string[]; noUploadAfterSeconds?: number }
+  | {
+      kind: 'statuses';
+      failed: string[];
+      missing: string[];
+      noUploadAfterSeconds?: number;
+      uploadsUnreadable?: true;
+    }
   /**
    * The test branch could not be built: `pr` did not apply in `files` on the target plus `onTopOf`.
    * `clashesWith` (an addition): those of `onTopOf` whose own changes touch `files`, the PRs it clashed
@@ -103,6 +111,10 @@ export function detailedClause(reason: string, detail?: ReasonDetail, targetBran
       if (detail.noUploadAfterSeconds !== undefined)
         parts.push(
           `CI uploaded no test results for the test commit within ${plural(detail.noUploadAfterSeconds, '1 second', `${detail.noUploadAfterSeconds} seconds`)}, so no failed test was known and the run as a whole decided`,
+        );
+      if (detail.uploadsUnreadable)
+        parts.push(
+          "railyard could not read the test results CI uploaded for the test commit (its flaky-test store failed; the worker's log says why), so no failed test was known and the run as a whole decided",
         );
       return parts.length > 0 ? parts.join('; ') : reasonClause(reason);
     }

@@ -28,6 +28,12 @@ export const ReasonDetail = z
         .describe(
           "CI uploaded no test results for the test commit within this many seconds, so the run's statuses decided without its failed tests.",
         ),
+      uploadsUnreadable: z
+        .literal(true)
+        .optional()
+        .describe(
+          "The test results CI uploaded for the test commit could not be read (the flaky-test store failed past its retries), so the run's statuses decided without its failed tests.",
+        ),
     }),
     z.object({
       kind: z.literal('conflict'),

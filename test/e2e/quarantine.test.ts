@@ -61,6 +61,12 @@ const CI_UPLOAD_WAIT_MS = 3_000;
 let root: string;
 let pool: Pool;
 let flaky: FlakyStore;
+/**
+ * Where the worker reads CI's uploads (a CI-judged run's failed tests): `flaky`, except in the story
+ * of a store that fails, where it is a store whose PostgreSQL connections cannot see railyard's tables.
+ */
+let ciReads: FlakyStore;
+let brokenPool: Pool | undefined;
 let client: Client;
 let connection: Connection;
 let nativeConnection: NativeConnection;
@@ -79,6 +85,7 @@ beforeAll(async () => {
   root = mkdtempSync(path.join(tmpdir(), 'railyard-quarantine-'));
   pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 4 });
   flaky = createFlakyStore(pool);
+  ciReads = flaky;
   nativeConnection = await NativeConnection.connect({ address });
   connection = await Connection.connect({ address });
   client = new Client({ connection });
@@ -98,8 +105,8 @@ beforeAll(async () => {
       judgeTests: judgeTestsWith(flaky),
       // A short wait for CI's upload, so the story without one ends soon.
       uploadedFailures: {
-        read: (...args) => flaky.failedTestsOfCommit(...args),
-        uploadsEver: (...args) => flaky.hasUploads(...args),
+        read: (...args) => ciReads.failedTestsOfCommit(...args),
+        uploadsEver: (...args) => ciReads.hasUploads(...args),
         waitMs: CI_UPLOAD_WAIT_MS,
         pollMs: 500,
       },
@@ -116,6 +123,7 @@ afterAll(async () => {
   await connection?.close();
   await nativeConnection?.close();
   await pool?.end();
+  await brokenPool?.end();
   for (const fx of fixtures) fx.cleanup();
   if (root) rmSync(root, { recursive: true, force: true });
 });
@@ -490,4 +498,40 @@ test('a CI-judged run reads the failed tests CI uploaded for its commit: flaky r
   });
   expect(sentence(undecided)).toContain('CI uploaded no test results for the test commit within 3 seconds');
   expect(w.mainLog()).toEqual(['PR 1 (#1)']);
+}, 120_000);
+
+test('a CI-judged run whose uploads cannot be read fails by its statuses and says so: never a pass, never a silent retry', async () => {
+  const w = await world(['ci/test']);
+  await w.uploadOnMain({ adds: 'P', totals: 'FP' });
+  await w.quarantine({ enabled: false });
+
+  // CI failed only in a test known flaky (readable, the run would be retried, as the story above shows),
+  // but every read of the flaky-test store fails for good: a real PostgreSQL error on each attempt
+  // (its connections search a schema without railyard's tables: relation does not exist).
+  await w.submitPr(1, { 'pr.txt': '1' });
+  const run = await w.ciRun(1);
+  await w.uploadFor(run.sha, run.branch, { adds: 'P', totals: 'F' });
+  const url = new URL(requireTestEnv('TEST_DATABASE_URL'));
+  url.searchParams.set('options', '-c search_path=railyard_no_such_schema');
+  brokenPool = createPool(url.toString(), { max: 2 });
+  await expect(brokenPool.query('SELECT 1 FROM uploads LIMIT 1')).rejects.toThrow(/does not exist/);
+  ciReads = createFlakyStore(brokenPool);
+  try {
+    await w.status(run.sha, 'failure');
+    const failed = await w.settled(1);
+    expect(failed).toMatchObject({ state: 'failed', reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+    expect(reasonsOf(failed)).not.toContain('FLAKY_TESTS_RETRIED');
+    expect(failed.timeline.at(-1)?.detail).toEqual({
+      kind: 'statuses',
+      failed: ['ci/test'],
+      missing: [],
+      uploadsUnreadable: true,
+    });
+    expect(sentence(failed)).toContain(
+      'railyard could not read the test results CI uploaded for the test commit',
+    );
+    expect(w.mainLog()).toEqual([]);
+  } finally {
+    ciReads = flaky;
+  }
 }, 120_000);

@@ -92,6 +92,8 @@ export interface RunMeta {
   readingUploads?: boolean;
   /** Failed by its statuses with no upload of CI's in this many seconds: run-level rules decided. */
   noUploadAfterSeconds?: number;
+  /** Failed by its statuses and CI's uploads could not be read (the store failed past its retries). */
+  uploadsUnreadable?: boolean;
   /** Its failed tests' latest passing commits on the target, [test, sha] (passed-on-target.ts); absent: none. */
   passedOnTarget?: [string, string][];
 }

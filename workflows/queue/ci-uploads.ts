@@ -8,10 +8,13 @@
  * - The run stays in progress while its uploads are read (`readingUploads`): its statuses are not judged
  *   again meanwhile, and its testing timeout still ends it (a late answer for a run no longer in
  *   progress changes nothing).
- * - An upload naming failed tests: the engine gets them with the failure. No upload within the wait
- *   (or the read failed): the run-level rules decide, and its PRs' records say no upload came
- *   (`noUploadAfterSeconds`, reason-details.ts). An upload naming no failed test, or a repository that
- *   never received one (`not_uploading`, answered at once): run-level, as before.
+ * - An upload naming failed tests: the engine gets them with the failure. No upload within the wait:
+ *   the run-level rules decide, and its PRs' records say no upload came
+ *   (`noUploadAfterSeconds`, reason-details.ts). The read failing for good (the store's errors or
+ *   statement timeouts past the activity's three attempts): the run still fails, the run-level rules
+ *   decide, and its PRs' records say the uploads could not be read (`uploadsUnreadable`). An upload
+ *   naming no failed test, or a repository that never received one (`not_uploading`, answered at
+ *   once): run-level, as before.
  * Invariant: the engine hears of the run's outcome once, as with every run (status-verdict.ts).
  */
 import { proxyActivities } from '@temporalio/workflow';
@@ -60,9 +63,11 @@ export function finishWithUploadedTests(ctx: QueueContext, run: RunMeta, headSha
       ctx.push({ type: 'testRunFinished', runId, outcome: 'failed' });
     },
     () => {
-      // The read failed for good: the run-level rules decide, as without an upload.
+      // The read failed for good (the store's errors or timeouts past the activity's retries): the run
+      // failed all the same, so the run-level rules decide (never a pass), and its records say why.
       if (run.status !== 'in_progress') return;
       run.status = 'failed';
+      run.uploadsUnreadable = true;
       ctx.push({ type: 'testRunFinished', runId, outcome: 'failed' });
     },
   );

@@ -45,6 +45,7 @@ export function statusesDetail(ctx: Pick<QueueContext, 'carried'>, run: RunMeta)
     missing: boundedNames(missing).names,
     // A failure whose failed tests CI never uploaded (ci-uploads.ts): the run as a whole decided.
     ...(run.noUploadAfterSeconds !== undefined ? { noUploadAfterSeconds: run.noUploadAfterSeconds } : {}),
+    ...(run.uploadsUnreadable ? { uploadsUnreadable: true as const } : {}),
   };
 }
 

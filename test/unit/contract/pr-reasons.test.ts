@@ -55,6 +55,14 @@ test.each<[ExplainInput, string]>([
   [
     {
       state: 'failed',
+      reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+      detail: { kind: 'statuses', failed: ['ci/test'], missing: [], uploadsUnreadable: true },
+    },
+    "Failed: required status ci/test failed on the test branch; railyard could not read the test results CI uploaded for the test commit (its flaky-test store failed; the worker's log says why), so no failed test was known and the run as a whole decided.",
+  ],
+  [
+    {
+      state: 'failed',
       reason: 'START_TEST_RUN_MERGE_CONFLICT',
       detail: { kind: 'conflict', pr: 5, files: ['README.md'], onTopOf: [] },
       targetBranch: 'main',
