@@ -40,7 +40,8 @@
  * The outcome (recorded on the delivery's row) says which of these happened. Every Temporal call goes
  * through the queue client, with its deadline, so an outage cannot hold the API's shutdown beyond it;
  * the queue client's errors are worded here: a missing queue is the no-queue reply, the queue's
- * refusal its own sentence, anything else "could not reach the merge queue".
+ * refusal its own sentence, anything else "could not reach the merge queue" — finding the queue as well
+ * as updating it, so a command whose queue could not be read still gets its reply.
  */
 import { z } from 'zod';
 import {
@@ -211,7 +212,21 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
           'no-queue',
           `railyard has no merge queue for \`${quoted(base)}\` in ${owner}/${name}, so ${said} did nothing.`,
         )}`;
-      const queue = await queueOf(target, base, comment.pr);
+      /** A queue that did not answer (a timeout, Temporal unreachable): the promised reply, reported. */
+      const unreachable = async (err: unknown, doing: string): Promise<string> => {
+        deps.onError(err, doing);
+        return `failed: the queue did not answer ${await reply(
+          'failed',
+          `railyard could not reach the merge queue of \`${quoted(base)}\` just now, so ${said} was not applied; comment it again in a minute.`,
+        )}`;
+      };
+      let queue;
+      try {
+        queue = await queueOf(target, base, comment.pr);
+      } catch (err) {
+        // Finding the queue is the first call to Temporal: its failure gets the same reply as an update's.
+        return unreachable(err, `could not find the queue of ${base} for comment ${comment.id}`);
+      }
       if (queue === null) return noQueue();
       if (!queue.value.settings.commandsEnabled) return `commands are off for the queue of ${base}`;
 
@@ -236,11 +251,7 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
         if (isQueueProblem(err, 'queue_not_found')) return noQueue();
         if (isQueueProblem(err, 'rejected'))
           return `rejected by the queue ${await reply('rejected', `${said} was not applied: ${inert(err.problem.message, 400)}`)}`;
-        deps.onError(err, `could not apply ${command.kind} of comment ${comment.id} to ${queue.workflowId}`);
-        return `failed: the queue did not answer ${await reply(
-          'failed',
-          `railyard could not reach the merge queue of \`${quoted(base)}\` just now, so ${said} was not applied; comment it again in a minute.`,
-        )}`;
+        return unreachable(err, `could not apply ${command.kind} of comment ${comment.id} to ${queue.workflowId}`);
       };
 
       switch (command.kind) {

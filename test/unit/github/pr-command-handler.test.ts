@@ -56,6 +56,8 @@ interface QueueFake {
   commandsEnabled?: boolean;
   submitError?: Error;
   cancelError?: Error;
+  /** The queue's getQueue query fails (finding the queue, before any update). */
+  queryError?: Error;
   admission?: AdmissionState;
   resubmitted?: boolean;
 }
@@ -91,6 +93,7 @@ function setup(
       query(def: { name: string }, ...args: unknown[]) {
         calls.push(`query ${def.name}`);
         if (!fake) return Promise.reject(missing());
+        if (fake.queryError) return Promise.reject(fake.queryError);
         if (def.name === getQueueQuery.name)
           return Promise.resolve({ settings: { commandsEnabled: fake.commandsEnabled ?? true } });
         if (def.name === getAdmissionsQuery.name) {
@@ -440,6 +443,22 @@ describe('failures', () => {
       'railyard could not reach the merge queue of `main` just now, so `/trunk merge` was not applied; comment it again in a minute.',
     ]);
     expect(t.errors).toEqual([`could not apply merge of comment 9001 to ${idOf(GITHUB_SPELLING)}`]);
+  });
+
+  test('finding the queue fails (QueueClientError): the same reply, nothing submitted, reported', async () => {
+    // Seen on a loaded stack with replicas (docs/known-issues.md): the delivery recorded
+    // "failed: QueueClientError" and no reply was posted, because only the updates' errors were caught.
+    const t = setup({
+      queues: { [idOf(GITHUB_SPELLING)]: { queryError: new Error('deadline exceeded') } },
+    });
+    expect(await t.handler.run(target, routed('/trunk merge'))).toBe(
+      'failed: the queue did not answer (replied)',
+    );
+    expect(t.replies()).toEqual([
+      'railyard could not reach the merge queue of `main` just now, so `/trunk merge` was not applied; comment it again in a minute.',
+    ]);
+    expect(t.updates).toEqual([]);
+    expect(t.errors).toEqual(['could not find the queue of main for comment 9001']);
   });
 
   test('a reply or a reaction GitHub refuses is noted in the outcome and reported, never thrown', async () => {
