@@ -60,6 +60,9 @@ describe('composing a queue with the memo', () => {
       // A run deep in the queue costs what the first one did, plus the check that its base is there.
       expect(perRun[DEPTH - 1]).toBeLessThanOrEqual(perRun[0]! + 1);
     },
+    // A hang guard: about 4 s each on a quiet machine (hundreds of git processes), past 60 s once at
+    // load 12 beside a full run.
+    180_000,
   );
 
   it('a PR ahead that moved is reported although its commits are remembered', async () => {
