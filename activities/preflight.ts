@@ -9,13 +9,15 @@
  *   branch (GitHub: .trunk/trunk.yaml, then branch protection), read before anything is pushed; a queue
  *   that names none on a host without checks runs its own command (`no_checks`), and nothing is pushed.
  * - In draft-PR testing mode the branch also gets a draft PR into the target (the host opens it, and
- *   deletes the branch again if it cannot), closed when removePreflightBranch deletes the branch.
+ *   deletes the branch again if it cannot), closed when removePreflightBranch deletes the branch; the
+ *   answer names it. A draft PR the host refuses for good (DraftPullRequestRefusedError) is an answer
+ *   (`problem`, the host's words and what to change), not a failure retried five times.
  * - Problems a retry cannot fix (no target branch, no or invalid required checks) are answers
  *   (`problem`), not failures; an invalid name from a request is a non-retryable failure.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { repositoryLabel, type PreflightResult, type QueueKey, type RepositoryKey } from '../contract';
-import type { GitHost } from '../git/git-host';
+import { DraftPullRequestRefusedError, type GitHost, type PreflightBranchPush } from '../git/git-host';
 import { InvalidGitNameError, assertValid, checkBranchName } from '../git/names';
 import { preflightBranchName } from '../git/preflight-branch';
 import type { RepositoryOwnership } from '../stores/repository-owners';
@@ -43,8 +45,25 @@ export type PreflightStart =
       hostHasChecks: boolean;
       /** The prefix the branch is under (deleting it checks it). */
       prefix: string;
+      /** Draft-PR testing mode: the branch's draft PR into the target. */
+      draftPullRequest?: { number: number; url: string };
     }
   | Extract<PreflightResult, { kind: 'no_checks' | 'problem' }>;
+
+/** The answer when the host refused the branch's draft PR: what it said, what it means, what to change. */
+function draftRefusedSentence(
+  err: DraftPullRequestRefusedError,
+  targetBranch: string,
+  label: string,
+): string {
+  const said = err.hostSays.replace(/\.$/, '');
+  return (
+    `The host refused the preflight's draft pull request into ${targetBranch} of ${label} (${err.status}: ${said}), ` +
+    "so the queue's test runs in draft-PR testing mode (createPrsForTestingBranches) would be refused too: " +
+    "allow draft pull requests in the repository and give railyard's app pull_requests: write, or turn " +
+    'createPrsForTestingBranches off; then run the preflight again. Its test branch was deleted again.'
+  );
+}
 
 async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -108,13 +127,20 @@ export function createPreflightActivities(deps: { gitHost: GitHost; ownership: R
         };
       if (req.kind === 'problem') return req;
       const branch = preflightBranchName(prefix, input.id);
-      const pushed = await gitHost.pushPreflightBranch({
-        repo,
-        baseSha: tip.sha,
-        branchName: branch,
-        branchPrefix: prefix,
-        ...(input.draftPullRequest ? { draftPullRequestInto: targetBranch } : {}),
-      });
+      let pushed: PreflightBranchPush;
+      try {
+        pushed = await gitHost.pushPreflightBranch({
+          repo,
+          baseSha: tip.sha,
+          branchName: branch,
+          branchPrefix: prefix,
+          ...(input.draftPullRequest ? { draftPullRequestInto: targetBranch } : {}),
+        });
+      } catch (err) {
+        if (err instanceof DraftPullRequestRefusedError)
+          return { kind: 'problem', detail: draftRefusedSentence(err, targetBranch, label) };
+        throw err;
+      }
       return {
         kind: 'pushed',
         branch,
@@ -122,6 +148,7 @@ export function createPreflightActivities(deps: { gitHost: GitHost; ownership: R
         required: req.contexts,
         hostHasChecks: hasChecks,
         prefix,
+        ...(pushed.draftPullRequest ? { draftPullRequest: pushed.draftPullRequest } : {}),
       };
     });
   }

@@ -44,12 +44,20 @@ export interface PreflightStatus {
 /** How callers start it by name (contract/workflow-types.ts: PREFLIGHT_WORKFLOW_TYPE). */
 export type PreflightWorkflow = (input: PreflightWorkflowInput) => Promise<PreflightResult>;
 
+/** The preflight branch's draft PR (draft-PR testing mode): its number and its page on the host. */
+export interface PreflightDraftPullRequest {
+  number: number;
+  url: string;
+}
+
 /** What the preflight found. */
 export type PreflightResult =
   | {
       kind: 'started';
       branch: string;
       sha: string;
+      /** Draft-PR testing mode: the branch's draft PR (closed when the preflight ended). */
+      draftPullRequest?: PreflightDraftPullRequest;
       required: string[];
       started: string[];
       /** From the push to the answer. */
@@ -59,6 +67,7 @@ export type PreflightResult =
       kind: 'missing';
       branch: string;
       sha: string;
+      draftPullRequest?: PreflightDraftPullRequest;
       required: string[];
       started: string[];
       missing: string[];
@@ -78,13 +87,16 @@ export function preflightPrefixOf(branch: string): string {
 }
 
 const names = (list: readonly string[]) => list.map((c) => `\`${c}\``).join(', ');
+/** "the test branch `x`", with its draft PR when it had one. */
+const branchOf = (r: { branch: string; draftPullRequest?: PreflightDraftPullRequest }) =>
+  `the test branch \`${r.branch}\`${r.draftPullRequest ? ` (its draft PR #${r.draftPullRequest.number}, ${r.draftPullRequest.url})` : ''}`;
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 
 /** The answer as one sentence: what started, what did not, the likely cause and what to change. */
 export function preflightSentence(r: PreflightResult): string {
   switch (r.kind) {
     case 'started':
-      return `Every required check (${names(r.required)}) started on the test branch \`${r.branch}\` within ${seconds(r.waitedMs)}: CI runs on the queue's test branches.`;
+      return `Every required check (${names(r.required)}) started on ${branchOf(r)} within ${seconds(r.waitedMs)}: CI runs on the queue's test branches.`;
     case 'missing': {
       const prefix = preflightPrefixOf(r.branch);
       const which =
@@ -96,7 +108,7 @@ export function preflightSentence(r: PreflightResult): string {
         r.cause === 'nothing_reported'
           ? `no check at all reported on it, so most likely no CI workflow is triggered on the test-branch prefix \`${prefix}\` (GitHub Actions: \`on: push: branches: ['${prefix}**']\`)`
           : `CI reported other checks on it${r.otherChecks.length > 0 ? ` (${names(r.otherChecks)})` : ''}, so most likely the required check is not produced on branches (a job that runs only on pull requests, or a check named differently)`;
-      return `${which} not start within ${seconds(r.waitedMs)} on the test branch \`${r.branch}\`${started}: ${cause}.`;
+      return `${which} not start within ${seconds(r.waitedMs)} on ${branchOf(r)}${started}: ${cause}.`;
     }
     case 'no_checks':
     case 'problem':

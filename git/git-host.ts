@@ -204,6 +204,29 @@ export interface PreflightBranchInput {
   draftPullRequestInto?: string;
 }
 
+/** The preflight branch as pushed: its commit, and its draft PR in draft-PR testing mode (when opened). */
+export interface PreflightBranchPush {
+  sha: string;
+  /** The draft PR from the branch into the target: its number and its page on the host. */
+  draftPullRequest?: { number: number; url: string };
+}
+
+/**
+ * The host refused the preflight branch's draft PR (draft-PR testing mode) for a reason a retry cannot
+ * change (GitHub's 4xx: draft PRs not available in the repository, the App lacking pull_requests:
+ * write). The branch was deleted again before this was thrown. `hostSays`: the host's own words,
+ * bounded, never a credential.
+ */
+export class DraftPullRequestRefusedError extends Error {
+  override readonly name = 'DraftPullRequestRefusedError';
+  constructor(
+    readonly status: number,
+    readonly hostSays: string,
+  ) {
+    super(`the host refused the draft pull request (${status}): ${hostSays}`);
+  }
+}
+
 /** A draft PR railyard opened from one of its test branches (draft-PR testing mode). */
 export interface TestPullRequest {
   number: number;
@@ -249,8 +272,9 @@ export interface GitHost {
    * Pushes the preflight's throw-away test branch: one new commit with the base's tree on `baseSha` (a
    * commit of its own, so no check CI reported for the target's tip counts as started on it). Removed
    * with deleteBranch. Idempotent: a branch already holding such a commit on that base answers it.
+   * With `draftPullRequestInto`, a draft PR the host refuses throws DraftPullRequestRefusedError.
    */
-  pushPreflightBranch(input: PreflightBranchInput): Promise<{ sha: string }>;
+  pushPreflightBranch(input: PreflightBranchInput): Promise<PreflightBranchPush>;
   /**
    * railyard's open test PRs into `targetBranch` from branches under `prefix` (the host's when absent),
    * for the reconciliation to close those of runs no longer in progress; [] on hosts without PRs.

@@ -49,7 +49,13 @@ export function parsePreflightArgs(argv: string[]): PreflightArgs {
 interface View {
   state: 'running' | 'done';
   waitsUntil: string | null;
-  result: { kind: string; sentence: string; started?: string[]; missing?: string[] } | null;
+  result: {
+    kind: string;
+    sentence: string;
+    started?: string[];
+    missing?: string[];
+    draftPullRequest?: { number: number; url: string };
+  } | null;
 }
 
 export interface PreflightClient {
@@ -94,6 +100,7 @@ export async function runPreflight(c: PreflightClient, args: PreflightArgs): Pro
   print(r.sentence);
   if (r.started?.length) print(`  started:     ${r.started.join(', ')}`);
   if (r.missing?.length) print(`  not started: ${r.missing.join(', ')}`);
+  if (r.draftPullRequest) print(`  draft PR:    #${r.draftPullRequest.number} ${r.draftPullRequest.url}`);
   return r.kind === 'started' || r.kind === 'no_checks' ? 0 : 1;
 }
 

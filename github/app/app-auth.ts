@@ -149,7 +149,7 @@ export function wrap(err: unknown, what: string): GitHubAuthError {
   if (typeof status === 'number' && status > 0 && response !== undefined) {
     const data = response.data;
     const reason = (data as { message?: unknown } | undefined)?.message;
-    const said = typeof reason === 'string' ? `: ${scrub(reason)}` : '';
+    const said = typeof reason === 'string' ? `: ${scrub(withDetails(reason, data))}` : '';
     return new GitHubAuthError(`${what}: GitHub answered ${status}${said}.`, status);
   }
   const cause = (err as { cause?: { code?: unknown; cause?: { code?: unknown } } }).cause;
@@ -157,6 +157,21 @@ export function wrap(err: unknown, what: string): GitHubAuthError {
   return new GitHubAuthError(
     `${what}: GitHub could not be reached${typeof code === 'string' ? ` (${code})` : ''}.`,
   );
+}
+
+/**
+ * A 422's "Validation Failed" says nothing by itself: GitHub puts why in `errors[].message` ("No commits
+ * between main and x", "Draft pull requests are not supported in this repository."); the first few are
+ * kept beside it (scrub bounds the whole).
+ */
+function withDetails(reason: string, data: unknown): string {
+  const errors = (data as { errors?: unknown } | undefined)?.errors;
+  if (!Array.isArray(errors)) return reason;
+  const details = errors
+    .map((e) => (e as { message?: unknown } | null)?.message)
+    .filter((m): m is string => typeof m === 'string' && m !== '')
+    .slice(0, 3);
+  return details.length > 0 ? `${reason} (${details.join('; ')})` : reason;
 }
 
 /** GitHub's reason, shortened, with anything shaped like a credential removed. */

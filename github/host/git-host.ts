@@ -44,9 +44,14 @@ import { trialMerge } from '../../git/merge-methods';
 import { titleFromDescription } from '../../contract';
 import * as names from '../../git/names';
 import { readCommitChecks } from './checks';
-import { pushPreflightBranchOnGitHub } from './preflight-branch';
+import { pushPreflightBranchOnGitHub, refusedForGood } from './preflight-branch';
 import { checkPreflightInput } from '../../git/preflight-branch';
-import { closeTestPullRequests, listTestPullRequests, openTestPullRequest } from './test-pull-requests';
+import {
+  closeTestPullRequests,
+  listTestPullRequests,
+  openTestPullRequest,
+  openTestPullRequestLink,
+} from './test-pull-requests';
 import { requiredFromProtection, requiredFromTrunkConfig, TRUNK_CONFIG_PATH } from './required-checks';
 import { GitHubApiError, type GitHubClients } from '../app/rest-client';
 import type { GitHubAppAuth } from '../app/app-auth';
@@ -274,17 +279,17 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
       const pushed = await pushPreflightBranchOnGitHub(t, input, tipOf);
       if (input.draftPullRequestInto === undefined) return pushed;
       try {
-        await openTestPullRequest(t.client, t.params, {
+        const draft = await openTestPullRequestLink(t.client, t.params, {
           branch: input.branchName,
           targetBranch: input.draftPullRequestInto,
           run: { runId: input.branchName.slice((input.branchPrefix ?? prefix).length), prs: [] },
         });
+        return draft ? { ...pushed, draftPullRequest: draft } : pushed;
       } catch (err) {
         // No branch is left behind without its preflight: the workflow deletes only what it was told of.
         await host.deleteBranch(input.repo, input.branchName, input.branchPrefix).catch(() => undefined);
-        throw err;
+        throw refusedForGood(err) ?? err;
       }
-      return pushed;
     },
 
     async listTestPullRequests(repo, targetBranch, queuePrefix) {

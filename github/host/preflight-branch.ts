@@ -7,10 +7,12 @@
  * Rules: as on the local host (git/preflight-branch.ts), the commit is new, so checks GitHub holds for
  * the target's tip never count as started on it; GitHub announces the branch as a push, so
  * `on: push: branches: <prefix>**` workflows run on it. Idempotent: a branch already on a commit whose
- * parent is the base (an earlier attempt of the activity) is answered as it is.
+ * parent is the base (an earlier attempt of the activity) is answered as it is. In draft-PR testing mode
+ * a draft PR GitHub refuses with a 4xx a retry cannot change (refusedForGood) is the port's
+ * DraftPullRequestRefusedError; a 5xx, a rate limit or a network error stays retryable.
  */
 import { PREFLIGHT_COMMIT_MESSAGE } from '../../git/preflight-branch';
-import type { PreflightBranchInput } from '../../git/git-host';
+import { DraftPullRequestRefusedError, type PreflightBranchInput } from '../../git/git-host';
 import { GitHubApiError } from '../app/rest-client';
 import type { Target } from './remote';
 
@@ -56,4 +58,21 @@ export async function pushPreflightBranchOnGitHub(
     return { sha: (await tipOf(t, input.branchName))! };
   }
   return { sha: made.data.sha };
+}
+
+/** GitHub's words kept in a refusal: enough to say why, bounded like any detail. */
+const MAX_HOST_WORDS = 300;
+
+/**
+ * The draft PR's failure as a refusal no retry changes (GitHub's 4xx: 422 draft PRs not available in
+ * the repository or a validation failure, 403 the App lacking pull_requests: write, 404), or null for
+ * what a retry may fix (5xx, 429 and 403 rate limits, network errors).
+ */
+export function refusedForGood(err: unknown): DraftPullRequestRefusedError | null {
+  if (!(err instanceof GitHubApiError)) return null;
+  const { status } = err;
+  if (status < 400 || status >= 500 || status === 429) return null;
+  const words = (err.reason ?? err.message).slice(0, MAX_HOST_WORDS);
+  if (status === 403 && /rate limit/i.test(words)) return null;
+  return new DraftPullRequestRefusedError(status, words);
 }

@@ -43,6 +43,7 @@ export interface OpenTestPullRequest {
 /** The fields of GitHub's pull-request object this module reads. */
 interface PullWire {
   number: number;
+  html_url: string;
   state: string;
   body: string | null;
   user: { login: string; type: string } | null;
@@ -134,8 +135,18 @@ export async function openTestPullRequest(
   params: Repo,
   input: { branch: string; targetBranch: string; run: TestPullRequestRun },
 ): Promise<number | null> {
+  return (await openTestPullRequestLink(client, params, input))?.number ?? null;
+}
+
+/** openTestPullRequest with the PR's page on GitHub (`html_url`), for answers that show it. */
+export async function openTestPullRequestLink(
+  client: GitHubRest,
+  params: Repo,
+  input: { branch: string; targetBranch: string; run: TestPullRequestRun },
+): Promise<{ number: number; url: string } | null> {
+  const link = (p: PullWire) => ({ number: p.number, url: p.html_url });
   const existing = await openFrom(client, params, input.branch, input.targetBranch);
-  if (existing[0]) return existing[0].number;
+  if (existing[0]) return link(existing[0]);
   const text = testPullRequestText(input.run, input.targetBranch);
   try {
     const r = await client.request<PullWire>('POST /repos/{owner}/{repo}/pulls', {
@@ -147,12 +158,12 @@ export async function openTestPullRequest(
       draft: true,
       maintainer_can_modify: false,
     });
-    return r.data.number;
+    return link(r.data);
   } catch (err) {
     if (!(err instanceof GitHubApiError) || err.status !== 422) throw err;
     // Another attempt opened it meanwhile: that one is ours.
     const raced = await openFrom(client, params, input.branch, input.targetBranch);
-    if (raced[0]) return raced[0].number;
+    if (raced[0]) return link(raced[0]);
     if (/no commits between/i.test(err.reason ?? '')) return null;
     throw err;
   }

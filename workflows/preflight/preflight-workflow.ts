@@ -9,7 +9,8 @@
  * - The answer comes as soon as every required check has started, else at the deadline.
  * - The branch is deleted whatever happens after it was pushed (a failure, a cancellation): the
  *   deletion runs in a non-cancellable scope, with the activities' own retries. In draft-PR testing
- *   mode the branch's draft PR is closed by that deletion (GitHost.deleteBranch closes it first).
+ *   mode the branch's draft PR is closed by that deletion (GitHost.deleteBranch closes it first), and
+ *   the answer names it (`draftPullRequest`); a draft PR the host refused is startPreflight's answer.
  * Invariants: deterministic (only the workflow clock and timers); the reports kept from signals are
  * distinct, of the branch's commit once it is known, and at most MAX_SIGNALLED_NAMES, so a flood of
  * reports cannot grow the workflow's state, and only a new report wakes it.
@@ -67,6 +68,7 @@ export async function preflightWorkflow(input: PreflightWorkflowInput): Promise<
   const pushedAt = Date.now();
   const deadline = pushedAt + input.waitMs;
   const { repo } = input.key;
+  const draft = start.draftPullRequest ? { draftPullRequest: start.draftPullRequest } : {};
   try {
     for (;;) {
       const fromHost = start.hostHasChecks ? await readPreflightChecks({ repo, sha: start.sha }) : [];
@@ -81,6 +83,7 @@ export async function preflightWorkflow(input: PreflightWorkflowInput): Promise<
             kind: 'started',
             branch: start.branch,
             sha: start.sha,
+            ...draft,
             required: start.required,
             started: v.kind === 'started' ? v.started : [],
             waitedMs,
@@ -91,6 +94,7 @@ export async function preflightWorkflow(input: PreflightWorkflowInput): Promise<
             kind: 'missing',
             branch: start.branch,
             sha: start.sha,
+            ...draft,
             required: start.required,
             started: v.started,
             missing: v.missing,

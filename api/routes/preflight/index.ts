@@ -52,6 +52,15 @@ const Result = z.object({
     ),
   sentence: z.string().describe('The answer as one sentence, with the likely cause and what to change.'),
   branch: z.string().optional().describe('The throw-away test branch (deleted when the preflight ends).'),
+  draftPullRequest: z
+    .object({
+      number: z.number().int().describe("The draft PR's number on the host."),
+      url: z.string().describe("The draft PR's page on the host."),
+    })
+    .optional()
+    .describe(
+      "Draft-PR testing mode (the queue's createPrsForTestingBranches): the draft PR the preflight opened from its branch into the target, closed when the preflight ended. Absent when the mode is off or the host has no PRs.",
+    ),
   sha: z.string().optional(),
   required: Names.optional(),
   started: Names.optional(),

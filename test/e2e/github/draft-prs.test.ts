@@ -12,7 +12,8 @@
  *   again leaves a draft PR of a run nobody holds: the reconciliation closes it and deletes its branch,
  *   while the draft PR of the new queue's run in progress is kept and that PR merges;
  * - the preflight (issue 28) opens a draft PR for its throw-away branch too, so CI that runs only on
- *   pull requests is seen starting, and closes it and deletes the branch when it answers.
+ *   pull requests is seen starting, names it in its answer, and closes it and deletes the branch when it
+ *   answers; a draft PR GitHub refuses (a repository without drafts) is the preflight's answer at once.
  */
 import { createGitHubAppAuth } from '../../../github/app/app-auth';
 import { createGitHubReconciliationActivities } from '../../../activities/github-reconciliation';
@@ -218,8 +219,45 @@ test('the preflight opens a draft PR for its branch, sees the PR-only CI start, 
     author: `${hub().app.slug}[bot]`,
     title: expect.stringMatching(/^railyard preflight \(preflight\//),
   });
+  // The answer names its draft PR, in its field and in its sentence.
+  const link = {
+    number: drafts[0]!.number,
+    url: expect.stringMatching(new RegExp(`/pull/${drafts[0]!.number}$`)),
+  };
+  expect(answer.draftPullRequest).toEqual(link);
+  expect(answer.sentence).toContain(
+    `(its draft PR #${drafts[0]!.number}, ${(answer.draftPullRequest as { url: string }).url})`,
+  );
   await h.waitFor('the draft PR closed and the branch deleted', () =>
     Promise.resolve(drafts[0]!.state === 'closed' && h!.branches('trunk-merge/').length === 0),
   );
+  expect(h.mainLog()).toEqual([]);
+}, 60_000);
+
+test('a draft PR GitHub refuses for the preflight is its answer at once: what GitHub said and what to change, no branch left', async () => {
+  h = await newQueue({ ci: noPushCiOnTestBranches });
+  // GitHub's plans without draft PRs for private repositories refuse every draft with a 422.
+  hub().state.repository(h.repo.owner, h.repo.name)!.draftPullRequests = false;
+  await h.createQueue(CONFIG, DRAFT_MODE);
+  const queue = { repo: h.repo, targetBranch: 'main' };
+  expect((await h.api('queues/preflight', { ...queue, waitSeconds: 600 })).status).toBe(202);
+  const answer = await h.waitFor('the preflight answer', async () => {
+    const r = await h!.api('queues/preflight/result', queue);
+    const view = r.body as { state: string; result: Record<string, unknown> | null };
+    return (view.state === 'done' && view.result) || undefined;
+  });
+  expect(answer).toEqual({
+    kind: 'problem',
+    sentence: expect.stringMatching(
+      /^The host refused the preflight's draft pull request into main of github\.com\/[^ ]+ \(422: Validation Failed \(Draft pull requests are not supported in this repository\.\)\), so the queue's test runs in draft-PR testing mode \(createPrsForTestingBranches\) would be refused too: .* Its test branch was deleted again\.$/,
+    ),
+  });
+  // Refused once, answered: not retried as a failure (the wait of 600 s was never started).
+  const creates = hub().requests.filter(
+    (r) => r.operationId === 'pulls/create' && r.path === `/repos/${h!.repo.owner}/${h!.repo.name}/pulls`,
+  );
+  expect(creates.map((r) => r.status)).toEqual([422]);
+  expect(pullsOf(hub(), h)).toEqual([]);
+  expect(h.branches('trunk-merge/')).toEqual([]);
   expect(h.mainLog()).toEqual([]);
 }, 60_000);

@@ -362,6 +362,8 @@ const handlers: Record<string, Handler> = {
       ? [body.head.slice(0, body.head.indexOf(':')), body.head.slice(body.head.indexOf(':') + 1)]
       : [repo.owner, body.head];
     if (!body.title) return validationFailed('Issue', "title wasn't supplied.");
+    if (body.draft && !repo.draftPullRequests)
+      return validationFailed('PullRequest', 'Draft pull requests are not supported in this repository.');
     const headSha =
       headOwner.toLowerCase() === repo.owner.toLowerCase()
         ? await ctx.state.resolveCommit(repo, `refs/heads/${headBranch}`)

@@ -60,6 +60,8 @@ export interface Repository {
   pushedAt: Date;
   protection: Map<string, Protection>;
   allowedMergeMethods: Set<MergeMethod>;
+  /** Whether draft PRs can be opened (false: GitHub's plans without them for private repositories). */
+  draftPullRequests: boolean;
   nextPrNumber: number;
 }
 
@@ -279,6 +281,7 @@ export class FakeHubState {
       pushedAt: now,
       protection: new Map(),
       allowedMergeMethods: new Set(['merge', 'squash', 'rebase']),
+      draftPullRequests: true,
       nextPrNumber: 1,
     };
     this.repositories.set(key, repository);

@@ -49,6 +49,33 @@ test('each answer as one sentence naming the checks and the likely cause', () =>
   ).toBe(
     'Required check `test` did not start within 60 s on the test branch `trunk-merge/preflight/run-1` (`lint` started): CI reported other checks on it (`build`), so most likely the required check is not produced on branches (a job that runs only on pull requests, or a check named differently).',
   );
+  // Draft-PR testing mode: the branch is named with its draft PR.
+  const draftPullRequest = { number: 12, url: 'https://github.com/acme/app/pull/12' };
+  expect(
+    preflightSentence({
+      kind: 'started',
+      ...base,
+      draftPullRequest,
+      started: ['test', 'lint'],
+      waitedMs: 9_000,
+    }),
+  ).toBe(
+    "Every required check (`test`, `lint`) started on the test branch `trunk-merge/preflight/run-1` (its draft PR #12, https://github.com/acme/app/pull/12) within 9 s: CI runs on the queue's test branches.",
+  );
+  expect(
+    preflightSentence({
+      kind: 'missing',
+      ...base,
+      draftPullRequest,
+      started: [],
+      missing: ['test'],
+      cause: 'nothing_reported',
+      otherChecks: [],
+      waitedMs: 60_000,
+    }),
+  ).toMatch(
+    /^Required check `test` did not start within 60 s on the test branch `trunk-merge\/preflight\/run-1` \(its draft PR #12, https:\/\/github\.com\/acme\/app\/pull\/12\): /,
+  );
   expect(preflightSentence({ kind: 'problem', detail: 'Branch main does not exist.' })).toBe(
     'Branch main does not exist.',
   );

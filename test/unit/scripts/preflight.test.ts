@@ -36,6 +36,7 @@ test('starts, polls until done, prints the sentence and the checks; exit 1 when 
         sentence: 'Required check `test` did not start.',
         started: ['lint'],
         missing: ['test'],
+        draftPullRequest: { number: 7, url: 'https://github.com/acme/app/pull/7' },
       },
     },
   ];
@@ -66,6 +67,7 @@ test('starts, polls until done, prints the sentence and the checks; exit 1 when 
     'Required check `test` did not start.',
     '  started:     lint',
     '  not started: test',
+    '  draft PR:    #7 https://github.com/acme/app/pull/7',
   ]);
 });
 
