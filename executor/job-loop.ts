@@ -8,6 +8,8 @@
  *   and nothing is reported. A heartbeat the API does not answer is tried again at the next beat: the
  *   run goes on (an API restarting must not cost the run).
  * - A finished run is reported until the API takes or refuses it (api-client.ts); a refusal drops it.
+ *   Its heartbeats go on until then (issue 27): a report waiting for an API (the one it reached died,
+ *   another is restarting) keeps its attempt alive instead of letting it time out and run again.
  * - `stop` ends the claims at once; running jobs get `graceMs`, then are aborted and reported as the
  *   executor's failure, so Temporal retries them elsewhere at once instead of after a heartbeat timeout.
  * - An API that does not answer a claim is asked again after a backoff of 1 s to 15 s.
@@ -42,6 +44,7 @@ export function startJobLoop(opts: JobLoopOptions): JobLoop {
   async function runOne(job: ClaimedJob): Promise<void> {
     const run = new AbortController();
     let stoppedBy: string | null = null;
+    let ran = false;
     const abortOnShutdown = () => run.abort();
     shutdown.signal.addEventListener('abort', abortOnShutdown);
     let beating = false;
@@ -51,7 +54,8 @@ export function startJobLoop(opts: JobLoopOptions): JobLoop {
       opts.api
         .heartbeat(job.id)
         .then((answer) => {
-          if (answer.action === 'stop' && !stoppedBy) {
+          // Once the run is over, "stop" changes nothing: the report will be refused if it is too late.
+          if (answer.action === 'stop' && !stoppedBy && !ran) {
             stoppedBy = answer.reason;
             log(`run ${job.run.runId} (job ${job.id}) stopped: ${answer.reason}`);
             run.abort();
@@ -62,27 +66,34 @@ export function startJobLoop(opts: JobLoopOptions): JobLoop {
         )
         .finally(() => (beating = false));
     }, heartbeatMs);
-    let outcome: JobOutcome;
     try {
-      outcome = await opts.runJob(job, run.signal);
-    } catch (err) {
-      outcome = { kind: 'failure', failure: { kind: 'executor_error', message: String(err).slice(0, 2000) } };
+      let outcome: JobOutcome;
+      try {
+        outcome = await opts.runJob(job, run.signal);
+      } catch (err) {
+        outcome = {
+          kind: 'failure',
+          failure: { kind: 'executor_error', message: String(err).slice(0, 2000) },
+        };
+      } finally {
+        ran = true;
+        shutdown.signal.removeEventListener('abort', abortOnShutdown);
+      }
+      if (stoppedBy) return;
+      if (shutdown.signal.aborted)
+        outcome = {
+          kind: 'failure',
+          failure: { kind: 'executor_error', message: 'the executor shut down mid-run' },
+        };
+      const delivery =
+        outcome.kind === 'report'
+          ? await opts.api.report(job.id, outcome.packed)
+          : await opts.api.fail(job.id, outcome.failure);
+      if (delivery.kind === 'refused')
+        log(`the report of job ${job.id} was refused (HTTP ${delivery.status}): ${delivery.message}`);
     } finally {
       clearInterval(beat);
-      shutdown.signal.removeEventListener('abort', abortOnShutdown);
     }
-    if (stoppedBy) return;
-    if (shutdown.signal.aborted)
-      outcome = {
-        kind: 'failure',
-        failure: { kind: 'executor_error', message: 'the executor shut down mid-run' },
-      };
-    const delivery =
-      outcome.kind === 'report'
-        ? await opts.api.report(job.id, outcome.packed)
-        : await opts.api.fail(job.id, outcome.failure);
-    if (delivery.kind === 'refused')
-      log(`the report of job ${job.id} was refused (HTTP ${delivery.status}): ${delivery.message}`);
   }
 
   async function slot(): Promise<void> {

@@ -17,6 +17,12 @@
  * - Queued jobs (no executor free yet) are kept alive by `keepQueuedAlive`, run every few seconds by
  *   the API: their activities are started, so their heartbeat timeout runs while they wait. Jobs whose
  *   activity Temporal no longer knows go.
+ * - A job handed out but never received (issue 27: the API process that took the claim died before its
+ *   answer reached the executor, or the executor's connection closed) is not lost to the heartbeat
+ *   timeout: until its executor first touches it, it is kept alive like a queued job, and after
+ *   `handOverMs` without that touch it goes back to the queue under a new id (store/executor-jobs.ts),
+ *   for any executor through any API process, within the same attempt. A claim taken for a caller that
+ *   went away meanwhile, or whose answer could not be written, goes back at once (`release`).
  */
 import {
   ActivityCancelledError,
@@ -47,7 +53,12 @@ export interface ExecutorDispatch {
   heartbeat(executorId: string, jobId: string): Promise<HeartbeatVerdict>;
   report(executorId: string, jobId: string, packed: Uint8Array): Promise<SettleVerdict>;
   fail(executorId: string, jobId: string, failure: JobFailure): Promise<SettleVerdict>;
-  /** One pass over the queued jobs: a heartbeat each; gone activities' jobs are dropped. */
+  /** A claim whose answer did not reach `executorId`: back to the queue if the executor never touched it. */
+  release(executorId: string, jobId: string): Promise<void>;
+  /**
+   * One pass over the queued jobs: undelivered claims back to the queue first, then a heartbeat each
+   * (claims in hand-over included); gone activities' jobs are dropped.
+   */
   keepQueuedAlive(): Promise<void>;
 }
 
@@ -58,7 +69,19 @@ export interface DispatchDeps {
   taskQueue: string;
   /** How often a claim looks for a new job while it waits (default 500 ms). */
   claimPollMs?: number;
+  /**
+   * How long a claimed job may go untouched by its executor before it is taken as never delivered
+   * (default HAND_OVER_MS).
+   */
+  handOverMs?: number;
 }
+
+/**
+ * An executor touches its job at once (the content fetch) and then every 5 s (heartbeats): a claim
+ * untouched for this long never reached it. Well under the activity's 20 s heartbeat timeout, which the
+ * keep-alive pass covers meanwhile.
+ */
+export const HAND_OVER_MS = 10_000;
 
 const toClaimed = (job: HeldJob): ClaimedJob => {
   const { contentToken: _token, ...run } = job.input;
@@ -125,6 +148,11 @@ export function createExecutorDispatch(deps: DispatchDeps): ExecutorDispatch {
         // Never take a job for a caller that is gone: it would sit claimed until the stale-claim sweep.
         if (signal?.aborted) return null;
         const job = await deps.jobs.claim(executorId, deps.taskQueue);
+        if (job && signal?.aborted) {
+          // The caller left while the job was being taken: the job goes back rather than wait out the hand-over.
+          await deps.jobs.release(job.id, executorId).catch(() => undefined);
+          return null;
+        }
         if (job) {
           remember(executorId, job);
           return toClaimed(job);
@@ -178,7 +206,12 @@ export function createExecutorDispatch(deps: DispatchDeps): ExecutorDispatch {
       );
     },
 
+    async release(executorId, jobId) {
+      if (await deps.jobs.release(jobId, executorId)) tokens.delete(jobId);
+    },
+
     async keepQueuedAlive() {
+      await deps.jobs.requeueUndelivered(deps.taskQueue, deps.handOverMs ?? HAND_OVER_MS);
       for (const job of await deps.jobs.queued(deps.taskQueue)) {
         try {
           await deps.activities.heartbeat(job.taskToken);

@@ -16,6 +16,12 @@
  *   for the executor's retry.
  * - Claimed rows whose executor stopped heartbeating for STALE_CLAIM_MS are swept: Temporal retried or
  *   ended their activity long before.
+ * - A claim is "in hand-over" until its executor first touches the job (the content fetch follows the
+ *   claim at once, then heartbeats): `claim` sets `heartbeat_at = claimed_at`, every touch moves
+ *   `heartbeat_at` past it. A claim whose answer never reached its executor (the API that took it died,
+ *   or the executor's connection closed mid-answer; issue 27) stays in hand-over, and `requeueUndelivered`
+ *   puts it back in the queue under a new job id, so another executor takes it within the same attempt
+ *   and whoever might still hold the old id is told it is gone (404) and can count nothing.
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
@@ -23,6 +29,11 @@ import { inTransaction } from '../../stores/transaction';
 import type { JobRun } from '../../executor/protocol';
 
 const STALE_CLAIM_MS = 60 * 60_000;
+/**
+ * A claim put back in the queue: a new id (the old one is unknown from now on), its place in the queue
+ * kept (created_at unchanged), no executor.
+ */
+const REQUEUED = `id = gen_random_uuid(), state = 'queued', executor_id = NULL, claimed_at = NULL, heartbeat_at = NULL`;
 
 /** What the worker stores: what the executor is told, and the content token only the API uses. */
 export interface JobInput extends JobRun {
@@ -57,8 +68,15 @@ export interface ExecutorJobs {
     executorId: string,
     deliver: (job: HeldJob) => Promise<{ drop: boolean; result: T }>,
   ): Promise<{ kind: 'settled'; result: T } | { kind: 'missing' }>;
-  /** Queued jobs (their activities are kept alive while they wait); sweeps stale claims on the way. */
+  /**
+   * Queued jobs and claims still in hand-over (their activities are kept alive while they wait: nobody
+   * else heartbeats them); sweeps stale claims on the way.
+   */
   queued(taskQueue: string, limit?: number): Promise<HeldJob[]>;
+  /** Claims in hand-over for longer than `handOverMs` go back to the queue under new ids; answers how many. */
+  requeueUndelivered(taskQueue: string, handOverMs: number): Promise<number>;
+  /** Puts a claim whose answer was not delivered back in the queue under a new id, if still in hand-over. */
+  release(jobId: string, executorId: string): Promise<boolean>;
   /** Removes a job whose activity Temporal no longer knows. */
   drop(jobId: string): Promise<void>;
   /** Removes the run's job, whatever its attempt (the run ended). */
@@ -138,11 +156,31 @@ export function createExecutorJobs(pool: Pool): ExecutorJobs {
         [STALE_CLAIM_MS / 1000],
       );
       const { rows } = await pool.query<JobRow>(
-        `SELECT id, attempt, task_token, input FROM executor_jobs WHERE state = 'queued' AND task_queue = $1
+        `SELECT id, attempt, task_token, input FROM executor_jobs
+          WHERE task_queue = $1 AND (state = 'queued' OR (state = 'claimed' AND heartbeat_at = claimed_at))
           ORDER BY created_at LIMIT $2`,
         [taskQueue, limit],
       );
       return rows.map(held);
+    },
+
+    async requeueUndelivered(taskQueue, handOverMs) {
+      const { rowCount } = await pool.query(
+        `UPDATE executor_jobs SET ${REQUEUED}
+          WHERE task_queue = $1 AND state = 'claimed' AND heartbeat_at = claimed_at
+            AND claimed_at < now() - make_interval(secs => $2::double precision)`,
+        [taskQueue, handOverMs / 1000],
+      );
+      return rowCount ?? 0;
+    },
+
+    async release(jobId, executorId) {
+      const { rowCount } = await pool.query(
+        `UPDATE executor_jobs SET ${REQUEUED}
+          WHERE id = $1 AND executor_id = $2 AND state = 'claimed' AND heartbeat_at = claimed_at`,
+        [jobId, executorId],
+      );
+      return (rowCount ?? 0) > 0;
     },
 
     async drop(jobId) {

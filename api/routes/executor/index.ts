@@ -9,7 +9,12 @@
  *   is 404 with one sentence; a report Temporal no longer waits for (the attempt timed out) is 409.
  *   Either tells the executor to drop the run, which is then never counted.
  * - A Temporal or database failure is a 503: the executor retries with backoff.
- * - While registered, the plugin keeps queued jobs' activities alive every `keepAliveMs`.
+ * - While registered, the plugin keeps queued jobs' activities alive every `keepAliveMs`, and puts jobs
+ *   claimed but never received back in the queue (issue 27; a claim answer this process could not
+ *   write goes back at once).
+ * - Any API process serves any job: everything a job needs is in PostgreSQL (only a store outage falls
+ *   back on the task tokens this process handed out), so an executor whose API died heartbeats and
+ *   reports through another.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -131,6 +136,16 @@ export function executorRoutes(deps: ExecutorRouteDeps) {
           .finally(() => claims.delete(gone));
         if (!job) return reply.code(204).send(null);
         request.log.info({ executor: executor.name, jobId: job.id, runId: job.run.runId }, 'job claimed');
+        // An answer that could not be written (the executor's connection closed first) hands the job back
+        // now; one written but lost on the way is found by the keep-alive pass (executor-dispatch.ts).
+        reply.raw.once('close', () => {
+          if (reply.raw.writableFinished) return;
+          request.log.warn(
+            { executor: executor.name, jobId: job.id },
+            'claimed job not delivered; back to the queue',
+          );
+          void deps.dispatch.release(executor.id, job.id).catch(() => undefined);
+        });
         return job;
       },
     );
