@@ -2,7 +2,9 @@
  * Admission: how a submitted PR enters the queue (ADR 0005). The submit update completes in the
  * workflow task that accepts it: it records the request and answers with the submission id. The PR is
  * read afterwards by an activity and enqueued (enqueue.ts) or rejected; callers learn the outcome from
- * getAdmissionsQuery. An update that spans workflow tasks can be delivered again after a lost task and
+ * getAdmissionsQuery. The read is started by the loop's turn (`startReads`, from runtime.ts `intake`),
+ * not by the update's handler: a signal in the same workflow task may be handed to the workflow before
+ * or after the update (received.ts), and the task's commands must not depend on which. An update that spans workflow tasks can be delivered again after a lost task and
  * then fails replay for good, so no update of the queue waits on an activity.
  *
  * Invariants:
@@ -12,8 +14,9 @@
  *   the same settings change nothing (no event). A submit of a PR that left the queue (merged, failed,
  *   cancelled: its metadata is gone) is a new submission. The API sends every request with its own
  *   update id, so these rules, not update ids, are what make a repeated submit harmless.
- * - A pending admission ends admitted or rejected before continue-as-new (its read is tracked work,
- *   which `quiesce` waits for), so pending admissions are never carried.
+ * - A pending admission ends admitted or rejected before continue-as-new (its read starts in the turn
+ *   after its submit and is tracked work, which continue-as-new waits for), so pending admissions are
+ *   never carried.
  * - A submission bound to a head (`expectedHeadSha`, a `/trunk merge` comment's) is admitted only if
  *   the PR read has that head; a later bound request for a pending admission rebinds it. Once queued,
  *   a push cancels the PR (`PR_PUSHED_TO`, host-reader.ts), so the queue tests exactly the bound head.
@@ -41,8 +44,10 @@ export const headMoved = (pr: number, expected: string, actual: string): string 
   `The head of pull request #${pr} is now ${actual}, not ${expected} that the submission was given for; a new submission is needed to queue the new head.`;
 
 export class Admissions {
-  /** Requests whose PR is being read, by PR number. */
+  /** Requests whose PR is being read (or is about to be), by PR number. */
   private readonly pending = new Map<number, SubmissionRequest>();
+  /** Requests whose read the loop has not started yet, in the order they came. */
+  private readonly unread: SubmissionRequest[] = [];
   /** Admitted in this run; pending for callers until their first transition was delivered. */
   private readonly admitted = new Set<string>();
 
@@ -56,7 +61,12 @@ export class Admissions {
     return this.pending.size;
   }
 
-  /** Records a submit; never awaits (the update completes in the task that accepted it). */
+  /** Whether a submission waits for the loop to start its read. */
+  get waiting(): boolean {
+    return this.unread.length > 0;
+  }
+
+  /** Records a submit; never awaits, and starts nothing (`startReads` does, in the loop's turn). */
   request({ pr, priority, noBatch, expectedHeadSha, commitMessage }: SubmitInput): SubmitResult {
     const { carried: c } = this.ctx;
     const pending = this.pending.get(pr);
@@ -88,7 +98,18 @@ export class Admissions {
       ...(commitMessage !== undefined ? { commitMessage } : {}),
     };
     this.pending.set(pr, request);
+    this.unread.push(request);
+    return { submissionId: request.submissionId, resubmitted: false };
+  }
+
+  /** Starts the reads of the submissions recorded since the last turn, in the order they came. */
+  startReads(): void {
+    for (const request of this.unread.splice(0)) this.read(request);
+  }
+
+  private read(request: SubmissionRequest): void {
     const { key } = this.ctx;
+    const { pr } = request;
     this.ctx.track(
       async () => {
         // A regular activity, never a local one: reads run side by side (a burst of submits) and beside
@@ -105,7 +126,6 @@ export class Admissions {
           `Pull request #${pr} could not be read from ${repositoryLabel(key.repo)}; submit it again.`,
         ),
     );
-    return { submissionId: request.submissionId, resubmitted: false };
   }
 
   /**

@@ -1,10 +1,12 @@
 /**
  * The queue workflow's message handlers. Validators are synchronous and reject what cannot apply (an
  * unknown PR, a non-empty queue on delete, a deleted queue) without touching history. Handlers only
- * push events for the main loop and, where the caller needs the result, wait until the loop applied
- * them, which it does in the same activation: every update completes in the workflow task that accepted
- * it (ADR 0005), and what needs an activity (reading a submitted PR) happens after the update, reported
- * through a query (admission.ts). Update results are remembered by update id across continue-as-new, so a
+ * record what arrived (signals: `receive`; submissions: Admissions; other updates: events pushed for
+ * the main loop) and start nothing: no activity, no timer, no side effect (received.ts says why). Every
+ * update then waits for the loop's next turn (or for its event to be applied, which is one), which
+ * comes in the same activation: every update completes in the workflow task that accepted it (ADR
+ * 0005), after that turn's commands, and what needs an activity (reading a submitted PR) happens after
+ * the update, reported through a query (admission.ts). Update results are remembered by update id across continue-as-new, so a
  * retried request is answered with its first result and not applied twice. The API sends a fresh update
  * id with every request and one id per Idempotency-Key (api/routes/merge-queue/update-id.ts), so only a
  * keyed retry repeats an id; a repeated request without a key is made harmless by state (admission.ts,
@@ -37,16 +39,13 @@ import {
   type SubmitInput,
   type SubmitResult,
 } from '../../contract';
-import { Admissions, headMoved } from './admission';
-import { bounded, holdHint, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
+import { headMoved, type Admissions } from './admission';
+import { bounded, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
 import type { QueueContext } from './context';
 import { settingsOf, snapshotOf, testRunDetailsOf } from './projections';
-import { judgeStall } from './stall-watch';
-import { judgeStatuses } from './status-verdict';
-import type { HostReader } from './host-reader';
+import type { Received } from './received';
 import type { SignalRate } from './signal-rate';
 import { withinTargetsBudget } from './targets-budget';
-import { receiveRunResult } from './run-result';
 
 const reject = (type: QueueRejection, message: string) =>
   ApplicationFailure.create({ type, message, nonRetryable: true });
@@ -54,16 +53,19 @@ const reject = (type: QueueRejection, message: string) =>
 /** What the handlers need beyond the context: whether the loop has decided an event they pushed. */
 export interface HandlerContext extends QueueContext {
   applied(seq: number): boolean;
-  /** The queue is continuing as new: it takes no change and reads no hint until the next run. */
+  /** The queue is continuing as new: it takes no change until the next run. */
   readonly closing: boolean;
-  /** Re-reads the host on hints. */
-  readonly hosts: Pick<HostReader, 'hint'>;
+  /** Records a signal's content for the loop's next turn (received.ts). */
+  receive(item: Received): void;
+  /** Resolves after the loop's next turn. */
+  turn(): Promise<void>;
+  /** Submissions: recorded here, read from the loop. */
+  readonly admissions: Admissions;
   /** Counts the signals that arrive (signal-rate.ts). */
   readonly signals: Pick<SignalRate, 'note'>;
 }
 
-/** `delivered`: submissions whose PR workflow has received a transition (pr-notifier.ts). */
-export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<string>): void {
+export function registerHandlers(queue: HandlerContext): void {
   const { carried: c, key } = queue;
   const label = `${repositoryLabel(key.repo)} branch "${key.targetBranch}"`;
   const open = () => {
@@ -92,15 +94,15 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
   const settle = async (seq: number) => {
     await condition(() => queue.applied(seq));
   };
-  const admissions = new Admissions(queue, delivered);
+  const { admissions } = queue;
 
   setHandler(
     submitUpdate,
-    (input) => {
+    async (input) => {
       const seen = remembered();
-      if (seen?.result) return seen.result;
-      const result = admissions.request(input);
-      remember(result);
+      const result = seen?.result ?? admissions.request(input);
+      if (!seen?.result) remember(result);
+      await queue.turn();
       return result;
     },
     {
@@ -118,7 +120,7 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
   setHandler(
     cancelUpdate,
     async ({ pr, actor }) => {
-      if (remembered()) return;
+      if (remembered()) return queue.turn();
       // Who asked is shown in the PR's record (pr-notifier.ts); the reason stays Trunk's.
       const meta = c.prs[String(pr)];
       if (meta && actor) meta.cancelledBy = actor.slice(0, MAX_DETAIL_TEXT);
@@ -131,7 +133,7 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
   setHandler(
     restartUpdate,
     async ({ pr }) => {
-      if (remembered()) return;
+      if (remembered()) return queue.turn();
       await settle(queue.push({ type: 'restarted', pr, reason: 'TESTS_RESTARTED_BY_API_REQUEST' }));
       remember(null);
     },
@@ -147,7 +149,7 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
           [...c.earlyTargets.filter((t) => t.pr !== pr), { pr, headSha, targets }],
           MAX_EARLY_TARGETS,
         );
-        return;
+        return queue.turn();
       }
       const meta = c.prs[String(pr)];
       if (meta) meta.readiness.hasImpactedTargets = true;
@@ -168,9 +170,10 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
 
   setHandler(
     deleteQueueUpdate,
-    () => {
+    async () => {
       c.deleted = true;
       c.viewRevision = (c.viewRevision ?? 0) + 1;
+      await queue.turn();
     },
     {
       validator: () => {
@@ -186,32 +189,20 @@ export function registerHandlers(queue: HandlerContext, delivered: ReadonlySet<s
     },
   );
 
+  // Signals: recorded only; the loop's turn takes them (received.ts).
   setHandler(commitStatusSignal, (report) => {
     queue.signals.note();
-    // A flaky retry tests the same commit again (issue 28): the run in progress on it is the one told.
-    const on = c.runs.filter((r) => r.headSha === report.sha && r.runner === 'statuses');
-    const run = on.find((r) => r.status === 'in_progress') ?? on[0];
-    if (!run) return;
-    run.statuses = bounded([...run.statuses, report], 200);
-    judgeStatuses(queue, run);
-    judgeStall(queue, run);
+    queue.receive({ kind: 'status', report });
   });
 
-  setHandler(hostHintSignal, (h) => {
+  setHandler(hostHintSignal, (hint) => {
     queue.signals.note();
-    if (c.deleted) return;
-    // Continuing as new: the read would put it off again; the next run reads what the hint names.
-    if (queue.closing) {
-      c.heldHints = holdHint(c.heldHints ?? [], h);
-      return;
-    }
-    queue.hosts.hint(h);
+    queue.receive({ kind: 'hint', hint });
   });
 
   setHandler(testRunFinishedSignal, ({ runId, result }) => {
     queue.signals.note();
-    const run = c.runs.find((r) => r.runId === runId);
-    if (run) receiveRunResult(queue, run, result);
+    queue.receive({ kind: 'runResult', runId, result });
   });
 
   setHandler(getQueueQuery, () => ({

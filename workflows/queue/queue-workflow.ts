@@ -1,6 +1,7 @@
 /**
- * queueWorkflow: one per (organisation, repository, target branch). An entity workflow: handlers push
- * events (handlers.ts), the loop below feeds them to the engine (runtime.ts) and sleeps until the next
+ * queueWorkflow: one per (organisation, repository, target branch). An entity workflow: handlers record
+ * what arrived and start nothing (handlers.ts, received.ts); the loop below is the one place that acts
+ * on it: it takes it and feeds events to the engine (runtime.ts), and sleeps until the next
  * event, the engine's next tick, the next not-ready recheck (not-ready-recheck.ts) or the end of a run's grace for its checks to start (stall-watch.ts). It continues as new when Temporal suggests it (or past the test
  * threshold), carrying its state (carry-codec.ts): first it stops taking changes and reading hints, so the work in
  * flight ends however busy the queue is (closeForContinueAsNew); test runs are separate workflows, so
@@ -66,11 +67,11 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
   const rt = new QueueRuntime(input.key, c, { appendMaximumIntervalMs: input.appendMaximumIntervalMs });
   const recheck = new NotReadyRecheck(rt);
   const stalls = new StallWatch(rt, (run) => rt.hosts.readChecks(run));
-  registerHandlers(rt, rt.delivered);
-  // Hints the previous run held while it continued as new: read now.
+  registerHandlers(rt);
+  // Hints the previous run held while it continued as new: read in the loop's first turn.
   const held = c.heldHints ?? [];
   delete c.heldHints;
-  for (const h of held) rt.hosts.hint(h);
+  for (const hint of held) rt.receive({ kind: 'hint', hint });
 
   /**
    * Waits until no handler or short activity is running and nothing is left to decide. It keeps
@@ -91,15 +92,20 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
    * takes no change (updates are refused with `continuing`, and the queue client sends them again to the
    * next run) and holds hints for the next run (rt.closing); it decides only the events of updates it
    * took before (their handlers wait for them), and waits for the work in flight, each activity bounded
-   * by its timeouts. What arrives meanwhile stays in the inbox, carried to the next run.
+   * by its timeouts. What arrives meanwhile stays in the inbox, carried to the next run; signals are
+   * still taken as they come (`intake`: statuses judged, results received, hints held).
    */
   const closeForContinueAsNew = async () => {
     rt.closing = true;
     for (;;) {
+      rt.intake();
       if (!allHandlersFinished()) rt.drain();
-      if (rt.inFlight === 0 && allHandlersFinished()) return;
+      if (rt.inFlight === 0 && allHandlersFinished() && !rt.hasReceived) return;
       await condition(
-        () => (rt.hasWork && !allHandlersFinished()) || (rt.inFlight === 0 && allHandlersFinished()),
+        () =>
+          rt.hasReceived ||
+          (rt.hasWork && !allHandlersFinished()) ||
+          (rt.inFlight === 0 && allHandlersFinished()),
       );
     }
   };
