@@ -79,17 +79,17 @@ let deployment: QueueDeployment;
 let q: QueueHarness;
 let proxy: SwitchProxy;
 let executor: ChildProcess | null = null;
-let apis: [ReturnType<typeof apiReplica>, ReturnType<typeof apiReplica>];
+let apis: [ReturnType<typeof apiReplica>, ReturnType<typeof apiReplica>] | undefined;
 
 beforeAll(async () => {
   deployment = await startQueueDeployment({
     startExecutor: async ({ taskQueue, pool, gates }) => {
-      apis = [
+      const replicas = (apis = [
         apiReplica('api-a', await freePort(), taskQueue),
         apiReplica('api-b', await freePort(), taskQueue),
-      ];
-      await Promise.all(apis.map((a) => a.start()));
-      proxy = await startSwitchProxy(apis.map((a) => a.port));
+      ]);
+      await Promise.all(replicas.map((a) => a.start()));
+      proxy = await startSwitchProxy(replicas.map((a) => a.port));
       const added = await createExecutorCredentials(pool).add(`replicas-${randomUUID().slice(0, 8)}`);
       if (added.kind !== 'added') throw new Error('executor credential not issued');
       const workRoot = path.join(dir, 'executor');
@@ -109,7 +109,7 @@ beforeAll(async () => {
       return {
         async close() {
           await killGroup(executor);
-          await Promise.all(apis.map((a) => a.kill()));
+          await Promise.all(replicas.map((a) => a.kill()));
           await proxy.close();
         },
       };
@@ -124,11 +124,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await q?.close();
   await deployment?.close();
+  // Whatever a failed start left running (the deployment closes them when it started).
+  await killGroup(executor);
+  await Promise.all((apis ?? []).map((a) => a.kill()));
   fs.rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
 test('a job whose API died mid-claim reaches the executor through the other API, and a run whose API died mid-run reports through the other; one attempt', async () => {
-  const [a, b] = apis;
+  const [a, b] = apis!;
   const jobOf = async () =>
     (
       await q.pool.query<{
