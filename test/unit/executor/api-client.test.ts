@@ -66,4 +66,5 @@ test('every request to an API whose connections close unanswered settles with th
     closer.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-}, 30_000);
+  // A hang guard: 1.5 s alone; once past 30 s at load 12 beside a full run.
+}, 90_000);
