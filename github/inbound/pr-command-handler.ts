@@ -251,7 +251,10 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
         if (isQueueProblem(err, 'queue_not_found')) return noQueue();
         if (isQueueProblem(err, 'rejected'))
           return `rejected by the queue ${await reply('rejected', `${said} was not applied: ${inert(err.problem.message, 400)}`)}`;
-        return unreachable(err, `could not apply ${command.kind} of comment ${comment.id} to ${queue.workflowId}`);
+        return unreachable(
+          err,
+          `could not apply ${command.kind} of comment ${comment.id} to ${queue.workflowId}`,
+        );
       };
 
       switch (command.kind) {
