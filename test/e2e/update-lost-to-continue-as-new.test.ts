@@ -146,9 +146,9 @@ test('a submit the server gave up as the queue continued as new is sent again an
       if (polls > 5) throw new Error('no workflow task carried the submit');
       task = await poll();
     }
-    // A status of a commit the queue does not test: an event whose handler issues no command. (A hint
-    // starts a read activity in its handler; with the re-sent submit in the same task, that once
-    // replayed in another order than it ran, a nondeterminism this test does not cover.)
+    // A status of a commit the queue does not test: an event that issues no command. (A hint beside
+    // a submit in one task once replayed in another order than it ran, when its handler started a read;
+    // handlers only record now, ADR 0023, and hint-and-update-in-one-task.test.ts covers that case.)
     await queue.signal(commitStatusSignal, {
       sha: '0'.repeat(40),
       context: 'ci',
