@@ -83,8 +83,10 @@ export function enqueueSubmission(
   });
   // Impacted targets uploaded before the submission (merge-action uploads on every push).
   const early = c.earlyTargets.find((t) => t.pr === pr && t.headSha === snapshot.headSha);
-  if (early)
+  if (early) {
+    meta.readiness.hasImpactedTargets = true;
     seq = ctx.push({ type: 'impactedTargetsSet', pr, headSha: early.headSha, targets: early.targets });
+  }
   c.earlyTargets = c.earlyTargets.filter((t) => t.pr !== pr);
   return { meta, seq };
 }

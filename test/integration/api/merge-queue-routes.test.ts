@@ -524,12 +524,12 @@ describe('impacted targets', () => {
     expect([again.statusCode, again.json()]).toEqual([200, {}]);
     // merge-action uploads on push, before the PR is submitted: the queue kept the targets for that
     // head (PR 123, the sha), so in this parallel queue the PR is ready as soon as it is submitted
-    // rather than `not_ready` waiting for targets.
+    // rather than `not_ready` waiting for targets, and its record says it has them.
     await q.submit(123);
     expect(await q.pr(123)).toMatchObject({
       state: 'pending',
       prSha: sha,
-      readiness: { requiresImpactedTargets: true },
+      readiness: { requiresImpactedTargets: true, hasImpactedTargets: true },
     });
   });
 
