@@ -9,6 +9,10 @@
  * - Network errors and 5xx answers are retried with backoff for up to `retryForMs` (an API restarting
  *   must not fail a run); 401/404 mean the run's content is gone (the run ended, its job was retried
  *   elsewhere, or the credential was revoked) and are not retried (ContentGone).
+ * - A download that stalls (no answer, or no bytes, for `stallMs`) is cut and counts as a network
+ *   error: an API process alive but not answering would otherwise hold the run until Node's 300 s,
+ *   its heartbeats keeping the attempt alive (ADR 0024). The stall is timed by an ordinary timer, as
+ *   api-client.ts's deadlines are, so the pending download holds the event loop.
  */
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -37,8 +41,13 @@ export interface ContentFetchOptions {
   credential: string;
   maxBytes: number;
   retryForMs?: number;
+  /** How long the download may go without an answer or a byte (default STALL_MS). */
+  stallMs?: number;
   signal?: AbortSignal;
 }
+
+/** No answer or byte for this long cuts a download (a bundle streams in chunks well within it). */
+export const STALL_MS = 30_000;
 
 /** Downloads the bundle to `file`. */
 export async function downloadRunContent(file: string, opts: ContentFetchOptions): Promise<void> {
@@ -59,10 +68,40 @@ export async function downloadRunContent(file: string, opts: ContentFetchOptions
 class TooLarge extends Error {}
 
 async function downloadOnce(url: URL, file: string, opts: ContentFetchOptions): Promise<void> {
+  const stallMs = opts.stallMs ?? STALL_MS;
+  const stalled = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const armStall = () => {
+    clearTimeout(timer);
+    timer = setTimeout(
+      () =>
+        stalled.abort(new Error(`the run's content from ${url.origin} stalled: nothing for ${stallMs} ms`)),
+      stallMs,
+    );
+  };
+  armStall();
+  try {
+    await streamOnce(url, file, opts, stalled.signal, armStall);
+  } catch (err) {
+    // The stall's reason, not the abort's generic one, says what happened.
+    throw stalled.signal.aborted ? (stalled.signal.reason as Error) : err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function streamOnce(
+  url: URL,
+  file: string,
+  opts: ContentFetchOptions,
+  stalled: AbortSignal,
+  progressed: () => void,
+): Promise<void> {
   const res = await fetch(url, {
     headers: { authorization: `Bearer ${opts.credential}` },
-    ...(opts.signal ? { signal: opts.signal } : {}),
+    signal: opts.signal ? AbortSignal.any([opts.signal, stalled]) : stalled,
   });
+  progressed();
   if (res.status === 401 || res.status === 404) {
     await res.body?.cancel();
     throw new ContentGone(
@@ -76,6 +115,7 @@ async function downloadOnce(url: URL, file: string, opts: ContentFetchOptions): 
   let seen = 0;
   const bound = new Transform({
     transform(chunk: Buffer, _enc, done) {
+      progressed();
       seen += chunk.length;
       if (seen > opts.maxBytes)
         done(new TooLarge(`the run's content is larger than the executor's ${opts.maxBytes} bytes`));
