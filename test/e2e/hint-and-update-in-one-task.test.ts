@@ -21,9 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { createLocalGitHost } from '../../git/local-git-host';
+import { NativeConnection } from '@temporalio/worker';
 import { createProcessBroker } from '../../platform/process-runner';
 import {
   getQueueQuery,
@@ -37,6 +35,7 @@ import { tsNode } from '../../scripts/lib/ts-node';
 import { requireTestEnv } from '../support/env';
 import { recordHistory } from '../support/histories';
 import { startQueueDeployment, type QueueDeployment } from '../support/queue-harness';
+import { settledHistoryLength, startTaskQueueWorker } from '../support/task-queue-worker';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -58,42 +57,9 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-/** A worker of the real workflows and activities on `taskQueue`, started; `stop` waits for its end. */
-async function startWorker(taskQueue: string) {
-  const worker = await Worker.create({
-    connection: native,
-    taskQueue,
-    workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
-    activities: createActivities({
-      workerIdentity: 'hint-and-update',
-      gitHost: createLocalGitHost({ root: d.gitRoot, runner: broker }),
-      client: d.client,
-      taskQueue,
-      pool: d.pool,
-      allowPrivateWebhookUrls: true,
-    }),
-  });
-  const running = worker.run();
-  let stopped = false;
-  return {
-    stop: async () => {
-      if (!stopped) worker.shutdown();
-      stopped = true;
-      await running;
-    },
-  };
-}
-
-/** Until a workflow has no task pending and its history stopped growing for a second. */
-async function settle(workflowId: string): Promise<void> {
-  let last = -1;
-  for (;;) {
-    const { historyLength, raw } = await d.client.workflow.getHandle(workflowId).describe();
-    if (historyLength === last && !raw.pendingWorkflowTask) return;
-    last = historyLength;
-    await sleep(1_000);
-  }
-}
+const startWorker = (taskQueue: string) =>
+  startTaskQueueWorker({ deployment: d, connection: native, broker, taskQueue, identity: 'hint-and-update' });
+const settle = async (workflowId: string) => void (await settledHistoryLength(d, workflowId));
 
 /** Until the server has admitted the update (it waits there for a worker). */
 async function admitted(workflowId: string, updateId: string): Promise<void> {

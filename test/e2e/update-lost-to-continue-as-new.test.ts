@@ -15,9 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { createLocalGitHost } from '../../git/local-git-host';
+import { NativeConnection } from '@temporalio/worker';
 import { createProcessBroker } from '../../platform/process-runner';
 import {
   commitStatusSignal,
@@ -32,9 +30,9 @@ import { createQueueClient, createTemporalCalls, type TemporalCalls } from '../.
 import { LostUpdate } from '../../queue-client/lost-update';
 import { requireTestEnv } from '../support/env';
 import { startQueueDeployment, type QueueDeployment } from '../support/queue-harness';
+import { settledHistoryLength, startTaskQueueWorker } from '../support/task-queue-worker';
 
 const EventType = temporal.api.enums.v1.EventType;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let d: QueueDeployment;
 let native: NativeConnection;
@@ -50,42 +48,9 @@ afterAll(async () => {
   await d?.close();
 }, 60_000);
 
-/** A worker of the real workflows and activities on `taskQueue`, started; `stop` waits for its end. */
-async function startWorker(taskQueue: string) {
-  const worker = await Worker.create({
-    connection: native,
-    taskQueue,
-    workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
-    activities: createActivities({
-      workerIdentity: 'lost-update',
-      gitHost: createLocalGitHost({ root: d.gitRoot, runner: broker }),
-      client: d.client,
-      taskQueue,
-      pool: d.pool,
-      allowPrivateWebhookUrls: true,
-    }),
-  });
-  const running = worker.run();
-  let stopped = false;
-  return {
-    stop: async () => {
-      if (!stopped) worker.shutdown();
-      stopped = true;
-      await running;
-    },
-  };
-}
-
-/** Until a workflow has no task pending and its history stopped growing for a second; its length then. */
-async function settledLength(workflowId: string): Promise<number> {
-  let last = -1;
-  for (;;) {
-    const { historyLength, raw } = await d.client.workflow.getHandle(workflowId).describe();
-    if (historyLength === last && !raw.pendingWorkflowTask) return historyLength;
-    last = historyLength;
-    await sleep(1_000);
-  }
-}
+const startWorker = (taskQueue: string) =>
+  startTaskQueueWorker({ deployment: d, connection: native, broker, taskQueue, identity: 'lost-update' });
+const settledLength = (workflowId: string) => settledHistoryLength(d, workflowId);
 
 test('a submit the server gave up as the queue continued as new is sent again and applied once', async () => {
   const taskQueue = `lost-update-${randomUUID()}`;
