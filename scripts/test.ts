@@ -17,6 +17,7 @@ import { Client } from 'pg';
 import { runMigrations } from '../stores/migrate';
 import { PROJECT_ROOT } from './lib/data-dir';
 import { freePort } from './lib/ports';
+import { machineCpu, treeCpuSeconds } from './lib/process-cpu';
 import { SetupError, startCluster } from './lib/postgres';
 import { Supervisor } from './lib/supervisor';
 import { startDevServer } from './lib/temporal';
@@ -131,13 +132,18 @@ async function main(sup: Supervisor, tmp: string, checkStarted: (c: Check) => vo
   // once more on another port, said plainly, rather than failing every test of the run.
   const startOn = (logName: string) =>
     startDevServer(sup, { port: temporalPort, namespace: 'default', logFile: path.join(tmp, logName) });
+  let temporalPid: number | undefined;
   const temporal = async () => {
     try {
-      return await startOn('temporal.log');
+      const managed = await startOn('temporal.log');
+      temporalPid = managed.child.pid;
+      return managed;
     } catch (err) {
       say(`${(err as Error).message} Starting it again on another port.`);
       temporalPort = await freePort();
-      return startOn('temporal-2.log');
+      const managed = await startOn('temporal-2.log');
+      temporalPid = managed.child.pid;
+      return managed;
     }
   };
   const stack = async () => {
@@ -185,14 +191,53 @@ async function main(sup: Supervisor, tmp: string, checkStarted: (c: Check) => vo
   const workerArgs = workers ? [`--maxWorkers=${workers}`] : [];
   // RAILYARD_TEST_REPORT: jest's JSON report there too (scripts/test-durations.ts reads it), check kept.
   if (report) workerArgs.push('--json', `--outputFile=${path.resolve(report)}`);
+  const servers = () => ({
+    temporal: treeCpuSeconds(temporalPid),
+    postgres: treeCpuSeconds(pg.managed.child.pid),
+  });
+  const before = { machine: machineCpu(), servers: servers(), at: Date.now() };
   const jest = await run(
     path.join(PROJECT_ROOT, 'node_modules', '.bin', 'jest'),
     ['--ci', ...workerArgs, ...jestArgs],
     env,
   );
+  sayWhereCpuWent(before, { machine: machineCpu(), servers: servers(), at: Date.now() });
   const checked = check ? await reportCheck(check) : true;
   const clean = treeStayedClean();
   return jest !== 0 ? jest : checked && clean ? 0 : 1;
+}
+
+interface CpuReading {
+  machine: ReturnType<typeof machineCpu>;
+  servers: { temporal: number | undefined; postgres: number | undefined };
+  at: number;
+}
+
+/**
+ * While jest ran: the CPU the two servers used (the per-file figures jest printed leave them out) and how
+ * busy the whole machine was, so a slow run says whether CPU ran out (busy near the cores' capacity:
+ * only less work helps), sat idle (more parallelism would help), or went to other machines (steal).
+ */
+function sayWhereCpuWent(a: CpuReading, b: CpuReading): void {
+  const wall = (b.at - a.at) / 1000;
+  const delta = (x: number | undefined, y: number | undefined) =>
+    x === undefined || y === undefined ? 'unknown' : `${(y - x).toFixed(0)} CPU-s`;
+  let machine = '';
+  if (a.machine && b.machine) {
+    const busy = b.machine.busy - a.machine.busy;
+    const steal = b.machine.steal - a.machine.steal;
+    const idle = b.machine.idle - a.machine.idle;
+    const all = busy + steal + idle;
+    const pct = (x: number) => `${all > 0 ? ((100 * x) / all).toFixed(0) : '0'} %`;
+    machine =
+      `; the machine (${os.cpus().length} cores, ${all.toFixed(0)} CPU-s in ${wall.toFixed(0)} s) was busy ` +
+      `${busy.toFixed(0)} CPU-s (${pct(busy)}), idle ${idle.toFixed(0)} (${pct(idle)}), stolen by the ` +
+      `host ${steal.toFixed(0)} (${pct(steal)}), with whatever else ran on it`;
+  }
+  say(
+    `while jest ran: the Temporal server used ${delta(a.servers.temporal, b.servers.temporal)}, ` +
+      `PostgreSQL ${delta(a.servers.postgres, b.servers.postgres)}${machine}.`,
+  );
 }
 
 /**
