@@ -6,8 +6,9 @@
  *     upload);
  *  3. the batch's tests that can change status (failed here, or unsettled: see needsReclassification)
  *     locked by primary key;
- *  4. one statement that aggregates the batch's raw rows (test_results by upload) into ONE upsert per
- *     test per day (test_day_rollups), one per test, day and fingerprint (test_failure_fingerprints,
+ *  4. one statement that aggregates the batch's runs (its queue rows' per-test counts, which equal
+ *     its raw rows': store/batch-runs.ts) into ONE upsert per test per day (test_day_rollups), one
+ *     per test, day and fingerprint (test_failure_fingerprints,
  *     from the pending rows' failures), the PRs a test failed on (test_pr_failures) and
  *     test_cases.last_failure_at; then the per-test summaries of the tests given new fingerprints
  *     and of a bounded number gone stale, for the batch's last day (store/test-case-summaries.ts);

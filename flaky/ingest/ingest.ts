@@ -21,13 +21,20 @@
 import { type Pool, type PoolClient } from '../../stores/db';
 import { isInfraUpload } from '../classification';
 import { foldRepository, type FoldOutcome } from '../fold/fold';
-import { enqueueFold, groupFailures, type PendingFailure, pendingFailures } from '../store/fold-queue';
+import {
+  enqueueFold,
+  groupFailures,
+  type PendingFailure,
+  pendingFailures,
+  type PendingRuns,
+} from '../store/fold-queue';
 import { copyResults, encodeResults, fillEncodedRows } from '../store/copy-results';
 import { inTransaction } from '../store/db';
 import { type OutboxSink } from '../store/event-outbox';
 import { ensureRepository, type RepositoryRecord } from '../store/repositories';
 import { insertUpload, storedUpload } from '../store/uploads';
 import { computedTestIds, type TestIds } from '../test-ids';
+import { runsOfRows, runsOfTests } from './pending-runs';
 import { type PreparedTests, prepareUpload } from './prepare';
 import { type PreparedRows, prepareRows, rowsTest } from './prepare-rows';
 import { ensureTestCases, type NewTest, updateOwners } from '../store/ingest-test-cases';
@@ -125,19 +132,22 @@ async function acknowledge(
     );
   const keys = { uploadPk, repositoryPk: repository.pk, at, infra };
   let failures: PendingFailure[];
+  let runs: PendingRuns;
   switch (prepared.kind) {
     case 'tests': {
       const rows = prepared.tests.map((test, i) => ({ pk: testPks[i]!, test }));
       await copyResults(client, encodeResults({ ...keys, tests: rows }));
       failures = pendingFailures(rows);
+      runs = runsOfTests(rows);
       break;
     }
     case 'rows':
+      runs = runsOfRows(prepared.rows, testPks);
       await copyResults(client, fillEncodedRows(prepared.rows, keys, testPks));
       failures = groupFailures(failedAttempts(prepared, testPks));
       break;
   }
-  await enqueueFold(client, uploadPk, repository.pk, failures);
+  await enqueueFold(client, uploadPk, repository.pk, failures, runs);
   return {
     kind: 'created',
     uploadPk,

@@ -1,10 +1,11 @@
 /**
  * The fold queue and the fold's SQL (table flaky_fold_pending, migration 0025; the fold itself is
  * flaky/fold/fold.ts). The acknowledgement of an upload adds one queue row in its own transaction,
- * next to the raw rows: "acknowledged, not yet folded", carrying what the raw rows lack — per (test,
- * fingerprint) the number of failing attempts, the normalised summary and the latest attempt's
- * sample line (most_common_failures). The fold takes a repository's oldest rows as a batch, folds
- * their raw rows and deletes the rows, all in one transaction.
+ * next to the raw rows: "acknowledged, not yet folded", carrying per test its runs and failures
+ * (migration 0034: what the fold needs of the raw rows, so it never reads them back; batch-runs.ts)
+ * and what the raw rows lack — per (test, fingerprint) the number of failing attempts, the
+ * normalised summary and the latest attempt's sample line (most_common_failures). The fold takes a
+ * repository's oldest rows as a batch, folds them and deletes them, all in one transaction.
  *
  * Invariant: a queue row exists exactly while its upload's raw rows are stored and not folded; only
  * finishFold deletes it, in the transaction that folds the upload.
@@ -13,6 +14,7 @@ import { type PoolClient } from 'pg';
 import { type ClassificationParams } from '../classification';
 import { type PreparedTest } from '../ingest/prepare';
 import { type Queryable } from './db';
+import { batchRunsSql } from './batch-runs';
 import { plainArray } from './pg-arrays';
 import { settledLookbackMs } from './reclassify';
 
@@ -24,16 +26,36 @@ export const DEFAULT_FOLD_MAX_RESULTS = 50_000;
 /** The repository's advisory lock key ($1 the repository pk): 64-bit, so repositories never share one. */
 const FOLD_LOCK_KEY = `hashtextextended('railyard-flaky-fold/' || $1::text, 0)`;
 
+/**
+ * Per test of an upload, in the order of `testPks`: its non-skipped attempts (`runs`) and failing
+ * attempts (`fails`), what the fold reads instead of the raw rows (batch-runs.ts). Every test of the
+ * upload, also one with only skipped attempts.
+ */
+export interface PendingRuns {
+  readonly testPks: readonly string[];
+  readonly runs: readonly number[];
+  readonly fails: readonly number[];
+}
+
 export async function enqueueFold(
   client: PoolClient,
   uploadPk: string,
   repositoryPk: string,
   failures: readonly PendingFailure[],
+  runs: PendingRuns,
 ): Promise<void> {
   await client.query({
     name: 'flaky-fold-enqueue',
-    text: `INSERT INTO flaky_fold_pending (upload_pk, repository_pk, failures) VALUES ($1, $2, $3)`,
-    values: [uploadPk, repositoryPk, JSON.stringify(failures)],
+    text: `INSERT INTO flaky_fold_pending (upload_pk, repository_pk, failures, test_pks, runs, fails)
+           VALUES ($1, $2, $3, $4::bigint[], $5::integer[], $6::integer[])`,
+    values: [
+      uploadPk,
+      repositoryPk,
+      JSON.stringify(failures),
+      plainArray(runs.testPks),
+      plainArray(runs.runs),
+      plainArray(runs.fails),
+    ],
   });
 }
 
@@ -90,9 +112,7 @@ export async function lockRepositoryFold(
 
 /**
  * A batch: its uploads and the span of their times. An upload's attempts all have its time
- * (`uploads.received_at` is their `at`), so [firstAt, lastAt] bounds every row of the batch: the
- * reads by upload also say it, which prunes a partitioned test_results to the batch's days instead
- * of probing every partition's index.
+ * (`uploads.received_at` is their `at`), so [firstAt, lastAt] bounds every row of the batch.
  */
 export interface FoldBatchRows {
   readonly uploadPks: readonly string[];
@@ -137,24 +157,19 @@ export async function foldCandidates(
 ): Promise<Map<string, boolean>> {
   const { rows } = await client.query<{ pk: string; failed: boolean }>({
     name: 'flaky-fold-candidates',
-    text: `SELECT t.pk, b.failed
-             FROM (SELECT test_pk, bool_or(outcome = 'fail') AS failed FROM test_results
-                    WHERE upload_pk = ANY($1::bigint[]) AND at >= $3 AND at <= $4 GROUP BY test_pk) b
-             JOIN test_cases t ON t.pk = b.test_pk
-            WHERE b.failed OR t.status <> 'healthy' OR t.classified_at IS NULL
+    text: `SELECT t.pk, c.failed
+             FROM (SELECT b.test_pk, bool_or(b.fails > 0) AS failed FROM ${batchRunsSql('$1::bigint[]')}
+                    GROUP BY b.test_pk) c
+             JOIN test_cases t ON t.pk = c.test_pk
+            WHERE c.failed OR t.status <> 'healthy' OR t.classified_at IS NULL
                OR t.status_reason NOT IN ('no_signal', 'recovered') OR t.last_failure_at >= $2`,
-    values: [
-      plainArray(batch.uploadPks),
-      new Date(batch.lastAt.getTime() - settledLookbackMs(params)),
-      batch.firstAt,
-      batch.lastAt,
-    ],
+    values: [plainArray(batch.uploadPks), new Date(batch.lastAt.getTime() - settledLookbackMs(params))],
   });
   return new Map(rows.map((r) => [r.pk, r.failed]));
 }
 
 /**
- * The aggregated upserts of the batch's raw rows, in ONE statement: every upsert has one input row
+ * The aggregated upserts of the batch's runs (its queue rows), in ONE statement: every upsert has one input row
  * per conflict key (PostgreSQL refuses to touch a row twice in one statement) and feeds them in key
  * order, so concurrent writers of the same rows queue instead of deadlocking. Answers the attempts.
  */
@@ -166,19 +181,18 @@ export async function foldRows(
   const { rows } = await client.query<{ results: number }>({
     name: 'flaky-fold-rows',
     text: `WITH r AS (
-  SELECT r.test_pk, r.upload_pk, r.outcome, r.infra, r.at, (r.at AT TIME ZONE 'UTC')::date AS day
-  FROM test_results r WHERE r.upload_pk = ANY($1::bigint[]) AND r.at >= $3 AND r.at <= $4
+  SELECT b.test_pk, b.upload_pk, b.runs, b.fails, b.at, b.day, b.infra, b.pr_number FROM ${batchRunsSql('$1::bigint[]')}
 ), rollups AS (
   INSERT INTO test_day_rollups AS d (test_pk, day, repository_pk, attempts, failures, infra_attempts,
     infra_failures, last_failure_at)
   SELECT r.test_pk, r.day, $2,
-    count(*) FILTER (WHERE r.outcome <> 'skip' AND NOT r.infra),
-    count(*) FILTER (WHERE r.outcome = 'fail' AND NOT r.infra),
-    count(*) FILTER (WHERE r.outcome <> 'skip' AND r.infra),
-    count(*) FILTER (WHERE r.outcome = 'fail' AND r.infra),
-    max(r.at) FILTER (WHERE r.outcome = 'fail')
+    coalesce(sum(r.runs) FILTER (WHERE NOT r.infra), 0),
+    coalesce(sum(r.fails) FILTER (WHERE NOT r.infra), 0),
+    coalesce(sum(r.runs) FILTER (WHERE r.infra), 0),
+    coalesce(sum(r.fails) FILTER (WHERE r.infra), 0),
+    max(r.at) FILTER (WHERE r.fails > 0)
   FROM r GROUP BY r.test_pk, r.day
-  HAVING count(*) FILTER (WHERE r.outcome <> 'skip') > 0
+  HAVING sum(r.runs) > 0
   ORDER BY r.test_pk, r.day
   ON CONFLICT (test_pk, day) DO UPDATE SET
     attempts = d.attempts + EXCLUDED.attempts,
@@ -205,18 +219,18 @@ export async function foldRows(
 ), prs AS (
   -- pull_requests_impacted_last_7d counts the PR a test failed on (not in infrastructure failures).
   INSERT INTO test_pr_failures (test_pk, day, pr_number)
-  SELECT DISTINCT r.test_pk, r.day, u.pr_number
-  FROM r JOIN uploads u ON u.pk = r.upload_pk
-  WHERE r.outcome = 'fail' AND NOT r.infra AND u.pr_number IS NOT NULL
-  ORDER BY r.test_pk, r.day, u.pr_number
+  SELECT DISTINCT r.test_pk, r.day, r.pr_number
+  FROM r
+  WHERE r.fails > 0 AND NOT r.infra AND r.pr_number IS NOT NULL
+  ORDER BY r.test_pk, r.day, r.pr_number
   ON CONFLICT DO NOTHING
 ), failed AS (
   UPDATE test_cases t SET last_failure_at = l.at
-  FROM (SELECT r.test_pk, max(r.at) AS at FROM r WHERE r.outcome = 'fail' GROUP BY r.test_pk) l
+  FROM (SELECT r.test_pk, max(r.at) AS at FROM r WHERE r.fails > 0 GROUP BY r.test_pk) l
   WHERE t.pk = l.test_pk AND (t.last_failure_at IS NULL OR t.last_failure_at < l.at)
 )
-SELECT count(*)::integer AS results FROM r`,
-    values: [plainArray(batch.uploadPks), repositoryPk, batch.firstAt, batch.lastAt],
+SELECT coalesce(sum(u.results + u.skipped), 0)::integer AS results FROM uploads u WHERE u.pk = ANY($1::bigint[])`,
+    values: [plainArray(batch.uploadPks), repositoryPk],
   });
   return rows[0]?.results ?? 0;
 }

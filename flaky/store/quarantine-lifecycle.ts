@@ -20,6 +20,7 @@ import { type TestStatus } from '../classification';
 import { effectiveOverride, type QuarantineOverride, quarantineOf } from '../quarantine';
 import { countCleanRuns, releaseStep, runOutcomeOf } from '../quarantine-release';
 import { type Queryable } from './db';
+import { batchRunsSql } from './batch-runs';
 import { subscribedTo } from './event-outbox';
 import { plainArray } from './pg-arrays';
 import { type RepositoryRecord } from './repositories';
@@ -92,14 +93,16 @@ export async function advanceReleases(
   at: Date,
 ): Promise<{ readonly released: number; readonly ended: number }> {
   if (testPks.length === 0) return { released: 0, ended: 0 };
+  // Unnamed on purpose: PostgreSQL then plans each call with its arrays as constants, and hashes
+  // `test_pk = ANY($2)` (thousands of locked tests). A named statement goes generic after five calls,
+  // and the generic plan compares every batch row with every locked test: 11 s for one 20,000-test
+  // batch in the 1M benchmark (issue 26).
   const { rows } = await client.query<LifecycleRow>({
-    name: 'flaky-release-state',
     text: `WITH runs AS (
-             SELECT r.test_pk, r.upload_pk, bool_or(r.outcome = 'fail') AS failed, bool_or(r.outcome = 'pass') AS passed
-               FROM test_results r
-              WHERE r.upload_pk = ANY($1::bigint[]) AND r.at >= $3 AND r.at <= $4 AND r.test_pk = ANY($2::bigint[])
-                AND NOT r.infra
-              GROUP BY r.test_pk, r.upload_pk
+             SELECT b.test_pk, b.upload_pk, bool_or(b.fails > 0) AS failed, bool_or(b.runs > b.fails) AS passed
+               FROM ${batchRunsSql('$1::bigint[]')}
+              WHERE b.test_pk = ANY($2::bigint[]) AND NOT b.infra
+              GROUP BY b.test_pk, b.upload_pk
            ),
            -- Grouped once by test and joined, not a subquery per test: that re-ran the (inlined) scan
            -- for each of a batch's tests, ~3 ms each, and a 10,000-test batch hit the statement timeout.
@@ -113,7 +116,7 @@ export async function advanceReleases(
              t.clean_runs, t.quarantine_released_at, t.release_ended_at, coalesce(p.runs, '[]') AS runs
            FROM test_cases t LEFT JOIN per_test p ON p.test_pk = t.pk
            WHERE t.pk = ANY($2::bigint[]) ORDER BY t.pk`,
-    values: [plainArray(batch.uploadPks), plainArray(testPks), batch.firstAt, batch.lastAt],
+    values: [plainArray(batch.uploadPks), plainArray(testPks)],
   });
   const counts: { pk: string; cleanRuns: number; releasedAt: Date | null; endedAt: Date | null }[] = [];
   const ended: { pk: string; reason: string }[] = [];
