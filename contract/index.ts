@@ -24,3 +24,4 @@ export * from './pr-record';
 export * from './queue-view-delta';
 export * from './flaky-reevaluation-messages';
 export * from './commit-message';
+export * from './avoid-shas';

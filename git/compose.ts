@@ -5,12 +5,15 @@
  *
  * Writes objects only; the caller decides which ref, if any, points at the result. Every PR's head is
  * read with one git process, and with a memo (compose-memo.ts) a prefix composed before is not applied
- * again: its heads are still checked, in order, before anything of it is used.
+ * again: its heads are still checked, in order, before anything of it is used. Given the heads earlier
+ * runs tested (`avoidShas`), a composition equal to one of them gets a new last commit with the same
+ * tree (fresh-head.ts), so no two runs of a queue test one commit.
  */
 import { commitExists, readRef, type RepoAccess } from './commits';
 import { prefixKeys, type ComposeMemo } from './compose-memo';
 import type { MergeMethod, MergeStep, PullRequestAtSha, PullRequestProblem } from './git-host';
 import { clashingPrs } from './clash';
+import { freshHead } from './fresh-head';
 import { applyPullRequest } from './merge-methods';
 import { pullRequestRef } from './names';
 
@@ -63,6 +66,11 @@ export interface ComposeOptions {
   underneath?: { targetSha: string; prs: PullRequestAtSha[] };
   /** Compositions already written by this host (compose-memo.ts); without it every PR is applied. */
   memo?: ComposeMemo;
+  /**
+   * Heads earlier runs tested (fresh-head.ts): a composition giving one of them has its last commit
+   * written again with a later committer date. The memo keeps the pure composition, never the rewrite.
+   */
+  avoidShas?: readonly string[];
 }
 
 export async function composePullRequests(
@@ -72,7 +80,7 @@ export async function composePullRequests(
   method: MergeMethod,
   options: ComposeOptions = {},
 ): Promise<Composition> {
-  const { underneath, memo } = options;
+  const { underneath, memo, avoidShas } = options;
   const heads = await readPullRequestHeads(
     repo,
     prs.map((p) => p.number),
@@ -130,6 +138,13 @@ export async function composePullRequests(
     const step = { prNumber: pr.number, sha: tip };
     steps.push(step);
     memo?.remember(keys, index + 1, step);
+  }
+  const last = steps[steps.length - 1];
+  if (last && avoidShas && avoidShas.length > 0) {
+    const fresh = await freshHead(repo, tip, avoidShas);
+    // A new step object: the memo may hold the old one.
+    if (fresh !== tip) steps[steps.length - 1] = { prNumber: last.prNumber, sha: fresh };
+    tip = fresh;
   }
   return { kind: 'composed', headSha: tip, steps };
 }

@@ -97,6 +97,12 @@ export interface BuildTestBranchInput {
    * is the target tip and the PRs ahead are the first of `prs`.
    */
   underneath?: { targetSha: string; prs: PullRequestAtSha[] };
+  /**
+   * The heads of the runs the queue carries (at most contract's MAX_AVOID_SHAS): a composition giving one of
+   * them has its last commit rewritten with the same tree and a later committer date (fresh-head.ts),
+   * so CI's checks on the branch's head are this run's own (issue 28).
+   */
+  avoidShas?: string[];
 }
 
 /** The commit after each PR was applied: advancing the target to `steps[i].sha` lands PRs 0..i. */

@@ -8,6 +8,7 @@ import type {
   DirectMergeInput,
   PullRequestAtSha,
 } from './git-host';
+import { MAX_AVOID_SHAS } from '../contract/avoid-shas';
 import {
   InvalidGitNameError,
   TEST_BRANCH_PREFIX,
@@ -42,6 +43,10 @@ export function checkBuildInput(input: BuildTestBranchInput, prefix: string = TE
     assertValid('underneath.targetSha', checkSha(input.underneath.targetSha));
     checkPullRequests(input.underneath.prs);
   }
+  const avoid = input.avoidShas ?? [];
+  if (avoid.length > MAX_AVOID_SHAS)
+    throw new InvalidGitNameError('avoidShas', `has more than ${MAX_AVOID_SHAS} entries`);
+  for (const sha of avoid) assertValid('avoidShas', checkSha(sha));
 }
 
 export function checkAdvanceInput(input: AdvanceTargetInput): void {

@@ -137,6 +137,7 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
       const composed = await composePullRequests(access, input.baseSha, input.prs, input.mergeMethod, {
         underneath: input.underneath,
         memo,
+        avoidShas: input.avoidShas,
       });
       if (composed.kind !== 'composed') return composed;
       await createRefOnce(access, names.branchRef(input.branchName), composed.headSha);

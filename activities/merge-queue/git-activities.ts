@@ -148,6 +148,7 @@ export function createGitActivities(deps: {
         ...(input.testPullRequest
           ? { testPullRequest: { runId: input.runId, prs: input.testPullRequest.prs } }
           : {}),
+        ...(input.avoidShas?.length ? { avoidShas: input.avoidShas } : {}),
       });
       switch (built.kind) {
         case 'built': {

@@ -73,6 +73,11 @@ export interface BuildRunInput {
    * queue tests the branch some other way (CI statuses) or starts the run itself.
    */
   testRun?: TestRunStart;
+  /**
+   * The heads of the runs the queue carries (issue 28): the branch's head is never one of them, so
+   * checks on it are this run's (git/fresh-head.ts). Absent: as composed.
+   */
+  avoidShas?: string[];
 }
 
 /** What the test-run workflow is started with; the activity adds the branch and commit it built. */

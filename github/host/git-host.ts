@@ -206,6 +206,7 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
       const composed = await composePullRequests(access, input.baseSha, input.prs, input.mergeMethod, {
         underneath: input.underneath,
         memo,
+        avoidShas: input.avoidShas,
       });
       if (composed.kind !== 'composed') return composed;
       const ref = names.branchRef(input.branchName);

@@ -40,6 +40,7 @@ import { createQueueHinter } from '../../github/inbound/queue-hints';
 import { createWebhookReceiver, type WebhookReceiver } from '../../github/inbound/webhook-receiver';
 import { createPrCommandHandler } from '../../github/inbound/pr-command-handler';
 import { createPool } from '../../stores/db';
+import { createFlakyStore } from '../../flaky/service';
 import { createGitHubInstallationStore, installationCovering } from '../../github/store/installations';
 import { createWebhookDeliveryStore } from '../../github/store/webhook-deliveries';
 import type { QueueConfigPatch } from '../../engine';
@@ -93,6 +94,11 @@ export interface GitHubDeploymentOptions {
   presentationWritesPerMinute?: number;
   presentationClientOptions?: GitHubClientOptions;
   logLevel?: 'WARN' | 'ERROR';
+  /**
+   * The workers read CI's uploads of a failed CI-judged run from the flaky-test store (the worker's
+   * `uploadedFailures`), waiting this long for one; absent: no store, so no run is judged by its tests.
+   */
+  ciUploadWaitMs?: number;
 }
 
 /** What one queue is: its repository's fake CI. */
@@ -207,6 +213,7 @@ export async function startGitHubDeployment(
   const address = requireTestEnv('TEST_TEMPORAL_ADDRESS');
   const pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 6 });
   const installations = createGitHubInstallationStore(pool);
+  const uploads = createFlakyStore(pool);
 
   // Every line goes to the log of each queue open when it is written.
   const sinks = new Set<string[]>();
@@ -319,6 +326,16 @@ export async function startGitHubDeployment(
         pool,
         allowPrivateWebhookUrls: true,
         gitHubHost: 'github.com',
+        ...(opts.ciUploadWaitMs !== undefined
+          ? {
+              uploadedFailures: {
+                read: (...args) => uploads.failedTestsOfCommit(...args),
+                uploadsEver: (...args) => uploads.hasUploads(...args),
+                waitMs: opts.ciUploadWaitMs,
+                pollMs: 500,
+              },
+            }
+          : {}),
         presenter: createGitHubPresenter({
           host: 'github.com',
           appId: hub.app.id,

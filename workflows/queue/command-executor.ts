@@ -25,6 +25,7 @@ import type { LandingProof, PullRequestToApply, TestRunStart } from '../../activ
 import type { EngineCommand, NotifyPr } from '../../engine';
 import {
   boundedNames,
+  MAX_AVOID_SHAS,
   MAX_DETAIL_NAMES,
   MAX_DETAIL_TEXT,
   queueWorkflowId,
@@ -39,6 +40,16 @@ import type { HostReader } from './host-reader';
 import { takeEarlyRunResult } from './run-result';
 import type { SideEffects } from './side-effects';
 import { judgeStatuses, requiredOf } from './status-verdict';
+
+/**
+ * The heads of the runs the queue carries, for the build to avoid (issue 28): a flaky retry or a
+ * restart composes the commit an earlier run tested, whose checks on GitHub are that run's. Bounded as
+ * the carried runs are (MAX_FINISHED_RUNS and the live ones), the newest kept past MAX_AVOID_SHAS.
+ */
+function avoidShasOf(runs: readonly RunMeta[]): { avoidShas?: string[] } {
+  const shas = [...new Set(runs.map((r) => r.headSha).filter((s): s is string => s !== null))];
+  return shas.length > 0 ? { avoidShas: shas.slice(-MAX_AVOID_SHAS) } : {};
+}
 
 /** The engine commands this runs: all but `notifyPr`. */
 export type ExecutedCommand = Exclude<EngineCommand, NotifyPr>;
@@ -115,6 +126,7 @@ export class CommandExecutor {
           // Draft-PR testing mode: `pull_request` CI runs on a draft PR from the branch.
           ...(c.runner.createPrsForTestingBranches ? { testPullRequest: { prs: cmd.prs } } : {}),
           ...(run.runner === 'command' ? { testRun: this.testRunStart(run, cmd.onlyTests) } : {}),
+          ...avoidShasOf(c.runs),
         });
         switch (built.kind) {
           case 'built':

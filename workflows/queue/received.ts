@@ -46,7 +46,9 @@ export function takeReceived(queue: Taker, item: Received): void {
       return;
     case 'status': {
       const { report } = item;
-      // A flaky retry tests the same commit again (issue 28): the run in progress on it is the one told.
+      // A run's commit is one no run the queue carried when it was built had (avoidShas, issue 28), but
+      // two runs built at once (a restart while the first was still building) can share one: the run in
+      // progress on it is the one told.
       const on = c.runs.filter((r) => r.headSha === report.sha && r.runner === 'statuses');
       const run = on.find((r) => r.status === 'in_progress') ?? on[0];
       if (!run) return;
