@@ -16,7 +16,8 @@
  *     results inside every half-open window, as when ingestion classified in the upload's
  *     transaction), writing test_status_history and the test_case.status_changed outbox;
  *  6. the quarantine lifecycle of the locked tests (store/quarantine-lifecycle.ts): their consecutive
- *     clean runs, releases after enough of them, and releases ended by a failure;
+ *     clean runs, releases after enough of them, and releases ended by a failure, with the statuses
+ *     step 5 computed; steps 5 and 6 write each test row ONCE (statuses and counts in one UPDATE);
  *  7. the batch's pending rows deleted.
  *
  * Exactly once: steps 4–7 commit together, so an upload is folded by the transaction that deletes its
@@ -34,8 +35,8 @@ import { type Pool, type PoolClient } from '../../stores/db';
 import { type ClassificationParams } from '../classification';
 import { inTransaction } from '../store/db';
 import { finishFold, foldCandidates, foldRows, lockRepositoryFold, takeFoldBatch } from '../store/fold-queue';
-import { advanceReleases } from '../store/quarantine-lifecycle';
-import { reclassify, settledLookbackMs } from '../store/reclassify';
+import { planReleases, writeReleaseRecords } from '../store/quarantine-lifecycle';
+import { classifyTests, outcomeOf, settledLookbackMs, writeChanges } from '../store/reclassify';
 import { findRepositoryByPk } from '../store/repositories';
 import { lockTestCases, type TestCaseState } from '../store/test-case-reads';
 import { refreshTestCaseSummaries } from '../store/test-case-summaries';
@@ -130,8 +131,20 @@ async function foldBatch(
   const fresh = [...locked.values()].filter((state) =>
     needsReclassification(state, candidates.get(state.pk) === true, params, batch.lastAt),
   );
-  const classified = await reclassify(client, fresh, params, evaluationTime, 'ingest');
-  await advanceReleases(client, repository, batch, [...locked.keys()], evaluationTime);
+  // Statuses, clean runs and release times of a test are written by ONE update (writeChanges).
+  const changes = await classifyTests(client, fresh, params, evaluationTime);
+  const statuses = new Map(changes.updates.map((u) => [u.pk, u.next]));
+  const releases = await planReleases(
+    client,
+    repository,
+    batch,
+    [...locked.keys()],
+    evaluationTime,
+    statuses,
+  );
+  const events = await writeChanges(client, changes, evaluationTime, 'ingest', releases.counts);
+  await writeReleaseRecords(client, releases, repository.releaseAfterCleanRuns, evaluationTime);
+  const classified = outcomeOf(changes, events);
   await options.beforeCommit?.({ repositoryPk, uploadPks: batch.uploadPks });
   const lagSeconds = await finishFold(client, batch.uploadPks);
   return {

@@ -5,10 +5,11 @@
  *    in quarantine_override_history by `railyard` at the expiry instant, with the
  *    test_case.quarantining_setting_changed outbox row a person's change would write. The rule
  *    already ignores an expired override before this runs; this records that it expired.
- *  - advanceReleases (the fold, after re-classification, on the batch's locked tests): counts each
- *    test's consecutive clean runs, ends the release of a released test that failed, and releases a
- *    test quarantined by rule once it has the repository's number of clean runs, keeping the story in
- *    quarantine_releases.
+ *  - planReleases and writeReleaseRecords (the fold, after re-classification, on the batch's locked
+ *    tests): counts each test's consecutive clean runs, ends the release of a released test that
+ *    failed, and releases a test quarantined by rule once it has the repository's number of clean
+ *    runs, keeping the story in quarantine_releases. The counts are stored by the re-classification's
+ *    own UPDATE (reclassify.ts writeChanges), so a test row is written once per batch.
  *  - quarantineHistory: a test's override changes, releases and their ends, newest first.
  *
  * Only tests the fold locks are counted: those that failed in the batch, are unhealthy or unsettled
@@ -23,6 +24,7 @@ import { type Queryable } from './db';
 import { batchRunsSql } from './batch-runs';
 import { subscribedTo } from './event-outbox';
 import { plainArray } from './pg-arrays';
+import { type CleanRunCount } from './reclassify';
 import { type RepositoryRecord } from './repositories';
 
 /** Who records an expiry in the override history. */
@@ -81,18 +83,42 @@ export interface BatchRuns {
   readonly lastAt: Date;
 }
 
+/** A test's status as the batch's re-classification left it (reclassify.ts's verdict). */
+export interface CurrentStatus {
+  readonly status: TestStatus;
+  readonly reason: string;
+  readonly timestamp: Date;
+}
+
+/** What advancing the releases of a batch's locked tests writes (writeReleaseRecords, writeChanges). */
+export interface ReleasePlan {
+  /** Tests whose clean runs or release times change: stored by writeChanges with their statuses. */
+  readonly counts: readonly CleanRunCount[];
+  readonly ended: readonly { readonly pk: string; readonly reason: string }[];
+  readonly released: readonly {
+    readonly pk: string;
+    readonly since: Date;
+    readonly status: TestStatus;
+    readonly reason: string;
+    readonly cleanRuns: number;
+  }[];
+}
+
 /**
  * Counts the batch's runs of the locked tests (`testPks`, locked by the caller) and applies
- * releaseStep at `at`; answers how many tests were released and how many releases ended.
+ * releaseStep at `at`, with each test's status as `statuses` has it (the batch's re-classification,
+ * not written yet) or else as stored. Writes nothing: the counts go into writeChanges's UPDATE of
+ * the same rows, the releases' records into writeReleaseRecords.
  */
-export async function advanceReleases(
+export async function planReleases(
   client: PoolClient,
   repository: RepositoryRecord,
   batch: BatchRuns,
   testPks: readonly string[],
   at: Date,
-): Promise<{ readonly released: number; readonly ended: number }> {
-  if (testPks.length === 0) return { released: 0, ended: 0 };
+  statuses: ReadonlyMap<string, CurrentStatus>,
+): Promise<ReleasePlan> {
+  if (testPks.length === 0) return { counts: [], ended: [], released: [] };
   // Unnamed on purpose: PostgreSQL then plans each call with its arrays as constants, and hashes
   // `test_pk = ANY($2)` (thousands of locked tests). A named statement goes generic after five calls,
   // and the generic plan compares every batch row with every locked test: 11 s for one 20,000-test
@@ -118,11 +144,16 @@ export async function advanceReleases(
            WHERE t.pk = ANY($2::bigint[]) ORDER BY t.pk`,
     values: [plainArray(batch.uploadPks), plainArray(testPks)],
   });
-  const counts: { pk: string; cleanRuns: number; releasedAt: Date | null; endedAt: Date | null }[] = [];
+  const counts: CleanRunCount[] = [];
   const ended: { pk: string; reason: string }[] = [];
   const released: { pk: string; since: Date; status: TestStatus; reason: string; cleanRuns: number }[] = [];
   const n = repository.releaseAfterCleanRuns;
-  for (const row of rows) {
+  for (const stored of rows) {
+    const current = statuses.get(stored.pk);
+    const row =
+      current === undefined
+        ? stored
+        : { ...stored, status: current.status, status_reason: current.reason, status_at: current.timestamp };
     const outcomes = row.runs.map(([failed, passed]) => runOutcomeOf({ failed, passed }));
     const cleanRuns = countCleanRuns(row.clean_runs, outcomes);
     const override = effectiveOverride(
@@ -163,45 +194,36 @@ export async function advanceReleases(
     if (cleanRuns !== row.clean_runs || step.ends || step.releases)
       counts.push({ pk: row.pk, cleanRuns, releasedAt, endedAt });
   }
-  await writeReleases(client, counts, ended, released, n, at);
-  return { released: released.length, ended: ended.length };
+  return { counts, ended, released };
 }
 
-/** The counts, the ended releases and the new ones: one statement. */
-async function writeReleases(
+/**
+ * The ended releases and the new ones of a plan (its counts are writeChanges's): one statement, none
+ * when there are neither. Answers how many tests were released and how many releases ended.
+ */
+export async function writeReleaseRecords(
   client: PoolClient,
-  counts: readonly { pk: string; cleanRuns: number; releasedAt: Date | null; endedAt: Date | null }[],
-  ended: readonly { pk: string; reason: string }[],
-  released: readonly { pk: string; since: Date; status: TestStatus; reason: string; cleanRuns: number }[],
+  plan: ReleasePlan,
   releaseAfterCleanRuns: number,
   at: Date,
-): Promise<void> {
-  if (counts.length === 0) return;
+): Promise<{ readonly released: number; readonly ended: number }> {
+  const { ended, released } = plan;
+  if (ended.length === 0 && released.length === 0) return { released: 0, ended: 0 };
   await client.query({
     name: 'flaky-write-releases',
-    text: `WITH counts AS (
-             UPDATE test_cases t SET clean_runs = c.clean_runs, quarantine_released_at = c.released_at,
-               release_ended_at = c.ended_at
-             FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::timestamptz[])
-               AS c(pk, clean_runs, released_at, ended_at)
-             WHERE t.pk = c.pk
-           ), ended AS (
-             UPDATE quarantine_releases q SET ended_at = $5, ended_reason = e.reason
-             FROM unnest($6::bigint[], $7::text[]) AS e(pk, reason)
+    text: `WITH ended AS (
+             UPDATE quarantine_releases q SET ended_at = $1, ended_reason = e.reason
+             FROM unnest($2::bigint[], $3::text[]) AS e(pk, reason)
              WHERE q.test_pk = e.pk AND q.ended_at IS NULL
            )
            INSERT INTO quarantine_releases (test_pk, quarantined_since, quarantined_status, quarantined_reason,
              released_at, clean_runs, release_reason)
-           SELECT r.pk, r.since, r.status, r.reason, $5, r.clean_runs,
-             r.clean_runs || ' clean runs in a row (the repository releases after ' || $8::int || ')'
-           FROM unnest($9::bigint[], $10::timestamptz[], $11::text[], $12::text[], $13::int[])
+           SELECT r.pk, r.since, r.status, r.reason, $1, r.clean_runs,
+             r.clean_runs || ' clean runs in a row (the repository releases after ' || $4::int || ')'
+           FROM unnest($5::bigint[], $6::timestamptz[], $7::text[], $8::text[], $9::int[])
              AS r(pk, since, status, reason, clean_runs)
            ORDER BY r.pk`,
     values: [
-      plainArray(counts.map((c) => c.pk)),
-      plainArray(counts.map((c) => c.cleanRuns)),
-      counts.map((c) => c.releasedAt),
-      counts.map((c) => c.endedAt),
       at,
       plainArray(ended.map((e) => e.pk)),
       ended.map((e) => e.reason),
@@ -213,6 +235,7 @@ async function writeReleases(
       plainArray(released.map((r) => r.cleanRuns)),
     ],
   });
+  return { released: released.length, ended: ended.length };
 }
 
 /** One entry of a test's quarantine history, newest first (the test page shows them). */

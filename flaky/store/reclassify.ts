@@ -64,10 +64,47 @@ export async function reclassify(
   evaluationTime: Date,
   trigger: Trigger,
 ): Promise<ReclassifyOutcome> {
-  if (tests.length === 0) return { evaluated: 0, changed: 0, recorded: 0, events: [] };
+  const changes = await classifyTests(client, tests, params, evaluationTime);
+  const events = await writeChanges(client, changes, evaluationTime, trigger);
+  return outcomeOf(changes, events);
+}
+
+/** A status to store: the test's new verdict (status, reason, timestamp). */
+export interface StatusUpdate {
+  readonly pk: string;
+  readonly next: Classification;
+}
+
+/** What re-classifying a set of tests changes, before it is written (writeChanges). */
+export interface StatusChanges {
+  readonly evaluated: number;
+  readonly updates: readonly StatusUpdate[];
+  readonly history: readonly {
+    readonly pk: string;
+    readonly from: string | null;
+    readonly next: Classification;
+  }[];
+}
+
+/** Per test, its clean-run count and release times to store with the statuses (the fold's). */
+export interface CleanRunCount {
+  readonly pk: string;
+  readonly cleanRuns: number;
+  readonly releasedAt: Date | null;
+  readonly endedAt: Date | null;
+}
+
+/** reclassify without the write: each test's verdict from its bounded history, and what changed. */
+export async function classifyTests(
+  client: PoolClient,
+  tests: readonly TestCaseState[],
+  params: ClassificationParams,
+  evaluationTime: Date,
+): Promise<StatusChanges> {
+  if (tests.length === 0) return { evaluated: 0, updates: [], history: [] };
   const from = new Date(evaluationTime.getTime() - historyDays(params) * DAY_MS);
   const { results, uploads } = await loadHistory(client, tests, params, from, evaluationTime);
-  const updates: { pk: string; next: Classification }[] = [];
+  const updates: StatusUpdate[] = [];
   const history: { pk: string; from: string | null; next: Classification }[] = [];
   for (const test of tests) {
     const testResults = results.get(test.pk) ?? [];
@@ -86,11 +123,14 @@ export async function reclassify(
     updates.push({ pk: test.pk, next });
     if (mustRecord(change)) history.push({ pk: test.pk, from: previous?.status ?? null, next });
   }
-  const events = await writeChanges(client, updates, history, evaluationTime, trigger);
+  return { evaluated: tests.length, updates, history };
+}
+
+export function outcomeOf(changes: StatusChanges, events: readonly string[]): ReclassifyOutcome {
   return {
-    evaluated: tests.length,
-    changed: history.filter((h) => h.from !== null).length,
-    recorded: history.length,
+    evaluated: changes.evaluated,
+    changed: changes.history.filter((h) => h.from !== null).length,
+    recorded: changes.history.length,
     events,
   };
 }
@@ -98,23 +138,37 @@ export async function reclassify(
 /**
  * The changed statuses, their history rows and, for each change of status value (not a first
  * classification), a test_case.status_changed outbox row when the organisation subscribes to it: one
- * statement. Answers the outbox rows.
+ * statement. With `counts` (the fold's quarantine lifecycle, quarantine-lifecycle.ts) the same UPDATE
+ * also stores those tests' clean runs and release times: each test row is written once per batch,
+ * not once for its status and again for its count (issue 26: on a test seen for the first time both
+ * change, and each write of a full test_cases row costs a new row version with its index entries).
+ * Answers the outbox rows.
  */
-async function writeChanges(
+export async function writeChanges(
   client: PoolClient,
-  updates: readonly { pk: string; next: Classification }[],
-  history: readonly { pk: string; from: string | null; next: Classification }[],
+  changes: Pick<StatusChanges, 'updates' | 'history'>,
   evaluationTime: Date,
   trigger: Trigger,
+  counts: readonly CleanRunCount[] = [],
 ): Promise<string[]> {
-  if (updates.length === 0) return [];
+  const { updates, history } = changes;
+  if (updates.length === 0 && counts.length === 0) return [];
   const { rows } = await client.query<{ pk: string }>({
     name: 'flaky-write-statuses',
     text: `WITH statuses AS (
-             UPDATE test_cases t SET status = u.status, status_reason = u.reason, status_at = u.status_at,
-               classified_at = $1
-             FROM unnest($3::bigint[], $4::text[], $5::text[], $6::timestamptz[]) AS u(pk, status, reason, status_at)
-             WHERE t.pk = u.pk
+             UPDATE test_cases t SET status = coalesce(x.status, t.status),
+               status_reason = coalesce(x.reason, t.status_reason),
+               status_at = coalesce(x.status_at, t.status_at),
+               classified_at = CASE WHEN x.status IS NULL THEN t.classified_at ELSE $1 END,
+               clean_runs = coalesce(x.clean_runs, t.clean_runs),
+               quarantine_released_at = CASE WHEN x.clean_runs IS NULL THEN t.quarantine_released_at ELSE x.released_at END,
+               release_ended_at = CASE WHEN x.clean_runs IS NULL THEN t.release_ended_at ELSE x.ended_at END
+             FROM (SELECT coalesce(u.pk, c.pk) AS pk, u.status, u.reason, u.status_at, c.clean_runs, c.released_at,
+                          c.ended_at
+                     FROM unnest($3::bigint[], $4::text[], $5::text[], $6::timestamptz[]) AS u(pk, status, reason, status_at)
+                     FULL JOIN unnest($12::bigint[], $13::int[], $14::timestamptz[], $15::timestamptz[])
+                       AS c(pk, clean_runs, released_at, ended_at) ON c.pk = u.pk) x
+             WHERE t.pk = x.pk
            ), history AS (
              INSERT INTO test_status_history (test_pk, from_status, to_status, reason, status_at, evaluated_at, trigger)
              SELECT h.pk, h.from_status, h.to_status, h.reason, h.status_at, $1, $2
@@ -141,6 +195,10 @@ async function writeChanges(
       plainArray(history.map((h) => h.next.status)),
       history.map((h) => h.next.reason),
       history.map((h) => h.next.timestamp),
+      plainArray(counts.map((c) => c.pk)),
+      plainArray(counts.map((c) => c.cleanRuns)),
+      counts.map((c) => c.releasedAt),
+      counts.map((c) => c.endedAt),
     ],
   });
   return rows.map((r) => r.pk);
