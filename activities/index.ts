@@ -13,7 +13,7 @@ import type { GitHubAppSettings } from '../github/app/config';
 import type { GitHubClients } from '../github/app/rest-client';
 import { createGitHubReconciliationActivities } from './github-reconciliation';
 import { createLandingCheckActivities } from './landing-check';
-import { createPreflightActivities } from './preflight';
+import { createPreflightActivities, type DraftRetry } from './preflight';
 import type { PullRequestPresenter } from '../github/presentation/pr-presenter';
 import { createPresentationActivities } from './presentation';
 import { createPingActivities } from './ping';
@@ -47,6 +47,8 @@ export interface ActivityDeps extends MergeQueueActivityDeps {
   gitHub?: { settings: GitHubAppSettings; auth: GitHubAppAuth; clients?: GitHubClients; namespace: string };
   /** Shows PRs' records on their host (GitHub's live comment and check run); none: nothing shown. */
   presenter?: PullRequestPresenter;
+  /** The preflight's bound on a draft PR the host cannot open now (tests shorten it); 60 s without. */
+  preflightDraftRetry?: Partial<DraftRetry>;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -100,7 +102,11 @@ export function createActivities(deps: ActivityDeps) {
     }),
     ...events,
     ...createLandingCheckActivities({ pool: deps.pool, gitHost: deps.gitHost }),
-    ...createPreflightActivities({ gitHost: deps.gitHost, ownership }),
+    ...createPreflightActivities({
+      gitHost: deps.gitHost,
+      ownership,
+      ...(deps.preflightDraftRetry ? { draftRetry: deps.preflightDraftRetry } : {}),
+    }),
     // The queue workflow's one activity per decision for its side effects, over the ones above.
     ...createSideEffectActivities({
       appendTransitions: (input) => events.appendTransitions(input),

@@ -11,19 +11,49 @@
  * - In draft-PR testing mode the branch also gets a draft PR into the target (the host opens it, and
  *   deletes the branch again if it cannot), closed when removePreflightBranch deletes the branch; the
  *   answer names it. A draft PR the host refuses for good (DraftPullRequestRefusedError) is an answer
- *   (`problem`, the host's words and what to change), not a failure retried five times.
+ *   (`problem`, the host's words and what to change), not a failure retried five times. One the host
+ *   could not open now (DraftPullRequestUnavailableError: 5xx, rate limit, no answer) is tried again
+ *   with a doubling pause while the time bound (`draftRetry.budgetMs`, 60 s) allows; then the answer
+ *   is `problem`, naming the host's last status, and nothing is left on the host.
  * - Problems a retry cannot fix (no target branch, no or invalid required checks) are answers
  *   (`problem`), not failures; an invalid name from a request is a non-retryable failure.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { repositoryLabel, type PreflightResult, type QueueKey, type RepositoryKey } from '../contract';
-import { DraftPullRequestRefusedError, type GitHost, type PreflightBranchPush } from '../git/git-host';
+import {
+  DraftPullRequestRefusedError,
+  DraftPullRequestUnavailableError,
+  type GitHost,
+  type PreflightBranchInput,
+  type PreflightBranchPush,
+} from '../git/git-host';
 import { InvalidGitNameError, assertValid, checkBranchName } from '../git/names';
 import { preflightBranchName } from '../git/preflight-branch';
 import type { RepositoryOwnership } from '../stores/repository-owners';
 import { heartbeating } from './heartbeat';
 
 const HEARTBEAT_MS = 1_000;
+
+/**
+ * How long a draft PR the host cannot open now is tried again: well inside the activity's 2 minutes
+ * (workflows/preflight), which one more attempt and its client's own retries must also fit in.
+ */
+export interface DraftRetry {
+  /** No attempt starts after this long from the first (default 60 s). */
+  budgetMs: number;
+  /** The first pause; each next one doubles, up to 15 s (default 1 s). */
+  firstDelayMs: number;
+  sleep: (ms: number) => Promise<void>;
+  now: () => number;
+}
+
+const DRAFT_RETRY: DraftRetry = {
+  budgetMs: 60_000,
+  firstDelayMs: 1_000,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  now: () => Date.now(),
+};
+const MAX_DRAFT_DELAY_MS = 15_000;
 
 export interface PreflightStartInput {
   key: QueueKey;
@@ -65,6 +95,23 @@ function draftRefusedSentence(
   );
 }
 
+/** The answer when the host kept failing to open the draft PR for the whole bound: its last status. */
+function draftUnavailableSentence(
+  err: DraftPullRequestUnavailableError,
+  attempts: number,
+  waitedMs: number,
+  targetBranch: string,
+  label: string,
+): string {
+  const said = err.hostSays.replace(/\.$/, '');
+  const last = err.status === null ? `no answer (${said})` : `${err.status} (${said})`;
+  return (
+    `The host did not open the preflight's draft pull request into ${targetBranch} of ${label}: ` +
+    `${attempts} attempts over ${Math.round(waitedMs / 1000)} s failed, the last with ${last}. ` +
+    'Its test branch was deleted again. The host is having trouble, not your settings: run the preflight again later.'
+  );
+}
+
 async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
@@ -75,8 +122,38 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createPreflightActivities(deps: { gitHost: GitHost; ownership: RepositoryOwnership }) {
+export function createPreflightActivities(deps: {
+  gitHost: GitHost;
+  ownership: RepositoryOwnership;
+  draftRetry?: Partial<DraftRetry>;
+}) {
   const { gitHost } = deps;
+  const retry: DraftRetry = { ...DRAFT_RETRY, ...deps.draftRetry };
+
+  /**
+   * Pushes the branch (with its draft PR); a draft PR the host cannot open now is tried again, each
+   * pause twice the last, until the bound: then that failure, with how many attempts over how long.
+   */
+  async function pushWithRetries(
+    input: PreflightBranchInput,
+  ): Promise<
+    | { kind: 'pushed'; pushed: PreflightBranchPush }
+    | { kind: 'unavailable'; err: DraftPullRequestUnavailableError; attempts: number; waitedMs: number }
+  > {
+    const started = retry.now();
+    let delay = retry.firstDelayMs;
+    for (let attempts = 1; ; attempts++) {
+      try {
+        return { kind: 'pushed', pushed: await gitHost.pushPreflightBranch(input) };
+      } catch (err) {
+        if (!(err instanceof DraftPullRequestUnavailableError)) throw err;
+        const waitedMs = retry.now() - started;
+        if (waitedMs + delay > retry.budgetMs) return { kind: 'unavailable', err, attempts, waitedMs };
+        await retry.sleep(delay);
+        delay = Math.min(delay * 2, MAX_DRAFT_DELAY_MS);
+      }
+    }
+  }
 
   async function required(input: PreflightStartInput, tip: string, hasChecks: boolean) {
     const { repo, targetBranch } = input.key;
@@ -129,13 +206,19 @@ export function createPreflightActivities(deps: { gitHost: GitHost; ownership: R
       const branch = preflightBranchName(prefix, input.id);
       let pushed: PreflightBranchPush;
       try {
-        pushed = await gitHost.pushPreflightBranch({
+        const tried = await pushWithRetries({
           repo,
           baseSha: tip.sha,
           branchName: branch,
           branchPrefix: prefix,
           ...(input.draftPullRequest ? { draftPullRequestInto: targetBranch } : {}),
         });
+        if (tried.kind === 'unavailable')
+          return {
+            kind: 'problem',
+            detail: draftUnavailableSentence(tried.err, tried.attempts, tried.waitedMs, targetBranch, label),
+          };
+        pushed = tried.pushed;
       } catch (err) {
         if (err instanceof DraftPullRequestRefusedError)
           return { kind: 'problem', detail: draftRefusedSentence(err, targetBranch, label) };

@@ -233,6 +233,22 @@ export class DraftPullRequestRefusedError extends Error {
   }
 }
 
+/**
+ * The host did not open the preflight branch's draft PR for a reason a later attempt may not share
+ * (GitHub's 5xx, a rate limit, no answer at all). The branch was deleted again before this was thrown.
+ * `status`: the host's HTTP status, null when it did not answer; `hostSays`: its words or the network
+ * error, bounded, never a credential.
+ */
+export class DraftPullRequestUnavailableError extends Error {
+  override readonly name = 'DraftPullRequestUnavailableError';
+  constructor(
+    readonly status: number | null,
+    readonly hostSays: string,
+  ) {
+    super(`the host did not open the draft pull request (${status ?? 'no answer'}): ${hostSays}`);
+  }
+}
+
 /** A draft PR railyard opened from one of its test branches (draft-PR testing mode). */
 export interface TestPullRequest {
   number: number;
@@ -278,7 +294,8 @@ export interface GitHost {
    * Pushes the preflight's throw-away test branch: one new commit with the base's tree on `baseSha` (a
    * commit of its own, so no check CI reported for the target's tip counts as started on it). Removed
    * with deleteBranch. Idempotent: a branch already holding such a commit on that base answers it.
-   * With `draftPullRequestInto`, a draft PR the host refuses throws DraftPullRequestRefusedError.
+   * With `draftPullRequestInto`, a draft PR the host refuses throws DraftPullRequestRefusedError, one it
+   * could not open now (5xx, rate limit, no answer) DraftPullRequestUnavailableError.
    */
   pushPreflightBranch(input: PreflightBranchInput): Promise<PreflightBranchPush>;
   /**

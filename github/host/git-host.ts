@@ -44,7 +44,7 @@ import { trialMerge } from '../../git/merge-methods';
 import { titleFromDescription } from '../../contract';
 import * as names from '../../git/names';
 import { readCommitChecks } from './checks';
-import { pushPreflightBranchOnGitHub, refusedForGood } from './preflight-branch';
+import { pushPreflightBranchOnGitHub, refusedForGood, unavailableNow } from './preflight-branch';
 import { checkPreflightInput } from '../../git/preflight-branch';
 import {
   closeTestPullRequests,
@@ -289,7 +289,7 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
       } catch (err) {
         // No branch is left behind without its preflight: the workflow deletes only what it was told of.
         await host.deleteBranch(input.repo, input.branchName, input.branchPrefix).catch(() => undefined);
-        throw refusedForGood(err) ?? err;
+        throw refusedForGood(err) ?? unavailableNow(err) ?? err;
       }
     },
 

@@ -9,10 +9,15 @@
  * `on: push: branches: <prefix>**` workflows run on it. Idempotent: a branch already on a commit whose
  * parent is the base (an earlier attempt of the activity) is answered as it is. In draft-PR testing mode
  * a draft PR GitHub refuses with a 4xx a retry cannot change (refusedForGood) is the port's
- * DraftPullRequestRefusedError; a 5xx, a rate limit or a network error stays retryable.
+ * DraftPullRequestRefusedError; a 5xx, a rate limit or a network error is the port's
+ * DraftPullRequestUnavailableError (unavailableNow), which the preflight retries within a time bound.
  */
 import { PREFLIGHT_COMMIT_MESSAGE } from '../../git/preflight-branch';
-import { DraftPullRequestRefusedError, type PreflightBranchInput } from '../../git/git-host';
+import {
+  DraftPullRequestRefusedError,
+  DraftPullRequestUnavailableError,
+  type PreflightBranchInput,
+} from '../../git/git-host';
 import { GitHubApiError } from '../app/rest-client';
 import type { Target } from './remote';
 
@@ -75,4 +80,14 @@ export function refusedForGood(err: unknown): DraftPullRequestRefusedError | nul
   const words = (err.reason ?? err.message).slice(0, MAX_HOST_WORDS);
   if (status === 403 && /rate limit/i.test(words)) return null;
   return new DraftPullRequestRefusedError(status, words);
+}
+
+/**
+ * The draft PR's failure as one a later attempt may not share (5xx, 429 and 403 rate limits, no answer),
+ * naming GitHub's status (null: no answer) and words; null for anything else (a refusal, a bug).
+ */
+export function unavailableNow(err: unknown): DraftPullRequestUnavailableError | null {
+  if (!(err instanceof GitHubApiError) || refusedForGood(err) !== null) return null;
+  const words = (err.reason ?? err.message.replace(/^.*?: /, '')).slice(0, MAX_HOST_WORDS);
+  return new DraftPullRequestUnavailableError(err.status > 0 ? err.status : null, words);
 }

@@ -99,6 +99,8 @@ export interface GitHubDeploymentOptions {
    * `uploadedFailures`), waiting this long for one; absent: no store, so no run is judged by its tests.
    */
   ciUploadWaitMs?: number;
+  /** The preflight's bound on a draft PR GitHub cannot open now (activities/preflight.ts); 60 s without. */
+  preflightDraftRetry?: { budgetMs?: number; firstDelayMs?: number };
 }
 
 /** What one queue is: its repository's fake CI. */
@@ -326,6 +328,7 @@ export async function startGitHubDeployment(
         pool,
         allowPrivateWebhookUrls: true,
         gitHubHost: 'github.com',
+        ...(opts.preflightDraftRetry ? { preflightDraftRetry: opts.preflightDraftRetry } : {}),
         ...(opts.ciUploadWaitMs !== undefined
           ? {
               uploadedFailures: {

@@ -171,6 +171,12 @@ export interface FakeHubKnobs {
   expireTokens(): void;
   /** The next JSON response body is passed to `mutate` before it is validated and sent. */
   corruptNextResponse(mutate: (body: unknown) => unknown): void;
+  /**
+   * The next `times` requests of `operationId` (e.g. `pulls/create`; Infinity: every one, 0: none) fail
+   * before they are acted on: GitHub's answer `status` (default 503, a body GitHub sends with it), or
+   * `network`, the connection closed without an answer. The other operations are served as ever.
+   */
+  failOperation(operationId: string, times: number, failure?: { status: 500 | 503 } | 'network'): void;
 }
 
 const DOCS = 'https://docs.github.com/rest';
@@ -226,6 +232,8 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
   let secondary = { remaining: 0, status: 403 as 403 | 429, retryAfter: 60 };
   const writeRate = createWriteRateLimiter();
   let corrupt: ((body: unknown) => unknown) | null = null;
+  /** Operations made to fail (knobs.failOperation): how many more times, and how. */
+  const faults = new Map<string, { remaining: number; failure: { status: 500 | 503 } | 'network' }>();
 
   const fastify = Fastify({ logger: false });
   fastify.removeAllContentTypeParsers();
@@ -443,6 +451,21 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
             message: `You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID ${request.id}.`,
             documentation_url: SECONDARY_DOCS,
           });
+      }
+      const fault = faults.get(op.operationId);
+      if (fault && fault.remaining > 0) {
+        fault.remaining -= 1;
+        if (fault.failure === 'network') {
+          // No answer at all: the client sees its connection closed (a reset, a proxy giving up).
+          record.status = 0;
+          reply.hijack();
+          request.raw.socket.destroy();
+          return reply;
+        }
+        return reply.code(fault.failure.status).send({
+          message: fault.failure.status === 503 ? 'Service Unavailable' : 'Server Error',
+          documentation_url: DOCS,
+        });
       }
       if (invalidJson)
         return reply.code(400).send({ message: 'Problems parsing JSON', documentation_url: DOCS });
@@ -683,6 +706,9 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
       expireTokens: () => tokens.expireAll(),
       corruptNextResponse(mutate) {
         corrupt = mutate;
+      },
+      failOperation(operationId, times, failure = { status: 503 }) {
+        faults.set(operationId, { remaining: times, failure });
       },
     },
     violations,
