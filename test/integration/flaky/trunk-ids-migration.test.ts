@@ -91,7 +91,8 @@ let globex: string;
  * Today's ingestion acknowledges an upload into the fold queue of migration 0025 (issue 26): the 0012
  * database borrows 0025's objects while its history is uploaded, and gives them back (0025's down
  * part, every upload folded) before the migrations run, so that 0025 makes them itself. The same for
- * 0028's per-test summaries table and 0031's quarantine lifecycle, which the fold writes.
+ * 0028's per-test summaries table and 0031's quarantine lifecycle, which the fold writes, and 0034's
+ * per-test runs in the fold queue.
  */
 const FOLD_MIGRATION = readFileSync(path.join(MIGRATIONS_DIR, '0025_flaky-fold.sql'), 'utf8');
 const [FOLD_UP, FOLD_DOWN] = FOLD_MIGRATION.split('-- Down Migration') as [string, string];
@@ -105,6 +106,9 @@ const SUMMARIES_DOWN = SUMMARIES_MIGRATION.split('-- Down Migration')[1]!;
 /** The fold also counts clean runs and releases (migration 0031): borrowed the same way. */
 const LIFECYCLE_MIGRATION = readFileSync(path.join(MIGRATIONS_DIR, '0031_quarantine-lifecycle.sql'), 'utf8');
 const [LIFECYCLE_UP, LIFECYCLE_DOWN] = LIFECYCLE_MIGRATION.split('-- Down Migration') as [string, string];
+/** The fold queue carries each upload's runs per test (migration 0034): borrowed the same way. */
+const RUNS_MIGRATION = readFileSync(path.join(MIGRATIONS_DIR, '0034_fold-runs-per-test.sql'), 'utf8');
+const [RUNS_UP, RUNS_DOWN] = RUNS_MIGRATION.split('-- Down Migration') as [string, string];
 
 async function migrateUpTo(name: string | undefined): Promise<void> {
   const { runner } = await import('node-pg-migrate');
@@ -173,6 +177,7 @@ beforeAll(async () => {
   await migrateUpTo(MIGRATION);
   pool = createPool(url, { max: 5 });
   await pool.query(FOLD_UP);
+  await pool.query(RUNS_UP);
   await pool.query(SUMMARIES_UP);
   await pool.query(LIFECYCLE_UP);
   const keys = createApiKeyStore(pool);
@@ -275,6 +280,7 @@ test('0013 moves every stored test to its Trunk id and keeps everything attached
   expect((await pool.query('SELECT 1 FROM flaky_fold_pending')).rowCount).toBe(0);
   await pool.query(LIFECYCLE_DOWN);
   await pool.query(SUMMARIES_DOWN);
+  await pool.query(RUNS_DOWN);
   await pool.query(FOLD_DOWN);
   await runMigrations(url);
 
