@@ -36,6 +36,7 @@ import { createWebhookReceiver } from '../github/inbound/webhook-receiver';
 import { createGitHubOwnerLookup } from '../github/store/owner-lookup';
 import { createQueueHinter } from '../github/inbound/queue-hints';
 import { createPrCommandHandler } from '../github/inbound/pr-command-handler';
+import { createProjectedQueues } from '../github/store/projected-queue';
 import { createGitHubClients } from '../github/app/rest-client';
 import { createForkedRunVerifier } from '../github/inbound/forked-runs';
 import { createRepositoryPublicIds } from '../stores/repository-public-ids';
@@ -152,6 +153,7 @@ async function main(): Promise<void> {
           }),
           commands: createPrCommandHandler({
             queues,
+            projected: createProjectedQueues(pool),
             clients: gitHubClients,
             onError: (err, message) => logger.warn({ err }, message),
           }),

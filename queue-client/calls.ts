@@ -12,7 +12,7 @@
  * rather than the call timeout (`busy` when it runs out); a retried update carries the same update id,
  * so Temporal applies it once.
  *
- * Invariants: each attempt has the call deadline; the busy budget is never less than the call timeout;
+ * Invariants: each attempt has the call deadline (or the caller's longer one); the busy budget is never less than the call timeout;
  * a slot is released however the call ends.
  */
 import type { Client } from '@temporalio/client';
@@ -27,6 +27,11 @@ import { createSlots } from './slots';
 export interface CallOptions {
   updateOf?: string;
   queryOf?: string;
+  /**
+   * Each attempt's deadline instead of `callTimeoutMs`, for a caller off the request path that can wait
+   * out a worker's workflow task (a query is answered after the task in flight). Never below it.
+   */
+  timeoutMs?: number;
 }
 
 export interface TemporalCalls {
@@ -67,11 +72,16 @@ export function createTemporalCalls(
   const { callTimeoutMs } = opts;
   const busyBudgetMs = Math.max(opts.busyBudgetMs ?? DEFAULT_BUSY_BUDGET_MS, callTimeoutMs);
   const busy = (what: string, budgetMs: number) => new QueueClientError({ kind: 'busy', what, budgetMs });
-  const attempts = async <T>(what: string, fn: () => Promise<T>, budgetMs: number): Promise<T> => {
+  const attempts = async <T>(
+    what: string,
+    fn: () => Promise<T>,
+    budgetMs: number,
+    timeoutMs: number,
+  ): Promise<T> => {
     const busyUntil = Date.now() + budgetMs;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await client.connection.withDeadline(Date.now() + callTimeoutMs, fn);
+        return await client.connection.withDeadline(Date.now() + timeoutMs, fn);
       } catch (err) {
         if (isExhausted(err)) {
           const wait = backoffMs(attempt);
@@ -80,7 +90,7 @@ export function createTemporalCalls(
           continue;
         }
         if (isUnavailable(err))
-          throw new QueueClientError({ kind: 'unavailable', what, timeoutMs: callTimeoutMs }, { cause: err });
+          throw new QueueClientError({ kind: 'unavailable', what, timeoutMs }, { cause: err });
         throw err;
       }
     }
@@ -89,13 +99,14 @@ export function createTemporalCalls(
   const querySlots = createSlots(QUERY_SLOTS);
   const call = async <T>(what: string, fn: () => Promise<T>, options: CallOptions = {}): Promise<T> => {
     const workflowId = options.updateOf ?? options.queryOf;
-    if (workflowId === undefined) return attempts(what, fn, callTimeoutMs);
+    const timeoutMs = Math.max(options.timeoutMs ?? callTimeoutMs, callTimeoutMs);
+    if (workflowId === undefined) return attempts(what, fn, timeoutMs, timeoutMs);
     const started = Date.now();
     const slots = options.updateOf !== undefined ? updateSlots : querySlots;
     const release = await slots(workflowId, started + busyBudgetMs);
     if (!release) throw busy(what, busyBudgetMs);
     try {
-      return await attempts(what, fn, busyBudgetMs - (Date.now() - started));
+      return await attempts(what, fn, Math.max(busyBudgetMs, timeoutMs) - (Date.now() - started), timeoutMs);
     } finally {
       release();
     }

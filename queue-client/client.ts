@@ -71,8 +71,16 @@ export interface QueueClient {
   readonly busyBudgetMs: number;
   /** Starts the queue workflow of `input.key`, with its search attributes; `queue_exists` if one runs. */
   startQueue(input: QueueWorkflowInput, labels: { organisationSlug: string }): Promise<void>;
-  /** Runs `read` against the queue workflow if it runs; null if it does not. */
-  readQueue<T>(what: string, workflowId: string, read: (queue: QueueReader) => Promise<T>): Promise<T | null>;
+  /**
+   * Runs `read` against the queue workflow if it runs; null if it does not. `timeoutMs`: a longer
+   * deadline than the call timeout, for callers off the request path (calls.ts CallOptions).
+   */
+  readQueue<T>(
+    what: string,
+    workflowId: string,
+    read: (queue: QueueReader) => Promise<T>,
+    options?: { timeoutMs?: number },
+  ): Promise<T | null>;
   /**
    * The first of `keys` whose queue workflow runs (each id asked once, in order), with what `read`
    * returned of it; null when none runs.
@@ -81,6 +89,7 @@ export interface QueueClient {
     what: string,
     keys: readonly QueueKey[],
     read: (queue: QueueReader) => Promise<T>,
+    options?: { timeoutMs?: number },
   ): Promise<{ workflowId: string; value: T } | null>;
   /** One update of the queue under `updateId`, waiting its turn for an update slot. */
   updateQueue<Ret, Args extends unknown[]>(
@@ -154,11 +163,13 @@ export function createQueueClient(temporal: TemporalCalls): QueueClient {
     what: string,
     workflowId: string,
     read: (queue: QueueReader) => Promise<T>,
+    options: { timeoutMs?: number } = {},
   ): Promise<T | null> {
     const handle = client.workflow.getHandle(workflowId);
     try {
       return await temporal.call(what, async () => ((await isRunning(handle)) ? read(handle) : null), {
         queryOf: workflowId,
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       });
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return null;
@@ -275,9 +286,14 @@ export function createQueueClient(temporal: TemporalCalls): QueueClient {
 
     readQueue,
 
-    async findQueue(what, keys, read) {
+    async findQueue(what, keys, read, options) {
       for (const workflowId of new Set(keys.map(queueWorkflowId))) {
-        const found = await readQueue(what, workflowId, async (queue) => ({ value: await read(queue) }));
+        const found = await readQueue(
+          what,
+          workflowId,
+          async (queue) => ({ value: await read(queue) }),
+          options,
+        );
         if (found !== null) return { workflowId, value: found.value };
       }
       return null;

@@ -9,7 +9,10 @@
  * 1. The PR's base branch (`GET /pulls/{n}`) names the queue: the organisation's queue workflow of that
  *    branch, under the spellings a queue of the repository may use (as hints do). None running → a
  *    reply "no merge queue for <branch>". A queue whose `commandsEnabled` is false ignores commands
- *    silently (a team may still run another bot that answers `/trunk`).
+ *    silently (a team may still run another bot that answers `/trunk`). The workflow is asked, within
+ *    LOOKUP_TIMEOUT_MS (longer than a workflow task, which a query waits behind); a queue whose workflow
+ *    does not answer in time is taken as the read projection last stored it, if it holds one
+ *    (github/store/projected-queue.ts: settings possibly a change behind, see there).
  * 2. The author's collaborator permission (`GET /collaborators/{u}/permission`) must be admin or write
  *    (GitHub reports maintain as write); anything else, or no collaborator at all, gets a reply saying
  *    so and nothing is submitted. An invalid command (pr-commands.ts) gets a reply with what is
@@ -47,11 +50,15 @@ import { z } from 'zod';
 import {
   cancelUpdate,
   getQueueQuery,
+  queueWorkflowId,
   submitUpdate,
   type AdmissionState,
+  type QueueKey,
+  type QueueSettingsSnapshot,
   type RepositoryKey,
 } from '../../contract';
 import { isQueueProblem, type QueueClient } from '../../queue-client';
+import type { ProjectedQueues } from '../store/projected-queue';
 import type { RoutedComment } from './hint-routing';
 import { ACCEPTED_COMMANDS, quoted, type PrCommand } from './pr-commands';
 import { GitHubApiError, type GitHubClients, type GitHubRest } from '../app/rest-client';
@@ -76,12 +83,31 @@ export interface PrCommandHandler {
 export interface PrCommandHandlerDeps {
   queues: Pick<QueueClient, 'findQueue' | 'updateQueue' | 'waitForAdmission'>;
   clients: Pick<GitHubClients, 'forInstallation'>;
+  /** The read projection's view of a queue (github/store/projected-queue.ts), when the workflow is slow. */
+  projected?: ProjectedQueues;
+  /** Each lookup's deadline (default LOOKUP_TIMEOUT_MS; never below the queue client's call timeout). */
+  lookupTimeoutMs?: number;
   /** How long a submit waits for the queue to admit the PR (default 20 s). */
   admissionTimeoutMs?: number;
   /** How often refusals are answered with a reply (default: createReplyBudget()). */
   replies?: ReplyBudget;
   onError: (err: unknown, message: string) => void;
 }
+
+/** What a command needs of its queue: its settings, and the head the PR is queued at (null: not queued). */
+interface QueueFacts {
+  settings: QueueSettingsSnapshot;
+  queuedAt: string | null;
+}
+
+/**
+ * The queue lookup's deadline. A query is answered by a worker after the queue's workflow task in flight,
+ * which may take up to its 10 s timeout (a worker killed mid-task), and after a dead worker's sticky
+ * queue is given up on (the 10 s sticky schedule-to-start timeout): the API's 5 s call deadline is
+ * shorter than one such task, and under load a lookup missed it (issue 27). This runs after the
+ * delivery is answered, so waiting longer delays no caller.
+ */
+export const LOOKUP_TIMEOUT_MS = 15_000;
 
 /** GitHub's base roles that may command the queue (`permission` maps maintain to write). */
 const MAY_COMMAND: ReadonlySet<string> = new Set(['admin', 'write']);
@@ -107,6 +133,7 @@ const Permission = z.object({ permission: z.string().max(40), role_name: z.strin
 
 export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHandler {
   const admissionTimeoutMs = deps.admissionTimeoutMs ?? 20_000;
+  const lookupTimeoutMs = deps.lookupTimeoutMs ?? LOOKUP_TIMEOUT_MS;
   const { queues } = deps;
   const budget = deps.replies ?? createReplyBudget();
 
@@ -127,18 +154,46 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
 
   /**
    * The organisation's running queue of `branch`, under the first spelling that has one: its settings,
-   * and the head PR `pr` is queued at (null when it is not in the queue's order).
+   * and the head PR `pr` is queued at (null when it is not in the queue's order). The workflow is
+   * asked, with a deadline longer than one workflow task; when it does not answer in time, the read
+   * projection's view of that queue is the answer (github/store/projected-queue.ts), if it has one.
    */
-  const queueOf = (target: CommandTarget, branch: string, pr: number) =>
-    queues.findQueue(
-      'getQueue',
-      target.spellings.map((repo) => ({ organisationId: target.organisationId, repo, targetBranch: branch })),
-      async (q) => {
-        const snapshot = await q.query(getQueueQuery);
-        const queued = (snapshot.enqueued ?? []).find((e) => e.pr === pr);
-        return { settings: snapshot.settings, queuedAt: queued?.headSha ?? null };
-      },
-    );
+  async function queueOf(
+    target: CommandTarget,
+    branch: string,
+    pr: number,
+  ): Promise<{ workflowId: string; value: QueueFacts } | null> {
+    const keys: QueueKey[] = target.spellings.map((repo) => ({
+      organisationId: target.organisationId,
+      repo,
+      targetBranch: branch,
+    }));
+    const asked = new Set<string>();
+    for (const key of keys) {
+      const workflowId = queueWorkflowId(key);
+      if (asked.has(workflowId)) continue;
+      asked.add(workflowId);
+      try {
+        const found = await queues.findQueue(
+          'getQueue',
+          [key],
+          async (q) => {
+            const snapshot = await q.query(getQueueQuery);
+            const queued = (snapshot.enqueued ?? []).find((e) => e.pr === pr);
+            return { settings: snapshot.settings, queuedAt: queued?.headSha ?? null };
+          },
+          { timeoutMs: lookupTimeoutMs },
+        );
+        if (found) return found;
+      } catch (err) {
+        if (!deps.projected || !isQueueProblem(err, 'unavailable', 'busy')) throw err;
+        const seen = await deps.projected(key, pr);
+        if (seen.kind === 'absent') throw err;
+        return { workflowId, value: { settings: seen.settings, queuedAt: seen.queuedAt } };
+      }
+    }
+    return null;
+  }
 
   /** The author's base role on the repository; `none` when GitHub knows no such collaborator. */
   async function permissionOf(rest: GitHubRest, target: CommandTarget, login: string) {

@@ -25,6 +25,7 @@
  * No token or JWT reaches a log, a result or an error (hook-deliveries-api.ts wraps every failure).
  */
 import { createPrCommandHandler } from './pr-command-handler';
+import { createProjectedQueues } from '../store/projected-queue';
 import type { GitHubClients } from '../app/rest-client';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../../stores/db';
@@ -135,6 +136,7 @@ export function createGitHubReconciliation(deps: GitHubReconciliationDeps) {
       ? {
           commands: createPrCommandHandler({
             queues,
+            projected: createProjectedQueues(deps.pool),
             clients: deps.clients,
             admissionTimeoutMs: 5_000,
             onError,

@@ -39,6 +39,7 @@ import { createGitHubOwnerLookup } from '../../github/store/owner-lookup';
 import { createQueueHinter } from '../../github/inbound/queue-hints';
 import { createWebhookReceiver, type WebhookReceiver } from '../../github/inbound/webhook-receiver';
 import { createPrCommandHandler } from '../../github/inbound/pr-command-handler';
+import { createProjectedQueues } from '../../github/store/projected-queue';
 import { createPool } from '../../stores/db';
 import { createFlakyStore } from '../../flaky/service';
 import { createGitHubInstallationStore, installationCovering } from '../../github/store/installations';
@@ -251,6 +252,8 @@ export async function startGitHubDeployment(
     }),
     commands: createPrCommandHandler({
       queues: gitHubQueues,
+      // As api/server.ts: a lookup the workflow misses is answered by the projection (projected-queue.ts).
+      projected: createProjectedQueues(pool),
       clients: apiClients,
       onError: (err, message) => log(`api: ${message}: ${String(err)}`),
     }),

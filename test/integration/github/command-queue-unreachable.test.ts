@@ -24,7 +24,8 @@ afterAll(async () => {
 
 test('a queue that does not answer while it is found: the reply is posted, nothing is submitted', async () => {
   const pr = await h.openPr({ 'unreachable.txt': '1\n' }, 'queue unreachable');
-  // No worker answers the queue's query now: it runs out of the queue client's deadline (10 s).
+  // No worker answers the queue's query now: it runs out of the lookup's deadline (15 s), and the
+  // projection holds no view of this queue (no transition yet) to answer instead.
   await h.stopWorker(0);
   const posted = hub().comment(h.repo.owner, h.repo.name, pr.number, {
     author: WRITER,

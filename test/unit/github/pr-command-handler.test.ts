@@ -24,6 +24,7 @@ import {
   type RepositoryKey,
 } from '../../../contract';
 import { createQueueClient, createTemporalCalls } from '../../../queue-client';
+import type { ProjectedQueues } from '../../../github/store/projected-queue';
 
 /** The real queue client over a recording Temporal client. */
 const queuesOver = (client: object) =>
@@ -73,6 +74,8 @@ function setup(
     /** The admission bound (default 30 ms: most stories answer at once). */
     admissionTimeoutMs?: number;
     reactionFails?: boolean;
+    /** The read projection's view (absent: the handler has none). */
+    projected?: ProjectedQueues;
   } = {},
 ) {
   const queues = opts.queues ?? { [idOf(GITHUB_SPELLING)]: {} };
@@ -80,6 +83,8 @@ function setup(
   const updates: { workflowId: string; name: string; updateId: string; args: unknown[] }[] = [];
   const requests: { route: string; params: Record<string, unknown> }[] = [];
   const errors: string[] = [];
+  /** Each Temporal call's deadline, as milliseconds from when it was set. */
+  const deadlines: number[] = [];
   const handleOf = (workflowId: string) => {
     const fake = queues[workflowId];
     const missing = () => new WorkflowNotFoundError('not found', workflowId, undefined);
@@ -93,7 +98,7 @@ function setup(
       query(def: { name: string }, ...args: unknown[]) {
         calls.push(`query ${def.name}`);
         if (!fake) return Promise.reject(missing());
-        if (fake.queryError) return Promise.reject(fake.queryError);
+        if (fake.queryError && def.name === getQueueQuery.name) return Promise.reject(fake.queryError);
         if (def.name === getQueueQuery.name)
           return Promise.resolve({ settings: { commandsEnabled: fake.commandsEnabled ?? true } });
         if (def.name === getAdmissionsQuery.name) {
@@ -115,7 +120,12 @@ function setup(
   };
   const client = {
     workflow: { getHandle: handleOf },
-    connection: { withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn() },
+    connection: {
+      withDeadline: <T>(deadline: number, fn: () => Promise<T>) => {
+        deadlines.push(deadline - Date.now());
+        return fn();
+      },
+    },
   };
   const fail = (status: number) => new GitHubApiError(`GitHub answered ${status}`, status, null);
   const rest: GitHubRest = {
@@ -152,6 +162,7 @@ function setup(
       },
     },
     admissionTimeoutMs: opts.admissionTimeoutMs ?? 30,
+    ...(opts.projected ? { projected: opts.projected } : {}),
     onError: (_err, message) => errors.push(message),
   });
   const replies = () =>
@@ -162,7 +173,7 @@ function setup(
     requests
       .filter((r) => r.route.startsWith('POST /repos/{owner}/{repo}/issues/comments/'))
       .map((r) => `${String(r.params.comment_id)} ${String(r.params.content)}`);
-  return { handler, updates, requests, replies, reactions, errors, calls, installationsAsked };
+  return { handler, updates, requests, replies, reactions, errors, calls, installationsAsked, deadlines };
 }
 
 describe('merge', () => {
@@ -459,6 +470,59 @@ describe('failures', () => {
     ]);
     expect(t.updates).toEqual([]);
     expect(t.errors).toEqual(['could not find the queue of main for comment 9001']);
+  });
+
+  test('the lookup waits longer than one workflow task (15 s), not the 10 s call timeout (issue 27)', async () => {
+    const t = setup();
+    expect(await t.handler.run(target, routed('/trunk merge'))).toBe('submitted #12 to main');
+    // The first call is the lookup (describe, then the getQueue query): past a workflow task's 10 s.
+    expect(t.deadlines[0]).toBeGreaterThan(14_000);
+    expect(t.deadlines[0]).toBeLessThanOrEqual(15_000);
+  });
+
+  test('a queue that does not answer the lookup in time is taken from the projection: submitted (issue 27)', async () => {
+    const asked: string[] = [];
+    const t = setup({
+      queues: { [idOf(GITHUB_SPELLING)]: { queryError: new Error('deadline exceeded') } },
+      projected: (key, pr) => {
+        asked.push(`${queueWorkflowId(key)} #${pr}`);
+        return Promise.resolve({
+          kind: 'found',
+          settings: { commandsEnabled: true } as never,
+          queuedAt: null,
+        });
+      },
+    });
+    expect(await t.handler.run(target, routed('/trunk merge'))).toBe('submitted #12 to main');
+    expect(asked).toEqual([`${idOf(GITHUB_SPELLING)} #12`]);
+    expect(t.updates.map((u) => `${u.workflowId} ${u.name}`)).toEqual([
+      `${idOf(GITHUB_SPELLING)} ${submitUpdate.name}`,
+    ]);
+    expect(t.errors).toEqual([]);
+  });
+
+  test('the projection is asked only when the workflow does not answer, and its absence is the failure', async () => {
+    const asked: string[] = [];
+    const projected: ProjectedQueues = (key) => {
+      asked.push(queueWorkflowId(key));
+      return Promise.resolve({ kind: 'absent' });
+    };
+    // The workflow answers: its settings rule (commands off), the projection is not read.
+    const off = setup({ queues: { [idOf(GITHUB_SPELLING)]: { commandsEnabled: false } }, projected });
+    expect(await off.handler.run(target, routed('/trunk merge'))).toBe(
+      'commands are off for the queue of main',
+    );
+    expect(asked).toEqual([]);
+    // It does not, and the projection holds no view either: the unreachable reply, as before.
+    const t = setup({
+      queues: { [idOf(GITHUB_SPELLING)]: { queryError: new Error('deadline exceeded') } },
+      projected,
+    });
+    expect(await t.handler.run(target, routed('/trunk merge'))).toBe(
+      'failed: the queue did not answer (replied)',
+    );
+    expect(asked).toEqual([idOf(GITHUB_SPELLING)]);
+    expect(t.updates).toEqual([]);
   });
 
   test('a reply or a reaction GitHub refuses is noted in the outcome and reported, never thrown', async () => {
