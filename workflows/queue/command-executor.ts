@@ -8,38 +8,24 @@
  *   it: the `statuses` runner waits for CI's commit statuses (queue signal, status-verdict.ts); for the
  *   `command` runner the build activity itself starts the test-run workflow on the branch it built (not
  *   a child of this workflow: continue-as-new does not end it, and its start and end cost this history
- *   nothing, issue 25). Its result may then come before the build's completion (run-result.ts). A run
- *   cancelled while building, or whose build gave up, has that workflow cancelled.
+ *   nothing, issue 25; test-run-child.ts). Its result may then come before the build's completion
+ *   (run-result.ts). A run cancelled while building, or whose build gave up, has that workflow cancelled.
  * - cancelTestRun: cancel the test-run workflow; its branch is deleted once the engine drops the run.
- * - merge: land the tested commit (compare-and-swap), rebase onto a moved tip (parallel lanes), or merge
- *   directly; report mergeDone / mergeFailed.
+ * - merge: merge-command.ts.
  */
-import {
-  ParentClosePolicy,
-  getExternalWorkflowHandle,
-  log,
-  startChild,
-  workflowInfo,
-} from '@temporalio/workflow';
-import type { LandingProof, PullRequestToApply, TestRunStart } from '../../activities/merge-queue/types';
+import { log } from '@temporalio/workflow';
 import type { EngineCommand, NotifyPr } from '../../engine';
-import {
-  boundedNames,
-  MAX_AVOID_SHAS,
-  MAX_DETAIL_NAMES,
-  MAX_DETAIL_TEXT,
-  queueWorkflowId,
-  TEST_RUN_WORKFLOW_TYPE,
-  testRunWorkflowId,
-  type TestRunWorkflow,
-} from '../../contract';
+import { boundedNames, MAX_AVOID_SHAS, MAX_DETAIL_NAMES, testRunWorkflowId } from '../../contract';
 import { git } from './activity-proxies';
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';
 import type { HostReader } from './host-reader';
+import { runMerge } from './merge-command';
+import { prsToApply } from './prs-to-apply';
 import { takeEarlyRunResult } from './run-result';
 import type { SideEffects } from './side-effects';
 import { judgeStatuses, requiredOf } from './status-verdict';
+import { cancelTestRunWorkflow, startCommandRun, testRunStart } from './test-run-child';
 
 /**
  * The heads of the runs the queue carries, for the build to avoid (issue 28): a flaky retry or a
@@ -55,15 +41,11 @@ function avoidShasOf(runs: readonly RunMeta[]): { avoidShas?: string[] } {
 export type ExecutedCommand = Exclude<EngineCommand, NotifyPr>;
 
 export class CommandExecutor {
-  private readonly queueWorkflowId: string;
-
   constructor(
     private readonly ctx: QueueContext,
     private readonly hosts: HostReader,
     private readonly effects: SideEffects,
-  ) {
-    this.queueWorkflowId = queueWorkflowId(ctx.key);
-  }
+  ) {}
 
   execute(cmd: ExecutedCommand): void {
     switch (cmd.type) {
@@ -72,16 +54,8 @@ export class CommandExecutor {
       case 'cancelTestRun':
         return this.cancelTestRun(cmd.runId, cmd.reason);
       case 'merge':
-        return this.merge(cmd);
+        return runMerge(this.ctx, cmd);
     }
-  }
-
-  private prs(numbers: number[]): PullRequestToApply[] {
-    return numbers.map((n) => {
-      const entry = this.ctx.carried.engine.entries.find((e) => e.pr === n);
-      const commitMessage = this.ctx.carried.prs[String(n)]?.commitMessage;
-      return { number: n, headSha: entry?.headSha ?? '', ...(commitMessage ? { commitMessage } : {}) };
-    });
   }
 
   private startTestRun(cmd: Extract<EngineCommand, { type: 'startTestRun' }>): void {
@@ -117,15 +91,15 @@ export class CommandExecutor {
           runId: cmd.runId,
           branchPr: cmd.prs[0] ?? 0,
           buildOnSha: stacked?.headSha ?? cmd.baseSha,
-          prs: this.prs(apply),
+          prs: prsToApply(this.ctx, apply),
           // Stacked: the PRs ahead are in buildOnSha; a conflict names the one it clashes with.
-          ...(stacked && cmd.ahead.length > 0 ? { underneath: this.prs(cmd.ahead) } : {}),
+          ...(stacked && cmd.ahead.length > 0 ? { underneath: prsToApply(this.ctx, cmd.ahead) } : {}),
           mergeMethod: c.engine.config.mergeMethod,
           queueNamesChecks: run.runner === 'statuses',
           testBranchPrefix: c.runner.testBranchPrefix ?? null,
           // Draft-PR testing mode: `pull_request` CI runs on a draft PR from the branch.
           ...(c.runner.createPrsForTestingBranches ? { testPullRequest: { prs: cmd.prs } } : {}),
-          ...(run.runner === 'command' ? { testRun: this.testRunStart(run, cmd.onlyTests) } : {}),
+          ...(run.runner === 'command' ? { testRun: testRunStart(this.ctx, run, cmd.onlyTests) } : {}),
           ...avoidShasOf(c.runs),
         });
         switch (built.kind) {
@@ -145,7 +119,7 @@ export class CommandExecutor {
               // then, so the branch just pushed is deleted now (else it would outlive the run).
               if (run.cleaned) this.deleteTestBranch(run);
               // The build started its test run meanwhile: nobody wants its result.
-              if (run.child && run.childStarted) await this.cancelChild(run.child);
+              if (run.child && run.childStarted) await cancelTestRunWorkflow(run.child);
               return;
             }
             if (built.checks?.kind === 'problem') {
@@ -177,7 +151,7 @@ export class CommandExecutor {
               if (built.checks) this.hosts.readChecks(run);
             } else if (built.testRunStarted) takeEarlyRunResult(this.ctx, run);
             // A build that started no run (an activity without a starter): the queue starts it.
-            else await this.startCommandRun(run);
+            else await startCommandRun(this.ctx, run);
             return;
           case 'conflict': {
             // Its PRs' records name the PR that did not apply, the files, what it was applied on, and
@@ -220,7 +194,7 @@ export class CommandExecutor {
         // An attempt may have started the test run before the build gave up: nobody wants its result.
         if (run.runner === 'command') {
           const workflowId = testRunWorkflowId(key, run.runId);
-          this.ctx.track(() => this.cancelChild(workflowId));
+          this.ctx.track(() => cancelTestRunWorkflow(workflowId));
         }
         this.ctx.push({
           type: 'testRunFailedToStart',
@@ -230,48 +204,6 @@ export class CommandExecutor {
         });
       },
     );
-  }
-
-  /**
-   * How the build activity starts the run's test-run workflow (command runner). `onlyTests` (the engine's,
-   * bounded) is not carried: a run started later by startCommandRun runs the whole suite, which is
-   * always correct, only slower.
-   */
-  private testRunStart(run: RunMeta, onlyTests?: readonly string[]): TestRunStart {
-    const { carried: c, key } = this.ctx;
-    return {
-      workflowId: testRunWorkflowId(key, run.runId),
-      taskQueue: workflowInfo().taskQueue,
-      staticSummary: `Test run of PR ${run.prs.map((n) => `#${n}`).join(', ')}${run.bisection ? ' (bisection)' : ''}`,
-      input: {
-        queueWorkflowId: this.queueWorkflowId,
-        organisationId: key.organisationId,
-        runId: run.runId,
-        repo: key.repo,
-        // The judge names where a failed test last passed on it (issue 28, "it passed on main at C").
-        targetBranch: key.targetBranch,
-        timeoutMs: c.engine.config.testingTimeoutMinutes * 60_000,
-        // Read when the run starts: a change applies to runs started after it.
-        network: c.runner.testNetwork !== false,
-        ...(onlyTests && onlyTests.length > 0 ? { onlyTests: [...onlyTests] } : {}),
-      },
-    };
-  }
-
-  /** Starts the run's test-run workflow as an abandoned child: only when its build did not. */
-  private async startCommandRun(run: RunMeta): Promise<void> {
-    const start = this.testRunStart(run);
-    run.child = start.workflowId;
-    await startChild<TestRunWorkflow>(TEST_RUN_WORKFLOW_TYPE, {
-      workflowId: start.workflowId,
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      args: [{ ...start.input, branchName: run.branchName!, headSha: run.headSha! }],
-      staticSummary: start.staticSummary,
-    });
-    // Temporal refuses a start and a cancel of the same child in one workflow task, so a run cancelled
-    // while its child was being started is cancelled only now that the start is recorded.
-    run.childStarted = true;
-    if (run.status === 'cancelled') await this.cancelChild(start.workflowId);
   }
 
   private cancelTestRun(runId: string, reason: string): void {
@@ -284,113 +216,7 @@ export class CommandExecutor {
     }
     run.status = 'cancelled';
     const child = run.child;
-    if (child && run.childStarted) this.ctx.track(() => this.cancelChild(child));
-  }
-
-  private async cancelChild(workflowId: string): Promise<void> {
-    await getExternalWorkflowHandle(workflowId)
-      .cancel()
-      .catch(() => undefined); // already finished
-  }
-
-  private merge(cmd: Extract<EngineCommand, { type: 'merge' }>): void {
-    const { carried: c, key } = this.ctx;
-    const run = cmd.runId ? c.runs.find((r) => r.runId === cmd.runId) : undefined;
-    this.ctx.track(
-      async () => {
-        const r = await git.land({
-          organisationId: key.organisationId,
-          repo: key.repo,
-          targetBranch: key.targetBranch,
-          via: cmd.via,
-          testedSha: run?.headSha ?? null,
-          ...(run?.headTree ? { testedTree: run.headTree } : {}),
-          expectedTipSha: cmd.expectedTipSha,
-          prs: this.prs(cmd.prs),
-          mergeMethod: cmd.method,
-          mergeId: cmd.mergeId,
-          ...(c.runner.landingMode ? { landing: c.runner.landingMode } : {}),
-          testBranchPrefix: c.runner.testBranchPrefix ?? null,
-        });
-        switch (r.kind) {
-          case 'landed':
-            if (r.warning)
-              log.error('landed a tree other than the tested one', {
-                mergeId: cmd.mergeId,
-                warning: r.warning,
-              });
-            if (r.proof) this.recordLanding(cmd.prs, r.tipSha, r.proof);
-            this.ctx.push({ type: 'mergeDone', mergeId: cmd.mergeId, newTipSha: r.tipSha });
-            return;
-          case 'target_moved':
-            this.ctx.push({
-              type: 'mergeFailed',
-              mergeId: cmd.mergeId,
-              reason: 'TARGET_BRANCH_MOVED',
-              pr: null,
-              mergedPrs: [],
-              tipSha: r.tipSha,
-            });
-            return;
-          case 'pr_problem':
-            // A PR closed under the merge leaves the queue as cancelled; the merge then fails without blame on it.
-            if (r.reason === 'PR_CLOSED')
-              this.ctx.push({ type: 'cancelled', pr: r.prNumber, reason: 'PR_CLOSED' });
-            this.ctx.push({
-              type: 'mergeFailed',
-              mergeId: cmd.mergeId,
-              reason: r.reason === 'PR_CLOSED' ? 'GITHUB_API_MERGE_PR_FAILED' : r.reason,
-              pr: r.prNumber,
-              mergedPrs: [],
-              tipSha: null,
-            });
-            return;
-          case 'rejected':
-            log.warn('landing refused', { mergeId: cmd.mergeId, detail: r.detail });
-            // The trees behind a refused landing go into the failed PR's record (reason-details.ts).
-            if (r.reason === 'LANDED_TREE_DIFFERS' && run)
-              run.detail = { kind: 'problem', text: r.detail.slice(0, MAX_DETAIL_TEXT) };
-            this.ctx.push({
-              type: 'mergeFailed',
-              mergeId: cmd.mergeId,
-              reason: r.reason,
-              pr: cmd.prs.find((pr) => !(r.merged?.prs ?? []).includes(pr)) ?? cmd.prs[0] ?? null,
-              mergedPrs: r.merged?.prs ?? [],
-              tipSha: r.merged?.tipSha ?? null,
-            });
-            return;
-        }
-      },
-      () => {
-        // Git kept failing: report the merge failed so the engine decides again (landing is idempotent).
-        this.ctx.push({
-          type: 'mergeFailed',
-          mergeId: cmd.mergeId,
-          reason: 'GITHUB_API_MERGE_PR_FAILED',
-          pr: null,
-          mergedPrs: [],
-          tipSha: null,
-        });
-      },
-    );
-  }
-
-  /**
-   * Keeps a landing's proof with its PRs for their `merged` transition (reason-details.ts), and says
-   * so in the log when the target did not hold the tested tree right after the landing.
-   */
-  private recordLanding(prs: number[], sha: string, proof: LandingProof): void {
-    for (const pr of prs) {
-      const meta = this.ctx.carried.prs[String(pr)];
-      if (meta) meta.landing = { sha, ...proof };
-    }
-    if (proof.testedTree !== null && !proof.rebased && proof.landedTree !== proof.testedTree)
-      log.error('landed tree differs from the tested tree', {
-        prs,
-        sha,
-        testedTree: proof.testedTree,
-        landedTree: proof.landedTree,
-      });
+    if (child && run.childStarted) this.ctx.track(() => cancelTestRunWorkflow(child));
   }
 
   /** Deletes the test branches of runs the engine no longer tracks. */
