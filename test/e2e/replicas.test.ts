@@ -11,8 +11,8 @@
  * through each API replica and a `/trunk merge` comment whose delivery, redelivered to the other
  * replica, acts once; worker 2 is killed as the first merge reaches GitHub. Every PR ends once, GitHub
  * merged each once, and the installation never saw more writes in a window than the processes' joint
- * pace allows (fakehub refuses past it). One stack for both: the suite's time budget (129-187 s
- * measured at load 5-11).
+ * pace allows (fakehub refuses past it). One stack for both: the suite's time budget (116-187 s
+ * measured at load 3-11; 2 of 7 runs failed on the open issues docs/known-issues.md lists first).
  *
  * Every wait is on state with a bound (the chaos run's settle, the story's loops), never a sleep
  * standing in for one. A failure prints the run's lines, the story's report, Temporal's state of every
