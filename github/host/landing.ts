@@ -148,6 +148,17 @@ export function createGitHubLanding(remote: GitHubRemote): GitHubLanding {
         merged.push(pr.number);
       } catch (err) {
         if (!(err instanceof GitHubApiError) || ![405, 409, 422, 403].includes(err.status)) throw err;
+        // An earlier attempt of this landing whose worker died after sending the merge: GitHub may
+        // have merged the PR after this attempt read it open, and now refuses it as not mergeable.
+        // Merged with the head the run tested, it is this landing's merge, as checkHeads counts it.
+        if (err.status === 405 || err.status === 422) {
+          const now = await readPull(t, pr.number);
+          if (now?.merged && now.head.sha === pr.headSha) {
+            merged.push(pr.number);
+            tip = null;
+            continue;
+          }
+        }
         if (err.status === 409)
           return {
             kind: 'pr_moved',

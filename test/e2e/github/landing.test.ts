@@ -233,3 +233,38 @@ test('landing mode api: GitHub merging another tree than the tested one is recor
   );
   expect(h.logs.some((l) => l.includes('landed tree differs from the tested tree'))).toBe(true);
 }, 120_000);
+
+test('landing mode api: a merge GitHub acted on for an attempt whose worker died counts as merged, not refused', async () => {
+  h = await newQueue();
+  await h.createQueue(
+    { concurrency: 1, mergeMethod: 'merge_commit' },
+    { requiredStatuses: ['test'], landingMode: 'api' },
+  );
+  const one = await h.openPr({ 'one.txt': '1\n' }, 'first change');
+  const two = await h.openPr({ 'two.txt': '2\n' }, 'second change');
+  // The merge of #one arrives twice, as when a landing's worker was killed after sending it and the
+  // next attempt read the PR open before GitHub acted on the first: GitHub merges it once and answers
+  // the second 405, "not mergeable". Seen in the replica story (issue 27): the PR was recorded failed
+  // although main held its merge.
+  hub().knobs.mergeRequestedTwice(h.repo.owner, h.repo.name, one.number);
+  await h.submit(one.number);
+  await h.submit(two.number);
+  expect((await h.settled(one.number)).state).toBe('merged');
+  expect((await h.settled(two.number)).state).toBe('merged');
+  const merges = hub().requests.filter(
+    (r) => r.operationId === 'pulls/merge' && r.path.startsWith(`/repos/acme/${h!.repo.name}/`),
+  );
+  expect(merges.map((r) => [r.path.replace(/.*\/pulls\//, ''), r.status])).toEqual([
+    [`${one.number}/merge`, 405],
+    [`${two.number}/merge`, 200],
+  ]);
+  // One merge commit each, in queue order; main holds what the runs tested.
+  expect(h.mainLog()).toEqual([
+    `Merge pull request #${one.number} from acme/feature-${one.number}`,
+    `Merge pull request #${two.number} from acme/feature-${two.number}`,
+  ]);
+  expect(h.mainTrees()).toEqual([
+    treeOf(h, await testedCommit(h, one.number)),
+    treeOf(h, await testedCommit(h, two.number)),
+  ]);
+}, 120_000);

@@ -60,6 +60,11 @@ export interface RestContext {
   mintToken(installationId: number): { token: string; expiresAt: Date };
   /** Reads left for which `mergeable` is null, by `<repoId>#<n>`. */
   mergeableUnknown: Map<string, number>;
+  /**
+   * PRs (`<repoId>#<n>`) whose next merge request arrives twice: an earlier request (a worker that died
+   * after sending it) is acted on first, and this one gets the answer GitHub gives the second.
+   */
+  mergeRequestedTwice: Set<string>;
   webhooks: WebhookLog;
   users: FakeHubUserStore;
 }
@@ -305,6 +310,8 @@ const handlers: Record<string, Handler> = {
     const repo = repoOf(ctx, req);
     const pr = repo ? ctx.state.pull(repo, Number(req.params.pull_number)) : undefined;
     if (!repo || !pr) return notFound();
+    const twice = `${repo.id}#${pr.number}`;
+    if (ctx.mergeRequestedTwice.delete(twice)) await handlers['pulls/merge']!(ctx, req);
     const body = (req.body ?? {}) as {
       sha?: string;
       merge_method?: MergeMethod;

@@ -167,6 +167,11 @@ export interface FakeHubKnobs {
   secondaryLimitStats(): { refused: number; peak: number; accepted: number };
   /** The next `reads` of `GET /pulls/{n}` answer `mergeable: null` ("unknown"), as GitHub computes it. */
   mergeableUnknown(owner: string, repo: string, number: number, reads: number): void;
+  /**
+   * The next merge request of PR `number` arrives twice, as when a worker died after sending it and
+   * another attempt sends it again: the first is acted on, the second answered (405, no longer open).
+   */
+  mergeRequestedTwice(owner: string, repo: string, number: number): void;
   /** Every installation token issued so far expires now. */
   expireTokens(): void;
   /** The next JSON response body is passed to `mutate` before it is validated and sent. */
@@ -229,6 +234,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
   const restInfo = new WeakMap<FastifyRequest, RestInfo>();
   const buckets = new Map<string, RateBucket>();
   const mergeableUnknown = new Map<string, number>();
+  const mergeRequestedTwice = new Set<string>();
   let secondary = { remaining: 0, status: 403 as 403 | 429, retryAfter: 60 };
   const writeRate = createWriteRateLimiter();
   let corrupt: ((body: unknown) => unknown) | null = null;
@@ -487,6 +493,7 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
         tokenLifetimeSeconds,
         mintToken: (id) => tokens.mint(id, app.id, tokenLifetimeSeconds),
         mergeableUnknown,
+        mergeRequestedTwice,
         webhooks: dispatcher.log,
         users,
       };
@@ -702,6 +709,10 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
       mergeableUnknown(owner, repo, number, reads) {
         const { repository } = requirePull(owner, repo, number);
         mergeableUnknown.set(`${repository.id}#${number}`, reads);
+      },
+      mergeRequestedTwice(owner, repo, number) {
+        const { repository } = requirePull(owner, repo, number);
+        mergeRequestedTwice.add(`${repository.id}#${number}`);
       },
       expireTokens: () => tokens.expireAll(),
       corruptNextResponse(mutate) {
