@@ -19,7 +19,11 @@ setInterval(() => {}, 1000);
 `;
 
 test('a tree counts its live descendants and the children they reaped', async () => {
-  const parent = spawn(process.execPath, ['-e', PARENT, '600'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // A group of its own, so that the kill at the end reaches the grandchild too.
+  const parent = spawn(process.execPath, ['-e', PARENT, '600'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+  });
   try {
     await new Promise<void>((resolve) => parent.stdout.once('data', () => resolve()));
     // The live grandchild burns its 600 ms after "ready"; wait (up to 20 s on a loaded machine).
@@ -31,7 +35,7 @@ test('a tree counts its live descendants and the children they reaped', async ()
     // 0.6 s reaped by the parent + 0.6 s in the live grandchild (+ the processes' start-up).
     expect(seconds).toBeGreaterThanOrEqual(1.2);
   } finally {
-    process.kill(parent.pid!, 'SIGKILL');
+    process.kill(-parent.pid!, 'SIGKILL');
   }
   expect(treeCpuSeconds(2 ** 22 + 1)).toBeUndefined();
 }, 30_000);
