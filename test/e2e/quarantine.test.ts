@@ -46,6 +46,7 @@ import { requireTestEnv } from '../support/env';
 import { startTestExecutor, type TestExecutor } from '../support/executor';
 import { createRepoWithMain, type GitFixture } from '../support/git-fixture';
 import { settledRecord, waitFor } from '../support/pr-waiting';
+import { cartJunitReport } from '../support/cart-junit';
 
 /**
  * Copies the PR's reports where a runner writes them, and fails when any of them has a failure. Told to
@@ -128,18 +129,9 @@ afterAll(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-/** A JUnit report of suite `cart`: test name → 'P' (passed) or 'F' (failed), in one run. */
+/** A JUnit report of suite `cart` (test/support/cart-junit.ts). */
 const report = (tests: Record<string, string>) =>
-  `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites><testsuite name="cart">${Object.entries(tests)
-    .map(([name, outcomes]) =>
-      [...outcomes]
-        .map(
-          (o) =>
-            `<testcase classname="cart" name="${name}" file="src/cart.test.ts">${o === 'F' ? '<failure message="expected 2, got 3">at src/cart.test.ts:12</failure>' : ''}</testcase>`,
-        )
-        .join(''),
-    )
-    .join('')}</testsuite></testsuites>`;
+  cartJunitReport(tests, '<failure message="expected 2, got 3">at src/cart.test.ts:12</failure>');
 
 interface World {
   key: QueueKey;

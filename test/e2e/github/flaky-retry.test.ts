@@ -13,21 +13,13 @@ import { getTestRunQuery, queueWorkflowId, type PullRequestRecord } from '../../
 import { parseJunitText } from '../../../flaky/junit';
 import { createFlakyStore } from '../../../flaky/service';
 import { useGitHubQueueHarness, type GitHubQueueHarness } from '../../support/github-queue-harness';
+import { cartJunitReport } from '../../support/cart-junit';
 
 const { hub, newQueue } = useGitHubQueueHarness({ ciUploadWaitMs: 15_000 });
 
-/** A JUnit report of suite `cart`: test name → outcomes, 'P' passed, 'F' failed, one per run. */
+/** A JUnit report of suite `cart` (test/support/cart-junit.ts). */
 const report = (tests: Record<string, string>) =>
-  `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites><testsuite name="cart">${Object.entries(tests)
-    .map(([name, outcomes]) =>
-      [...outcomes]
-        .map(
-          (o) =>
-            `<testcase classname="cart" name="${name}" file="src/cart.test.ts">${o === 'F' ? '<failure message="flaked">at src/cart.test.ts:3</failure>' : ''}</testcase>`,
-        )
-        .join(''),
-    )
-    .join('')}</testsuite></testsuites>`;
+  cartJunitReport(tests, '<failure message="flaked">at src/cart.test.ts:3</failure>');
 
 /** CI's upload of results for `sha` on `branch` to the queue's organisation, as the upload API takes it. */
 async function upload(q: GitHubQueueHarness, sha: string, branch: string, tests: Record<string, string>) {
