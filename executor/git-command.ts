@@ -64,7 +64,8 @@ export function gitCommand(
       if (stderr.length < STDERR_KEPT) stderr += d.toString();
     });
     child.once('error', reject);
-    child.once('exit', (code) =>
+    // 'close', not 'exit': exit can come before git's stderr is read, and the error would lose its words.
+    child.once('close', (code) =>
       code === 0 ? resolve() : reject(new Error(`git ${args[0]} failed (${code}): ${stderr.trim()}`)),
     );
   });
