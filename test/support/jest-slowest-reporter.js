@@ -42,14 +42,18 @@ class SlowestFilesReporter {
           ? ` (${shown.reduce((s, f) => s + f.seconds, 0).toFixed(1)} s in these ${shown.length}).`
           : '.'),
       '',
-      ...cpuLines(),
+      ...cpuLines(this.rootDir),
     ];
     process.stderr.write(`${lines.join('\n')}\n`);
   }
 }
 
-/** The files that cost the most CPU, and the total; nothing when no file's CPU was recorded. */
-function cpuLines() {
+/**
+ * The files that cost the most CPU, and the total; nothing when no file's CPU was recorded. Every
+ * file's figures go to .data/test-cpu-by-file.tsv (git-ignored): the whole list, to find the
+ * per-file cost no top 15 shows.
+ */
+function cpuLines(rootDir) {
   const dir = process.env.TEST_TMP;
   let text = '';
   try {
@@ -64,6 +68,16 @@ function cpuLines() {
     .map((f) => ({ ...f, total: f.self + f.children }));
   if (files.length < 2) return [];
   files.sort((a, b) => b.total - a.total);
+  const table = path.join(rootDir, '.data', 'test-cpu-by-file.tsv');
+  try {
+    fs.mkdirSync(path.dirname(table), { recursive: true });
+    const rows = files.map(
+      (f) => `${f.total.toFixed(2)}\t${f.self.toFixed(2)}\t${f.children.toFixed(2)}\t${f.file}`,
+    );
+    fs.writeFileSync(table, `total\tself\tchildren\tfile\n${rows.join('\n')}\n`);
+  } catch {
+    /* a read-only checkout: the summary below is still printed */
+  }
   const self = files.reduce((s, f) => s + f.self, 0);
   const children = files.reduce((s, f) => s + f.children, 0);
   const shown = files.slice(0, SHOWN);
@@ -75,7 +89,8 @@ function cpuLines() {
         `  ${f.total.toFixed(1).padStart(width)} CPU-s  ${f.file}  (${f.self.toFixed(1)} + ${f.children.toFixed(1)})`,
     ),
     `CPU: ${(self + children).toFixed(0)} CPU-s charged to the files (${self.toFixed(0)} in jest workers, ` +
-      `${children.toFixed(0)} in processes they started); the Temporal and PostgreSQL servers are not counted.`,
+      `${children.toFixed(0)} in processes they started); the Temporal and PostgreSQL servers are not counted. ` +
+      `Every file: ${path.relative(rootDir, table)}.`,
     '',
   ];
 }
