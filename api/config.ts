@@ -15,6 +15,7 @@ import { DEFAULT_MAX_LIVE_PUBLIC_ID_UPLOADS } from '../flaky/store/pending-uploa
 import { parseTrustedProxies } from './plugins/trust-proxy';
 import { DEFAULT_SERVER_TIMEOUTS } from './plugins/server-timeouts';
 import { DEFAULT_MAX_UNPACKED_BYTES } from '../flaky/bundle/limits';
+import { DEFAULT_FOLD_CONCURRENCY } from '../flaky/fold';
 import { DEFAULT_MAX_BUNDLE_BYTES, DEFAULT_URL_TTL_SECONDS } from './routes/bundle-uploads/deps';
 
 const ApiConfig = z.object({
@@ -34,6 +35,8 @@ const ApiConfig = z.object({
   RAILYARD_BUNDLE_URL_TTL_SECONDS: envInt(60, 86_400).default(DEFAULT_URL_TTL_SECONDS),
   /** Worker threads that parse uploaded JUnit files; 0 parses on the event loop. Default: cores - 1, 1..4. */
   RAILYARD_PARSER_THREADS: envInt(0, 64).optional(),
+  /** Repositories this process folds side by side (flaky/fold/loop.ts, each one pooled connection). */
+  RAILYARD_FOLD_CONCURRENCY: envInt(1, 16).default(DEFAULT_FOLD_CONCURRENCY),
   // Tenant limits, per organisation and per API process (plugins/rate-limit.ts, plugins/in-flight.ts).
   /** Requests per second one organisation may send (unauthenticated requests: per address); 0: no limit. */
   RAILYARD_ORG_REQUESTS_PER_SECOND: envInt(0, 1_000_000).default(DEFAULT_REQUESTS_PER_SECOND),

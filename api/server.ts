@@ -109,6 +109,7 @@ async function main(): Promise<void> {
   // Uploads are acknowledged once their raw rows are stored; this loop folds them into rollups and
   // classification, in every API process (ADR 0018: the per-repository lock makes replicas safe).
   const foldLoop = createFoldLoop(pool, {
+    concurrency: config.RAILYARD_FOLD_CONCURRENCY,
     events: testCaseEvents.published,
     metrics: createFoldMetrics(processMetrics.registry, pool),
     onError: (err, repositoryPk) =>

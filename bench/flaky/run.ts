@@ -14,6 +14,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { DEFAULT_FOLD_CONCURRENCY } from '../../flaky/fold';
 import { createPool } from '../../stores/db';
 import { apiUrl } from '../../platform/public-url';
 import { createApiKeyStore } from '../../stores/api-keys';
@@ -174,7 +175,8 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
     const summary = [
       `\n## Flaky-test benchmark: ${loaded.results.toLocaleString('en-US')} results, ${num('tests').toLocaleString('en-US')} tests, seed ${num('seed')}`,
       `database: ${database.description}; VACUUM ANALYZE after load: ${vacuumSeconds.toFixed(1)} s`,
-      `API: JUnit parsed on ${server.parserThreads === 0 ? 'the event loop' : `${server.parserThreads} worker thread(s)`} (RAILYARD_PARSER_THREADS)`,
+      `API: JUnit parsed on ${server.parserThreads === 0 ? 'the event loop' : `${server.parserThreads} worker thread(s)`} (RAILYARD_PARSER_THREADS); ` +
+        `folded in ${process.env.RAILYARD_FOLD_CONCURRENCY || DEFAULT_FOLD_CONCURRENCY} lane(s) (RAILYARD_FOLD_CONCURRENCY)`,
       `CPU per 1,000 results during ingestion: API ${cpu.api}, PostgreSQL ${cpu.postgres}, load generator ${cpu.client}; ` +
         `load average at the end ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs`,
       `statuses: ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}; sizes: ${sizes.map((s) => `${s.name} ${s.size}`).join(', ')}`,

@@ -34,7 +34,10 @@ async function main(): Promise<void> {
   // As api/server.ts: acknowledged first, folded by this process's loop (ADR 0018). Every folded
   // upload's lag (acknowledgement to fold commit, database clock) is kept for the summary.
   const lags: number[] = [];
+  const foldConcurrency = process.env.RAILYARD_FOLD_CONCURRENCY;
   const foldLoop = createFoldLoop(pool, {
+    // As the API's setting (default 2 lanes); the benchmark compares lanes by setting it.
+    ...(foldConcurrency ? { concurrency: Number(foldConcurrency) } : {}),
     onBatch: (outcome) => lags.push(...outcome.lagSeconds),
     onError: (err) => console.error(`bench fold failed: ${err instanceof Error ? err.stack : String(err)}`),
   });

@@ -12,5 +12,11 @@ export {
   foldRepository,
   needsReclassification,
 } from './fold';
-export { createFoldLoop, DEFAULT_FOLD_INTERVAL_MS, type FoldLoop, type FoldLoopOptions } from './loop';
+export {
+  createFoldLoop,
+  DEFAULT_FOLD_CONCURRENCY,
+  DEFAULT_FOLD_INTERVAL_MS,
+  type FoldLoop,
+  type FoldLoopOptions,
+} from './loop';
 export { createFoldMetrics, type FoldMetrics } from './metrics';
