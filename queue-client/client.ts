@@ -96,7 +96,8 @@ export interface QueueClient {
     what: string,
     workflowId: string,
     def: UpdateDefinition<Ret, Args>,
-    options: { updateId: string; args: Args },
+    /** `timeoutMs`: each attempt's deadline instead of the call timeout, for a caller off the request path. */
+    options: { updateId: string; args: Args; timeoutMs?: number },
   ): Promise<Ret>;
   /** One signal to the queue's current run. */
   signalQueue<Args extends unknown[]>(
@@ -191,8 +192,9 @@ export function createQueueClient(temporal: TemporalCalls): QueueClient {
     what: string,
     workflowId: string,
     def: UpdateDefinition<Ret, Args>,
-    options: { updateId: string; args: Args },
+    options: { updateId: string; args: Args; timeoutMs?: number },
   ): Promise<Ret> {
+    const { timeoutMs, ...update } = options;
     const handle = client.workflow.getHandle(workflowId);
     const deadline = Date.now() + temporal.busyBudgetMs;
     for (let attempt = 0; ; attempt++) {
@@ -204,10 +206,10 @@ export function createQueueClient(temporal: TemporalCalls): QueueClient {
             markLost(() =>
               handle.executeUpdate(
                 def as unknown as UpdateDefinition<Ret, [unknown]>,
-                options as unknown as { updateId: string; args: [unknown] },
+                update as unknown as { updateId: string; args: [unknown] },
               ),
             ),
-          { updateOf: workflowId },
+          { updateOf: workflowId, ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
         );
       } catch (err) {
         const again = Date.now() + CONTINUING_PAUSE_MS < deadline;

@@ -30,7 +30,9 @@
  *    under an update id derived from the comment's id: the queue answers a known update id with its
  *    first result, so a comment acted on twice (a redelivery under a new delivery id, the API and the
  *    reconciliation both) applies once, and a later `/trunk cancel` is never undone by a replayed
- *    `/trunk merge`. A submit then waits (bounded, `admissionTimeoutMs`) for the queue to admit the PR
+ *    `/trunk merge`. The update waits up to UPDATE_TIMEOUT_MS (a killed worker's task and its replay
+ *    elsewhere), and a miss is answered without claiming the command was not applied: the server may
+ *    still apply an update it admitted. A submit then waits (bounded, `admissionTimeoutMs`) for the queue to admit the PR
  *    (queue-client/admission.ts).
  * 5. Acknowledgement: a `+1` reaction once applied (`eyes` when the admission is still pending at the
  *    bound); a refusal or failure is one plain sentence in a reply instead, within the reply budget
@@ -87,6 +89,8 @@ export interface PrCommandHandlerDeps {
   projected?: ProjectedQueues;
   /** Each lookup's deadline (default LOOKUP_TIMEOUT_MS; never below the queue client's call timeout). */
   lookupTimeoutMs?: number;
+  /** Each update's deadline (default UPDATE_TIMEOUT_MS; never below the queue client's call timeout). */
+  updateTimeoutMs?: number;
   /** How long a submit waits for the queue to admit the PR (default 20 s). */
   admissionTimeoutMs?: number;
   /** How often refusals are answered with a reply (default: createReplyBudget()). */
@@ -108,6 +112,16 @@ interface QueueFacts {
  * delivery is answered, so waiting longer delays no caller.
  */
 export const LOOKUP_TIMEOUT_MS = 15_000;
+
+/**
+ * The command's update's deadline. An update the server admitted is applied once a worker takes the
+ * queue's task, even after the caller's deadline: with the API's 5 s a `/trunk merge` sent while a
+ * worker was killed mid-task was answered "could not reach the merge queue" and then applied (issue
+ * 27). 30 s covers the dead worker's task timeout (10 s), its sticky queue given up on (10 s) and the
+ * replay on another worker; an update id answers once, so waiting applies nothing twice. Like the
+ * lookup, this runs after the delivery is answered.
+ */
+export const UPDATE_TIMEOUT_MS = 30_000;
 
 /** GitHub's base roles that may command the queue (`permission` maps maintain to write). */
 const MAY_COMMAND: ReadonlySet<string> = new Set(['admin', 'write']);
@@ -134,6 +148,7 @@ const Permission = z.object({ permission: z.string().max(40), role_name: z.strin
 export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHandler {
   const admissionTimeoutMs = deps.admissionTimeoutMs ?? 20_000;
   const lookupTimeoutMs = deps.lookupTimeoutMs ?? LOOKUP_TIMEOUT_MS;
+  const updateTimeoutMs = deps.updateTimeoutMs ?? UPDATE_TIMEOUT_MS;
   const { queues } = deps;
   const budget = deps.replies ?? createReplyBudget();
 
@@ -267,12 +282,18 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
           'no-queue',
           `railyard has no merge queue for \`${quoted(base)}\` in ${owner}/${name}, so ${said} did nothing.`,
         )}`;
-      /** A queue that did not answer (a timeout, Temporal unreachable): the promised reply, reported. */
-      const unreachable = async (err: unknown, doing: string): Promise<string> => {
+      /**
+       * A queue that did not answer (a timeout, Temporal unreachable): the promised reply, reported.
+       * `sent`: the update went out, and one the server admitted may still be applied after its
+       * deadline, so the reply does not claim it was not.
+       */
+      const unreachable = async (err: unknown, doing: string, sent = false): Promise<string> => {
         deps.onError(err, doing);
         return `failed: the queue did not answer ${await reply(
           'failed',
-          `railyard could not reach the merge queue of \`${quoted(base)}\` just now, so ${said} was not applied; comment it again in a minute.`,
+          sent
+            ? `railyard could not reach the merge queue of \`${quoted(base)}\` just now, so ${said} may not have been applied; if the pull request does not show it within a few minutes, comment it again.`
+            : `railyard could not reach the merge queue of \`${quoted(base)}\` just now, so ${said} was not applied; comment it again in a minute.`,
         )}`;
       };
       let queue;
@@ -309,6 +330,7 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
         return unreachable(
           err,
           `could not apply ${command.kind} of comment ${comment.id} to ${queue.workflowId}`,
+          true,
         );
       };
 
@@ -318,6 +340,7 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
             await queues.updateQueue('cancelPullRequest', queue.workflowId, cancelUpdate, {
               updateId,
               args: [{ pr: comment.pr }],
+              timeoutMs: updateTimeoutMs,
             });
           } catch (err) {
             return refused(err);
@@ -344,6 +367,7 @@ export function createPrCommandHandler(deps: PrCommandHandlerDeps): PrCommandHan
                   expectedHeadSha: pull.head.sha,
                 },
               ],
+              timeoutMs: updateTimeoutMs,
             });
           } catch (err) {
             return refused(err);

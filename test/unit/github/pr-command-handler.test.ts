@@ -445,13 +445,14 @@ describe('who may command', () => {
 });
 
 describe('failures', () => {
-  test('a queue that does not answer: one sentence to comment again, reported', async () => {
+  test('a queue that does not answer the update: one sentence that does not claim it was not applied, reported', async () => {
+    // The server may still apply an update it admitted after the caller's deadline (issue 27).
     const t = setup({ queues: { [idOf(GITHUB_SPELLING)]: { submitError: new Error('deadline exceeded') } } });
     expect(await t.handler.run(target, routed('/trunk merge'))).toBe(
       'failed: the queue did not answer (replied)',
     );
     expect(t.replies()).toEqual([
-      'railyard could not reach the merge queue of `main` just now, so `/trunk merge` was not applied; comment it again in a minute.',
+      'railyard could not reach the merge queue of `main` just now, so `/trunk merge` may not have been applied; if the pull request does not show it within a few minutes, comment it again.',
     ]);
     expect(t.errors).toEqual([`could not apply merge of comment 9001 to ${idOf(GITHUB_SPELLING)}`]);
   });
@@ -470,6 +471,17 @@ describe('failures', () => {
     ]);
     expect(t.updates).toEqual([]);
     expect(t.errors).toEqual(['could not find the queue of main for comment 9001']);
+  });
+
+  test('the update waits out the task of a killed worker and its replay (30 s), not the call timeout (issue 27)', async () => {
+    for (const command of ['/trunk merge', '/trunk cancel']) {
+      const t = setup();
+      await t.handler.run(target, routed(command));
+      // The lookup's deadline first, then the update's.
+      expect(t.updates).toHaveLength(1);
+      expect(t.deadlines[1]).toBeGreaterThan(29_000);
+      expect(t.deadlines[1]).toBeLessThanOrEqual(30_000);
+    }
   });
 
   test('the lookup waits longer than one workflow task (15 s), not the 10 s call timeout (issue 27)', async () => {
