@@ -13,6 +13,10 @@
  *   error: an API process alive but not answering would otherwise hold the run until Node's 300 s,
  *   its heartbeats keeping the attempt alive (ADR 0024). The stall is timed by an ordinary timer, as
  *   api-client.ts's deadlines are, so the pending download holds the event loop.
+ * - Thin content (issue 25, ADR 0025): the executor asks for it (THIN_CONTENT_HEADER); a thin bundle
+ *   comes with the basis it needs and the organisation whose object cache (object-cache.ts) keeps it,
+ *   and the basis is fetched (same bound, same retries) only when that cache lacks it. A full bundle
+ *   (an older worker's, or a tested commit without a parent) is cloned as before.
  */
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -22,10 +26,15 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { CheckoutInput } from '../git/git-host';
 import { gitCommand as git } from './git-command';
+import { BASIS_HEADER, ORGANISATION_HEADER, THIN_CONTENT_HEADER } from './content-headers';
+import type { ObjectCache } from './object-cache';
 
 /** Where a job's content is, on the API as this executor reaches it. */
 export const runContentUrl = (apiUrl: string, jobId: string): URL =>
   new URL(`/v1/executor/jobs/${encodeURIComponent(jobId)}/content`, apiUrl);
+/** The basis of a job's thin content. */
+export const runBasisUrl = (apiUrl: string, jobId: string): URL =>
+  new URL(`/v1/executor/jobs/${encodeURIComponent(jobId)}/basis`, apiUrl);
 /** The largest run content the control plane stages and an executor accepts (RAILYARD_RUN_CONTENT_MAX_MB). */
 export const DEFAULT_RUN_CONTENT_MAX_BYTES = 512 * 1024 * 1024;
 
@@ -49,14 +58,43 @@ export interface ContentFetchOptions {
 /** No answer or byte for this long cuts a download (a bundle streams in chunks well within it). */
 export const STALL_MS = 30_000;
 
-/** Downloads the bundle to `file`. */
-export async function downloadRunContent(file: string, opts: ContentFetchOptions): Promise<void> {
+/** What a content answer says beside its bundle: the basis a thin bundle needs, null for a full one. */
+export interface ContentBasis {
+  sha: string;
+  organisationId: string;
+}
+
+/** Downloads the bundle to `file`; answers the basis it needs (thin content), or null. */
+export async function downloadRunContent(
+  file: string,
+  opts: ContentFetchOptions & { thin?: boolean },
+): Promise<ContentBasis | null> {
+  const headers = await downloadWithRetries(
+    runContentUrl(opts.apiUrl, opts.jobId),
+    file,
+    opts,
+    opts.thin === true,
+  );
+  const sha = headers.get(BASIS_HEADER);
+  if (sha === null) return null;
+  return { sha, organisationId: headers.get(ORGANISATION_HEADER) ?? '' };
+}
+
+/** Downloads the basis of the job's thin content to `file`. */
+export async function downloadRunBasis(file: string, opts: ContentFetchOptions): Promise<void> {
+  await downloadWithRetries(runBasisUrl(opts.apiUrl, opts.jobId), file, opts, true);
+}
+
+async function downloadWithRetries(
+  url: URL,
+  file: string,
+  opts: ContentFetchOptions,
+  thin: boolean,
+): Promise<Headers> {
   const deadline = Date.now() + (opts.retryForMs ?? 60_000);
-  const url = runContentUrl(opts.apiUrl, opts.jobId);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await downloadOnce(url, file, opts);
-      return;
+      return await downloadOnce(url, file, opts, thin);
     } catch (err) {
       if (err instanceof ContentGone || opts.signal?.aborted || Date.now() > deadline) throw err;
       if (err instanceof TooLarge) throw err;
@@ -67,7 +105,12 @@ export async function downloadRunContent(file: string, opts: ContentFetchOptions
 
 class TooLarge extends Error {}
 
-async function downloadOnce(url: URL, file: string, opts: ContentFetchOptions): Promise<void> {
+async function downloadOnce(
+  url: URL,
+  file: string,
+  opts: ContentFetchOptions,
+  thin: boolean,
+): Promise<Headers> {
   const stallMs = opts.stallMs ?? STALL_MS;
   const stalled = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -81,7 +124,7 @@ async function downloadOnce(url: URL, file: string, opts: ContentFetchOptions): 
   };
   armStall();
   try {
-    await streamOnce(url, file, opts, stalled.signal, armStall);
+    return await streamOnce(url, file, opts, stalled.signal, armStall, thin);
   } catch (err) {
     // The stall's reason, not the abort's generic one, says what happened.
     throw stalled.signal.aborted ? (stalled.signal.reason as Error) : err;
@@ -96,9 +139,10 @@ async function streamOnce(
   opts: ContentFetchOptions,
   stalled: AbortSignal,
   progressed: () => void,
-): Promise<void> {
+  thin: boolean,
+): Promise<Headers> {
   const res = await fetch(url, {
-    headers: { authorization: `Bearer ${opts.credential}` },
+    headers: { authorization: `Bearer ${opts.credential}`, ...(thin ? { [THIN_CONTENT_HEADER]: '1' } : {}) },
     signal: opts.signal ? AbortSignal.any([opts.signal, stalled]) : stalled,
   });
   progressed();
@@ -127,15 +171,33 @@ async function streamOnce(
     bound,
     createWriteStream(file, { mode: 0o600 }),
   );
+  return res.headers;
 }
 
-/** A GitHost-shaped `checkout` that makes the working tree from the run's bundle. */
-export function bundleCheckout(opts: ContentFetchOptions): { checkout(input: CheckoutInput): Promise<void> } {
+/**
+ * A GitHost-shaped `checkout` that makes the working tree from the run's bundle: a thin one through the
+ * object cache (with its basis), a full one by a clone of the bundle.
+ */
+export function bundleCheckout(opts: ContentFetchOptions & { cache: ObjectCache }): {
+  checkout(input: CheckoutInput): Promise<void>;
+} {
   return {
-    async checkout({ sha, directory }) {
+    async checkout({ repo, sha, directory }) {
       const bundle = join(dirname(directory), 'content.bundle');
       try {
-        await downloadRunContent(bundle, opts);
+        const basis = await downloadRunContent(bundle, { ...opts, thin: true });
+        if (basis) {
+          await opts.cache.checkout({
+            organisationId: basis.organisationId,
+            repo,
+            basisSha: basis.sha,
+            thinBundle: bundle,
+            sha,
+            directory,
+            fetchBasis: (file) => downloadRunBasis(file, opts),
+          });
+          return;
+        }
         await git(dirname(directory), ['clone', '--quiet', '--no-checkout', '--', bundle, directory]);
         await git(directory, ['checkout', '--quiet', '--detach', sha]);
         await git(directory, ['remote', 'remove', 'origin']);

@@ -15,6 +15,8 @@
  *   before its content is fetched: a `sandbox_setup_failed` naming the missing tool, retried elsewhere.
  */
 import { rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { createObjectCache, DEFAULT_OBJECT_CACHE_BYTES, type ObjectCache } from './object-cache';
 import { createCommandRunner, type CommandRunnerOptions } from './command-runner';
 import { boundedLog } from './bounded-log';
 import { NETWORK_DOWN } from './sandbox-network';
@@ -34,6 +36,11 @@ export interface ExecutorDeps {
   /** null: unsandboxed (RAILYARD_EXECUTOR_UNSANDBOXED=1 where bwrap cannot run). */
   sandbox: SandboxSettings | null;
   maxContentBytes: number;
+  /**
+   * Bases of thin run content kept between runs (object-cache.ts); default: one beside `workRoot`
+   * (never under it: a sandbox binds a checkout under it) with the default bound.
+   */
+  cache?: ObjectCache;
   /** Further runner options (limits). */
   runner?: Omit<CommandRunnerOptions, 'gitHost' | 'workRoot' | 'logRoot' | 'sandbox'>;
 }
@@ -43,6 +50,12 @@ export type JobOutcome = { kind: 'report'; packed: Uint8Array } | { kind: 'failu
 export type RunJob = (job: ClaimedJob, signal: AbortSignal) => Promise<JobOutcome>;
 
 export function createJobRunner(deps: ExecutorDeps): RunJob {
+  const cache =
+    deps.cache ??
+    createObjectCache({
+      root: join(dirname(deps.workRoot), 'object-cache'),
+      maxBytes: DEFAULT_OBJECT_CACHE_BYTES,
+    });
   return async (job, signal) => {
     const { run } = job;
     const sandbox = deps.sandbox
@@ -58,6 +71,7 @@ export function createJobRunner(deps: ExecutorDeps): RunJob {
         credential: deps.credential,
         maxBytes: deps.maxContentBytes,
         signal,
+        cache,
       }),
       workRoot: deps.workRoot,
       logRoot: deps.logRoot,

@@ -6,18 +6,42 @@
  *
  * Rules and invariants:
  * - A commit without the file, or with an invalid one, answers `config_problem` and stages nothing.
- * - The bundle holds the tested commit (checked out detached as HEAD) and its history, nothing else.
- * - The bundle is built in a fresh directory under `scratchRoot`, removed whatever happens.
- * - A bundle over the run-content limit throws RunContentTooLarge (store/run-content.ts), staging
- *   nothing; the activity adapter makes it a failure that is not retried.
+ * - The content holds the tested commit (checked out detached as HEAD) and its history, nothing else:
+ *   with a base store (issue 25, ADR 0025) it is a thin bundle `HEAD ^<basis>` on a staged basis that
+ *   is an ANCESTOR of the tested commit (so every object an executor puts in the run's checkout is
+ *   reachable from the tested commit), or a full bundle when the tested commit has no parent or no
+ *   base store is given.
+ * - The basis is the newest staged one of the repository that is an ancestor within THIN_MAX_COMMITS
+ *   and THIN_MAX_BYTES; otherwise a new one is staged BASIS_LAG first-parent commits behind the tested
+ *   commit (on the target branch's history in a queue, so later runs share it).
+ * - Bundles are built in a fresh directory under `scratchRoot`, removed whatever happens.
+ * - A bundle or basis over the run-content limit throws RunContentTooLarge, staging no run content;
+ *   the activity adapter makes it a failure that is not retried.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RepositoryKey, RunCommandResult } from '../contract';
 import { gitCommand } from '../executor/git-command';
 import { readRepoTestConfig } from '../executor/repo-test-config';
 import type { GitHost } from '../git/git-host';
-import type { RunContentStore } from './store/run-content';
+import { BasisGone, type RunContentStore } from './store/run-content';
+import type { RunBaseStore } from './store/run-bases';
+import { gitOutput } from '../executor/git-output';
+
+/**
+ * A staged basis is used while the run's delta on it stays under both bounds: beyond them each run
+ * stages (and each executor fetches) more than re-basing costs once (one basis, then small deltas).
+ * 2,000 commits is a few days of a busy repository's merges; 8 MiB a few seconds of PostgreSQL writes.
+ */
+export const THIN_MAX_COMMITS = 2_000;
+export const THIN_MAX_BYTES = 8 * 1024 * 1024;
+/**
+ * A new basis is this many first-parent commits behind the tested commit (or its root, when the history
+ * is shorter): far enough back to be on the target branch (a queue's test branch is the target tip plus
+ * its PRs, one first-parent commit each with merge commits), close enough for a small delta.
+ */
+export const BASIS_LAG = 32;
+const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
 export type PreparedTestRun =
   | { kind: 'ready'; command: string; junitGlobs?: string[]; contentToken: string }
@@ -26,6 +50,8 @@ export type PreparedTestRun =
 export interface PrepareDeps {
   gitHost: GitHost;
   contents: RunContentStore;
+  /** Staged bases; absent: every run's content is a full bundle (the pre-issue-25 hand-off). */
+  bases?: RunBaseStore;
   /** Where bundles are built before they are staged (removed at once). */
   scratchRoot: string;
 }
@@ -57,16 +83,7 @@ export async function prepareRun(deps: PrepareDeps, run: RunToPrepare): Promise<
   try {
     const checkout = join(scratch, 'checkout');
     await deps.gitHost.checkout({ repo: run.repo, sha: run.headSha, directory: checkout });
-    const bundlePath = join(scratch, 'content.bundle');
-    // HEAD is the tested commit, detached: the bundle holds it and its history, and nothing else.
-    await gitCommand(checkout, ['bundle', 'create', '--quiet', bundlePath, 'HEAD']);
-    const contentToken = await deps.contents.stage({
-      organisationId: run.organisationId,
-      runId: run.runId,
-      repo: run.repo,
-      sha: run.headSha,
-      bundlePath,
-    });
+    const contentToken = await stageContent(deps, run, checkout, scratch);
     return {
       kind: 'ready',
       command: config.config.command,
@@ -76,4 +93,79 @@ export async function prepareRun(deps: PrepareDeps, run: RunToPrepare): Promise<
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** Stages the run's content (thin when it can be) and answers its token. */
+async function stageContent(
+  deps: PrepareDeps,
+  run: RunToPrepare,
+  checkout: string,
+  scratch: string,
+): Promise<string> {
+  const bundlePath = join(scratch, 'content.bundle');
+  const staged = { organisationId: run.organisationId, runId: run.runId, repo: run.repo, sha: run.headSha };
+  const bases = deps.bases;
+  if (bases) {
+    // A basis swept between its choice and the run's content (BasisGone) is chosen (or staged) again once.
+    for (let tries = 0; tries < 2; tries += 1) {
+      const basisSha = await chooseBasis(bases, run, checkout, bundlePath, scratch);
+      if (basisSha === null) break;
+      try {
+        return await deps.contents.stage({ ...staged, bundlePath, basisSha });
+      } catch (err) {
+        if (!(err instanceof BasisGone)) throw err;
+      }
+    }
+  }
+  // HEAD is the tested commit, detached: the bundle holds it and its history, and nothing else.
+  await gitCommand(checkout, ['bundle', 'create', '--quiet', bundlePath, 'HEAD']);
+  return deps.contents.stage({ ...staged, bundlePath });
+}
+
+/**
+ * The basis of the run's thin bundle, which is written to `bundlePath`; null when the tested commit
+ * has no parent (a full bundle is all there is).
+ */
+async function chooseBasis(
+  bases: RunBaseStore,
+  run: RunToPrepare,
+  checkout: string,
+  bundlePath: string,
+  scratch: string,
+): Promise<string | null> {
+  for (const sha of await bases.candidates(run.organisationId, run.repo)) {
+    if (!SHA.test(sha)) continue;
+    // Not an ancestor (another branch's, or unknown here): its objects are not the run's to hand out.
+    if ((await gitOutput(checkout, ['merge-base', '--is-ancestor', sha, 'HEAD'])) === null) continue;
+    const count = Number((await gitOutput(checkout, ['rev-list', '--count', `${sha}..HEAD`])) ?? NaN);
+    if (!(count <= THIN_MAX_COMMITS)) break;
+    if (count === 0) continue; // the tested commit is the basis itself: a bundle needs a new commit
+    await thinBundle(checkout, bundlePath, sha);
+    if ((await stat(bundlePath)).size <= THIN_MAX_BYTES) return sha;
+    break; // older candidates are further behind still
+  }
+  const firstParents =
+    (await gitOutput(checkout, ['rev-list', '--first-parent', `--max-count=${BASIS_LAG + 1}`, 'HEAD'])) ?? '';
+  const chain = firstParents.split('\n').filter((l) => SHA.test(l));
+  const basis = chain[chain.length - 1];
+  if (chain.length < 2 || basis === undefined) return null;
+  const basisPath = join(scratch, 'basis.bundle');
+  // A bundle names refs: the basis gets one of its own in the scratch checkout.
+  await gitCommand(checkout, ['update-ref', 'refs/railyard/basis', basis]);
+  await gitCommand(checkout, ['bundle', 'create', '--quiet', basisPath, 'refs/railyard/basis']);
+  await bases.stage({
+    organisationId: run.organisationId,
+    repo: run.repo,
+    sha: basis,
+    bundlePath: basisPath,
+  });
+  await rm(basisPath, { force: true });
+  await thinBundle(checkout, bundlePath, basis);
+  return basis;
+}
+
+/** The tested commit and what it adds to `basis`: `basis` is the bundle's one prerequisite. */
+async function thinBundle(checkout: string, bundlePath: string, basis: string): Promise<void> {
+  await rm(bundlePath, { force: true });
+  await gitCommand(checkout, ['bundle', 'create', '--quiet', bundlePath, 'HEAD', `^${basis}`]);
 }

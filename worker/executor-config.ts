@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import { ConfigError, envBool, envInt, logLevel, parseEnv } from '../platform/env';
 import { DEFAULT_RUN_CONTENT_MAX_BYTES } from '../executor/content-fetch';
+import { DEFAULT_OBJECT_CACHE_BYTES } from '../executor/object-cache';
 import { DEFAULT_SANDBOX } from '../executor/sandbox';
 import { networkAllowSetting } from './sandbox-network-allow';
 import {
@@ -71,6 +72,8 @@ const ExecutorConfig = z.object({
   RAILYARD_EXECUTOR_HEALTH_PORT: envInt(0, 65535).default(9465),
   RAILYARD_SHUTDOWN_GRACE_SECONDS: envInt(0, 3600).default(30),
   RAILYARD_RUN_CONTENT_MAX_MB: envInt(1, 64 * 1024).default(DEFAULT_RUN_CONTENT_MAX_BYTES / MIB),
+  /** The object cache's bound (executor/object-cache.ts); 0 keeps nothing between runs. */
+  RAILYARD_EXECUTOR_CACHE_MB: envInt(0, 1024 * 1024).default(DEFAULT_OBJECT_CACHE_BYTES / MIB),
   // The sandbox of every test run (executor/sandbox.ts).
   RAILYARD_EXECUTOR_UNSANDBOXED: envBool.default(false),
   RAILYARD_SANDBOX_NETWORK: z.enum(['on', 'off']).default('on'),

@@ -23,6 +23,7 @@ import { announceUntilAnswered } from '../executor/announce';
 import { createExecutorApi, ExecutorRefused } from '../executor/api-client';
 import { startJobLoop } from '../executor/job-loop';
 import { createJobRunner } from '../executor/run-job';
+import { createObjectCache } from '../executor/object-cache';
 import { ConfigError } from '../platform/env';
 import { type SandboxSettings } from '../executor/sandbox';
 import { probeSandbox } from '../executor/sandbox-probe';
@@ -83,6 +84,11 @@ async function main(): Promise<void> {
       logRoot: logs,
       sandbox,
       maxContentBytes: config.RAILYARD_RUN_CONTENT_MAX_MB * 1024 * 1024,
+      // Beside the checkouts, never under them (a sandbox binds its checkout); it goes with this process.
+      cache: createObjectCache({
+        root: path.join(own, 'object-cache'),
+        maxBytes: config.RAILYARD_EXECUTOR_CACHE_MB * 1024 * 1024,
+      }),
       runner: {
         maxDiskBytes: config.RAILYARD_SANDBOX_DISK_MB * 1024 * 1024,
         maxDiskEntries: config.RAILYARD_SANDBOX_DISK_FILES,

@@ -26,6 +26,7 @@ import { createTestCaseEvents } from '../flaky/events';
 import { createFlakyStore } from '../flaky/service';
 import { createPool } from '../stores/db';
 import { createRunContentStore } from '../test-runs/store/run-content';
+import { createRunBaseStore } from '../test-runs/store/run-bases';
 import { createRunSlots } from '../test-runs/store/run-slots';
 import { ConfigError } from '../platform/env';
 import { publicUrlOf } from '../platform/public-url';
@@ -135,6 +136,8 @@ async function main(): Promise<void> {
       console.error(`railyard worker: ${message}: ${err instanceof Error ? err.message : String(err)}`),
   });
   const flaky = createFlakyStore(pool, { events: testCaseEvents });
+  // Thin run content's bases (ADR 0025), under the same limit as every bundle handed to an executor.
+  const bases = createRunBaseStore(pool, { maxBytes: config.RAILYARD_RUN_CONTENT_MAX_MB * 1024 * 1024 });
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -148,7 +151,11 @@ async function main(): Promise<void> {
       // Test runs execute on executors (worker/executor.ts); the worker stages their content and caps
       // each organisation's share of them.
       scratchRoot: path.join(workRoot, 'bundles'),
-      contents: createRunContentStore(pool, { maxBytes: config.RAILYARD_RUN_CONTENT_MAX_MB * 1024 * 1024 }),
+      contents: createRunContentStore(pool, {
+        maxBytes: config.RAILYARD_RUN_CONTENT_MAX_MB * 1024 * 1024,
+        bases,
+      }),
+      bases,
       slots: createRunSlots(pool, config.RAILYARD_EXECUTOR_RUNS_PER_ORGANISATION),
       taskQueue: config.RAILYARD_TASK_QUEUE,
       pool,

@@ -3,6 +3,8 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import type { GitHost } from '../../git/git-host';
 import type { RepositoryOwnership } from '../../stores/repository-owners';
 import { createRunContentStore, type RunContentStore } from '../../test-runs/store/run-content';
+import { createRunBaseStore, type RunBaseStore } from '../../test-runs/store/run-bases';
+import { DEFAULT_RUN_CONTENT_MAX_BYTES } from '../../executor/content-fetch';
 import { createRunSlots, type RunSlots } from '../../test-runs/store/run-slots';
 import { createExecutorJobs, type ExecutorJobs } from '../../test-runs/store/executor-jobs';
 import { createTestRunControlActivities } from '../test-runs';
@@ -32,6 +34,8 @@ export interface MergeQueueActivityDeps {
   scratchRoot?: string;
   /** Run content staged for executors (executor/run-content.ts); default: in `pool`, default bounds. */
   contents?: RunContentStore;
+  /** Staged bases of thin run content (ADR 0025); default: PostgreSQL's, with the default limit. */
+  bases?: RunBaseStore;
   /** The per-organisation cap on runs (executor/run-slots.ts); default: in `pool`, default cap. */
   slots?: RunSlots;
   /** Test runs handed to executors (test-runs/store/executor-jobs.ts); default: in `pool`. */
@@ -45,6 +49,7 @@ export interface MergeQueueActivityDeps {
 export function createMergeQueueActivities(
   deps: MergeQueueActivityDeps & { ownership: RepositoryOwnership; pool: Pool },
 ) {
+  const bases = deps.bases ?? createRunBaseStore(deps.pool, { maxBytes: DEFAULT_RUN_CONTENT_MAX_BYTES });
   return {
     ...createGitActivities({
       ...deps,
@@ -65,7 +70,8 @@ export function createMergeQueueActivities(
     }),
     ...createTestRunControlActivities({
       gitHost: deps.gitHost,
-      contents: deps.contents ?? createRunContentStore(deps.pool),
+      contents: deps.contents ?? createRunContentStore(deps.pool, { bases }),
+      bases,
       slots: deps.slots ?? createRunSlots(deps.pool),
       jobs: deps.jobs ?? createExecutorJobs(deps.pool),
       scratchRoot: deps.scratchRoot ?? tmpdir(),

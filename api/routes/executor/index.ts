@@ -33,6 +33,8 @@ import { MAX_PACKED_BYTES } from '../../../executor/run-report';
 import { badRequest, conflict, notFound } from '../../errors';
 import { executorOf, registerExecutorAuth } from './executor-auth';
 import { streamRunContent } from './run-content';
+import { streamRunBasis } from './run-basis';
+import { THIN_CONTENT_HEADER } from '../../../executor/content-headers';
 
 export interface ExecutorRouteDeps {
   credentials: ExecutorCredentials;
@@ -163,7 +165,26 @@ export function executorRoutes(deps: ExecutorRouteDeps) {
       async (request, reply) => {
         const token = await deps.dispatch.contentToken(executorOf(request).id, request.params.id);
         if (!token) throw notHeld(request.params.id);
-        return streamRunContent(deps.contents, token, reply);
+        return streamRunContent(deps.contents, token, reply, {
+          thinAccepted: request.headers[THIN_CONTENT_HEADER] === '1',
+        });
+      },
+    );
+
+    r.get(
+      '/executor/jobs/:id/basis',
+      {
+        ...shared,
+        schema: {
+          tags,
+          summary: "The git bundle of the basis a job's thin content needs (application/x-git-bundle).",
+          params: JobParams,
+        },
+      },
+      async (request, reply) => {
+        const token = await deps.dispatch.contentToken(executorOf(request).id, request.params.id);
+        if (!token) throw notHeld(request.params.id);
+        return streamRunBasis(deps.contents, token, reply);
       },
     );
 
