@@ -34,6 +34,10 @@ import { requireTestEnv } from '../support/env';
 import { createScratchDatabase } from '../support/postgres';
 import { startGitHubReplicaStory, type GitHubReplicaReport } from '../support/github-replica-story';
 import { replicaEvidence } from '../support/replica-evidence';
+import { describeReplayFailures, replayRunHistories, type RunReplay } from '../support/run-replay';
+
+/** Replayed offline at the end of the run (run-replay.ts). */
+const REPLAYED_TYPES = ['queueWorkflow', 'pullRequestWorkflow', 'testRunWorkflow'];
 
 test('2 APIs, 2 workers, 2 executors, one of each killed, local and GitHub queues: every PR ends once, nothing merged twice, no limit exceeded', async () => {
   const lines: string[] = [];
@@ -55,6 +59,7 @@ test('2 APIs, 2 workers, 2 executors, one of each killed, local and GitHub queue
   const since = new Date();
   let report: ChaosReport | undefined;
   let gh: GitHubReplicaReport | undefined;
+  let replay: RunReplay | undefined;
   let passed = false;
   try {
     report = await runChaos({
@@ -93,6 +98,22 @@ test('2 APIs, 2 workers, 2 executors, one of each killed, local and GitHub queue
         };
       },
     });
+    if (!story) throw new Error('the stack never started: no GitHub story ran');
+    const g = (gh = await story);
+    // Every queue run's history replayed offline, before anything else is judged: a nondeterminism
+    // shows here whether or not a worker without the queue in its cache met it (run-replay.ts).
+    const replayStarted = Date.now();
+    replay = await replayRunHistories({
+      temporalAddress: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
+      workflowBundle: requireTestEnv('TEST_WORKFLOW_BUNDLE'),
+      databaseUrl,
+      since,
+      keepDir: report.dir,
+      types: REPLAYED_TYPES,
+    });
+    const replayLine = `offline replay: ${replay.replayed.length} workflow runs, ${replay.failed.length} failed, ${replay.replayed.reduce((n, r) => n + r.heartbeats, 0)} task heartbeats, ${Date.now() - replayStarted} ms`;
+    lines.push(replayLine);
+    console.log(replayLine);
     expect(lines.join('\n')).toContain('starting 2 workers, APIs and executors');
     expectSafeChaosRun(report, {
       title: 'multi-replica run',
@@ -100,8 +121,6 @@ test('2 APIs, 2 workers, 2 executors, one of each killed, local and GitHub queue
       faults: ['kill API', 'kill executor', 'kill worker'],
     });
     expect(report.accepted).toBe(8);
-    if (!story) throw new Error('the stack never started: no GitHub story ran');
-    const g = (gh = await story);
     const { prs } = g;
     // PRs went in through both replicas' addresses and through a comment's delivery.
     expect(g.submittedThrough.replica1.length).toBeGreaterThan(0);
@@ -138,6 +157,9 @@ test('2 APIs, 2 workers, 2 executors, one of each killed, local and GitHub queue
     // The cap held across both workers the whole time (and the sampler saw the run).
     expect(samples).toBeGreaterThan(50);
     expect(maxSlots).toBe(1);
+    // Every queue workflow replayed as it ran (the story's two queues, each run of them).
+    expect(describeReplayFailures(replay.failed)).toBe('');
+    expect(replay.replayed.filter((r) => r.type === 'queueWorkflow').length).toBeGreaterThanOrEqual(2);
     passed = true;
   } finally {
     clearInterval(sampler);
@@ -159,6 +181,7 @@ test('2 APIs, 2 workers, 2 executors, one of each killed, local and GitHub queue
           ...lines,
           ...(gh?.log ?? []),
           JSON.stringify({ ...gh, log: undefined }),
+          replay ? `offline replay failures:\n${describeReplayFailures(replay.failed)}` : 'no offline replay',
           evidence,
           `the run's folder (logs, git) is kept: ${report?.dir ?? 'unknown'}`,
         ].join('\n'),

@@ -7,6 +7,17 @@
  * the workflow task that produced the effects. In a storm of signals the call is a regular activity
  * instead (signal-rate.ts: a task held open then would be failed by Temporal, again and again).
  *
+ * The local call is bounded well inside the workflow task (LOCAL_CALL_BOUND_MS): a local activity still
+ * running at 80 % of the task's timeout makes the worker "heartbeat" the task (complete it empty and
+ * take a new one), and on replay Temporal's core gives the activations after such a heartbeat another
+ * workflow time than they had live (issue 27: `Date.now()` read in the task that took a signal after
+ * the heartbeat was the heartbeat task's time on replay, 1.6 s instead of 3.2 s, in a two-activity
+ * workflow on the dev server). The queue decides on that time (the signal rate below, the effects'
+ * backoffs, the engine's ticks), so such a history did not replay: "Activity id of scheduled event '10'
+ * does not match activity id of activity command '11'" after a worker kill. A call that hits the bound
+ * fails like any other (its effects are tried again; each is idempotent) and the next call goes as a
+ * regular activity, which holds no task open.
+ *
  * Invariants:
  * - One call at a time, in the order the effects were produced: what a decision adds while a call is
  *   in flight goes in the next call, so a submission's notices reach its workflow in seq order and a
@@ -50,6 +61,12 @@ export const MAX_ATTEMPTS: Record<Pending['effect']['kind'], number> = {
   refreshPullRequestDetails: 30,
   deleteTestBranch: 12,
 };
+/**
+ * The longest a local call may run, retries included: far below the 8 s (80 % of the default 10 s
+ * workflow task timeout) at which the worker would heartbeat the task (the module's doc says why that
+ * must not happen), leaving the activation that scheduled it seconds to spare under load.
+ */
+export const LOCAL_CALL_BOUND_MS = 3_000;
 const INITIAL_INTERVAL_MS = 1_000;
 const MAXIMUM_INTERVAL_MS = 60_000;
 /** After an append that failed for good (not retried), before the next. */
@@ -85,6 +102,8 @@ export class SideEffects {
   private release: (() => void) | null = null;
   /** The effects of the call in flight other than its append. */
   private inCall = 0;
+  /** The last local call failed (its bound, most likely): the next goes as a regular activity. */
+  private localFailed = false;
   /** The queue's view in the read projection: the delta each append carries. */
   private readonly views: ViewSync;
 
@@ -100,14 +119,16 @@ export class SideEffects {
     // workflow task that takes its result (issue 25). Its work is short (signals, one append, branch
     // deletions) and each effect is idempotent, so a call on a worker that died is simply made again
     // whole when the workflow task is retried elsewhere; it needs no heartbeat. The task stays open
-    // while it runs: updates and queries wait that long (a call past the task timeout heartbeats it).
+    // while it runs: updates and queries wait that long, at most LOCAL_CALL_BOUND_MS (never a heartbeat).
     // One call at a time (`calling`), and the queue starts no other local activity: local activities in
     // flight together resolve on replay in scheduling order, not in the order they finished, and what
     // the workflow did after each would then differ (admission.ts).
     this.performLocal = proxyLocalActivities<Activities>({
-      startToCloseTimeout: '1 minute',
+      // Retries included, never near the task's heartbeat (LOCAL_CALL_BOUND_MS says why).
+      scheduleToCloseTimeout: LOCAL_CALL_BOUND_MS,
+      startToCloseTimeout: LOCAL_CALL_BOUND_MS,
       // Failed effects are reported, not thrown: only a call that threw is retried here.
-      retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+      retry: { initialInterval: '500 milliseconds', maximumInterval: '1 second', maximumAttempts: 3 },
     }).performSideEffects;
     // In a storm of signals, a regular activity: it holds no workflow task open (signal-rate.ts).
     this.perform = proxyActivities<Activities>({
@@ -249,9 +270,14 @@ export class SideEffects {
         : null;
     const effects: SideEffect[] = [...(append ? [append] : []), ...sent.map((p) => p.effect)];
     let result: SideEffectsResult;
+    // Both replay as they ran: the signal rate (workflow time, signals in history order) and the last
+    // local call's outcome (its marker).
+    const local = this.ctx.quiet && !this.localFailed;
     try {
-      result = await (this.ctx.quiet ? this.performLocal : this.perform)({ effects });
+      result = await (local ? this.performLocal : this.perform)({ effects });
+      this.localFailed = false;
     } catch (err) {
+      this.localFailed = local;
       // The call's own retries ran out (its workers kept dying): every effect is tried again.
       const error = err instanceof Error ? err.message : String(err);
       result = { done: [], failed: effects.map((e) => ({ key: e.key, error, retryable: true })) };
