@@ -365,3 +365,46 @@ test('a basis over RAILYARD_RUN_CONTENT_MAX_MB stages nothing; unreferenced old 
   ]);
   expect(chunks.rows[0].n).toBe(0);
 });
+
+test("a full bundle (an older worker's, or a root commit's) is still cloned by a new executor, and has no basis to fetch", async () => {
+  const org = await organisation();
+  const runId = randomUUID();
+  const headSha = main[MAIN_COMMITS - 1]!;
+  // What a worker without bases (before issue 25) stages: the whole history.
+  const run = await prepareRun(
+    { gitHost, contents, scratchRoot: path.join(dir, 'scratch') },
+    { organisationId: org, repo, runId, headSha },
+  );
+  if (run.kind !== 'ready') throw new Error(run.kind);
+  const { rows } = await pool.query('SELECT basis_id FROM run_contents WHERE test_run_id = $1', [runId]);
+  expect(rows[0].basis_id).toBeNull();
+  await createExecutorJobs(pool).enqueue({
+    taskQueue,
+    attempt: 1,
+    taskToken: randomBytes(16),
+    input: {
+      runId,
+      repo,
+      branchName: `railyard-merge/pr-1/${runId}`,
+      headSha,
+      command: 'true',
+      timeoutMs: 60_000,
+      contentToken: run.contentToken,
+    },
+  });
+  const claimed = await fetch(`${server.url}/v1/executor/jobs/claim`, {
+    method: 'POST',
+    headers: auth(credential),
+  });
+  const { id: jobId } = (await claimed.json()) as { id: string };
+  const { cache, fetched } = recordingCache(path.join(dir, 'cache-full'));
+  const checkedOut = await checkout(cache, jobId, headSha);
+  expect(git(checkedOut, 'rev-parse', 'HEAD')).toBe(headSha);
+  expect(fetched).toEqual([]); // the cache is not used for a full bundle
+  const basis = await fetch(`${server.url}/v1/executor/jobs/${jobId}/basis`, { headers: auth(credential) });
+  expect([basis.status, await basis.text()]).toEqual([
+    404,
+    "The run's content is a full bundle: it needs no basis.",
+  ]);
+  await contents.drop(runId);
+});
