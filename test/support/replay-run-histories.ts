@@ -20,16 +20,30 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 
-type EventType = temporal.api.enums.v1.EventType;
-const COMPLETED = 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED';
-const SCHEDULED = 'EVENT_TYPE_WORKFLOW_TASK_SCHEDULED';
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const name = (e: HistoryEvent | undefined) =>
+  e?.eventType == null ? '' : temporal.api.enums.v1.EventType[e.eventType];
+const ms = (e: HistoryEvent | undefined) => {
+  const t = e?.eventTime;
+  return t ? Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : NaN;
+};
+/** 80 % of the default 10 s workflow task timeout: when a worker heartbeats a task a local activity holds. */
+const HEARTBEAT_AFTER_MS = 8_000;
 
-/** Workflow tasks heartbeat by a local activity: completed, and the next scheduled with nothing between. */
-function heartbeats(events: temporal.api.history.v1.IHistoryEvent[]): number {
-  const name = (t: EventType | null | undefined) => (t == null ? '' : temporal.api.enums.v1.EventType[t]);
-  return events.filter(
-    (e, i) => name(e.eventType) === COMPLETED && name(events[i + 1]?.eventType) === SCHEDULED,
-  ).length;
+/**
+ * Workflow tasks a local activity held until the worker heartbeat them: completed at least
+ * HEARTBEAT_AFTER_MS after they started, and the next scheduled at once. (A task completed and the next
+ * scheduled at once also happens in milliseconds around updates; those are not counted.)
+ */
+function heartbeats(events: HistoryEvent[]): number {
+  return events.filter((e, i) => {
+    if (name(e) !== 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED') return false;
+    if (name(events[i + 1]) !== 'EVENT_TYPE_WORKFLOW_TASK_SCHEDULED') return false;
+    const started = events.find(
+      (s) => s.eventId?.toString() === e.workflowTaskCompletedEventAttributes?.startedEventId?.toString(),
+    );
+    return ms(e) - ms(started) >= HEARTBEAT_AFTER_MS;
+  }).length;
 }
 
 interface Args {

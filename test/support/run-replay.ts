@@ -25,8 +25,8 @@ export interface ReplayedRun {
   type: string;
   events: number;
   /**
-   * Workflow tasks a local activity kept open until the worker heartbeat them (a task completed and
-   * the next scheduled with nothing between): the pattern whose replay broke the queue (issue 27).
+   * Workflow tasks a local activity kept open until the worker heartbeat them (8 s or more, the next
+   * task scheduled at once): the pattern whose replay broke the queue (issue 27).
    */
   heartbeats: number;
   error?: string;
