@@ -145,10 +145,14 @@ async function organisation(): Promise<string> {
   return id;
 }
 
-/** A run prepared by the worker's code and claimed by this test's executor: its job id and token. */
-async function prepared(organisationId: string, headSha: string, runId = randomUUID()) {
+/**
+ * A run prepared by the worker's code and claimed by this test's executor: its job id and token.
+ * `withBases: false` prepares it as a worker without bases (before issue 25): a full bundle.
+ */
+async function prepared(organisationId: string, headSha: string, { withBases = true } = {}) {
+  const runId = randomUUID();
   const run = await prepareRun(
-    { gitHost, contents, bases, scratchRoot: path.join(dir, 'scratch') },
+    { gitHost, contents, ...(withBases ? { bases } : {}), scratchRoot: path.join(dir, 'scratch') },
     { organisationId, repo, runId, headSha },
   );
   if (run.kind !== 'ready') throw new Error(`not ready: ${JSON.stringify(run)}`);
@@ -413,36 +417,10 @@ test('a basis over RAILYARD_RUN_CONTENT_MAX_MB stages nothing; unreferenced old 
 });
 
 test("a full bundle (an older worker's, or a root commit's) is still cloned by a new executor, and has no basis to fetch", async () => {
-  const org = await organisation();
-  const runId = randomUUID();
   const headSha = main[MAIN_COMMITS - 1]!;
   // What a worker without bases (before issue 25) stages: the whole history.
-  const run = await prepareRun(
-    { gitHost, contents, scratchRoot: path.join(dir, 'scratch') },
-    { organisationId: org, repo, runId, headSha },
-  );
-  if (run.kind !== 'ready') throw new Error(run.kind);
-  const { rows } = await pool.query('SELECT basis_id FROM run_contents WHERE test_run_id = $1', [runId]);
-  expect(rows[0].basis_id).toBeNull();
-  await createExecutorJobs(pool).enqueue({
-    taskQueue,
-    attempt: 1,
-    taskToken: randomBytes(16),
-    input: {
-      runId,
-      repo,
-      branchName: `railyard-merge/pr-1/${runId}`,
-      headSha,
-      command: 'true',
-      timeoutMs: 60_000,
-      contentToken: run.contentToken,
-    },
-  });
-  const claimed = await fetch(`${server.url}/v1/executor/jobs/claim`, {
-    method: 'POST',
-    headers: auth(credential),
-  });
-  const { id: jobId } = (await claimed.json()) as { id: string };
+  const { jobId, runId, basisId } = await prepared(await organisation(), headSha, { withBases: false });
+  expect(basisId).toBeNull();
   const { cache, fetched } = recordingCache(path.join(dir, 'cache-full'));
   const checkedOut = await checkout(cache, jobId, headSha);
   expect(git(checkedOut, 'rev-parse', 'HEAD')).toBe(headSha);
