@@ -23,8 +23,8 @@ import {
   type QueueWorkflow,
   type QueueWorkflowInput,
 } from '../../contract';
+import { createQueueClient, createTemporalCalls } from '../../queue-client';
 import { startTestExecutor } from '../../test/support/executor';
-import { executeQueueUpdate } from '../../test/support/queue-updates';
 import type { BenchStack } from '../lib/stack';
 import { startBenchWorker } from '../lib/worker';
 
@@ -36,12 +36,19 @@ export interface QueueDeployment {
   firstRunId: string;
   /** Pushes PR `n` (one new file on the tip of main) to the repository. */
   open(n: number): void;
-  /** Submits PR `n` through the queue's update, sent again while the queue is continuing as new. */
+  /**
+   * Submits PR `n` as the API does (the queue client: its update slots, busy retries and resends
+   * across continue-as-new) and waits until the queue admitted it; many may run at once.
+   */
   submit(n: number): Promise<void>;
   /** PR `n`'s record, or null before its workflow answers. */
   record(n: number): Promise<PullRequestRecord | null>;
-  /** Waits for PR `n` to end; notes it in `mergedPrs` and its runs in `testRunIds`. */
-  settled(n: number): Promise<PullRequestRecord>;
+  /**
+   * Waits for PR `n` to end, asking its workflow every `pollMs` (default 20: the serial run's latency
+   * resolution; a burst's wait asks less often, its queries being CPU the queue would use); notes it
+   * in `mergedPrs` and its runs in `testRunIds`.
+   */
+  settled(n: number, pollMs?: number): Promise<PullRequestRecord>;
   mergedPrs: Set<number>;
   testRunIds: Set<string>;
   close(): Promise<void>;
@@ -75,6 +82,11 @@ export async function startQueueDeployment(
     taskQueue,
     args: [{ key, config } satisfies QueueWorkflowInput],
   });
+  // The API's own path to the queue, so submits at once queue for Temporal's in-flight updates as
+  // the API's do instead of failing with RESOURCE_EXHAUSTED.
+  const queues = createQueueClient(
+    createTemporalCalls(client, { namespace: client.options.namespace, callTimeoutMs: 10_000 }),
+  );
   const mergedPrs = new Set<number>();
   const testRunIds = new Set<string>();
   const record = (n: number) =>
@@ -93,10 +105,15 @@ export async function startQueueDeployment(
       fx.pushPr(n, fx.commit(`PR ${n}`, { [`f${n}.txt`]: `${n}\n` }));
     },
     async submit(n) {
-      await executeQueueUpdate(queue, submitUpdate, { args: [{ pr: n, priority: null, noBatch: false }] });
+      const { submissionId } = await queues.updateQueue('submitPullRequest', queue.workflowId, submitUpdate, {
+        updateId: randomUUID(),
+        args: [{ pr: n, priority: null, noBatch: false }],
+      });
+      const outcome = await queues.waitForAdmission(queue.workflowId, submissionId);
+      if (outcome.state === 'rejected') throw new Error(`PR ${n} refused: ${outcome.message}`);
     },
     record,
-    async settled(n) {
+    async settled(n, pollMs = 20) {
       for (;;) {
         const r = await record(n);
         if (r && isTerminal(r.state)) {
@@ -104,7 +121,7 @@ export async function startQueueDeployment(
           for (const t of r.timeline) if (t.testRunId) testRunIds.add(t.testRunId);
           return r;
         }
-        await new Promise((res) => setTimeout(res, 20));
+        await new Promise((res) => setTimeout(res, pollMs));
       }
     },
     mergedPrs,
