@@ -264,6 +264,11 @@ export interface CheckoutInput {
   sha: string;
   /** Must not exist yet; the caller removes it when done. */
   directory: string;
+  /**
+   * False: HEAD detached at `sha` and no file of it written, for a caller that only bundles the commit
+   * (the worker staging a run's content); default true, the files written (run-clone.ts).
+   */
+  workTree?: boolean;
 }
 
 export interface GitHost {

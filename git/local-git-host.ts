@@ -13,8 +13,7 @@
  * No state is kept between calls but a bounded memo of compositions (compose-memo.ts), a shortcut that
  * gives the same commits: the repositories on disk are the state.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { commitExists, isAncestor, readCommit, readRef, subjectOf, treeOf, type RepoAccess } from './commits';
 import { composePullRequests } from './compose';
 import { createComposeMemo } from './compose-memo';
@@ -29,6 +28,7 @@ import { trialMerge } from './merge-methods';
 import * as names from './names';
 import { createRefOnce, deleteRefIfPresent } from './refs';
 import { checkPreflightInput, writePreflightBranch } from './preflight-branch';
+import { cloneForRun } from './run-clone';
 import { existingRepositoryPath, repositoryPath } from './repository-path';
 
 export interface LocalGitHostOptions {
@@ -208,19 +208,16 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
       };
     },
 
-    async checkout({ repo, sha, directory }) {
+    async checkout({ repo, sha, directory, workTree }) {
       names.assertValid('sha', names.checkSha(sha));
       const access = await mustOpen(repo);
       await mustHaveCommit(access, sha, 'commit');
-      const target = resolve(directory);
-      await mkdir(dirname(target), { recursive: true });
-      // --shared borrows the objects instead of copying them; the clone lives only as long as a run.
-      await expectSuccess(git, ['clone', '--quiet', '--shared', '--no-checkout', '--', access.dir, target], {
-        dir: dirname(target),
+      await cloneForRun(git, {
+        source: access.dir,
+        sha,
+        directory,
+        ...(workTree === false ? { workTree } : {}),
       });
-      await expectSuccess(git, ['checkout', '--quiet', '--detach', sha], { dir: target });
-      // The run's command should not push back to the queue's repository by accident.
-      await expectSuccess(git, ['remote', 'remove', 'origin'], { dir: target });
     },
   };
   return host;

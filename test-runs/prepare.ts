@@ -6,7 +6,7 @@
  *
  * Rules and invariants:
  * - A commit without the file, or with an invalid one, answers `config_problem` and stages nothing.
- * - The content holds the tested commit (checked out detached as HEAD) and its history, nothing else:
+ * - The content holds the tested commit (HEAD, detached, in a clone with no work tree) and its history, nothing else:
  *   with a base store (issue 25, ADR 0025) it is a thin bundle `HEAD ^<basis>` on a staged basis that
  *   is an ANCESTOR of the tested commit (so every object an executor puts in the run's checkout is
  *   reachable from the tested commit), or a full bundle when the tested commit has no parent or no
@@ -82,7 +82,9 @@ export async function prepareRun(deps: PrepareDeps, run: RunToPrepare): Promise<
   const scratch = await mkdtemp(join(deps.scratchRoot, `${run.runId}-`));
   try {
     const checkout = join(scratch, 'checkout');
-    await deps.gitHost.checkout({ repo: run.repo, sha: run.headSha, directory: checkout });
+    // No work tree: only bundles are made here, and writing every file of a large repository's tree
+    // for each run cost more than the bundles.
+    await deps.gitHost.checkout({ repo: run.repo, sha: run.headSha, directory: checkout, workTree: false });
     const contentToken = await stageContent(deps, run, checkout, scratch);
     return {
       kind: 'ready',

@@ -23,8 +23,6 @@
  * - A token git is refused with (revoked, expired early) is dropped and git runs once more with a new
  *   one, as the REST client does on a 401: a retry never resends a dead token.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { commitExists, isAncestor } from '../../git/commits';
 import { composePullRequests, readPullRequestHeads } from '../../git/compose';
 import { createComposeMemo } from '../../git/compose-memo';
@@ -41,6 +39,7 @@ import {
   checkTestBranch,
 } from '../../git/input-checks';
 import { trialMerge } from '../../git/merge-methods';
+import { cloneForRun } from '../../git/run-clone';
 import { titleFromDescription } from '../../contract';
 import * as names from '../../git/names';
 import { readCommitChecks } from './checks';
@@ -318,20 +317,15 @@ export function createGitHubGitHost(options: GitHubGitHostOptions): GitHost {
       };
     },
 
-    async checkout({ repo, sha, directory }) {
+    async checkout({ repo, sha, directory, workTree }) {
       names.assertValid('sha', names.checkSha(sha));
       const access = await ensureCommit(await mustTarget(repo), sha);
-      const dir = resolve(directory);
-      await mkdir(dirname(dir), { recursive: true });
-      await expectSuccess(
-        access.git,
-        ['clone', '--quiet', '--shared', '--no-checkout', '--', access.dir, dir],
-        {
-          dir: dirname(dir),
-        },
-      );
-      await expectSuccess(access.git, ['checkout', '--quiet', '--detach', sha], { dir });
-      await expectSuccess(access.git, ['remote', 'remove', 'origin'], { dir });
+      await cloneForRun(access.git, {
+        source: access.dir,
+        sha,
+        directory,
+        ...(workTree === false ? { workTree } : {}),
+      });
     },
 
     hasChecks: () => Promise.resolve(true),
