@@ -2,10 +2,10 @@
  * SideEffects: the queue workflow's side of `performSideEffects` (activities/side-effects). What a
  * decision changes outside the workflow (its transitions for the event log, its PRs' notices and
  * details refreshes, the deletion of finished runs' test branches) is collected here and handed to one
- * local activity call, not one activity per effect and PR: an activity is a scheduled, a started and a
- * completed event and a workflow task in the queue's history; a local activity one marker event, in
- * the workflow task that produced the effects. In a storm of signals the call is a regular activity
- * instead (signal-rate.ts: a task held open then would be failed by Temporal, again and again).
+ * activity call, not one activity per effect and PR. The call is a regular activity
+ * (REGULAR_SIDE_EFFECTS_PATCH says why); runs that began before that patch made it a local activity
+ * while the queue was quiet (one marker event instead of three activity events and a workflow task),
+ * and their histories still replay that way, so what follows about local calls is for them.
  *
  * The local call is bounded well inside the workflow task (LOCAL_CALL_BOUND_MS): a local activity still
  * running at 80 % of the task's timeout makes the worker "heartbeat" the task (complete it empty and
@@ -40,13 +40,25 @@
  * - Continue-as-new waits for the effects other than appends (one tracked unit while any is pending
  *   or in flight: QueueContext.track); it never waits for the database.
  */
-import { log, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { log, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { SideEffect, SideEffectsResult } from '../../activities/side-effects/types';
 import type { TransitionEvent } from '../../events/types';
 import type { PrDetailsRefresh, PrTransitionNotice, PullRequestWorkflowInput } from '../../contract';
 import type { QueueContext } from './context';
 import { ViewSync } from './view-sync';
+
+/**
+ * Every call is a regular activity (stop 43). Local calls are kept only for the histories of runs that
+ * began before it (their replay takes the branch they took live). Why: a local call's resolution is
+ * not an event of its own, and on replay Temporal's core may hand it to the workflow in another
+ * activation than it had live; the pump that follows a call then reads another workflow time and sends
+ * the next call before a decision's activity instead of after it. A 20-minute `bench:continuous` run
+ * recorded such a history with no worker killed and no task heartbeat: "Activity id of scheduled event
+ * '354' does not match activity id of activity command '355'" on every replay, so the queue wedged at
+ * its first continue-as-new attempt (an UnhandledCommand failure evicts the run and replays it).
+ */
+export const REGULAR_SIDE_EFFECTS_PATCH = 'side-effects-regular-activity';
 
 /** Transitions per append; a backlog after a long outage goes in batches of this size. */
 export const MAX_APPEND_BATCH = 500;
@@ -272,7 +284,7 @@ export class SideEffects {
     let result: SideEffectsResult;
     // Both replay as they ran: the signal rate (workflow time, signals in history order) and the last
     // local call's outcome (its marker).
-    const local = this.ctx.quiet && !this.localFailed;
+    const local = !patched(REGULAR_SIDE_EFFECTS_PATCH) && this.ctx.quiet && !this.localFailed;
     try {
       result = await (local ? this.performLocal : this.perform)({ effects });
       this.localFailed = false;

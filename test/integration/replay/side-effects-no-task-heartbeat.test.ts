@@ -8,6 +8,10 @@
  * error: Activity id of scheduled event '10' does not match activity id of activity command '11'" once
  * a worker without it in its cache took it.
  *
+ * Since stop 43 the call is a regular activity (REGULAR_SIDE_EFFECTS_PATCH: a local call's resolution
+ * may also reach the workflow in another activation on replay, with no heartbeat, which wedged a queue
+ * in a 20-minute continuous run); the queue's history must hold no local activity marker at all.
+ *
  * A real queue workflow on a real worker with the real activities; its first call carries a transition
  * for the event log (carried over, as after a PostgreSQL outage) while the log's table is locked, so
  * the append waits for as long as the test holds the lock: past the heartbeat point for the old call.
@@ -51,7 +55,13 @@ function heartbeats(events: Event[]): number {
     return ms(e) - ms(events.find((s) => String(s.eventId) === startedId)) >= 8_000;
   }).length;
 }
-const markers = (events: Event[]) => events.filter((e) => e.markerRecordedEventAttributes).length;
+/** Local activity calls: their markers (the patch's own marker is another kind). */
+const localCalls = (events: Event[]) =>
+  events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
+/** Regular side-effects calls scheduled (Temporal writes a started event only with the result). */
+const regularCalls = (events: Event[]) =>
+  events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'performSideEffects')
+    .length;
 
 test("a side-effects call held up by the database never heartbeats the queue's workflow task, and the history replays", async () => {
   const pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 4 });
@@ -132,10 +142,11 @@ test("a side-effects call held up by the database never heartbeats the queue's w
       args: [{ key, config: {}, carried, appendMaximumIntervalMs: 1_000 }],
     });
     const events = async () => (await handle.fetchHistory()).events ?? [];
-    // How the first call ended: its marker (the bounded call failed), or the task heartbeat (the old one).
-    await waitFor('the first call to end or heartbeat the task', async () => {
+    // How the first call went: a regular activity scheduled (stop 43), its marker (a local call, bounded,
+    // failed), or the task heartbeat (the unbounded local call).
+    await waitFor('the first call to be scheduled, end or heartbeat the task', async () => {
       const e = await events();
-      return markers(e) > 0 || heartbeats(e) > 0;
+      return regularCalls(e) > 0 || localCalls(e) > 0 || heartbeats(e) > 0;
     });
     await locker.query('COMMIT');
     locked = false;
@@ -147,6 +158,9 @@ test("a side-effects call held up by the database never heartbeats the queue's w
       return rows.length > 0;
     });
     expect(heartbeats(await events())).toBe(0);
+    // No local call at all (REGULAR_SIDE_EFFECTS_PATCH): a local call's resolution may reach the
+    // workflow in another activation on replay than it did live, which wedged a queue under load.
+    expect(localCalls(await events())).toBe(0);
     const replay = await replayRunHistories({
       temporalAddress: address,
       workflowBundle: requireTestEnv('TEST_WORKFLOW_BUNDLE'),
