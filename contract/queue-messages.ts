@@ -63,11 +63,29 @@ export interface QueueWorkflowInput {
   runner?: Partial<RunnerSettings>;
   /** Carried across continue-as-new; absent on the first run. */
   carried?: unknown;
-  /** Test hook: continue-as-new after this many history events instead of the server's suggestion. */
+  /**
+   * Continue-as-new after this many history events (a test hook); absent: after
+   * QUEUE_CONTINUE_AS_NEW_AFTER_EVENTS, or sooner when the server suggests it.
+   */
   continueAsNewAfterEvents?: number;
   /** Test hook: the longest pause between retries of an event-log append (default 30 s, at least 1 s). */
   appendMaximumIntervalMs?: number;
 }
+
+/**
+ * A queue run continues as new past this many history events (runs that began before stop 43: at the
+ * server's suggestion, about 4,100). A worker that lost a run from its cache replays the whole run
+ * within one workflow task, at about 1.6 ms of CPU an event on a quiet 2-core machine (4,174 events:
+ * 6.5 s); busy, such a replay outlasted the task timeout again and again after a continue-as-new met
+ * new signals (UnhandledCommand), and the queue stalled for 40 s while its submits timed out.
+ */
+export const QUEUE_CONTINUE_AS_NEW_AFTER_EVENTS = 2_000;
+
+/**
+ * The queue workflow's task timeout (Temporal's default is 10 s): room for the replay above on a busy
+ * worker. A worker that dies in the middle of a task is replaced after this long.
+ */
+export const QUEUE_WORKFLOW_TASK_TIMEOUT = '20 seconds';
 
 /** Runs until the queue is deleted; everything it says goes through the messages below. */
 export type QueueWorkflow = (input: QueueWorkflowInput) => Promise<void>;

@@ -34,6 +34,7 @@ import {
 } from '@temporalio/client';
 import {
   getPullRequestQuery,
+  QUEUE_WORKFLOW_TASK_TIMEOUT,
   QUEUE_WORKFLOW_TYPE,
   queueWorkflowId,
   REPOSITORY,
@@ -272,6 +273,8 @@ export function createQueueClient(temporal: TemporalCalls): QueueClient {
             taskQueue,
             args: [input],
             workflowIdConflictPolicy: 'FAIL',
+            // Continue-as-new keeps it.
+            workflowTaskTimeout: QUEUE_WORKFLOW_TASK_TIMEOUT,
             typedSearchAttributes: [
               { key: REPOSITORY, value: label },
               { key: TARGET_BRANCH, value: input.key.targetBranch },

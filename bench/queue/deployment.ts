@@ -15,6 +15,7 @@ import { isTerminal, type QueueConfigPatch } from '../../engine';
 import {
   getPullRequestQuery,
   prWorkflowId,
+  QUEUE_WORKFLOW_TASK_TIMEOUT,
   QUEUE_WORKFLOW_TYPE,
   queueWorkflowId,
   submitUpdate,
@@ -80,6 +81,7 @@ export async function startQueueDeployment(
   const started = await client.workflow.start<QueueWorkflow>(QUEUE_WORKFLOW_TYPE, {
     workflowId: queueWorkflowId(key),
     taskQueue,
+    workflowTaskTimeout: QUEUE_WORKFLOW_TASK_TIMEOUT,
     args: [{ key, config } satisfies QueueWorkflowInput],
   });
   // The API's own path to the queue, so submits at once queue for Temporal's in-flight updates as

@@ -2,8 +2,8 @@
  * queueWorkflow: one per (organisation, repository, target branch). An entity workflow: handlers record
  * what arrived and start nothing (handlers.ts, received.ts); the loop below is the one place that acts
  * on it: it takes it and feeds events to the engine (runtime.ts), and sleeps until the next
- * event, the engine's next tick, the next not-ready recheck (not-ready-recheck.ts) or the end of a run's grace for its checks to start (stall-watch.ts). It continues as new when Temporal suggests it (or past the test
- * threshold), carrying its state (carry-codec.ts): first it stops taking changes and reading hints, so the work in
+ * event, the engine's next tick, the next not-ready recheck (not-ready-recheck.ts) or the end of a run's grace for its checks to start (stall-watch.ts). It continues as new past QUEUE_CONTINUE_AS_NEW_AFTER_EVENTS (contract: why) or when Temporal suggests it
+ * sooner, carrying its state (carry-codec.ts): first it stops taking changes and reading hints, so the work in
  * flight ends however busy the queue is (closeForContinueAsNew); test runs are separate workflows, so
  * they survive that. It ends when the queue is deleted (only when empty).
  */
@@ -11,11 +11,12 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
 import { initialState } from '../../engine';
-import { repositoryLabel, type QueueWorkflowInput } from '../../contract';
+import { QUEUE_CONTINUE_AS_NEW_AFTER_EVENTS, repositoryLabel, type QueueWorkflowInput } from '../../contract';
 import { DEFAULT_RUNNER, type Carried } from './carried';
 import { decodeCarried, encodeCarried, type EncodedCarried } from './carry-codec';
 import { registerHandlers } from './handlers';
@@ -24,12 +25,16 @@ import { QueueRuntime } from './runtime';
 import { StallWatch } from './stall-watch';
 import { WakeTimer } from './wake-timer';
 
+/** Runs that began before it continue as new only at the server's suggestion (or the test hook). */
+export const CONTINUE_AS_NEW_THRESHOLD_PATCH = 'continue-as-new-after-2000-events';
+
 function shouldContinueAsNew(input: QueueWorkflowInput): boolean {
   const info = workflowInfo();
-  return (
-    info.continueAsNewSuggested ||
-    (input.continueAsNewAfterEvents !== undefined && info.historyLength > input.continueAsNewAfterEvents)
-  );
+  if (info.continueAsNewSuggested) return true;
+  const threshold =
+    input.continueAsNewAfterEvents ??
+    (patched(CONTINUE_AS_NEW_THRESHOLD_PATCH) ? QUEUE_CONTINUE_AS_NEW_AFTER_EVENTS : undefined);
+  return threshold !== undefined && info.historyLength > threshold;
 }
 
 function batchingWords(cfg: Carried['engine']['config']): string {
