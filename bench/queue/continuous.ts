@@ -13,11 +13,17 @@
  *  - the queue keeps continuing as new while the load runs: every finished run ended by continue-as-new,
  *    and no run grew past 1.5 times the median length of the finished ones (one put off by the load
  *    would), nor past 10,240 events (Temporal's history warning);
- *  - the state each run was handed stays under 256 KiB.
+ *  - the state each run was handed stays under 256 KiB;
+ *  - every run of the queue replays offline against the code that ran it (a history that does not
+ *    replay wedges the queue: stop 43 found one).
  * Usage: npx tsx bench/queue/continuous.ts [--minutes 20] [--rate 1] [--batch-size 8] [--concurrency 4]
  * (`--batch-size 0`: no batching).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { describeReplayFailures, replayRunHistories } from '../../test/support/run-replay';
 import { table } from '../../scripts/lib/markdown-table';
 import { isTerminal } from '../../engine';
 import { queueWorkflowId } from '../../contract';
@@ -117,6 +123,20 @@ async function main(): Promise<number> {
     await watching;
 
     const runs = await runSummaries(q.client, queueWorkflowId(q.key), q.firstRunId);
+    // Every run of the queue replayed offline against the code that ran it: a history that does not
+    // replay wedges the queue the next time a worker without it in its cache takes its task.
+    log('replaying every run of the queue offline...');
+    const bundlePath = path.join(stack.tmp, 'workflow-bundle.js');
+    fs.writeFileSync(bundlePath, stack.code);
+    const replay = await replayRunHistories({
+      temporalAddress: stack.address,
+      workflowBundle: bundlePath,
+      organisations: [q.key.organisationId],
+      // The test runs too: their workflow still makes local calls (ADR 0026).
+      types: ['queueWorkflow', 'testRunWorkflow'],
+      since: new Date(t0 - 60_000),
+      keepDir: path.join(os.tmpdir(), 'railyard-continuous-replay-failed'),
+    });
     await q.close();
 
     const latencies = [...endedAt.entries()].map(([n, e]) => e.at - submittedAt.get(n)!);
@@ -165,7 +185,11 @@ async function main(): Promise<number> {
     console.log(
       `Carried state under 256 KiB: ${small ? 'met' : 'MISSED'} (largest ${(largestInput / 1024).toFixed(1)} KiB).`,
     );
-    return allMerged && onSchedule && small ? 0 : 1;
+    const replays = replay.failed.length === 0;
+    console.log(
+      `Every queue run replays: ${replays ? 'met' : 'MISSED'} (${replay.replayed.length} runs replayed${replays ? '' : `; ${describeReplayFailures(replay.failed)}`}).`,
+    );
+    return allMerged && onSchedule && small && replays ? 0 : 1;
   } finally {
     await stack.pool.end().catch(() => undefined);
     await stack.stop();

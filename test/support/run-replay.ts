@@ -41,15 +41,17 @@ export interface RunReplay {
 export async function replayRunHistories(run: {
   temporalAddress: string;
   workflowBundle: string;
-  /** Where the run's organisations are listed (unless `organisations` names them). */
-  databaseUrl: string;
+  /** Where the run's organisations are listed (needed unless `organisations` names them). */
+  databaseUrl?: string;
   since: Date;
   keepDir: string;
   types?: string[];
   /** The organisations whose workflows are replayed; default every one in the run's database. */
   organisations?: string[];
 }): Promise<RunReplay> {
-  const organisations = run.organisations ?? (await organisationsOf(run.databaseUrl));
+  const organisations =
+    run.organisations ?? (run.databaseUrl !== undefined ? await organisationsOf(run.databaseUrl) : undefined);
+  if (organisations === undefined) throw new Error('replayRunHistories needs organisations or a databaseUrl');
   const args = {
     temporalAddress: run.temporalAddress,
     bundle: run.workflowBundle,
