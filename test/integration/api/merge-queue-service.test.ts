@@ -43,7 +43,7 @@ describe('without a worker', () => {
     await impatient.close();
   });
 
-  test('createQueue starts queueWorkflow with the search attributes; a second one → 409', async () => {
+  test('createQueue starts queueWorkflow with the search attributes and a 20 s task timeout; a second one → 409', async () => {
     const service = createMergeQueueService(createQueueClient(temporal));
     await service.createQueue(org, { ...key, mode: 'parallel' });
     const description = await temporal.client.workflow
@@ -53,6 +53,9 @@ describe('without a worker', () => {
     expect(description.status.name).toBe('RUNNING');
     expect(description.typedSearchAttributes.get(REPOSITORY)).toBe('github.com/acme/app');
     expect(description.typedSearchAttributes.get(TARGET_BRANCH)).toBe(key.targetBranch);
+    // Room for a busy worker to replay a whole run within one task (QUEUE_WORKFLOW_TASK_TIMEOUT; the
+    // 10 s default timed such replays out again and again, stalling the queue).
+    expect(Number(description.raw.executionConfig?.defaultWorkflowTaskTimeout?.seconds)).toBe(20);
     await expect(service.createQueue(org, key)).rejects.toMatchObject({
       statusCode: 409,
       message: `A merge queue already exists for branch "${key.targetBranch}" in this repository.`,
