@@ -69,3 +69,16 @@ it('a repository that uploads but not for this commit within the wait: none, aft
   expect(Date.now() - started).toBeGreaterThanOrEqual(300);
   expect(reads).toBeGreaterThanOrEqual(3);
 });
+
+it('names the wait as set, not as measured, when slow reads overshoot it', async () => {
+  const { readUploadedFailures } = createUploadedFailuresActivity({
+    // Each read takes most of the wait: the second ends well past it (about 1.7 s for a 1 s wait).
+    read: () => new Promise((resolve) => setTimeout(() => resolve(null), 800)),
+    uploadsEver: () => Promise.resolve(true),
+    waitMs: 1_000,
+    pollMs: 100,
+  });
+  const started = Date.now();
+  expect(await readUploadedFailures(input)).toEqual({ kind: 'none', waitedSeconds: 1 });
+  expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+});
