@@ -120,18 +120,23 @@ async function main(): Promise<void> {
 
     log(`burst: ${BURST} PRs submitted at once (concurrency 4)...`);
     const first = SERIAL + 1;
-    for (let n = first; n < first + BURST; n++) open(n);
-    const b0 = Date.now();
-    // At once: a burst is many CI jobs submitting in parallel, each its own request.
-    await Promise.all(Array.from({ length: BURST }, (_, i) => q.submit(first + i)));
-    let merged = 0;
-    const burstRecords: PullRequestRecord[] = [];
-    for (let n = first; n < first + BURST; n++) {
-      const r = await settled(n, BURST_POLL_MS);
-      burstRecords.push(r);
-      if (r.state === 'merged') merged++;
-    }
-    const burstSeconds = (lastEnd(burstRecords) - b0) / 1000;
+    /**
+     * PRs `from` .. `from + count - 1` opened, then submitted at once (a burst is many CI jobs
+     * submitting in parallel, each its own request) and waited for; seconds until the last ended.
+     */
+    const burst = async (from: number, count: number) => {
+      const numbers = Array.from({ length: count }, (_, i) => from + i);
+      for (const n of numbers) open(n);
+      const t0 = Date.now();
+      await Promise.all(numbers.map((n) => q.submit(n)));
+      const records: PullRequestRecord[] = [];
+      for (const n of numbers) records.push(await settled(n, BURST_POLL_MS));
+      const merged = records.filter((r) => r.state === 'merged').length;
+      return { records, merged, seconds: (lastEnd(records) - t0) / 1000, t0 };
+    };
+    const unbatched = await burst(first, BURST);
+    const merged = unbatched.merged;
+    const burstSeconds = unbatched.seconds;
     const baselinePerSecond = 1000 / percentile(baseline, 50);
     if (mergedPrs.size !== SERIAL + BURST)
       log(`only ${mergedPrs.size} of ${SERIAL + BURST} PRs merged: the queue's events are shared by all`);
@@ -149,18 +154,8 @@ async function main(): Promise<void> {
     await executeQueueUpdate(queue, updateQueueUpdate, {
       args: [{ config: { batch: true, batchingMinSize: BATCH_SIZE, batchingMaxWaitTimeMinutes: 0 } }],
     });
-    const firstBatched = first + BURST;
-    for (let n = firstBatched; n < firstBatched + BATCHED; n++) open(n);
-    const c0 = Date.now();
-    await Promise.all(Array.from({ length: BATCHED }, (_, i) => q.submit(firstBatched + i)));
-    let mergedBatched = 0;
-    const batchedRecords: PullRequestRecord[] = [];
-    for (let n = firstBatched; n < firstBatched + BATCHED; n++) {
-      const r = await settled(n, BURST_POLL_MS);
-      batchedRecords.push(r);
-      if (r.state === 'merged') mergedBatched++;
-    }
-    const batchedSeconds = (lastEnd(batchedRecords) - c0) / 1000;
+    const batched = await burst(first + BURST, BATCHED);
+    const { merged: mergedBatched, seconds: batchedSeconds } = batched;
 
     await q.close();
     await pool.end();
@@ -235,7 +230,7 @@ async function main(): Promise<void> {
     console.log(
       `\nTarget (a ${BATCHED}-PR burst with batching at >= 1.0x the plain loop): ${batchedRatio >= 1 ? 'met' : 'MISSED'} (${batchedRatio.toFixed(2)}x; ${mergedBatched}/${BATCHED} merged in ${batchedSeconds.toFixed(1)} s).`,
     );
-    console.log(`Where the batched burst's time went: ${burstPhases(batchedRecords, c0)}.`);
+    console.log(`Where the batched burst's time went: ${burstPhases(batched.records, batched.t0)}.`);
   } finally {
     await stack.stop();
   }
