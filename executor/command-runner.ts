@@ -29,6 +29,7 @@ import {
   type JunitLimits,
 } from './junit-files';
 import { chownTree, ownObjects, removeTree } from './checkout-folder';
+import { createDirectProcessRunner, type ProcessRunner } from '../platform/process-runner';
 import { describeBreach, watchDiskQuota, type QuotaBreach } from './disk-quota';
 import { captureOutput } from './log-capture';
 import { spawnInGroup, type Exit, type GroupProcess, type SpawnOptions } from './process-group';
@@ -67,6 +68,8 @@ export interface CommandRunnerOptions {
   diskCheckIntervalMs?: number;
   /** The longest any run may last, whatever its testing timeout; default 24 h, at most 2^31 − 1 ms. */
   maxRunMs?: number;
+  /** Runs the checkout folder's git and file commands; default: from this process. */
+  processes?: ProcessRunner;
 }
 
 export const DEFAULT_MAX_DISK_BYTES = 4 * 1024 ** 3;
@@ -91,6 +94,7 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
   const maxLogBytes = options.maxLogBytes ?? 256 * 1024 * 1024;
   const junitLimits = { ...DEFAULT_JUNIT_LIMITS, ...options.junitLimits };
   const maxRunMs = options.maxRunMs ?? DEFAULT_MAX_RUN_MS;
+  const processes = options.processes ?? createDirectProcessRunner();
   const quota = {
     maxBytes: options.maxDiskBytes ?? DEFAULT_MAX_DISK_BYTES,
     maxEntries: options.maxDiskEntries ?? DEFAULT_MAX_DISK_ENTRIES,
@@ -207,8 +211,8 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
       if (sandbox) {
         // The checkout borrows the bare repository's objects (clone --shared); the sandbox must not
         // see that repository at all, so the checkout gets its own copy first.
-        await ownObjects(checkout);
-        if (process.getuid?.() === 0) await chownTree(scratch, sandbox.runAs);
+        await ownObjects(processes, checkout);
+        if (process.getuid?.() === 0) await chownTree(processes, scratch, sandbox.runAs);
       }
       const log = await open(logPath, 'a');
       const started = Date.now();
@@ -225,7 +229,7 @@ export function createCommandRunner(options: CommandRunnerOptions): TestRunner {
       return await finish(logPath, outcomeOf(exit, reason), exit.exitCode, durationMs, junit, detail);
     } finally {
       clearInterval(heartbeat);
-      await removeTree(scratch);
+      await removeTree(processes, scratch);
     }
   }
 

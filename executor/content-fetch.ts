@@ -25,7 +25,8 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { CheckoutInput } from '../git/git-host';
-import { gitCommand as git } from './git-command';
+import { createDirectProcessRunner, type ProcessRunner } from '../platform/process-runner';
+import { createHardenedGit } from './git-command';
 import { BASIS_HEADER, ORGANISATION_HEADER, THIN_CONTENT_HEADER } from './content-headers';
 import type { ObjectCache } from './object-cache';
 
@@ -178,9 +179,16 @@ async function streamOnce(
  * A GitHost-shaped `checkout` that makes the working tree from the run's bundle: a thin one through the
  * object cache (with its basis), a full one by a clone of the bundle.
  */
-export function bundleCheckout(opts: ContentFetchOptions & { cache: ObjectCache }): {
+export function bundleCheckout(
+  opts: ContentFetchOptions & {
+    cache: ObjectCache;
+    /** Runs the clone's git commands; default: from this process. */
+    processes?: ProcessRunner;
+  },
+): {
   checkout(input: CheckoutInput): Promise<void>;
 } {
+  const git = createHardenedGit(opts.processes ?? createDirectProcessRunner());
   return {
     async checkout({ repo, sha, directory }) {
       const bundle = join(dirname(directory), 'content.bundle');
@@ -198,9 +206,9 @@ export function bundleCheckout(opts: ContentFetchOptions & { cache: ObjectCache 
           });
           return;
         }
-        await git(dirname(directory), ['clone', '--quiet', '--no-checkout', '--', bundle, directory]);
-        await git(directory, ['checkout', '--quiet', '--detach', sha]);
-        await git(directory, ['remote', 'remove', 'origin']);
+        await git.run(dirname(directory), ['clone', '--quiet', '--no-checkout', '--', bundle, directory]);
+        await git.run(directory, ['checkout', '--quiet', '--detach', sha]);
+        await git.run(directory, ['remote', 'remove', 'origin']);
       } finally {
         await rm(bundle, { force: true });
       }

@@ -28,8 +28,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { lstat, mkdir, readdir, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { RepositoryKey } from '../contract';
-import { gitCommand as git } from './git-command';
-import { gitOutput } from './git-output';
+import { createDirectProcessRunner, type ProcessRunner } from '../platform/process-runner';
+import { createHardenedGit, type HardenedGit } from './git-command';
 
 /** The default bound of an executor's object cache (RAILYARD_EXECUTOR_CACHE_MB). */
 export const DEFAULT_OBJECT_CACHE_BYTES = 2 * 1024 * 1024 * 1024;
@@ -60,7 +60,13 @@ export interface ObjectCache {
   size(): Promise<number>;
 }
 
-export function createObjectCache(opts: { root: string; maxBytes: number }): ObjectCache {
+export function createObjectCache(opts: {
+  root: string;
+  maxBytes: number;
+  /** Runs its git commands; default: from this process. */
+  processes?: ProcessRunner;
+}): ObjectCache {
+  const git = createHardenedGit(opts.processes ?? createDirectProcessRunner());
   const locks = new Map<string, Promise<unknown>>();
   const busy = new Set<string>();
 
@@ -121,14 +127,14 @@ export function createObjectCache(opts: { root: string; maxBytes: number }): Obj
       const entry = join(opts.root, input.organisationId, repositoryDigest(input.repo));
       let basisFetched = false;
       await serialised(entry, async () => {
-        basisFetched = await ensureBasis(entry, join(opts.root, 'incoming'), input);
-        await git(entry, ['bundle', 'verify', '--quiet', input.thinBundle]);
+        basisFetched = await ensureBasis(git, entry, join(opts.root, 'incoming'), input);
+        await git.run(entry, ['bundle', 'verify', '--quiet', input.thinBundle]);
         await mkdir(input.directory);
         const dir = input.directory;
         // No template: nothing (sample hooks included) but what the run's commit holds.
-        await git(dir, ['init', '--quiet', '--template=']);
+        await git.run(dir, ['init', '--quiet', '--template=']);
         // Through git's transport, not a local clone: only what the basis reaches is copied.
-        await git(dir, [
+        await git.run(dir, [
           'fetch',
           '--quiet',
           '--no-tags',
@@ -136,7 +142,7 @@ export function createObjectCache(opts: { root: string; maxBytes: number }): Obj
           entry,
           `refs/bases/${input.basisSha}:refs/railyard/basis`,
         ]);
-        await git(dir, [
+        await git.run(dir, [
           'fetch',
           '--quiet',
           '--no-tags',
@@ -144,9 +150,9 @@ export function createObjectCache(opts: { root: string; maxBytes: number }): Obj
           input.thinBundle,
           'HEAD:refs/railyard/tested',
         ]);
-        await git(dir, ['checkout', '--quiet', '--detach', input.sha]);
-        await git(dir, ['update-ref', '-d', 'refs/railyard/basis']);
-        await git(dir, ['update-ref', '-d', 'refs/railyard/tested']);
+        await git.run(dir, ['checkout', '--quiet', '--detach', input.sha]);
+        await git.run(dir, ['update-ref', '-d', 'refs/railyard/basis']);
+        await git.run(dir, ['update-ref', '-d', 'refs/railyard/tested']);
         const now = new Date();
         await utimes(join(entry, USED), now, now);
       });
@@ -160,18 +166,23 @@ export function createObjectCache(opts: { root: string; maxBytes: number }): Obj
 }
 
 /** True when the basis had to be fetched into the entry (created when missing). */
-async function ensureBasis(entry: string, incoming: string, input: ThinCheckout): Promise<boolean> {
+async function ensureBasis(
+  git: HardenedGit,
+  entry: string,
+  incoming: string,
+  input: ThinCheckout,
+): Promise<boolean> {
   const ref = `refs/bases/${input.basisSha}`;
   if (await exists(join(entry, USED))) {
-    if ((await gitOutput(entry, ['rev-parse', '--verify', '--quiet', ref])) !== null) return false;
-    const held = (await gitOutput(entry, ['for-each-ref', '--format=%(refname)', 'refs/bases/'])) ?? '';
+    if ((await git.output(entry, ['rev-parse', '--verify', '--quiet', ref])) !== null) return false;
+    const held = (await git.output(entry, ['for-each-ref', '--format=%(refname)', 'refs/bases/'])) ?? '';
     if (held.split('\n').filter(Boolean).length >= MAX_BASES_PER_ENTRY)
       await rm(entry, { recursive: true, force: true });
   }
   if (!(await exists(join(entry, USED)))) {
     await rm(entry, { recursive: true, force: true });
     await mkdir(entry, { recursive: true });
-    await git(entry, ['init', '--quiet', '--bare', '--template=']);
+    await git.run(entry, ['init', '--quiet', '--bare', '--template=']);
     // Written last: an entry without it is half made and is made again.
     await writeFile(join(entry, USED), '');
   }
@@ -179,14 +190,14 @@ async function ensureBasis(entry: string, incoming: string, input: ThinCheckout)
   const file = join(incoming, `${randomUUID()}.bundle`);
   try {
     await input.fetchBasis(file);
-    await git(entry, ['bundle', 'verify', '--quiet', file]);
-    await git(entry, ['fetch', '--quiet', '--no-tags', '--', file, `refs/railyard/basis:${ref}`]);
+    await git.run(entry, ['bundle', 'verify', '--quiet', file]);
+    await git.run(entry, ['fetch', '--quiet', '--no-tags', '--', file, `refs/railyard/basis:${ref}`]);
   } finally {
     await rm(file, { force: true });
   }
-  const landed = ((await gitOutput(entry, ['rev-parse', '--verify', '--quiet', ref])) ?? '').trim();
+  const landed = ((await git.output(entry, ['rev-parse', '--verify', '--quiet', ref])) ?? '').trim();
   if (landed !== input.basisSha) {
-    await git(entry, ['update-ref', '-d', ref]).catch(() => undefined);
+    await git.run(entry, ['update-ref', '-d', ref]).catch(() => undefined);
     throw new Error(`the basis bundle holds ${landed.slice(0, 64) || 'nothing'}, not ${input.basisSha}`);
   }
   return true;

@@ -25,6 +25,7 @@ import { networkRefusal, type SandboxSettings } from './sandbox';
 import { bundleCheckout, ContentGone } from './content-fetch';
 import type { ClaimedJob, JobFailure } from './protocol';
 import { LOG_BYTES, packRunReport } from './run-report';
+import type { ProcessRunner } from '../platform/process-runner';
 
 export interface ExecutorDeps {
   /** The API's base URL as this executor reaches it, and this executor's credential (run content). */
@@ -42,7 +43,13 @@ export interface ExecutorDeps {
    */
   cache?: ObjectCache;
   /** Further runner options (limits). */
-  runner?: Omit<CommandRunnerOptions, 'gitHost' | 'workRoot' | 'logRoot' | 'sandbox'>;
+  runner?: Omit<CommandRunnerOptions, 'gitHost' | 'workRoot' | 'logRoot' | 'sandbox' | 'processes'>;
+  /**
+   * Runs the short commands of a run (git of the hand-off, the checkout folder's chown and removal);
+   * default: from this process. A large process (an executor inside a test's jest worker) gives its
+   * broker: a fork of it costs milliseconds.
+   */
+  processes?: ProcessRunner;
 }
 
 export type JobOutcome = { kind: 'report'; packed: Uint8Array } | { kind: 'failure'; failure: JobFailure };
@@ -55,6 +62,7 @@ export function createJobRunner(deps: ExecutorDeps): RunJob {
     createObjectCache({
       root: join(dirname(deps.workRoot), 'object-cache'),
       maxBytes: DEFAULT_OBJECT_CACHE_BYTES,
+      ...(deps.processes ? { processes: deps.processes } : {}),
     });
   return async (job, signal) => {
     const { run } = job;
@@ -72,7 +80,9 @@ export function createJobRunner(deps: ExecutorDeps): RunJob {
         maxBytes: deps.maxContentBytes,
         signal,
         cache,
+        ...(deps.processes ? { processes: deps.processes } : {}),
       }),
+      ...(deps.processes ? { processes: deps.processes } : {}),
       workRoot: deps.workRoot,
       logRoot: deps.logRoot,
       ...(sandbox ? { sandbox } : {}),

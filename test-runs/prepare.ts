@@ -21,12 +21,12 @@
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RepositoryKey, RunCommandResult } from '../contract';
-import { gitCommand } from '../executor/git-command';
+import { createHardenedGit, type HardenedGit } from '../executor/git-command';
 import { readRepoTestConfig } from '../executor/repo-test-config';
 import type { GitHost } from '../git/git-host';
 import { BasisGone, type RunContentStore } from './store/run-content';
 import type { RunBaseStore } from './store/run-bases';
-import { gitOutput } from '../executor/git-output';
+import { createDirectProcessRunner, type ProcessRunner } from '../platform/process-runner';
 
 /**
  * A staged basis is used while the run's delta on it stays under both bounds: beyond them each run
@@ -54,6 +54,8 @@ export interface PrepareDeps {
   bases?: RunBaseStore;
   /** Where bundles are built before they are staged (removed at once). */
   scratchRoot: string;
+  /** Runs the bundles' git commands; default: from this process (the worker hands them to its broker). */
+  processes?: ProcessRunner;
 }
 
 export interface RunToPrepare {
@@ -85,7 +87,8 @@ export async function prepareRun(deps: PrepareDeps, run: RunToPrepare): Promise<
     // No work tree: only bundles are made here, and writing every file of a large repository's tree
     // for each run cost more than the bundles.
     await deps.gitHost.checkout({ repo: run.repo, sha: run.headSha, directory: checkout, workTree: false });
-    const contentToken = await stageContent(deps, run, checkout, scratch);
+    const git = createHardenedGit(deps.processes ?? createDirectProcessRunner());
+    const contentToken = await stageContent(deps, git, run, checkout, scratch);
     return {
       kind: 'ready',
       command: config.config.command,
@@ -100,6 +103,7 @@ export async function prepareRun(deps: PrepareDeps, run: RunToPrepare): Promise<
 /** Stages the run's content (thin when it can be) and answers its token. */
 async function stageContent(
   deps: PrepareDeps,
+  git: HardenedGit,
   run: RunToPrepare,
   checkout: string,
   scratch: string,
@@ -110,7 +114,7 @@ async function stageContent(
   if (bases) {
     // A basis swept between its choice and the run's content (BasisGone) is chosen (or staged) again once.
     for (let tries = 0; tries < 2; tries += 1) {
-      const basisSha = await chooseBasis(bases, run, checkout, bundlePath, scratch);
+      const basisSha = await chooseBasis(bases, git, run, checkout, bundlePath, scratch);
       if (basisSha === null) break;
       try {
         return await deps.contents.stage({ ...staged, bundlePath, basisSha });
@@ -120,7 +124,7 @@ async function stageContent(
     }
   }
   // HEAD is the tested commit, detached: the bundle holds it and its history, and nothing else.
-  await gitCommand(checkout, ['bundle', 'create', '--quiet', bundlePath, 'HEAD']);
+  await git.run(checkout, ['bundle', 'create', '--quiet', bundlePath, 'HEAD']);
   return deps.contents.stage({ ...staged, bundlePath });
 }
 
@@ -130,6 +134,7 @@ async function stageContent(
  */
 async function chooseBasis(
   bases: RunBaseStore,
+  git: HardenedGit,
   run: RunToPrepare,
   checkout: string,
   bundlePath: string,
@@ -138,23 +143,24 @@ async function chooseBasis(
   for (const sha of await bases.candidates(run.organisationId, run.repo)) {
     if (!SHA.test(sha)) continue;
     // Not an ancestor (another branch's, or unknown here): its objects are not the run's to hand out.
-    if ((await gitOutput(checkout, ['merge-base', '--is-ancestor', sha, 'HEAD'])) === null) continue;
-    const count = Number((await gitOutput(checkout, ['rev-list', '--count', `${sha}..HEAD`])) ?? NaN);
+    if ((await git.output(checkout, ['merge-base', '--is-ancestor', sha, 'HEAD'])) === null) continue;
+    const count = Number((await git.output(checkout, ['rev-list', '--count', `${sha}..HEAD`])) ?? NaN);
     if (!(count <= THIN_MAX_COMMITS)) break;
     if (count === 0) continue; // the tested commit is the basis itself: a bundle needs a new commit
-    await thinBundle(checkout, bundlePath, sha);
+    await thinBundle(git, checkout, bundlePath, sha);
     if ((await stat(bundlePath)).size <= THIN_MAX_BYTES) return sha;
     break; // older candidates are further behind still
   }
   const firstParents =
-    (await gitOutput(checkout, ['rev-list', '--first-parent', `--max-count=${BASIS_LAG + 1}`, 'HEAD'])) ?? '';
+    (await git.output(checkout, ['rev-list', '--first-parent', `--max-count=${BASIS_LAG + 1}`, 'HEAD'])) ??
+    '';
   const chain = firstParents.split('\n').filter((l) => SHA.test(l));
   const basis = chain[chain.length - 1];
   if (chain.length < 2 || basis === undefined) return null;
   const basisPath = join(scratch, 'basis.bundle');
   // A bundle names refs: the basis gets one of its own in the scratch checkout.
-  await gitCommand(checkout, ['update-ref', 'refs/railyard/basis', basis]);
-  await gitCommand(checkout, ['bundle', 'create', '--quiet', basisPath, 'refs/railyard/basis']);
+  await git.run(checkout, ['update-ref', 'refs/railyard/basis', basis]);
+  await git.run(checkout, ['bundle', 'create', '--quiet', basisPath, 'refs/railyard/basis']);
   await bases.stage({
     organisationId: run.organisationId,
     repo: run.repo,
@@ -162,12 +168,17 @@ async function chooseBasis(
     bundlePath: basisPath,
   });
   await rm(basisPath, { force: true });
-  await thinBundle(checkout, bundlePath, basis);
+  await thinBundle(git, checkout, bundlePath, basis);
   return basis;
 }
 
 /** The tested commit and what it adds to `basis`: `basis` is the bundle's one prerequisite. */
-async function thinBundle(checkout: string, bundlePath: string, basis: string): Promise<void> {
+async function thinBundle(
+  git: HardenedGit,
+  checkout: string,
+  bundlePath: string,
+  basis: string,
+): Promise<void> {
   await rm(bundlePath, { force: true });
-  await gitCommand(checkout, ['bundle', 'create', '--quiet', bundlePath, 'HEAD', `^${basis}`]);
+  await git.run(checkout, ['bundle', 'create', '--quiet', bundlePath, 'HEAD', `^${basis}`]);
 }

@@ -151,6 +151,7 @@ async function main(): Promise<void> {
       // Test runs execute on executors (worker/executor.ts); the worker stages their content and caps
       // each organisation's share of them.
       scratchRoot: path.join(workRoot, 'bundles'),
+      processes: broker,
       contents: createRunContentStore(pool, {
         maxBytes: config.RAILYARD_RUN_CONTENT_MAX_MB * 1024 * 1024,
         bases,

@@ -22,6 +22,7 @@ import { createGitActivities } from './git-activities';
 import { createNotifyActivity } from './notify';
 import { createUploadedFailuresActivity, type UploadedFailuresDeps } from './uploaded-failures';
 import { createPrRecordStore, type PrRecordStore } from '../../events/store/pr-records';
+import type { ProcessRunner } from '../../platform/process-runner';
 
 export interface MergeQueueActivityDeps {
   gitHost: GitHost;
@@ -32,6 +33,8 @@ export interface MergeQueueActivityDeps {
   runLogs?: RunLogStore;
   /** Where the control plane builds the git bundles it hands to executors; default the OS's temp. */
   scratchRoot?: string;
+  /** Runs the bundles' git commands; default: from this process (the worker gives its broker). */
+  processes?: ProcessRunner;
   /** Run content staged for executors (executor/run-content.ts); default: in `pool`, default bounds. */
   contents?: RunContentStore;
   /** Staged bases of thin run content (ADR 0025); default: PostgreSQL's, with the default limit. */
@@ -75,6 +78,7 @@ export function createMergeQueueActivities(
       slots: deps.slots ?? createRunSlots(deps.pool),
       jobs: deps.jobs ?? createExecutorJobs(deps.pool),
       scratchRoot: deps.scratchRoot ?? tmpdir(),
+      ...(deps.processes ? { processes: deps.processes } : {}),
       wake: (workflowId) => deps.client.workflow.getHandle(workflowId).signal(runSlotFreedSignal),
       tellQueue: async (queueWorkflowId, finished) => {
         try {

@@ -31,7 +31,8 @@ import { Supervisor } from '../../scripts/lib/supervisor';
 import { prepareRun, type PrepareDeps } from '../../test-runs/prepare';
 import { createRunBaseStore } from '../../test-runs/store/run-bases';
 import { createRunContentStore } from '../../test-runs/store/run-content';
-import { gitCommand } from '../../executor/git-command';
+import { createHardenedGit } from '../../executor/git-command';
+import { createDirectProcessRunner } from '../../platform/process-runner';
 import { createObjectCache, DEFAULT_OBJECT_CACHE_BYTES } from '../../executor/object-cache';
 
 function arg(name: string, fallback: number): number {
@@ -129,6 +130,7 @@ async function main(): Promise<void> {
     const scratchRoot = path.join(tmp, 'scratch');
     const full: PrepareDeps = { gitHost, contents, scratchRoot };
     const thin: PrepareDeps = { gitHost, contents, bases, scratchRoot };
+    const git = createHardenedGit(createDirectProcessRunner());
     const basesBytes = async () =>
       Number((await pool.query('SELECT coalesce(sum(size_bytes), 0) AS n FROM run_bases')).rows[0].n);
 
@@ -183,7 +185,7 @@ async function main(): Promise<void> {
             },
           });
         } else {
-          await gitCommand(path.dirname(directory), [
+          await git.run(path.dirname(directory), [
             'clone',
             '--quiet',
             '--no-checkout',
@@ -191,7 +193,7 @@ async function main(): Promise<void> {
             bundle,
             directory,
           ]);
-          await gitCommand(directory, ['checkout', '--quiet', '--detach', headSha]);
+          await git.run(directory, ['checkout', '--quiet', '--detach', headSha]);
         }
         executor[mode].push({ bytes: sent, cpu: cpuSeconds() - e0, wall: (performance.now() - te) / 1000 });
         fs.rmSync(path.join(tmp, 'checkouts', runId), { recursive: true, force: true });

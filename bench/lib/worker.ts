@@ -9,6 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { BenchStack } from './stack';
+import { sharedProcessBroker } from '../../test/support/shared-brokers';
 
 export interface BenchWorker {
   client: Client;
@@ -27,6 +28,8 @@ export async function startBenchWorker(stack: BenchStack, taskQueue: string): Pr
     activities: createActivities({
       workerIdentity: 'bench',
       gitHost: fx.host,
+      // As the worker does: the bundles' git from a broker, not this large process.
+      processes: sharedProcessBroker(),
       client,
       taskQueue,
       pool,

@@ -41,6 +41,7 @@ import { registerErrorHandler } from '../../api/plugins/error-handler';
 import { requireTestEnv } from './env';
 import { INSTALL, requireTool } from './required-tool';
 import { tsNode } from '../../scripts/lib/ts-node';
+import { sharedProcessBroker } from './shared-brokers';
 
 export interface TestExecutor {
   /** The executor API's base URL (what RAILYARD_EXECUTOR_API_URL would be). */
@@ -252,6 +253,8 @@ export async function startTestExecutor(opts: TestExecutorOptions): Promise<Test
       logRoot: path.join(root, 'logs'),
       sandbox,
       maxContentBytes: 256 * 1024 * 1024,
+      // This jest worker is a large process: the runs' git and chown go through its broker.
+      processes: sharedProcessBroker(),
     }),
   });
   return {

@@ -326,6 +326,7 @@ export async function startGitHubDeployment(
       activities: createActivities({
         workerIdentity: `gh-e2e-${index}`,
         gitHost,
+        processes: broker,
         client,
         taskQueue,
         pool,

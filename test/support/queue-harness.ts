@@ -174,6 +174,7 @@ export async function startQueueDeployment(opts: DeploymentOptions = {}): Promis
     activities: createActivities({
       workerIdentity: 'e2e',
       gitHost: createLocalGitHost({ root: gitRoot, runner: broker }),
+      processes: broker,
       client,
       ...(opts.runsPerOrganisation ? { slots: createRunSlots(pool, opts.runsPerOrganisation) } : {}),
       taskQueue,

@@ -8,10 +8,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { gitCommand, hardenedGitEnv } from '../../../executor/git-command';
+import { createHardenedGit, hardenedGitEnv } from '../../../executor/git-command';
+import { createDirectProcessRunner, createProcessBroker } from '../../../platform/process-runner';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'git-command-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const git = createHardenedGit(createDirectProcessRunner());
+const gitCommand = git.run;
 
 const plainGit = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' });
@@ -73,4 +76,34 @@ test("the caller's GIT_* variables and global configuration never reach git", ()
   expect(env.HOME).not.toBe('/root');
   for (const name of ['GIT_DIR', 'GIT_CONFIG_PARAMETERS', 'GIT_SSH_COMMAND'])
     expect(env[name]).toBeUndefined();
+});
+
+test('output answers stdout, null for a non-zero exit, and fails rather than answer part of a long output', async () => {
+  const { file, sha } = bundle();
+  const checkout = path.join(dir, 'outputs');
+  await gitCommand(dir, ['clone', '--quiet', '--no-checkout', '--', file, checkout]);
+  expect((await git.output(checkout, ['rev-parse', 'HEAD']))?.trim()).toBe(sha);
+  expect(await git.output(checkout, ['rev-parse', '--verify', '--quiet', 'refs/heads/none'])).toBeNull();
+  // A commit message longer than the output bound: killed, and said so, never cut short.
+  plainGit(checkout, 'commit', '-q', '--allow-empty', '-m', 'x'.repeat(70 * 1024));
+  await expect(git.output(checkout, ['log', '-1', '--format=%B'])).rejects.toThrow(
+    /git log failed: .*(maxBuffer|killed)/,
+  );
+});
+
+test("through a process broker (a large process's way) it behaves the same", async () => {
+  const broker = createProcessBroker();
+  try {
+    const viaBroker = createHardenedGit(broker);
+    const { file, sha } = bundle();
+    const checkout = path.join(dir, 'brokered');
+    await viaBroker.run(dir, ['clone', '--quiet', '--no-checkout', '--', file, checkout]);
+    await viaBroker.run(checkout, ['checkout', '--quiet', '--detach', sha]);
+    expect(fs.readFileSync(path.join(checkout, 'a.txt'), 'utf8')).toBe('a\n');
+    await expect(viaBroker.run(checkout, ['checkout', '--quiet', 'no-such-commit'])).rejects.toThrow(
+      /git checkout failed \(\d+\): .*no-such-commit/,
+    );
+  } finally {
+    broker.close();
+  }
 });

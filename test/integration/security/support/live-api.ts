@@ -102,6 +102,7 @@ export async function startLiveApi(opts: LiveApiOptions = {}): Promise<LiveApi> 
     activities: createActivities({
       workerIdentity: 'live-api',
       gitHost,
+      processes: broker,
       client: new Client({ connection }),
       taskQueue,
       pool: workerPool,
