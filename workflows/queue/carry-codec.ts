@@ -37,7 +37,6 @@ const MAX_CODE_BITS = 18;
 const MAX_CODES = 2 ** MAX_CODE_BITS;
 const ASCII = 128;
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const BASE64_VALUE = new Map([...BASE64].map((ch, i) => [ch, i]));
 
 /**
  * Commits (40 hex digits) and uuids are a queue state's bulk and do not compress: they are taken out of
@@ -49,24 +48,58 @@ const MARK = '\u0001';
 const SHA = /^[0-9a-f]{40}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Bits written six at a time as base64. */
+/** ASCII character codes as a string, in chunks (an argument list has a length limit). */
+function asciiString(codes: Uint8Array, length: number): string {
+  const parts: string[] = [];
+  for (let i = 0; i < length; i += 8192)
+    parts.push(
+      String.fromCharCode.apply(null, codes.subarray(i, Math.min(length, i + 8192)) as unknown as number[]),
+    );
+  return parts.join('');
+}
+
+const BASE64_CODES = Uint8Array.from([...BASE64].map((ch) => ch.charCodeAt(0)));
+/** A base64 character's value by its character code; -1 for any other character. */
+const BASE64_VALUES = (() => {
+  const values = new Int8Array(128).fill(-1);
+  BASE64_CODES.forEach((code, i) => (values[code] = i));
+  return values;
+})();
+
+/**
+ * Bits written six at a time as base64, most significant first. Whole values at once (not a bit at a
+ * time): continue-as-new waits for the encoder, and the longer its task, the likelier an event arrives
+ * meanwhile and Temporal refuses it (UNHANDLED_COMMAND: the worker then replays the whole run).
+ */
 class BitWriter {
-  private readonly out: string[] = [];
+  private out = new Uint8Array(1024);
+  private length = 0;
   private acc = 0;
   private bits = 0;
+  /** The low `width` bits of `value` (width up to 32). */
   write(value: number, width: number): void {
-    for (let b = width - 1; b >= 0; b--) {
-      this.acc = (this.acc << 1) | ((value >> b) & 1);
-      if (++this.bits === 6) {
-        this.out.push(BASE64[this.acc]!);
-        this.acc = 0;
-        this.bits = 0;
-      }
+    if (width > 24) {
+      this.write(Math.floor(value / 65536) % 2 ** (width - 16), width - 16);
+      this.write(value % 65536, 16);
+      return;
     }
+    // Fewer than 6 bits are held, so 6 + 24 fit a 31-bit integer.
+    this.acc = (this.acc << width) | (value & ((1 << width) - 1));
+    this.bits += width;
+    while (this.bits >= 6) {
+      this.bits -= 6;
+      if (this.length === this.out.length) {
+        const grown = new Uint8Array(this.out.length * 2);
+        grown.set(this.out);
+        this.out = grown;
+      }
+      this.out[this.length++] = BASE64_CODES[(this.acc >> this.bits) & 63]!;
+    }
+    this.acc &= (1 << this.bits) - 1;
   }
   finish(): string {
     if (this.bits > 0) this.write(0, 6 - this.bits);
-    return this.out.join('');
+    return asciiString(this.out, this.length);
   }
 }
 
@@ -75,20 +108,24 @@ class BitReader {
   private acc = 0;
   private bits = 0;
   constructor(private readonly data: string) {}
-  /** The next `width` bits; null when fewer are left. */
+  /** The next `width` bits (up to 32); null when fewer are left. */
   read(width: number): number | null {
-    let value = 0;
-    for (let i = 0; i < width; i++) {
-      if (this.bits === 0) {
-        if (this.pos >= this.data.length) return null;
-        const v = BASE64_VALUE.get(this.data[this.pos++]!);
-        if (v === undefined) throw new Error('carried state: the encoded data is not base64');
-        this.acc = v;
-        this.bits = 6;
-      }
-      this.bits--;
-      value = value * 2 + ((this.acc >> this.bits) & 1);
+    if (width > 24) {
+      const high = this.read(width - 16);
+      const low = high === null ? null : this.read(16);
+      return high === null || low === null ? null : high * 65536 + low;
     }
+    while (this.bits < width) {
+      if (this.pos >= this.data.length) return null;
+      const code = this.data.charCodeAt(this.pos++);
+      const v = code < 128 ? BASE64_VALUES[code]! : -1;
+      if (v < 0) throw new Error('carried state: the encoded data is not base64');
+      this.acc = (this.acc << 6) | v;
+      this.bits += 6;
+    }
+    this.bits -= width;
+    const value = (this.acc >> this.bits) & ((1 << width) - 1);
+    this.acc &= (1 << this.bits) - 1;
     return value;
   }
 }
@@ -119,27 +156,52 @@ function lzwEncode(text: string): string {
   return out.finish();
 }
 
+/** The longest text a carried state decodes to (a corrupt length must not allocate gigabytes). */
+const MAX_DECODED = 256 * 1024 * 1024;
+
 function lzwDecode(data: string): string {
   const input = new BitReader(data);
   const length = input.read(32);
   if (length === null) throw new Error('carried state: the encoded data is empty');
-  const phrases: string[] = Array.from({ length: ASCII }, (_, i) => String.fromCharCode(i));
-  const out: string[] = [];
+  if (length > MAX_DECODED) throw new Error('carried state: the encoded length is implausible');
+  // A phrase is its last character and the phrase before it (its prefix): no string per phrase.
+  const prefix = new Int32Array(MAX_CODES);
+  const last = new Uint8Array(MAX_CODES);
+  const first = new Uint8Array(MAX_CODES);
+  const size = new Int32Array(MAX_CODES);
+  for (let i = 0; i < ASCII; i++) {
+    prefix[i] = -1;
+    last[i] = i;
+    first[i] = i;
+    size[i] = 1;
+  }
+  let codes = ASCII;
+  const out = new Uint8Array(length);
   let produced = 0;
-  let prev: string | null = null;
+  let prev = -1;
   for (let k = 0; produced < length; k++) {
     const code = input.read(widthOf(k));
     if (code === null) throw new Error('carried state: the encoded data ends early');
-    let phrase: string;
-    if (code < phrases.length) phrase = phrases[code]!;
-    else if (code === phrases.length && prev !== null) phrase = prev + prev[0]!;
-    else throw new Error(`carried state: code ${code} is not defined yet`);
-    out.push(phrase);
-    produced += phrase.length;
-    if (prev !== null && phrases.length < MAX_CODES) phrases.push(prev + phrase[0]!);
-    prev = phrase;
+    // The phrase one past the dictionary is the previous one plus its own first character.
+    const fresh = code === codes && prev !== -1;
+    if (code > codes || (code === codes && !fresh))
+      throw new Error(`carried state: code ${code} is not defined yet`);
+    const start = fresh ? first[prev]! : first[code]!;
+    if (prev !== -1 && codes < MAX_CODES) {
+      prefix[codes] = prev;
+      last[codes] = start;
+      first[codes] = first[prev]!;
+      size[codes] = size[prev]! + 1;
+      codes += 1;
+    }
+    const n = size[code]!;
+    if (produced + n > length) throw new Error('carried state: the encoded data is longer than it says');
+    // Written from its last character back along the prefixes.
+    for (let c = code, at = produced + n - 1; c !== -1; c = prefix[c]!, at--) out[at] = last[c]!;
+    produced += n;
+    prev = code;
   }
-  return out.join('');
+  return asciiString(out, length);
 }
 
 /** The state with its commits and uuids replaced by references, and those packed as bits. */

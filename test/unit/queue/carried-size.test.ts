@@ -191,3 +191,40 @@ test('any JSON, commits, uuids and strings that look like references cross uncha
     { numRuns: 300 },
   );
 });
+
+test('the format is pinned: a state encoded by the first codec (117e3ab) is decoded, and encoded again to the same text', () => {
+  // A run in flight hands its successor what the codec of its own worker wrote: the encoder may get
+  // faster, never write another format under the same name.
+  const state = {
+    runs: [],
+    values: [
+      'fe2b1b3c0d9a8e7f6a5b4c3d2e1f0a9b8c7d6e5f',
+      '3f2504e0-4f89-41d3-9a0c-0305e82c3301',
+      'Ünïcödé ✓ 🚀 "quotes"',
+      '\u0001s',
+      { state: 'testing', reason: 'SUBMITTED', pr: 12, title: 'testing testing testing testing' },
+      { state: 'testing', reason: 'SUBMITTED', pr: 13, title: 'testing testing testing testing' },
+      Array.from({ length: 40 }, (_, i) => i * 997),
+    ],
+  } as unknown as Carried;
+  const written = {
+    codec: 'lzw-ids-1',
+    ids: '/isbPA2ajn9qW0w9Lh8Km4x9bl8/JQTgT4lB05oMAwXoLDMB',
+    data:
+      'AAACEXsicnVucyI6W10sInZhbHVlhYciXHUwljGFipSWMDF1IpqVMGRjbpswZWZjp2Y2ZKdlOSCUMjcxM7N1ZDgzr7plODCzInF1b3SQXC' +
+      'Kgk6KdZaedmYBzdGHIhiLI1WluZ8xyZWFzb27ZU1VCTUlUVEVEzHByhjEyinRpdGxl2dv4bwgfzdM8BSD/gkCbwiPosajWbA6bUGgbgcTkc0Rd' +
+      'DqdjueCKeT0Gb3fL7fsTgEJhEnlTchUMLYwFg5HI3FgxmY0FgymYxFgzHI4HAsGlAGosGtAew2mg5Fg3mg2Fg4mkimY3mIxGA5G01GM3G05etb' +
+      'nq3HI1oQxog1owxpA1ewxpdEm1PGlRGNTGkim45GkxGVaGc1GU3Gc5GU7Gc9GU/GVCGVEGVGyQ5xE6pc3nVPuM6qa3nU8mIzrQwmuKHIwnIzna' +
+      'dnwzqdCw1Towzs+Vnw2oNNwVBqOvoIzLpdPo',
+  } as const;
+  expect(decodeCarried(written as never)).toEqual(JSON.parse(JSON.stringify(state)));
+  expect(encodeCarried(state)).toEqual(written);
+});
+
+test('corrupt encoded data is refused with a reason, never misread', () => {
+  const encoded = encodeCarried(largeQueue()) as { codec: 'lzw-ids-1'; ids: string; data: string };
+  expect(() => decodeCarried({ ...encoded, data: `${encoded.data.slice(0, 10)}!` })).toThrow(/not base64/);
+  expect(() => decodeCarried({ ...encoded, data: encoded.data.slice(0, 1000) })).toThrow(/ends early/);
+  // A length beyond any state (the first 32 bits) must not allocate it.
+  expect(() => decodeCarried({ ...encoded, data: `/////w${encoded.data.slice(6)}` })).toThrow(/implausible/);
+});
