@@ -6,7 +6,9 @@
  * A PR is opened and submitted every 1/rate seconds for the given minutes, whatever the queue is doing
  * (a slow submit does not delay the next one); then the queue is left to drain. It prints progress every
  * 30 s and ends with each run of the queue workflow (events, span, the bytes it was handed across
- * continue-as-new) and submit → merged latencies.
+ * continue-as-new, its failed workflow tasks by cause and its longest task: a continue-as-new refused
+ * with UNHANDLED_COMMAND makes the worker replay the whole run, which shows as a long task) and
+ * submit → merged latencies.
  *
  * What it checks, and prints as met or MISSED:
  *  - every PR submitted ends merged (the test command always passes);
@@ -153,12 +155,16 @@ async function main(): Promise<number> {
 
     console.log(
       table(
-        ['queue run', 'events', 'span', 'handed (KiB)', 'ended by'],
+        ['queue run', 'events', 'span', 'handed (KiB)', 'failed tasks', 'longest task (s)', 'ended by'],
         runs.map((r, i) => [
           String(i + 1),
           String(r.events),
           span(r),
           (r.inputBytes / 1024).toFixed(1),
+          Object.entries(r.failedTasks)
+            .map(([cause, n]) => `${n} ${cause}`)
+            .join(', ') || '0',
+          (r.longestTaskMs / 1000).toFixed(1),
           r.continuedAsNew ? 'continue-as-new' : 'still running',
         ]),
       ),

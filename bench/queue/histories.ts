@@ -12,7 +12,7 @@ import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-const { EventType } = temporal.api.enums.v1;
+const { EventType, WorkflowTaskFailedCause } = temporal.api.enums.v1;
 
 export interface EventCounts {
   events: number;
@@ -118,6 +118,48 @@ export interface RunSummary {
   continuedAsNew: boolean;
   /** Bytes of the input it started with: for the queue, what the previous run carried across. */
   inputBytes: number;
+  /**
+   * Workflow tasks that failed, by cause, and that timed out: an UNHANDLED_COMMAND is a continue-as-new
+   * refused because events came in while its task ran, after which the worker replays the whole run.
+   */
+  failedTasks: Record<string, number>;
+  /** The longest workflow task, started to completed: a replay of the run shows here. */
+  longestTaskMs: number;
+}
+
+const millisOf = (e: HistoryEvent | undefined): number | null => timeOf(e)?.getTime() ?? null;
+
+/** Failed and timed-out workflow tasks by cause, and the longest task's start-to-completion time. */
+function taskTrouble(events: HistoryEvent[]): Pick<RunSummary, 'failedTasks' | 'longestTaskMs'> {
+  const failedTasks: Record<string, number> = {};
+  let longestTaskMs = 0;
+  const started = new Map<number, number | null>();
+  for (const e of events) {
+    switch (Number(e.eventType)) {
+      case Number(EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED):
+        started.set(Number(e.eventId), millisOf(e));
+        break;
+      case Number(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED): {
+        const from = started.get(Number(e.workflowTaskCompletedEventAttributes?.startedEventId));
+        const to = millisOf(e);
+        if (from != null && to != null) longestTaskMs = Math.max(longestTaskMs, to - from);
+        break;
+      }
+      case Number(EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED): {
+        const cause = Number(e.workflowTaskFailedEventAttributes?.cause ?? 0);
+        const name = (WorkflowTaskFailedCause[cause] ?? String(cause)).replace(
+          /^WORKFLOW_TASK_FAILED_CAUSE_/,
+          '',
+        );
+        failedTasks[name] = (failedTasks[name] ?? 0) + 1;
+        break;
+      }
+      case Number(EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT):
+        failedTasks.TIMED_OUT = (failedTasks.TIMED_OUT ?? 0) + 1;
+        break;
+    }
+  }
+  return { failedTasks, longestTaskMs };
 }
 
 const timeOf = (e: HistoryEvent | undefined): Date | null =>
@@ -142,6 +184,7 @@ export async function runSummaries(
       continuedAsNew:
         Number(last?.eventType) === Number(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW),
       inputBytes: payloads.reduce((n, p) => n + (p.data?.length ?? 0), 0),
+      ...taskTrouble(events),
     });
   }
   return runs;
