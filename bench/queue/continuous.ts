@@ -19,7 +19,7 @@
  *  - every run of the queue replays offline against the code that ran it (a history that does not
  *    replay wedges the queue: stop 43 found one).
  * Usage: npx tsx bench/queue/continuous.ts [--minutes 20] [--rate 1] [--batch-size 8] [--concurrency 4]
- * (`--batch-size 0`: no batching).
+ * [--keep-histories DIR] (`--batch-size 0`: no batching; DIR: every queue run's history as JSON).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,7 +31,7 @@ import { isTerminal } from '../../engine';
 import { queueWorkflowId } from '../../contract';
 import { startBenchStack } from '../lib/stack';
 import { startQueueDeployment } from './deployment';
-import { runSummaries } from './histories';
+import { runSummaries, saveRunHistories } from './histories';
 import { percentile } from './stats';
 
 const { values } = parseArgs({
@@ -40,6 +40,8 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '1' },
     'batch-size': { type: 'string', default: '8' },
     concurrency: { type: 'string', default: '4' },
+    // Every run of the queue kept as JSON there, to replay (and profile) offline.
+    'keep-histories': { type: 'string' },
   },
 });
 const MINUTES = Number(values.minutes);
@@ -125,6 +127,15 @@ async function main(): Promise<number> {
     await watching;
 
     const runs = await runSummaries(q.client, queueWorkflowId(q.key), q.firstRunId);
+    if (values['keep-histories']) {
+      const kept = await saveRunHistories(
+        q.client,
+        queueWorkflowId(q.key),
+        q.firstRunId,
+        values['keep-histories'],
+      );
+      log(`kept ${kept} queue run histories in ${values['keep-histories']}`);
+    }
     // Every run of the queue replayed offline against the code that ran it: a history that does not
     // replay wedges the queue the next time a worker without it in its cache takes its task.
     log('replaying every run of the queue offline...');

@@ -8,7 +8,10 @@
  * events are shared by all its PRs, so the figure is meaningful only when every PR the queue held in
  * the measured window merged (the bench checks that).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -188,6 +191,26 @@ export async function runSummaries(
     });
   }
   return runs;
+}
+
+/**
+ * Writes every run of a workflow's chain as `<dir>/run-<n>.json`, in the JSON form `temporal workflow
+ * show -o json` writes (what Worker.runReplayHistory reads back with historyFromJSON), for a replay
+ * profiled offline.
+ */
+export async function saveRunHistories(
+  client: Client,
+  workflowId: string,
+  firstRunId: string,
+  dir: string,
+): Promise<number> {
+  fs.mkdirSync(dir, { recursive: true });
+  let n = 0;
+  for await (const events of runsFrom(client, workflowId, firstRunId)) {
+    n += 1;
+    fs.writeFileSync(path.join(dir, `run-${n}.json`), historyToJSON({ events }));
+  }
+  return n;
 }
 
 export async function eventsPerMergedPr(
