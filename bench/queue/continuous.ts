@@ -31,7 +31,7 @@ import { isTerminal } from '../../engine';
 import { queueWorkflowId } from '../../contract';
 import { startBenchStack } from '../lib/stack';
 import { startQueueDeployment } from './deployment';
-import { runSummaries, saveRunHistories } from './histories';
+import { runSummaries } from './histories';
 import { percentile } from './stats';
 
 const { values } = parseArgs({
@@ -126,16 +126,11 @@ async function main(): Promise<number> {
     log(`load over after ${((loadEnd - loadStart) / 1000).toFixed(0)} s; draining (at most 5 min)...`);
     await watching;
 
-    const runs = await runSummaries(q.client, queueWorkflowId(q.key), q.firstRunId);
-    if (values['keep-histories']) {
-      const kept = await saveRunHistories(
-        q.client,
-        queueWorkflowId(q.key),
-        q.firstRunId,
-        values['keep-histories'],
-      );
-      log(`kept ${kept} queue run histories in ${values['keep-histories']}`);
-    }
+    const keepDir = values['keep-histories'];
+    const runs = await runSummaries(q.client, queueWorkflowId(q.key), q.firstRunId, {
+      ...(keepDir ? { keepDir } : {}),
+    });
+    if (keepDir) log(`kept ${runs.length} queue run histories in ${keepDir}`);
     // Every run of the queue replayed offline against the code that ran it: a history that does not
     // replay wedges the queue the next time a worker without it in its cache takes its task.
     log('replaying every run of the queue offline...');

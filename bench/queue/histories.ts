@@ -170,13 +170,22 @@ const timeOf = (e: HistoryEvent | undefined): Date | null =>
     ? new Date(Number(e.eventTime.seconds) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6))
     : null;
 
+/**
+ * Each run of a workflow's chain, summed up. With `keepDir`, every run is also written there as
+ * `run-<n>.json`, in the JSON form `temporal workflow show -o json` writes (what historyFromJSON reads
+ * back), for a replay profiled offline.
+ */
 export async function runSummaries(
   client: Client,
   workflowId: string,
   firstRunId: string,
+  opts: { keepDir?: string } = {},
 ): Promise<RunSummary[]> {
   const runs: RunSummary[] = [];
+  if (opts.keepDir) fs.mkdirSync(opts.keepDir, { recursive: true });
   for await (const events of runsFrom(client, workflowId, firstRunId)) {
+    if (opts.keepDir)
+      fs.writeFileSync(path.join(opts.keepDir, `run-${runs.length + 1}.json`), historyToJSON({ events }));
     const first = events[0];
     const last = events[events.length - 1];
     const payloads = first?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
@@ -191,26 +200,6 @@ export async function runSummaries(
     });
   }
   return runs;
-}
-
-/**
- * Writes every run of a workflow's chain as `<dir>/run-<n>.json`, in the JSON form `temporal workflow
- * show -o json` writes (what Worker.runReplayHistory reads back with historyFromJSON), for a replay
- * profiled offline.
- */
-export async function saveRunHistories(
-  client: Client,
-  workflowId: string,
-  firstRunId: string,
-  dir: string,
-): Promise<number> {
-  fs.mkdirSync(dir, { recursive: true });
-  let n = 0;
-  for await (const events of runsFrom(client, workflowId, firstRunId)) {
-    n += 1;
-    fs.writeFileSync(path.join(dir, `run-${n}.json`), historyToJSON({ events }));
-  }
-  return n;
 }
 
 export async function eventsPerMergedPr(
