@@ -12,8 +12,19 @@
  * rather than the call timeout (`busy` when it runs out); a retried update carries the same update id,
  * so Temporal applies it once.
  *
- * Invariants: each attempt has the call deadline (or the caller's longer one); the busy budget is never less than the call timeout;
- * a slot is released however the call ends.
+ * An update whose attempt reaches its deadline is still admitted at Temporal and waits its turn behind
+ * the workflow tasks ahead of it: on a loaded machine a burst to one queue can keep it waiting longer
+ * than the call timeout while the queue works through the burst. So a caller that can tell whether the
+ * workflow is moving (`moving`: a worker holds its task, or the task was scheduled less than a call
+ * timeout ago, and it is not failing) has its update waited on again, holding its slot (Temporal still
+ * counts it in flight), while the workflow moves and the busy budget lasts. A worker that is gone
+ * leaves the task waiting, so the update is `unavailable` at its deadline as before; so is one whose
+ * workflow cannot be read (Temporal itself is gone).
+ *
+ * Invariants: each attempt has the call deadline (or the caller's longer one, never past the busy
+ * budget when it is a wait on a moving workflow); the busy budget is never less than the call timeout;
+ * a slot is released however the call ends; an update is waited on again only after its workflow was
+ * seen moving.
  */
 import type { Client } from '@temporalio/client';
 import { QueueClientError } from './errors';
@@ -32,6 +43,11 @@ export interface CallOptions {
    * out a worker's workflow task (a query is answered after the task in flight). Never below it.
    */
   timeoutMs?: number;
+  /**
+   * For an update: whether its workflow is moving, asked after an attempt reached its deadline; true
+   * has the update waited on again within the busy budget (see the module comment).
+   */
+  moving?: () => Promise<boolean>;
 }
 
 export interface TemporalCalls {
@@ -54,6 +70,9 @@ export const QUERY_SLOTS = 1;
 /** The busy budget when none is given: a burst of hundreds of submits to one queue. */
 export const DEFAULT_BUSY_BUDGET_MS = 60_000;
 
+/** A wait on a moving workflow shorter than this is not worth starting: the budget is spent. */
+const MIN_MOVING_WAIT_MS = 1_000;
+
 /** Full jitter: a uniform wait up to 25 ms doubling per attempt, at most 1 s. */
 const backoffMs = (attempt: number) => Math.random() * Math.min(1_000, 25 * 2 ** attempt);
 
@@ -72,25 +91,44 @@ export function createTemporalCalls(
   const { callTimeoutMs } = opts;
   const busyBudgetMs = Math.max(opts.busyBudgetMs ?? DEFAULT_BUSY_BUDGET_MS, callTimeoutMs);
   const busy = (what: string, budgetMs: number) => new QueueClientError({ kind: 'busy', what, budgetMs });
+  /**
+   * Whether the workflow moves. RESOURCE_EXHAUSTED ("Workflow is busy": its state is locked by the
+   * work in flight) is the server saying it moves; a question Temporal does not answer in time is a no.
+   */
+  const isMoving = async (moving: () => Promise<boolean>) => {
+    try {
+      return await client.connection.withDeadline(Date.now() + callTimeoutMs, moving);
+    } catch (err) {
+      return isExhausted(err);
+    }
+  };
   const attempts = async <T>(
     what: string,
     fn: () => Promise<T>,
     budgetMs: number,
     timeoutMs: number,
+    moving?: () => Promise<boolean>,
   ): Promise<T> => {
     const busyUntil = Date.now() + budgetMs;
+    let deadline = Date.now() + timeoutMs;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await client.connection.withDeadline(Date.now() + timeoutMs, fn);
+        return await client.connection.withDeadline(deadline, fn);
       } catch (err) {
         if (isExhausted(err)) {
           const wait = backoffMs(attempt);
           if (Date.now() + wait >= busyUntil) throw busy(what, budgetMs);
           await sleep(wait);
+          deadline = Date.now() + timeoutMs;
           continue;
         }
-        if (isUnavailable(err))
-          throw new QueueClientError({ kind: 'unavailable', what, timeoutMs }, { cause: err });
+        if (isUnavailable(err)) {
+          const unavailable = new QueueClientError({ kind: 'unavailable', what, timeoutMs }, { cause: err });
+          if (!moving || Date.now() + MIN_MOVING_WAIT_MS > busyUntil || !(await isMoving(moving)))
+            throw unavailable;
+          deadline = Math.min(Date.now() + timeoutMs, busyUntil);
+          continue;
+        }
         throw err;
       }
     }
@@ -106,7 +144,8 @@ export function createTemporalCalls(
     const release = await slots(workflowId, started + busyBudgetMs);
     if (!release) throw busy(what, busyBudgetMs);
     try {
-      return await attempts(what, fn, Math.max(busyBudgetMs, timeoutMs) - (Date.now() - started), timeoutMs);
+      const budgetMs = Math.max(busyBudgetMs, timeoutMs) - (Date.now() - started);
+      return await attempts(what, fn, budgetMs, timeoutMs, options.moving);
     } finally {
       release();
     }

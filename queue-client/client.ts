@@ -12,6 +12,9 @@
  * - A queue exists while its workflow runs: a read of a queue that never ran or ended is null; a change
  *   or signal to it fails with `queue_not_found`; a start where one runs fails with `queue_exists`.
  * - Changes carry the caller's update id, so Temporal applies a retried change once.
+ * - A change still waiting at its deadline is waited on again while the queue moves (a worker holds its
+ *   task, or took the last one within a call timeout), within the busy budget; a queue whose task
+ *   waits for a worker longer than that, or keeps failing, is `unavailable` (calls.ts).
  * - The queue's refusals (ApplicationFailures typed by QueueRejection) become `rejected` with the
  *   failure's own sentence; any other failure is passed on untouched.
  * - A change that reached the queue without being applied is sent again, with the same update id, to
@@ -46,6 +49,7 @@ import {
   type QueueWorkflow,
   type QueueWorkflowInput,
 } from '../contract';
+import { tsToMs } from '@temporalio/common/lib/time';
 import { createAdmissionWatcher, type AdmissionOutcome } from './admission';
 import { inBatches } from './batches';
 import type { TemporalCalls } from './calls';
@@ -155,6 +159,26 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isContinuing = (err: unknown) =>
   isQueueProblem(err, 'rejected') && err.problem.rejection === 'continuing';
 
+/** PendingWorkflowTaskState SCHEDULED: no worker has taken the task yet. */
+const TASK_SCHEDULED = 1;
+
+/**
+ * Whether a queue is working through what is ahead of an update (calls.ts `moving`): its run closed
+ * (the update's next attempt learns where it went), it has no task pending (the last one just
+ * completed), or its task is held by a worker or was scheduled less than `stalledAfterMs` ago, and
+ * has not failed (attempt 1). By the server's clock against ours: a skew shifts the verdict by itself,
+ * and the busy budget still bounds the wait.
+ */
+async function isMoving(handle: WorkflowHandle, stalledAfterMs: number): Promise<boolean> {
+  const { status, raw } = await handle.describe();
+  const task = raw.pendingWorkflowTask;
+  if (status.name !== 'RUNNING' || !task) return true;
+  if ((task.attempt ?? 1) > 1) return false;
+  if (Number(task.state) !== TASK_SCHEDULED) return true;
+  const since = task.originalScheduledTime ?? task.scheduledTime;
+  return !since || Date.now() - tsToMs(since) < stalledAfterMs;
+}
+
 const isRunning = async (handle: WorkflowHandle) => (await handle.describe()).status.name === 'RUNNING';
 
 export function createQueueClient(temporal: TemporalCalls): QueueClient {
@@ -210,7 +234,11 @@ export function createQueueClient(temporal: TemporalCalls): QueueClient {
                 update as unknown as { updateId: string; args: [unknown] },
               ),
             ),
-          { updateOf: workflowId, ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
+          {
+            updateOf: workflowId,
+            moving: () => isMoving(handle, temporal.callTimeoutMs),
+            ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+          },
         );
       } catch (err) {
         const again = Date.now() + CONTINUING_PAUSE_MS < deadline;
