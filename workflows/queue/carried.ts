@@ -11,7 +11,13 @@
  * written.
  */
 import type { TransitionEvent } from '../../events/types';
-import type { EngineEvent, QueueState, StallCause } from '../../engine';
+import {
+  initialState,
+  type EngineEvent,
+  type QueueConfigPatch,
+  type QueueState,
+  type StallCause,
+} from '../../engine';
 import type {
   AdmissionState,
   CommitMessage,
@@ -150,6 +156,22 @@ export const DEFAULT_RUNNER: RunnerSettings = {
   notReadyTimeoutHours: 24,
   testBranchConstructionMode: 'push_new_branch_from_temp',
 };
+
+/** A new queue's state: nothing queued, nothing carried over; `runner` over DEFAULT_RUNNER. */
+export function initialCarried(config: QueueConfigPatch = {}, runner: Partial<RunnerSettings> = {}): Carried {
+  return {
+    engine: initialState(config),
+    runner: { ...DEFAULT_RUNNER, ...runner },
+    prs: {},
+    runs: [],
+    inbox: [],
+    deleted: false,
+    updateResults: [],
+    earlyTargets: [],
+    rejectedAdmissions: [],
+    unstored: [],
+  };
+}
 
 export function detailsOf(
   meta: PrMeta,

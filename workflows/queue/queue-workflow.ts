@@ -15,9 +15,8 @@ import {
   setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
-import { initialState } from '../../engine';
 import { QUEUE_CONTINUE_AS_NEW_AFTER_EVENTS, repositoryLabel, type QueueWorkflowInput } from '../../contract';
-import { DEFAULT_RUNNER, type Carried } from './carried';
+import { initialCarried, type Carried } from './carried';
 import { decodeCarried, encodeCarried, type EncodedCarried } from './carry-codec';
 import { registerHandlers } from './handlers';
 import { NotReadyRecheck } from './not-ready-recheck';
@@ -57,18 +56,7 @@ function describe(c: Carried, input: QueueWorkflowInput): string {
 
 export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
   const carried = input.carried as EncodedCarried | Carried | undefined;
-  const c: Carried = (carried && decodeCarried(carried)) ?? {
-    engine: initialState(input.config),
-    runner: { ...DEFAULT_RUNNER, ...input.runner },
-    prs: {},
-    runs: [],
-    inbox: [],
-    deleted: false,
-    updateResults: [],
-    earlyTargets: [],
-    rejectedAdmissions: [],
-    unstored: [],
-  };
+  const c: Carried = (carried && decodeCarried(carried)) ?? initialCarried(input.config, input.runner);
   const rt = new QueueRuntime(input.key, c, { appendMaximumIntervalMs: input.appendMaximumIntervalMs });
   const recheck = new NotReadyRecheck(rt);
   const stalls = new StallWatch(rt, (run) => rt.hosts.readChecks(run));

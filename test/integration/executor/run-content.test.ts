@@ -14,6 +14,7 @@ import { createRunContentStore, RunContentTooLarge } from '../../../test-runs/st
 import { createRunSlots } from '../../../test-runs/store/run-slots';
 import { createExecutorCredentials } from '../../../test-runs/store/executor-credentials';
 import { createExecutorJobs } from '../../../test-runs/store/executor-jobs';
+import { enqueueRunJob } from '../../support/executor-job';
 import { startExecutorApi, type ExecutorApiServer } from '../../support/executor';
 import { createMigratedDatabase } from '../../support/postgres';
 
@@ -47,23 +48,8 @@ const claim = (c = credential) =>
 const content = (jobId: string, c = credential) =>
   fetch(`${server.url}/v1/executor/jobs/${jobId}/content`, { headers: auth(c) });
 
-/** A job of the run, as the worker's executeTestRun stores it (the task token is not used here). */
-async function enqueue(runId: string, contentToken: string, attempt = 1): Promise<string | null> {
-  return createExecutorJobs(pool).enqueue({
-    taskQueue,
-    attempt,
-    taskToken: randomBytes(16),
-    input: {
-      runId,
-      repo,
-      branchName: `railyard-merge/pr-1/${runId}`,
-      headSha: 'a'.repeat(40),
-      command: 'true',
-      timeoutMs: 60_000,
-      contentToken,
-    },
-  });
-}
+const enqueue = (runId: string, contentToken: string, attempt = 1) =>
+  enqueueRunJob(pool, { taskQueue, repo, runId, contentToken, attempt });
 
 test('an executor reads the bundle of the job it claimed byte for byte (several chunks), nothing after its run ends', async () => {
   const contents = createRunContentStore(pool);

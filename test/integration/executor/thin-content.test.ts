@@ -20,7 +20,7 @@ import {
   type RunContentStore,
   RunContentTooLarge,
 } from '../../../test-runs/store/run-content';
-import { createExecutorJobs } from '../../../test-runs/store/executor-jobs';
+import { enqueueRunJob } from '../../support/executor-job';
 import { bundleCheckout } from '../../../executor/content-fetch';
 import { createObjectCache, type ObjectCache } from '../../../executor/object-cache';
 import { startExecutorApi, type ExecutorApiServer } from '../../support/executor';
@@ -156,20 +156,7 @@ async function prepared(organisationId: string, headSha: string, { withBases = t
     { organisationId, repo, runId, headSha },
   );
   if (run.kind !== 'ready') throw new Error(`not ready: ${JSON.stringify(run)}`);
-  await createExecutorJobs(pool).enqueue({
-    taskQueue,
-    attempt: 1,
-    taskToken: randomBytes(16),
-    input: {
-      runId,
-      repo,
-      branchName: `railyard-merge/pr-1/${runId}`,
-      headSha,
-      command: 'true',
-      timeoutMs: 60_000,
-      contentToken: run.contentToken,
-    },
-  });
+  await enqueueRunJob(pool, { taskQueue, repo, runId, headSha, contentToken: run.contentToken });
   const res = await fetch(`${server.url}/v1/executor/jobs/claim`, {
     method: 'POST',
     headers: auth(credential),

@@ -28,12 +28,11 @@ import type { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../../activities';
 import { QUEUE_WORKFLOW_TYPE, queueWorkflowId, type QueueKey } from '../../../contract';
-import { initialState } from '../../../engine';
 import type { TransitionEvent } from '../../../events/types';
 import { createLocalGitHost } from '../../../git/local-git-host';
 import { createProcessBroker } from '../../../platform/process-runner';
 import { createPool } from '../../../stores/db';
-import { DEFAULT_RUNNER, type Carried } from '../../../workflows/queue/carried';
+import { initialCarried, type Carried } from '../../../workflows/queue/carried';
 import { requireTestEnv } from '../../support/env';
 import { waitFor } from '../../support/pr-waiting';
 import { replayRunHistories, describeReplayFailures } from '../../support/run-replay';
@@ -102,18 +101,7 @@ test("a side-effects call held up by the database never heartbeats the queue's w
     author: 'someone',
     headSha: 'a'.repeat(40),
   };
-  const carried: Carried = {
-    engine: initialState({}),
-    runner: DEFAULT_RUNNER,
-    prs: {},
-    runs: [],
-    inbox: [],
-    deleted: false,
-    updateResults: [],
-    earlyTargets: [],
-    rejectedAdmissions: [],
-    unstored: [transition],
-  };
+  const carried: Carried = { ...initialCarried(), unstored: [transition] };
   const worker = await Worker.create({
     connection: native,
     taskQueue,
