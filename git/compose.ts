@@ -14,7 +14,7 @@ import { prefixKeys, type ComposeMemo } from './compose-memo';
 import type { MergeMethod, MergeStep, PullRequestAtSha, PullRequestProblem } from './git-host';
 import { clashingPrs } from './clash';
 import { freshHead } from './fresh-head';
-import { applyPullRequest } from './merge-methods';
+import { applyPullRequest, readTip, type Tip } from './merge-methods';
 import { pullRequestRef } from './names';
 
 export type Composition = { kind: 'composed'; headSha: string; steps: MergeStep[] } | PullRequestProblem;
@@ -90,6 +90,8 @@ export async function composePullRequests(
   // A hit is used only if the repository still holds it (its ancestors came with it).
   if (known.length > 0 && !(await commitExists(repo, known[known.length - 1]!.sha))) known = [];
   let tip = baseSha;
+  // The facts of `tip` when this composition wrote it (merge-methods.ts Tip); read otherwise.
+  let written: Tip | null = null;
   const steps: MergeStep[] = [];
   for (const [index, pr] of prs.entries()) {
     const head = headCheckOf(heads, pr);
@@ -114,11 +116,13 @@ export async function composePullRequests(
     const remembered = known[index];
     if (remembered !== undefined) {
       tip = remembered.sha;
+      written = null;
       steps.push(remembered);
       continue;
     }
     const earlierHeads = prs.slice(0, index).map((p) => p.headSha);
-    const applied = await applyPullRequest(repo, method, tip, pr, earlierHeads);
+    const on = written ?? (await readTip(repo, tip));
+    const applied = await applyPullRequest(repo, method, on, pr, earlierHeads);
     if (applied.kind === 'conflict') {
       const clashesWith = await clashingPrs(repo, {
         targetSha: underneath?.targetSha ?? baseSha,
@@ -135,6 +139,7 @@ export async function composePullRequests(
       };
     }
     tip = applied.sha;
+    written = { sha: applied.sha, tree: applied.tree, time: applied.time };
     const step = { prNumber: pr.number, sha: tip };
     steps.push(step);
     memo?.remember(keys, index + 1, step);

@@ -34,12 +34,12 @@ describe('merge methods', () => {
   });
   afterAll(() => fx.cleanup());
 
-  const build = async (mergeMethod: MergeMethod, prs = [{ number: 1, headSha: pr1 }]) => {
+  const build = async (mergeMethod: MergeMethod, prs = [{ number: 1, headSha: pr1 }], baseSha = tip) => {
     run += 1;
     const result = await fx.host.buildTestBranch({
       repo: fx.repo,
       targetBranch: 'main',
-      baseSha: tip,
+      baseSha,
       prs,
       mergeMethod,
       branchName: testBranchName(prs.at(-1)!.number, `run-${run}`),
@@ -75,6 +75,24 @@ describe('merge methods', () => {
       expect(fx.show(built.steps[0]!.sha, 'lines.txt')).toBe('A\nb\nc\nd\nE');
       expect(fx.show(built.headSha, 'lines.txt')).toBe('A\nb\nC\nd\nE');
       expect(built.steps[1]!.sha).toBe(built.headSha);
+    });
+
+    it('a batch writes the commits of its PRs applied one build at a time', async () => {
+      // In a batch each PR is applied on the commit the one before wrote, known without reading it
+      // back (its tree and committer time); alone, PR 2 is applied on that commit read from git. The
+      // same ids prove the two agree. PR 2's commits are the newest (the fixture's clock), so in the
+      // order 2, 1 the second commit's date is the tip's, not its PR's.
+      const one = { number: 1, headSha: pr1 };
+      const two = { number: 2, headSha: pr2 };
+      for (const [a, b] of [
+        [one, two],
+        [two, one],
+      ] as const) {
+        const batch = await build(method, [a, b]);
+        const first = await build(method, [a]);
+        const second = await build(method, [b], first.headSha);
+        expect([first.headSha, second.headSha]).toEqual(batch.steps.map((s) => s.sha));
+      }
     });
 
     it('builds the same commits again under another name (activities may run twice)', async () => {
