@@ -74,7 +74,8 @@ async function main(): Promise<number> {
     const q = await startQueueDeployment(stack, { concurrency: CONCURRENCY, ...batching });
     const submittedAt = new Map<number, number>();
     const endedAt = new Map<number, { at: number; state: string }>();
-    const failedSubmits: string[] = [];
+    /** PR numbers whose submit failed, by the error's text. */
+    const failedSubmits = new Map<string, number[]>();
     const pendingSubmits = new Set<Promise<void>>();
     let loadOver = false;
     let loadEnd = 0;
@@ -109,7 +110,10 @@ async function main(): Promise<number> {
       if (due > Date.now()) await sleep(due - Date.now());
       q.open(n);
       submittedAt.set(n, Date.now());
-      const p = q.submit(n).catch((err: unknown) => void failedSubmits.push(`PR ${n}: ${String(err)}`));
+      const p = q.submit(n).catch((err: unknown) => {
+        const why = String(err);
+        failedSubmits.set(why, [...(failedSubmits.get(why) ?? []), n]);
+      });
       pendingSubmits.add(p);
       void p.finally(() => pendingSubmits.delete(p));
       if (Date.now() - lastReport >= 30_000) {
@@ -175,13 +179,21 @@ async function main(): Promise<number> {
         ]),
       ),
     );
+    const failed = [...failedSubmits.values()].reduce((n, prs) => n + prs.length, 0);
+    // Each distinct error once, with how many submits it failed and the first PRs it failed.
+    const whys = [...failedSubmits]
+      .sort((a, b) => b[1].length - a[1].length)
+      .map(
+        ([why, prs]) =>
+          `${prs.length} x ${why} (PRs ${prs.slice(0, 5).join(', ')}${prs.length > 5 ? ', ...' : ''})`,
+      );
     console.log(
-      `\n${total} PRs submitted over ${MINUTES} min, ${merged} merged, ${endedAt.size - merged} ended otherwise, ${total - endedAt.size} not ended after the drain; ${failedSubmits.length} submits failed${failedSubmits.length ? `: ${failedSubmits.slice(0, 3).join('; ')}` : ''}.`,
+      `\n${total} PRs submitted over ${MINUTES} min, ${merged} merged, ${endedAt.size - merged} ended otherwise, ${total - endedAt.size} not ended after the drain; ${failed} submits failed${failed ? `:\n  ${whys.join('\n  ')}` : ''}.`,
     );
     console.log(
       `submit → merged: p50 ${(percentile(latencies, 50) / 1000).toFixed(1)} s, p95 ${(percentile(latencies, 95) / 1000).toFixed(1)} s, max ${(Math.max(...latencies) / 1000).toFixed(1)} s.`,
     );
-    const allMerged = merged === total && failedSubmits.length === 0;
+    const allMerged = merged === total && failed === 0;
     const onSchedule =
       finished.length > 0 &&
       finished.length === runs.length - 1 &&
