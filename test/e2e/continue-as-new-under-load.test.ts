@@ -3,8 +3,8 @@
  * the target always in flight (a hint that arrives during a read makes it read again afterwards), so a
  * queue that waited for a quiet moment before continuing as new never found one. The queue now stops
  * taking changes and holds hints while the work in flight ends: it continues as new during the storm,
- * reads the held hints in its next run, and a PR submitted through the storm (its update refused while
- * the queue continues as new, then sent again) merges.
+ * reads the held hints in its next run, and a PR submitted through the storm (carried to the next run
+ * if it arrives while the queue continues as new, ADR 0027) merges.
  */
 import { hostHintSignal } from '../../contract';
 import { useQueueHarness, type QueueHarness } from '../support/queue-harness';

@@ -6,7 +6,7 @@
  * of its own: no task pending and a history that stopped growing for a second.
  */
 import { Worker, type NativeConnection } from '@temporalio/worker';
-import { createActivities } from '../../activities';
+import { createActivities, type Activities } from '../../activities';
 import { createLocalGitHost } from '../../git/local-git-host';
 import type { ProcessBroker } from '../../platform/process-runner';
 import { requireTestEnv } from './env';
@@ -23,20 +23,23 @@ export async function startTaskQueueWorker(opts: {
   broker: ProcessBroker;
   taskQueue: string;
   identity: string;
+  /** Wraps the real activities, e.g. to hold one at a gate of the test's. */
+  wrap?: (real: Activities) => Activities;
 }): Promise<TaskQueueWorker> {
   const d = opts.deployment;
+  const real = createActivities({
+    workerIdentity: opts.identity,
+    gitHost: createLocalGitHost({ root: d.gitRoot, runner: opts.broker }),
+    client: d.client,
+    taskQueue: opts.taskQueue,
+    pool: d.pool,
+    allowPrivateWebhookUrls: true,
+  });
   const worker = await Worker.create({
     connection: opts.connection,
     taskQueue: opts.taskQueue,
     workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
-    activities: createActivities({
-      workerIdentity: opts.identity,
-      gitHost: createLocalGitHost({ root: d.gitRoot, runner: opts.broker }),
-      client: d.client,
-      taskQueue: opts.taskQueue,
-      pool: d.pool,
-      allowPrivateWebhookUrls: true,
-    }),
+    activities: opts.wrap ? opts.wrap(real) : real,
   });
   const running = worker.run();
   let stopped = false;

@@ -16,7 +16,8 @@
  *   update id, so these rules, not update ids, are what make a repeated submit harmless.
  * - A pending admission ends admitted or rejected before continue-as-new (its read starts in the turn
  *   after its submit and is tracked work, which continue-as-new waits for), so pending admissions are
- *   never carried.
+ *   never carried; except a submit that arrives while the queue continues as new (ADR 0027): it is
+ *   answered, carried unread in `deferredSubmissions` (bounded) and read first by the next run.
  * - A submission bound to a head (`expectedHeadSha`, a `/trunk merge` comment's) is admitted only if
  *   the PR read has that head; a later bound request for a pending admission rebinds it. Once queued,
  *   a push cancels the PR (`PR_PUSHED_TO`, host-reader.ts), so the queue tests exactly the bound head.
@@ -34,7 +35,7 @@ import {
   type SubmitResult,
 } from '../../contract';
 import { git } from './activity-proxies';
-import { bounded, MAX_REJECTED_ADMISSIONS, type PrMeta } from './carried';
+import { bounded, MAX_DEFERRED_SUBMISSIONS, MAX_REJECTED_ADMISSIONS, type PrMeta } from './carried';
 import type { QueueContext } from './context';
 import { enqueueSubmission, type SubmissionRequest } from './enqueue';
 import { chooseCommitMessage } from '../../contract';
@@ -89,7 +90,20 @@ export class Admissions {
       this.ctx.push({ type: 'priorityChanged', pr, priority: priority ?? DEFAULT_PRIORITY, noBatch });
       return { submissionId: existing.submissionId, resubmitted: true };
     }
-    const request: SubmissionRequest = {
+    const request = this.newRequest({ pr, priority, noBatch, expectedHeadSha, commitMessage });
+    this.pending.set(pr, request);
+    this.unread.push(request);
+    return { submissionId: request.submissionId, resubmitted: false };
+  }
+
+  private newRequest({
+    pr,
+    priority,
+    noBatch,
+    expectedHeadSha,
+    commitMessage,
+  }: SubmitInput): SubmissionRequest {
+    return {
       pr,
       submissionId: uuid4(),
       priority,
@@ -97,9 +111,43 @@ export class Admissions {
       ...(expectedHeadSha !== undefined ? { expectedHeadSha } : {}),
       ...(commitMessage !== undefined ? { commitMessage } : {}),
     };
-    this.pending.set(pr, request);
-    this.unread.push(request);
+  }
+
+  /**
+   * Whether a submit that arrives while the queue continues as new can be answered and carried (ADR
+   * 0027): a PR neither queued nor admitted (a pending one is updated in place), while fewer than
+   * MAX_DEFERRED_SUBMISSIONS wait.
+   */
+  canDefer(pr: number): boolean {
+    const { carried: c } = this.ctx;
+    if (this.pending.has(pr)) return true;
+    const existing = c.prs[String(pr)];
+    if (existing && (isInQueue(c.engine, pr) || this.admitted.has(existing.submissionId))) return false;
+    return (c.deferredSubmissions?.length ?? 0) < MAX_DEFERRED_SUBMISSIONS;
+  }
+
+  /**
+   * Records a submit while the queue continues as new (only when `canDefer`): answered now, carried in
+   * `deferredSubmissions` and read by the next run. Its read is not started here: continue-as-new
+   * waits for the reads in flight, and this one would put it off.
+   */
+  defer(input: SubmitInput): SubmitResult {
+    if (this.pending.has(input.pr)) return this.request(input);
+    const request = this.newRequest(input);
+    const { carried: c } = this.ctx;
+    c.deferredSubmissions = [...(c.deferredSubmissions ?? []), request];
+    this.pending.set(request.pr, request);
     return { submissionId: request.submissionId, resubmitted: false };
+  }
+
+  /** Takes the submissions the previous run carried (`defer`), to be read in the first turn. */
+  resumeDeferred(): void {
+    const { carried: c } = this.ctx;
+    for (const request of c.deferredSubmissions ?? []) {
+      this.pending.set(request.pr, request);
+      this.unread.push(request);
+    }
+    delete c.deferredSubmissions;
   }
 
   /** Starts the reads of the submissions recorded since the last turn, in the order they came. */

@@ -11,6 +11,7 @@
  * written.
  */
 import type { TransitionEvent } from '../../events/types';
+import type { SubmissionRequest } from './enqueue';
 import {
   initialState,
   type EngineEvent,
@@ -131,9 +132,17 @@ export interface Carried {
    * MAX_HELD_HINTS, else one `reconcile` reads everything). Absent when none.
    */
   heldHints?: HostHint[];
+  /**
+   * Submissions that arrived while the queue was continuing as new (ADR 0027), answered but not read:
+   * the next run reads them first. At most MAX_DEFERRED_SUBMISSIONS; absent: none.
+   */
+  deferredSubmissions?: SubmissionRequest[];
 }
 
 export const MAX_HELD_HINTS = 100;
+
+/** Submissions a closing queue answers and carries (ADR 0027); beyond, a submit is refused as before. */
+export const MAX_DEFERRED_SUBMISSIONS = 200;
 
 /** `held` with `h` added once; past MAX_HELD_HINTS, one reconcile stands for them all. */
 export function holdHint(held: readonly HostHint[], h: HostHint): HostHint[] {

@@ -100,6 +100,12 @@ export function registerHandlers(queue: HandlerContext): void {
     submitUpdate,
     async (input) => {
       const seen = remembered();
+      if (queue.closing) {
+        // Answered and carried to the next run (ADR 0027); no turn to wait for: the loop is closing.
+        const deferred = seen?.result ?? admissions.defer(input);
+        if (!seen?.result) remember(deferred);
+        return deferred;
+      }
       const result = seen?.result ?? admissions.request(input);
       if (!seen?.result) remember(result);
       await queue.turn();
@@ -107,7 +113,8 @@ export function registerHandlers(queue: HandlerContext): void {
     },
     {
       validator: ({ pr, expectedHeadSha }: SubmitInput) => {
-        open();
+        // A closing queue still takes a new submission, which it carries (ADR 0027).
+        if (!(queue.closing && !c.deleted && (remembered() || admissions.canDefer(pr)))) open();
         if (expectedHeadSha === undefined || remembered()) return;
         // A queued PR keeps its head until a push cancels it: a submission bound to another refuses.
         const entry = c.engine.entries.find((e) => e.pr === pr);

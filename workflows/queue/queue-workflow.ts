@@ -65,6 +65,8 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
   const held = c.heldHints ?? [];
   delete c.heldHints;
   for (const hint of held) rt.receive({ kind: 'hint', hint });
+  // Submissions the previous run answered while it continued as new: read in the first turn (ADR 0027).
+  rt.admissions.resumeDeferred();
 
   /**
    * Waits until no handler or short activity is running and nothing is left to decide. It keeps

@@ -10,6 +10,7 @@ import { decide, initialState, type EngineEvent, type QueueState } from '../../.
 import type { CommitStatusReport } from '../../../contract';
 import {
   DEFAULT_RUNNER,
+  MAX_DEFERRED_SUBMISSIONS,
   MAX_FINISHED_RUNS,
   MAX_UPDATE_RESULTS,
   type Carried,
@@ -160,6 +161,21 @@ test('the next run gets the state back, without finished runs’ status reports'
   const back = decodeCarried(encoded);
   expect(back).toEqual(JSON.parse(JSON.stringify(forCarrying(c))));
   for (const run of back.runs) expect(run.statuses.length).toBe(run.status === 'in_progress' ? REQUIRED : 0);
+});
+
+test('the most deferred submissions a closing queue carries (ADR 0027) cross unchanged, under 256 KiB', () => {
+  const c = largeQueue();
+  c.deferredSubmissions = Array.from({ length: MAX_DEFERRED_SUBMISSIONS }, (_, i) => ({
+    pr: PRS + 1 + i,
+    submissionId: uuid(`deferred-${i}`),
+    priority: i % 3 === 0 ? null : i % 256,
+    noBatch: i % 2 === 0,
+    ...(i % 4 === 0 ? { expectedHeadSha: hex(`head-${i}`) } : {}),
+    ...(i % 5 === 0 ? { commitMessage: { title: title(i), body: `Body of ${i}` } } : {}),
+  }));
+  const encoded = encodeCarried(c);
+  expect(decodeCarried(encoded).deferredSubmissions).toEqual(c.deferredSubmissions);
+  expect(bytes(encoded)).toBeLessThan(LIMIT);
 });
 
 test('text outside ASCII, escapes and an empty queue cross unchanged; plain state reads as itself', () => {
