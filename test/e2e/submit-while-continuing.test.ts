@@ -13,45 +13,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
-import { NativeConnection } from '@temporalio/worker';
-import { createProcessBroker } from '../../platform/process-runner';
-import {
-  getAdmissionsQuery,
-  getQueueQuery,
-  QUEUE_WORKFLOW_TYPE,
-  queueWorkflowId,
-  submitUpdate,
-  type QueueWorkflowInput,
-} from '../../contract';
-import { requireTestEnv } from '../support/env';
-import { startQueueDeployment, type QueueDeployment } from '../support/queue-harness';
-import { settledHistoryLength, startTaskQueueWorker } from '../support/task-queue-worker';
+import { getAdmissionsQuery, getQueueQuery, submitUpdate } from '../../contract';
+import { settledHistoryLength, useTaskQueueStories } from '../support/task-queue-worker';
 
 const EventType = temporal.api.enums.v1.EventType;
 
-let d: QueueDeployment;
-let native: NativeConnection;
-const broker = createProcessBroker();
-
-beforeAll(async () => {
-  d = await startQueueDeployment();
-  native = await NativeConnection.connect({ address: requireTestEnv('TEST_TEMPORAL_ADDRESS') });
-}, 60_000);
-afterAll(async () => {
-  await native?.close();
-  broker.close();
-  await d?.close();
-}, 60_000);
+const stories = useTaskQueueStories();
 
 test('a submit while the queue continues as new is answered at once, and the next run reads and admits it', async () => {
   const taskQueue = `continuing-${randomUUID()}`;
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const reads: number[] = [];
-  const worker = await startTaskQueueWorker({
-    deployment: d,
-    connection: native,
-    broker,
+  const d = stories.deployment();
+  const worker = await stories.startWorker({
     taskQueue,
     identity: 'continuing',
     wrap: (real) => ({
@@ -66,11 +41,7 @@ test('a submit while the queue continues as new is answered at once, and the nex
   const h = await d.newQueue({ command: 'true' });
   const twin = await d.newQueue({ command: 'true' });
   const start = (key: typeof h.key, continueAsNewAfterEvents: number) =>
-    d.client.workflow.start(QUEUE_WORKFLOW_TYPE, {
-      workflowId: queueWorkflowId(key),
-      taskQueue,
-      args: [{ key, config: { concurrency: 1 }, continueAsNewAfterEvents } satisfies QueueWorkflowInput],
-    });
+    stories.startQueue(taskQueue, key, continueAsNewAfterEvents);
   try {
     // An idle first run's length, from a twin never due: the queue is due at its next task after it.
     await start(twin.key, 10_000);

@@ -15,53 +15,30 @@
  */
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
-import { NativeConnection } from '@temporalio/worker';
-import { createProcessBroker } from '../../platform/process-runner';
 import {
   commitStatusSignal,
   getQueueQuery,
   QUEUE_WORKFLOW_TYPE,
-  queueWorkflowId,
   submitUpdate,
-  type QueueWorkflowInput,
   type SubmitResult,
 } from '../../contract';
 import { createQueueClient, createTemporalCalls, type TemporalCalls } from '../../queue-client';
 import { LostUpdate } from '../../queue-client/lost-update';
-import { requireTestEnv } from '../support/env';
-import { startQueueDeployment, type QueueDeployment } from '../support/queue-harness';
-import { settledHistoryLength, startTaskQueueWorker } from '../support/task-queue-worker';
+import { settledHistoryLength, useTaskQueueStories } from '../support/task-queue-worker';
 
 const EventType = temporal.api.enums.v1.EventType;
 
-let d: QueueDeployment;
-let native: NativeConnection;
-const broker = createProcessBroker();
-
-beforeAll(async () => {
-  d = await startQueueDeployment();
-  native = await NativeConnection.connect({ address: requireTestEnv('TEST_TEMPORAL_ADDRESS') });
-}, 60_000);
-afterAll(async () => {
-  await native?.close();
-  broker.close();
-  await d?.close();
-}, 60_000);
-
-const startWorker = (taskQueue: string) =>
-  startTaskQueueWorker({ deployment: d, connection: native, broker, taskQueue, identity: 'lost-update' });
-const settledLength = (workflowId: string) => settledHistoryLength(d, workflowId);
+const stories = useTaskQueueStories();
+const startWorker = (taskQueue: string) => stories.startWorker({ taskQueue, identity: 'lost-update' });
 
 test('a submit the server gave up as the queue continued as new is sent again and applied once', async () => {
   const taskQueue = `lost-update-${randomUUID()}`;
+  const d = stories.deployment();
+  const settledLength = (workflowId: string) => settledHistoryLength(d, workflowId);
   const h = await d.newQueue({ command: 'true' });
   const twin = await d.newQueue({ command: 'true' });
   const start = (key: typeof h.key, continueAsNewAfterEvents: number) =>
-    d.client.workflow.start(QUEUE_WORKFLOW_TYPE, {
-      workflowId: queueWorkflowId(key),
-      taskQueue,
-      args: [{ key, config: { concurrency: 1 }, continueAsNewAfterEvents } satisfies QueueWorkflowInput],
-    });
+    stories.startQueue(taskQueue, key, continueAsNewAfterEvents);
   const calls = createTemporalCalls(d.client, { namespace: 'default', callTimeoutMs: 20_000 });
   const losses: LostUpdate[] = [];
   const observed: TemporalCalls = {

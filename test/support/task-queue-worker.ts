@@ -5,12 +5,14 @@
  * run's one workflow bundle. `settledHistoryLength` waits for the workflow to go quiet without a clock
  * of its own: no task pending and a history that stopped growing for a second.
  */
-import { Worker, type NativeConnection } from '@temporalio/worker';
+import type { WorkflowHandle } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { QUEUE_WORKFLOW_TYPE, queueWorkflowId, type QueueKey, type QueueWorkflowInput } from '../../contract';
 import { createActivities, type Activities } from '../../activities';
 import { createLocalGitHost } from '../../git/local-git-host';
-import type { ProcessBroker } from '../../platform/process-runner';
+import { createProcessBroker, type ProcessBroker } from '../../platform/process-runner';
 import { requireTestEnv } from './env';
-import type { QueueDeployment } from './queue-harness';
+import { startQueueDeployment, type QueueDeployment } from './queue-harness';
 
 export interface TaskQueueWorker {
   /** Shuts the worker down and waits for its end; safe to call twice. */
@@ -61,4 +63,51 @@ export async function settledHistoryLength(d: QueueDeployment, workflowId: strin
     last = historyLength;
     await new Promise((r) => setTimeout(r, 1_000));
   }
+}
+
+/** One test file's task-queue stories: a deployment and a connection for their workers, for the file. */
+export interface TaskQueueStories {
+  deployment(): QueueDeployment;
+  startWorker(opts: {
+    taskQueue: string;
+    identity: string;
+    wrap?: (real: Activities) => Activities;
+  }): Promise<TaskQueueWorker>;
+  /**
+   * Starts queue `key`'s workflow on `taskQueue` (concurrency 1), due to continue as new past
+   * `continueAsNewAfterEvents` events (an idle first run's length, measured on a twin, makes it due at
+   * its next task).
+   */
+  startQueue(taskQueue: string, key: QueueKey, continueAsNewAfterEvents: number): Promise<WorkflowHandle>;
+}
+
+/** Registers the file's hooks: the deployment and connection open before its tests and close after. */
+export function useTaskQueueStories(): TaskQueueStories {
+  let d: QueueDeployment | undefined;
+  let native: NativeConnection | undefined;
+  const broker = createProcessBroker();
+  beforeAll(async () => {
+    d = await startQueueDeployment();
+    native = await NativeConnection.connect({ address: requireTestEnv('TEST_TEMPORAL_ADDRESS') });
+  }, 60_000);
+  afterAll(async () => {
+    await native?.close();
+    broker.close();
+    await d?.close();
+  }, 60_000);
+  const opened = () => {
+    if (!d || !native) throw new Error('task-queue stories are used inside a test');
+    return { d, native };
+  };
+  return {
+    deployment: () => opened().d,
+    startWorker: (opts) =>
+      startTaskQueueWorker({ deployment: opened().d, connection: opened().native, broker, ...opts }),
+    startQueue: (taskQueue, key, continueAsNewAfterEvents) =>
+      opened().d.client.workflow.start(QUEUE_WORKFLOW_TYPE, {
+        workflowId: queueWorkflowId(key),
+        taskQueue,
+        args: [{ key, config: { concurrency: 1 }, continueAsNewAfterEvents } satisfies QueueWorkflowInput],
+      }),
+  };
 }
