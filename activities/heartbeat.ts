@@ -7,7 +7,12 @@
  */
 import { Context } from '@temporalio/activity';
 
-export async function whileHeartbeating<T>(work: () => Promise<T>, everyMs: number): Promise<T> {
+export async function whileHeartbeating<T>(
+  work: () => Promise<T>,
+  everyMs: number,
+  /** Sent with every beat: what an attempt after this one's worker died may skip. */
+  details?: unknown,
+): Promise<T> {
   let ctx: Context;
   try {
     ctx = Context.current();
@@ -15,7 +20,9 @@ export async function whileHeartbeating<T>(work: () => Promise<T>, everyMs: numb
     return work();
   }
   if (ctx.info.isLocal) return work();
-  const timer = setInterval(() => ctx.heartbeat(), everyMs);
+  const beat = () => (details === undefined ? ctx.heartbeat() : ctx.heartbeat(details));
+  if (details !== undefined) beat();
+  const timer = setInterval(beat, everyMs);
   try {
     return await work();
   } finally {

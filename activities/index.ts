@@ -57,10 +57,23 @@ export function createActivities(deps: ActivityDeps) {
       ? createRepositoryOwnerStore(deps.pool)
       : installationOwnership(deps.pool, deps.gitHubHost, createRepositoryOwnerStore(deps.pool)),
   );
+  // Built first: the git activities take the effects along (ADR 0028). The deps below are only called
+  // when an effect is performed, after every activity here exists.
+  const sideEffects = createSideEffectActivities({
+    appendTransitions: (input) => events.appendTransitions(input),
+    notifyPullRequest: (input) => mergeQueue.notifyPullRequest(input),
+    refreshPullRequestDetails: async (input) => {
+      await mergeQueue.refreshPullRequestDetails(input);
+      // Stalled checks also go out as a webhook (pull_request.checks_stalled), once per key.
+      if (input.refresh.stalledChecks) await announceStalledChecks(input);
+    },
+    deleteTestBranch: createTestBranchDeleter(deps.gitHost),
+  });
   const mergeQueue = createMergeQueueActivities({
     ...deps,
     runLogs: deps.runLogs ?? createRunLogStore(deps.pool),
     ownership,
+    performSideEffects: (input) => sideEffects.performSideEffects(input),
   });
   const events = createEventActivities({
     pool: deps.pool,
@@ -108,16 +121,7 @@ export function createActivities(deps: ActivityDeps) {
       ...(deps.preflightDraftRetry ? { draftRetry: deps.preflightDraftRetry } : {}),
     }),
     // The queue workflow's one activity per decision for its side effects, over the ones above.
-    ...createSideEffectActivities({
-      appendTransitions: (input) => events.appendTransitions(input),
-      notifyPullRequest: (input) => mergeQueue.notifyPullRequest(input),
-      refreshPullRequestDetails: async (input) => {
-        await mergeQueue.refreshPullRequestDetails(input);
-        // Stalled checks also go out as a webhook (pull_request.checks_stalled), once per key.
-        if (input.refresh.stalledChecks) await announceStalledChecks(input);
-      },
-      deleteTestBranch: createTestBranchDeleter(deps.gitHost),
-    }),
+    ...sideEffects,
   };
 }
 

@@ -4,13 +4,16 @@
  * tested commits on the target branch, delete test branches, list railyard's test PRs. Each is
  * idempotent (the port guarantees it; a test run is started once per id) and
  * turns outcomes the workflow acts on into result kinds; invalid names from requests become
- * non-retryable failures, since retrying cannot fix them. Each heartbeats while it runs.
+ * non-retryable failures, since retrying cannot fix them. Each heartbeats while it runs. The queue's
+ * side effects may ride along with a read, a build or a landing (side-effects/riding.ts, ADR 0028).
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { repositoryLabel, type RepositoryKey } from '../../contract';
 import type { GitHost, TestPullRequest } from '../../git/git-host';
 import type { RepositoryOwnership } from '../../stores/repository-owners';
 import { heartbeating } from '../heartbeat';
+import { riding } from '../side-effects/riding';
+import type { SideEffectsInput, SideEffectsResult } from '../side-effects/types';
 import { assertValid, checkBranchName, InvalidGitNameError, testBranchName } from '../../git/names';
 import type {
   BuildRunInput,
@@ -62,6 +65,17 @@ export function createTestBranchDeleter(gitHost: GitHost) {
   };
 }
 
+/** A worker built without a performer: every effect that rode along fails, for good. */
+const performNoSideEffects = (input: SideEffectsInput): Promise<SideEffectsResult> =>
+  Promise.resolve({
+    done: [],
+    failed: input.effects.map((e) => ({
+      key: e.key,
+      error: 'this worker performs no side effects',
+      retryable: false,
+    })),
+  });
+
 export function createGitActivities(deps: {
   gitHost: GitHost;
   ownership: RepositoryOwnership;
@@ -70,8 +84,14 @@ export function createGitActivities(deps: {
    * Absent: buildTestRun starts none, and the queue starts the run itself.
    */
   startTestRun?: (start: TestRunStart, built: { branchName: string; headSha: string }) => Promise<void>;
+  /**
+   * Performs the side effects that ride along with readPullRequest, buildTestRun and land
+   * (activities/side-effects/riding.ts); absent (tests of the git work alone): any effect sent fails.
+   */
+  performSideEffects?: (input: SideEffectsInput) => Promise<SideEffectsResult>;
 }) {
   const { gitHost, ownership } = deps;
+  const perform = deps.performSideEffects ?? performNoSideEffects;
   // The API refuses requests for another organisation's repository; this second check covers queues
   // made before ownership existed and any path that reaches the worker without the API.
   const owns = (input: { organisationId: string; repo: RepositoryKey }) =>
@@ -379,10 +399,11 @@ export function createGitActivities(deps: {
   // Each heartbeats while git (or the host's API) works: the workflow gives them a heartbeat timeout of
   // seconds (workflows/queue/activity-proxies.ts), so a call on a worker that died is retried that soon.
   return {
-    readPullRequest: heartbeating(readPullRequest, HEARTBEAT_MS),
+    // The queue's three git steps may carry its side effects (ADR 0028).
+    readPullRequest: riding(perform, readPullRequest, HEARTBEAT_MS),
     readTargetTip: heartbeating(readTargetTip, HEARTBEAT_MS),
-    buildTestRun: heartbeating(buildTestRun, HEARTBEAT_MS),
-    land: heartbeating(land, HEARTBEAT_MS),
+    buildTestRun: riding(perform, buildTestRun, HEARTBEAT_MS),
+    land: riding(perform, land, HEARTBEAT_MS),
     readChecks: heartbeating(readChecks, HEARTBEAT_MS),
     deleteTestBranch: heartbeating(deleteTestBranch, HEARTBEAT_MS),
     listTestPullRequests: heartbeating(listTestPullRequests, HEARTBEAT_MS),

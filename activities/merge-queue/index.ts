@@ -19,6 +19,7 @@ import {
   type TestRunWorkflow,
 } from '../../contract';
 import { createGitActivities } from './git-activities';
+import type { SideEffectsInput, SideEffectsResult } from '../side-effects/types';
 import { createNotifyActivity } from './notify';
 import { createUploadedFailuresActivity, type UploadedFailuresDeps } from './uploaded-failures';
 import { createPrRecordStore, type PrRecordStore } from '../../events/store/pr-records';
@@ -50,7 +51,12 @@ export interface MergeQueueActivityDeps {
 }
 
 export function createMergeQueueActivities(
-  deps: MergeQueueActivityDeps & { ownership: RepositoryOwnership; pool: Pool },
+  deps: MergeQueueActivityDeps & {
+    ownership: RepositoryOwnership;
+    pool: Pool;
+    /** The side effects that ride along with the git activities (activities/side-effects/riding.ts). */
+    performSideEffects?: (input: SideEffectsInput) => Promise<SideEffectsResult>;
+  },
 ) {
   const bases = deps.bases ?? createRunBaseStore(deps.pool, { maxBytes: DEFAULT_RUN_CONTENT_MAX_BYTES });
   return {

@@ -34,7 +34,6 @@ import {
   type SubmitInput,
   type SubmitResult,
 } from '../../contract';
-import { git } from './activity-proxies';
 import { bounded, MAX_DEFERRED_SUBMISSIONS, MAX_REJECTED_ADMISSIONS, type PrMeta } from './carried';
 import type { QueueContext } from './context';
 import { enqueueSubmission, type SubmissionRequest } from './enqueue';
@@ -164,7 +163,11 @@ export class Admissions {
         // the side effects' local activity, and local activities in flight together resolve on replay
         // in scheduling order, not in the order they finished, so what the queue did after each would
         // differ (a nondeterminism seen after a worker was killed; side-effects.ts keeps one at a time).
-        const snapshot = await git.readPullRequest({ repo: key.repo, targetBranch: key.targetBranch, pr });
+        const snapshot = await this.ctx.git.readPullRequest({
+          repo: key.repo,
+          targetBranch: key.targetBranch,
+          pr,
+        });
         this.conclude(request, snapshot);
       },
       () =>

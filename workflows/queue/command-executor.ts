@@ -16,7 +16,6 @@
 import { log } from '@temporalio/workflow';
 import type { EngineCommand, NotifyPr } from '../../engine';
 import { boundedNames, MAX_AVOID_SHAS, MAX_DETAIL_NAMES, testRunWorkflowId } from '../../contract';
-import { git } from './activity-proxies';
 import type { RunMeta } from './carried';
 import type { QueueContext } from './context';
 import type { HostReader } from './host-reader';
@@ -84,7 +83,7 @@ export class CommandExecutor {
     const apply = stacked ? cmd.prs : [...cmd.ahead, ...cmd.prs];
     this.ctx.track(
       async () => {
-        const built = await git.buildTestRun({
+        const built = await this.ctx.git.buildTestRun({
           organisationId: key.organisationId,
           repo: key.repo,
           targetBranch: key.targetBranch,

@@ -11,6 +11,7 @@
 import type { EngineEvent } from '../../engine';
 import type { QueueKey, StalledChecks, TestedOn } from '../../contract';
 import type { Carried } from './carried';
+import type { RidingGit } from './riding-git';
 
 export interface QueueContext {
   readonly key: QueueKey;
@@ -33,4 +34,6 @@ export interface QueueContext {
    * workflow task that starts it, without Temporal failing that task for the signals it buffers.
    */
   readonly quiet: boolean;
+  /** The read, build and landing activities, with the side effects due riding along (riding-git.ts). */
+  readonly git: RidingGit;
 }

@@ -84,7 +84,7 @@ export class HostReader {
     const { carried, key } = this.ctx;
     if (!carried.engine.entries.some((e) => e.pr === pr)) return;
     this.once(`pr:${pr}`, async () => {
-      const s = await git.readPullRequest({ repo: key.repo, targetBranch: key.targetBranch, pr });
+      const s = await this.ctx.git.readPullRequest({ repo: key.repo, targetBranch: key.targetBranch, pr });
       const entry = carried.engine.entries.find((e) => e.pr === pr);
       if (!entry) return;
       if (s.state === 'merged') {

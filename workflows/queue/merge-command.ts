@@ -12,7 +12,6 @@ import { log } from '@temporalio/workflow';
 import type { LandingProof } from '../../activities/merge-queue/types';
 import type { EngineCommand } from '../../engine';
 import { MAX_DETAIL_TEXT } from '../../contract';
-import { git } from './activity-proxies';
 import type { QueueContext } from './context';
 import { prsToApply } from './prs-to-apply';
 
@@ -21,7 +20,7 @@ export function runMerge(ctx: QueueContext, cmd: Extract<EngineCommand, { type: 
   const run = cmd.runId ? c.runs.find((r) => r.runId === cmd.runId) : undefined;
   ctx.track(
     async () => {
-      const r = await git.land({
+      const r = await ctx.git.land({
         organisationId: key.organisationId,
         repo: key.repo,
         targetBranch: key.targetBranch,

@@ -7,7 +7,6 @@
  * Invariants: a recheck is due only while some entry is not ready; the reads are tracked work (so
  * continue-as-new waits for them) and reach the engine only as events.
  */
-import { git } from './activity-proxies';
 import type { QueueContext } from './context';
 import { mergeabilityOf } from './enqueue';
 
@@ -31,7 +30,11 @@ export class NotReadyRecheck {
     for (const entry of carried.engine.entries.filter((e) => e.state === 'not_ready')) {
       const meta = carried.prs[String(entry.pr)];
       this.ctx.track(async () => {
-        const s = await git.readPullRequest({ repo: key.repo, targetBranch: key.targetBranch, pr: entry.pr });
+        const s = await this.ctx.git.readPullRequest({
+          repo: key.repo,
+          targetBranch: key.targetBranch,
+          pr: entry.pr,
+        });
         if (!s.found) this.ctx.push({ type: 'cancelled', pr: entry.pr, reason: 'PR_CLOSED' });
         else if (s.headSha !== entry.headSha)
           this.ctx.push({ type: 'cancelled', pr: entry.pr, reason: 'PR_PUSHED_TO' });

@@ -28,6 +28,7 @@ import { PrNotifier } from './pr-notifier';
 import { takeReceived, type Received } from './received';
 import { SideEffects } from './side-effects';
 import { SignalRate } from './signal-rate';
+import { ridingGit, type RidingGit } from './riding-git';
 
 export class QueueRuntime implements QueueContext {
   /**
@@ -59,6 +60,7 @@ export class QueueRuntime implements QueueContext {
   readonly admissions: Admissions;
   /** The signals that arrive: the side effects hold no workflow task open in a storm of them. */
   readonly signals = new SignalRate();
+  readonly git: RidingGit;
 
   constructor(
     readonly key: QueueKey,
@@ -67,6 +69,7 @@ export class QueueRuntime implements QueueContext {
   ) {
     // Transitions a previous run could not store go first (in the first call).
     this.effects = new SideEffects(this, (id) => this.delivered.add(id), opts.appendMaximumIntervalMs);
+    this.git = ridingGit(this.effects);
     this.hosts = new HostReader(this);
     this.executor = new CommandExecutor(this, this.hosts, this.effects);
     this.notifier = new PrNotifier(this, this.effects);

@@ -2,7 +2,9 @@
  * SideEffects: the queue workflow's side of `performSideEffects` (activities/side-effects). What a
  * decision changes outside the workflow (its transitions for the event log, its PRs' notices and
  * details refreshes, the deletion of finished runs' test branches) is collected here and handed to one
- * activity call, not one activity per effect and PR. The call is a regular activity
+ * activity call, not one activity per effect and PR. When the decision starts git work (a read, a
+ * build, a landing), the effects ride along with that activity instead (ADR 0028, `ride`): the call
+ * costs the history nothing of its own. Otherwise the call is a regular activity
  * (REGULAR_SIDE_EFFECTS_PATCH says why); runs that began before that patch made it a local activity
  * while the queue was quiet (one marker event instead of three activity events and a workflow task),
  * and their histories still replay that way, so what follows about local calls is for them.
@@ -22,7 +24,9 @@
  * - One call at a time, in the order the effects were produced: what a decision adds while a call is
  *   in flight goes in the next call, so a submission's notices reach its workflow in seq order and a
  *   busy queue sends fewer, larger calls. Effects added in one activation go in one call (a call
- *   starts from a microtask, after the drain that produced them).
+ *   starts from a microtask, after the drain that produced them). A ride is a call: its git activity
+ *   starts from that same microtask, and the call lasts until the activity ends; the effects aboard
+ *   are settled before a git failure is retried (the git work then goes alone).
  * - The event log's transitions live in the carried state (`Carried.unstored`) until an append stored
  *   them, so they survive PostgreSQL being down for any length of time and continue-as-new. The
  *   oldest MAX_APPEND_BATCH go first in each call (the append before the notices: the log holds a
@@ -43,6 +47,7 @@
 import { log, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { SideEffect, SideEffectsResult } from '../../activities/side-effects/types';
+import type { Ridden } from '../../activities/side-effects/riding';
 import type { TransitionEvent } from '../../events/types';
 import type { PrDetailsRefresh, PrTransitionNotice, PullRequestWorkflowInput } from '../../contract';
 import type { QueueContext } from './context';
@@ -59,6 +64,14 @@ import { ViewSync } from './view-sync';
  * its first continue-as-new attempt (an UnhandledCommand failure evicts the run and replays it).
  */
 export const REGULAR_SIDE_EFFECTS_PATCH = 'side-effects-regular-activity';
+
+/**
+ * The effects due when the queue starts a read, a build or a landing ride along with that activity
+ * (ADR 0028) instead of going in a `performSideEffects` call of their own: one activity and, mostly,
+ * one workflow task fewer per decision that starts git work. Runs that began before it start their git
+ * work at once and send every effect by itself, as they did live.
+ */
+export const RIDE_ALONG_PATCH = 'side-effects-ride-along';
 
 /** Transitions per append; a backlog after a long outage goes in batches of this size. */
 export const MAX_APPEND_BATCH = 500;
@@ -94,6 +107,22 @@ interface Pending {
   notBefore: number;
 }
 
+/** One call's effects: those sent (with their numbered keys), the append if any, in call order. */
+interface Batch {
+  sent: Pending[];
+  append: Extract<SideEffect, { kind: 'appendTransitions' }> | null;
+  effects: SideEffect[];
+}
+
+/** Starts a git activity, with effects aboard or none. */
+export type RideStart<R> = (sideEffects: SideEffect[] | undefined) => Promise<Ridden<R>>;
+
+interface Rider {
+  start: RideStart<unknown>;
+  resolve: (r: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
 /** The submission whose order an effect keeps, if any. */
 const submissionOf = (e: SideEffect): string | null =>
   e.kind === 'notifyPullRequest' || e.kind === 'refreshPullRequestDetails' ? e.workflow.submissionId : null;
@@ -103,6 +132,8 @@ export class SideEffects {
   private readonly perform: Activities['performSideEffects'];
   private readonly appendAlone: Activities['appendTransitions'];
   private readonly waiting: Pending[] = [];
+  /** Git work waiting for the next pump, to take the effects along (`ride`). */
+  private readonly riders: Rider[] = [];
   private calling = false;
   private scheduled = false;
   /** When a timer will pump again (null: none set). */
@@ -221,24 +252,74 @@ export class SideEffects {
   }
 
   private pump(): void {
+    // Git work waiting for a ride starts now, the first with the effects due (if no call is in flight).
+    for (const rider of this.riders.splice(0)) this.startRider(rider);
     if (this.calling) return;
-    const now = Date.now();
-    const due = this.due(now);
-    const c = this.ctx.carried;
-    const events = c.unstored.length > 0 && !this.appending ? c.unstored.slice(0, MAX_APPEND_BATCH) : [];
-    if (due.length === 0 && events.length === 0) {
-      this.wakeForNext(now);
+    const batch = this.prepare();
+    if (!batch) {
+      this.wakeForNext(Date.now());
       this.track();
       return;
     }
+    this.begin(batch);
+    void this.call(batch).finally(() => this.end());
+  }
+
+  private begin(batch: Batch): void {
     this.calling = true;
-    this.inCall = due.length;
+    this.inCall = batch.sent.length;
     this.track();
-    void this.call(due, events).finally(() => {
-      this.calling = false;
-      this.inCall = 0;
-      this.pump();
-    });
+  }
+
+  private end(): void {
+    this.calling = false;
+    this.inCall = 0;
+    this.pump();
+  }
+
+  /**
+   * Starts `start` (git work) from the next pump, the effects due then riding along when no call is in
+   * flight (RIDE_ALONG_PATCH; activities/side-effects/riding.ts), and answers the git result. When the
+   * git work failed with effects aboard, it is started again alone, under its own retry policy.
+   */
+  ride<R>(start: RideStart<R>): Promise<R> {
+    // Runs recorded before it start their git work at once, without effects (the commands they had).
+    if (!patched(RIDE_ALONG_PATCH)) return start(undefined) as Promise<R>;
+    return new Promise<Ridden<R>>((resolve, reject) => {
+      this.riders.push({
+        start,
+        resolve: resolve as (r: unknown) => void,
+        reject,
+      });
+      this.schedule();
+    }).then((r) => (rideFailed(r) ? alone(start) : r));
+  }
+
+  private startRider(rider: Rider): void {
+    const batch = this.calling ? null : this.prepare();
+    if (!batch) {
+      rider.start(undefined).then(rider.resolve, rider.reject);
+      return;
+    }
+    this.begin(batch);
+    rider
+      .start(batch.effects)
+      .then(
+        (r) => {
+          // A worker that does not take effects along (an older one, mid-upgrade) performed none.
+          this.settle(batch, r.sideEffects ?? notPerformed(batch, 'the worker did not take them along'));
+          if (rideFailed(r))
+            log.warn('git work failed with side effects aboard; it is started again alone', {
+              error: r.rideFailed,
+            });
+          rider.resolve(r);
+        },
+        (err: unknown) => {
+          this.settle(batch, notPerformed(batch, err instanceof Error ? err.message : String(err)));
+          rider.reject(err);
+        },
+      )
+      .finally(() => this.end());
   }
 
   /** Takes the effects due now, keeping each submission's order (one not due holds back its later ones). */
@@ -273,36 +354,50 @@ export class SideEffects {
     });
   }
 
-  private async call(due: Pending[], events: TransitionEvent[]): Promise<void> {
+  /** The effects due now and the transitions to store, as one call; null when nothing is due. */
+  private prepare(): Batch | null {
+    const due = this.due(Date.now());
+    const c = this.ctx.carried;
+    const events = c.unstored.length > 0 && !this.appending ? c.unstored.slice(0, MAX_APPEND_BATCH) : [];
+    if (due.length === 0 && events.length === 0) return null;
     const queue = this.ctx.key;
     const sent = due.map((p) => ({ ...p, effect: { ...p.effect, key: `${++this.keys}:${p.effect.key}` } }));
-    const append: SideEffect | null =
+    const append: Batch['append'] =
       events.length > 0
         ? { kind: 'appendTransitions', key: `${++this.keys}:append`, events, queue, view: this.views.next() }
         : null;
     const effects: SideEffect[] = [...(append ? [append] : []), ...sent.map((p) => p.effect)];
+    return { sent, append, effects };
+  }
+
+  /** One call of `performSideEffects` for `batch`, by itself. */
+  private async call(batch: Batch): Promise<void> {
     let result: SideEffectsResult;
     // Both replay as they ran: the signal rate (workflow time, signals in history order) and the last
     // local call's outcome (its marker).
     const local = !patched(REGULAR_SIDE_EFFECTS_PATCH) && this.ctx.quiet && !this.localFailed;
     try {
-      result = await (local ? this.performLocal : this.perform)({ effects });
+      result = await (local ? this.performLocal : this.perform)({ effects: batch.effects });
       this.localFailed = false;
     } catch (err) {
       this.localFailed = local;
       // The call's own retries ran out (its workers kept dying): every effect is tried again.
-      const error = err instanceof Error ? err.message : String(err);
-      result = { done: [], failed: effects.map((e) => ({ key: e.key, error, retryable: true })) };
+      result = notPerformed(batch, err instanceof Error ? err.message : String(err));
     }
+    this.settle(batch, result);
+  }
+
+  /** What a call's result means: appended transitions leave the state, failed effects wait to go again. */
+  private settle({ sent, append }: Batch, result: SideEffectsResult): void {
     const done = new Set(result.done);
     const failed = new Map(result.failed.map((f) => [f.key, f]));
     const now = Date.now();
     if (append) {
       this.views.settled(done.has(append.key), result.appended?.view);
-      if (done.has(append.key)) this.ctx.carried.unstored.splice(0, events.length);
+      if (done.has(append.key)) this.ctx.carried.unstored.splice(0, append.events.length);
       else {
         log.warn('event log append failed; the transitions stay in the workflow and are sent again', {
-          transitions: events.length,
+          transitions: append.events.length,
           error: failed.get(append.key)?.error,
         });
         void this.appendByThemselves();
@@ -387,4 +482,20 @@ export class SideEffects {
 /** The key an effect was produced with, without the call's numbering. */
 function keyOf(sentKey: string): string {
   return sentKey.slice(sentKey.indexOf(':') + 1);
+}
+
+/** Every effect of `batch` failed, to be tried again (a call whose retries ran out, a lost ride). */
+function notPerformed(batch: Batch, error: string): SideEffectsResult {
+  return { done: [], failed: batch.effects.map((e) => ({ key: e.key, error, retryable: true })) };
+}
+
+const rideFailed = <R>(r: Ridden<R>): r is Extract<Ridden<R>, { rideFailed: string }> =>
+  typeof r === 'object' && r !== null && 'rideFailed' in r;
+
+/** Git work started again after a ride on which it failed: no effects aboard, Temporal's retries. */
+async function alone<R>(start: RideStart<R>): Promise<R> {
+  const r = await start(undefined);
+  // Without effects the activity throws its failure; a ride failure here would be a worker's bug.
+  if (rideFailed(r)) throw new Error(r.rideFailed);
+  return r;
 }

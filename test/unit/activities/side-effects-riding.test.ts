@@ -1,0 +1,75 @@
+/**
+ * riding (activities/side-effects/riding.ts): a git activity that takes the queue's side effects along
+ * performs them first, answers their result with its own, and when its git work fails still completes,
+ * with the effects' result, so the workflow never waits on the git retries to learn what they did.
+ */
+import { riding } from '../../../activities/side-effects/riding';
+import type { SideEffect, SideEffectsInput, SideEffectsResult } from '../../../activities/side-effects/types';
+
+const branch = (n: number): SideEffect => ({
+  kind: 'deleteTestBranch',
+  key: `${n}:delete:b${n}`,
+  repo: { host: 'local', owner: 'o', name: 'r' },
+  branchName: `b${n}`,
+});
+
+function performer() {
+  const calls: string[][] = [];
+  const order: string[] = [];
+  const perform = (input: SideEffectsInput): Promise<SideEffectsResult> => {
+    calls.push(input.effects.map((e) => e.key));
+    order.push('effects');
+    return Promise.resolve({ done: input.effects.map((e) => e.key), failed: [] });
+  };
+  return { calls, order, perform };
+}
+
+test('without effects the git work alone runs and its result is answered as it is', async () => {
+  const p = performer();
+  const read = riding(
+    p.perform,
+    (input: { pr: number }) => Promise.resolve({ pr: input.pr, found: true }),
+    1_000,
+  );
+  await expect(read({ pr: 7 })).resolves.toEqual({ pr: 7, found: true });
+  await expect(read({ pr: 7, sideEffects: [] })).resolves.toEqual({ pr: 7, found: true });
+  expect(p.calls).toEqual([]);
+});
+
+test('effects aboard go first, and their result comes back beside the git result', async () => {
+  const p = performer();
+  const seen: unknown[] = [];
+  const build = riding(
+    p.perform,
+    (input: { runId: string }) => {
+      seen.push(input);
+      p.order.push('git');
+      return Promise.resolve({ kind: 'built' as const, runId: input.runId });
+    },
+    1_000,
+  );
+  const r = await build({ runId: 'r1', sideEffects: [branch(1), branch(2)] });
+  expect(p.order).toEqual(['effects', 'git']);
+  // The git work gets its own input, without the effects.
+  expect(seen).toEqual([{ runId: 'r1' }]);
+  expect(r).toEqual({
+    kind: 'built',
+    runId: 'r1',
+    sideEffects: { done: ['1:delete:b1', '2:delete:b2'], failed: [] },
+  });
+});
+
+test('git work that fails with effects aboard completes with rideFailed and what the effects did', async () => {
+  const p = performer();
+  const land = riding(
+    p.perform,
+    (): Promise<{ kind: 'landed' }> => Promise.reject(new Error('host down')),
+    1_000,
+  );
+  await expect(land({ sideEffects: [branch(3)] })).resolves.toEqual({
+    rideFailed: 'host down',
+    sideEffects: { done: ['3:delete:b3'], failed: [] },
+  });
+  // Without effects aboard the failure is thrown, for Temporal's retry policy.
+  await expect(land({})).rejects.toThrow('host down');
+});

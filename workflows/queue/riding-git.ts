@@ -1,0 +1,41 @@
+/**
+ * The queue's git steps that take its side effects along (ADR 0028): a read, a build and a landing
+ * start through `SideEffects.ride`, so the effects due when one starts go in that activity instead of
+ * a `performSideEffects` call of their own. What a caller gets is the git result alone; when the git
+ * work failed with effects aboard, `ride` has started it again by itself.
+ */
+import type { Ridden, RidingInput } from '../../activities/side-effects/riding';
+import type {
+  BuildRunInput,
+  BuildRunResult,
+  LandInput,
+  LandResult,
+  PullRequestSnapshot,
+} from '../../activities/merge-queue/types';
+import type { RepositoryKey } from '../../contract';
+import { git } from './activity-proxies';
+import type { SideEffects } from './side-effects';
+
+export interface RidingGit {
+  readPullRequest(input: {
+    repo: RepositoryKey;
+    targetBranch: string;
+    pr: number;
+  }): Promise<PullRequestSnapshot>;
+  buildTestRun(input: BuildRunInput): Promise<BuildRunResult>;
+  land(input: LandInput): Promise<LandResult>;
+}
+
+export function ridingGit(effects: SideEffects): RidingGit {
+  const via =
+    <I, R>(activity: (input: I & RidingInput) => Promise<Ridden<R>>) =>
+    (input: I): Promise<R> =>
+      effects.ride<R>((sideEffects) =>
+        activity(sideEffects ? { ...input, sideEffects } : (input as I & RidingInput)),
+      );
+  return {
+    readPullRequest: via(git.readPullRequest),
+    buildTestRun: via(git.buildTestRun),
+    land: via(git.land),
+  };
+}
