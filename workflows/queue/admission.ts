@@ -34,9 +34,15 @@ import {
   type SubmitInput,
   type SubmitResult,
 } from '../../contract';
-import { bounded, MAX_DEFERRED_SUBMISSIONS, MAX_REJECTED_ADMISSIONS, type PrMeta } from './carried';
+import {
+  bounded,
+  MAX_DEFERRED_SUBMISSIONS,
+  MAX_REJECTED_ADMISSIONS,
+  type PrMeta,
+  type SubmissionRequest,
+} from './carried';
 import type { QueueContext } from './context';
-import { enqueueSubmission, type SubmissionRequest } from './enqueue';
+import { enqueueSubmission } from './enqueue';
 import { chooseCommitMessage } from '../../contract';
 
 /** Why a submission bound to `expected` was refused: the PR's head is now `actual`. */
@@ -68,7 +74,6 @@ export class Admissions {
 
   /** Records a submit; never awaits, and starts nothing (`startReads` does, in the loop's turn). */
   request({ pr, priority, noBatch, expectedHeadSha, commitMessage }: SubmitInput): SubmitResult {
-    const { carried: c } = this.ctx;
     const pending = this.pending.get(pr);
     if (pending) {
       Object.assign(pending, { priority, noBatch });
@@ -76,9 +81,8 @@ export class Admissions {
       if (expectedHeadSha !== undefined) pending.expectedHeadSha = expectedHeadSha;
       return { submissionId: pending.submissionId, resubmitted: true };
     }
-    const existing = c.prs[String(pr)];
-    // Admitted but not yet decided (its `submitted` still in the inbox) counts as queued too.
-    if (existing && (isInQueue(c.engine, pr) || this.admitted.has(existing.submissionId))) {
+    const existing = this.queuedOrAdmitted(pr);
+    if (existing) {
       // A new commit message applies to the builds and landings from now on (not an engine setting).
       const message = commitMessage && chooseCommitMessage(commitMessage, existing.commitMessage?.title);
       if (message) existing.commitMessage = message;
@@ -118,11 +122,21 @@ export class Admissions {
    * MAX_DEFERRED_SUBMISSIONS wait.
    */
   canDefer(pr: number): boolean {
-    const { carried: c } = this.ctx;
     if (this.pending.has(pr)) return true;
+    if (this.queuedOrAdmitted(pr)) return false;
+    return (this.ctx.carried.deferredSubmissions?.length ?? 0) < MAX_DEFERRED_SUBMISSIONS;
+  }
+
+  /**
+   * The PR's metadata when it is in the queue, or admitted but not yet decided (its `submitted` still
+   * in the inbox), which counts as queued too.
+   */
+  private queuedOrAdmitted(pr: number): PrMeta | undefined {
+    const { carried: c } = this.ctx;
     const existing = c.prs[String(pr)];
-    if (existing && (isInQueue(c.engine, pr) || this.admitted.has(existing.submissionId))) return false;
-    return (c.deferredSubmissions?.length ?? 0) < MAX_DEFERRED_SUBMISSIONS;
+    return existing && (isInQueue(c.engine, pr) || this.admitted.has(existing.submissionId))
+      ? existing
+      : undefined;
   }
 
   /**

@@ -11,7 +11,6 @@
  * written.
  */
 import type { TransitionEvent } from '../../events/types';
-import type { SubmissionRequest } from './enqueue';
 import {
   initialState,
   type EngineEvent,
@@ -103,6 +102,19 @@ export interface RunMeta {
   uploadsUnreadable?: boolean;
   /** Its failed tests' latest passing commits on the target, [test, sha] (passed-on-target.ts); absent: none. */
   passedOnTarget?: [string, string][];
+}
+
+/** A submit recorded and not yet read (Admissions), or carried unread across continue-as-new. */
+export interface SubmissionRequest {
+  pr: number;
+  submissionId: string;
+  /** 0–255; null = the default (medium). */
+  priority: number | null;
+  noBatch: boolean;
+  /** The head the submission is bound to (SubmitInput.expectedHeadSha). */
+  expectedHeadSha?: string;
+  /** SubmitInput.commitMessage. */
+  commitMessage?: CommitMessage;
 }
 
 export interface Carried {

@@ -9,9 +9,15 @@
  * what the engine decides comes back to them only through commands the drain loop routes.
  */
 import type { EngineEvent } from '../../engine';
-import type { QueueKey, StalledChecks, TestedOn } from '../../contract';
+import type { QueueKey, RepositoryKey, StalledChecks, TestedOn } from '../../contract';
+import type {
+  BuildRunInput,
+  BuildRunResult,
+  LandInput,
+  LandResult,
+  PullRequestSnapshot,
+} from '../../activities/merge-queue/types';
 import type { Carried } from './carried';
-import type { RidingGit } from './riding-git';
 
 export interface QueueContext {
   readonly key: QueueKey;
@@ -36,4 +42,15 @@ export interface QueueContext {
   readonly quiet: boolean;
   /** The read, build and landing activities, with the side effects due riding along (riding-git.ts). */
   readonly git: RidingGit;
+}
+
+/** The git steps the parts start through the context: each answers its git result alone (ADR 0028). */
+export interface RidingGit {
+  readPullRequest(input: {
+    repo: RepositoryKey;
+    targetBranch: string;
+    pr: number;
+  }): Promise<PullRequestSnapshot>;
+  buildTestRun(input: BuildRunInput): Promise<BuildRunResult>;
+  land(input: LandInput): Promise<LandResult>;
 }

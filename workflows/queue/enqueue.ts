@@ -10,22 +10,9 @@
  */
 import type { PullRequestSnapshot } from '../../activities/merge-queue/types';
 import { DEFAULT_PRIORITY } from '../../engine';
-import type { PrMeta } from './carried';
-import type { CommitMessage } from '../../contract';
+import type { PrMeta, SubmissionRequest } from './carried';
 import { chooseCommitMessage } from '../../contract';
 import type { QueueContext } from './context';
-
-export interface SubmissionRequest {
-  pr: number;
-  submissionId: string;
-  /** 0–255; null = the default (medium). */
-  priority: number | null;
-  noBatch: boolean;
-  /** The head the submission is bound to (SubmitInput.expectedHeadSha). */
-  expectedHeadSha?: string;
-  /** SubmitInput.commitMessage. */
-  commitMessage?: CommitMessage;
-}
 
 /** The host's mergeability as the PR record shows it. */
 export function mergeabilityOf(snapshot: PullRequestSnapshot): PrMeta['readiness']['gitHubMergeability'] {

@@ -5,26 +5,9 @@
  * work failed with effects aboard, `ride` has started it again by itself.
  */
 import type { Ridden, RidingInput } from '../../activities/side-effects/riding';
-import type {
-  BuildRunInput,
-  BuildRunResult,
-  LandInput,
-  LandResult,
-  PullRequestSnapshot,
-} from '../../activities/merge-queue/types';
-import type { RepositoryKey } from '../../contract';
 import { git } from './activity-proxies';
+import type { RidingGit } from './context';
 import type { SideEffects } from './side-effects';
-
-export interface RidingGit {
-  readPullRequest(input: {
-    repo: RepositoryKey;
-    targetBranch: string;
-    pr: number;
-  }): Promise<PullRequestSnapshot>;
-  buildTestRun(input: BuildRunInput): Promise<BuildRunResult>;
-  land(input: LandInput): Promise<LandResult>;
-}
 
 export function ridingGit(effects: SideEffects): RidingGit {
   const via =

@@ -22,13 +22,13 @@ import type { QueueKey, StalledChecks, TestedOn } from '../../contract';
 import { bounded, type Carried, MAX_FINISHED_RUNS } from './carried';
 import { Admissions } from './admission';
 import { CommandExecutor } from './command-executor';
-import type { QueueContext } from './context';
+import type { QueueContext, RidingGit } from './context';
 import { HostReader } from './host-reader';
 import { PrNotifier } from './pr-notifier';
 import { takeReceived, type Received } from './received';
 import { SideEffects } from './side-effects';
 import { SignalRate } from './signal-rate';
-import { ridingGit, type RidingGit } from './riding-git';
+import { ridingGit } from './riding-git';
 
 export class QueueRuntime implements QueueContext {
   /**
