@@ -12,7 +12,7 @@ import { repositoryLabel, type RepositoryKey } from '../../contract';
 import type { GitHost, TestPullRequest } from '../../git/git-host';
 import type { RepositoryOwnership } from '../../stores/repository-owners';
 import { heartbeating } from '../heartbeat';
-import { riding } from '../side-effects/riding';
+import { performNoSideEffects, riding } from '../side-effects/riding';
 import type { SideEffectsInput, SideEffectsResult } from '../side-effects/types';
 import { assertValid, checkBranchName, InvalidGitNameError, testBranchName } from '../../git/names';
 import type {
@@ -64,17 +64,6 @@ export function createTestBranchDeleter(gitHost: GitHost) {
     await guard(() => gitHost.deleteBranch(input.repo, input.branchName, prefixOn(gitHost, input)));
   };
 }
-
-/** A worker built without a performer: every effect that rode along fails, for good. */
-const performNoSideEffects = (input: SideEffectsInput): Promise<SideEffectsResult> =>
-  Promise.resolve({
-    done: [],
-    failed: input.effects.map((e) => ({
-      key: e.key,
-      error: 'this worker performs no side effects',
-      retryable: false,
-    })),
-  });
 
 export function createGitActivities(deps: {
   gitHost: GitHost;

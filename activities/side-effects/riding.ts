@@ -53,3 +53,14 @@ export function riding<I, R>(
     }
   };
 }
+
+/** A worker built without a performer: every effect that rode along fails, for good. */
+export const performNoSideEffects = (input: SideEffectsInput): Promise<SideEffectsResult> =>
+  Promise.resolve({
+    done: [],
+    failed: input.effects.map((e) => ({
+      key: e.key,
+      error: 'this worker performs no side effects',
+      retryable: false,
+    })),
+  });

@@ -9,7 +9,7 @@
  * while the queue was quiet (one marker event instead of three activity events and a workflow task),
  * and their histories still replay that way, so what follows about local calls is for them.
  *
- * The local call is bounded well inside the workflow task (LOCAL_CALL_BOUND_MS): a local activity still
+ * The local call is bounded well inside the workflow task (LOCAL_CALL_BOUND_MS, activity-proxies.ts): a local activity still
  * running at 80 % of the task's timeout makes the worker "heartbeat" the task (complete it empty and
  * take a new one), and on replay Temporal's core gives the activations after such a heartbeat another
  * workflow time than they had live (issue 27: `Date.now()` read in the task that took a signal after
@@ -44,13 +44,28 @@
  * - Continue-as-new waits for the effects other than appends (one tracked unit while any is pending
  *   or in flight: QueueContext.track); it never waits for the database.
  */
-import { log, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { log, patched, sleep } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { SideEffect, SideEffectsResult } from '../../activities/side-effects/types';
 import type { Ridden } from '../../activities/side-effects/riding';
 import type { TransitionEvent } from '../../events/types';
 import type { PrDetailsRefresh, PrTransitionNotice, PullRequestWorkflowInput } from '../../contract';
 import type { QueueContext } from './context';
+import {
+  alone,
+  backoff,
+  keyOf,
+  MAX_ATTEMPTS,
+  MAXIMUM_INTERVAL_MS,
+  notPerformed,
+  rideFailed,
+  takeDue,
+  type Batch,
+  type Pending,
+  type RideStart,
+  type Rider,
+} from './side-effect-calls';
+import { sideEffectProxies } from './activity-proxies';
 import { ViewSync } from './view-sync';
 
 /**
@@ -76,56 +91,8 @@ export const RIDE_ALONG_PATCH = 'side-effects-ride-along';
 /** Transitions per append; a backlog after a long outage goes in batches of this size. */
 export const MAX_APPEND_BATCH = 500;
 export const DEFAULT_APPEND_MAXIMUM_INTERVAL_MS = 30_000;
-/**
- * Attempts of an effect other than an append before it is dropped: what each had as an activity of
- * its own (a notice 30, a branch deletion 12, git's budget), so a host that refuses deletions holds
- * continue-as-new no longer than before.
- */
-export const MAX_ATTEMPTS: Record<Pending['effect']['kind'], number> = {
-  notifyPullRequest: 30,
-  refreshPullRequestDetails: 30,
-  deleteTestBranch: 12,
-};
-/**
- * The longest a local call may run, retries included: far below the 8 s (80 % of the default 10 s
- * workflow task timeout) at which the worker would heartbeat the task (the module's doc says why that
- * must not happen), leaving the activation that scheduled it seconds to spare under load.
- */
-export const LOCAL_CALL_BOUND_MS = 3_000;
-const INITIAL_INTERVAL_MS = 1_000;
-const MAXIMUM_INTERVAL_MS = 60_000;
 /** After an append that failed for good (not retried), before the next. */
 const FAILURE_PAUSE_MS = 60_000;
-
-const backoff = (attempts: number, maximumMs: number) =>
-  Math.min(INITIAL_INTERVAL_MS * 2 ** Math.max(0, attempts - 1), maximumMs);
-
-/** An effect waiting for a call; `key` is made unique when it is sent. */
-interface Pending {
-  effect: Exclude<SideEffect, { kind: 'appendTransitions' }>;
-  attempts: number;
-  notBefore: number;
-}
-
-/** One call's effects: those sent (with their numbered keys), the append if any, in call order. */
-interface Batch {
-  sent: Pending[];
-  append: Extract<SideEffect, { kind: 'appendTransitions' }> | null;
-  effects: SideEffect[];
-}
-
-/** Starts a git activity, with effects aboard or none. */
-export type RideStart<R> = (sideEffects: SideEffect[] | undefined) => Promise<Ridden<R>>;
-
-interface Rider {
-  start: RideStart<unknown>;
-  resolve: (r: unknown) => void;
-  reject: (err: unknown) => void;
-}
-
-/** The submission whose order an effect keeps, if any. */
-const submissionOf = (e: SideEffect): string | null =>
-  e.kind === 'notifyPullRequest' || e.kind === 'refreshPullRequestDetails' ? e.workflow.submissionId : null;
 
 export class SideEffects {
   private readonly performLocal: Activities['performSideEffects'];
@@ -157,39 +124,11 @@ export class SideEffects {
     /** The longest pause between append attempts (test hook: QueueWorkflowInput). */
     appendMaximumIntervalMs = DEFAULT_APPEND_MAXIMUM_INTERVAL_MS,
   ) {
-    // A local activity: it runs on this worker inside the workflow task of the decision that produced
-    // the effects, and costs the history one marker event instead of three activity events and the
-    // workflow task that takes its result (issue 25). Its work is short (signals, one append, branch
-    // deletions) and each effect is idempotent, so a call on a worker that died is simply made again
-    // whole when the workflow task is retried elsewhere; it needs no heartbeat. The task stays open
-    // while it runs: updates and queries wait that long, at most LOCAL_CALL_BOUND_MS (never a heartbeat).
-    // One call at a time (`calling`), and the queue starts no other local activity: local activities in
-    // flight together resolve on replay in scheduling order, not in the order they finished, and what
-    // the workflow did after each would then differ (admission.ts).
-    this.performLocal = proxyLocalActivities<Activities>({
-      // Retries included, never near the task's heartbeat (LOCAL_CALL_BOUND_MS says why).
-      scheduleToCloseTimeout: LOCAL_CALL_BOUND_MS,
-      startToCloseTimeout: LOCAL_CALL_BOUND_MS,
-      // Failed effects are reported, not thrown: only a call that threw is retried here.
-      retry: { initialInterval: '500 milliseconds', maximumInterval: '1 second', maximumAttempts: 3 },
-    }).performSideEffects;
-    // In a storm of signals, a regular activity: it holds no workflow task open (signal-rate.ts).
-    this.perform = proxyActivities<Activities>({
-      startToCloseTimeout: '1 minute',
-      // It heartbeats every second with the keys done: a call on a dead worker is retried within this.
-      heartbeatTimeout: '10 seconds',
-      retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
-    }).performSideEffects;
-    this.appendAlone = proxyActivities<Activities>({
-      startToCloseTimeout: '30 seconds',
-      // No maximumAttempts: the transitions must reach the log whatever the outage.
-      retry: {
-        initialInterval: INITIAL_INTERVAL_MS,
-        backoffCoefficient: 2,
-        // Temporal refuses a maximum below the initial interval (the workflow task would fail).
-        maximumInterval: Math.max(INITIAL_INTERVAL_MS, appendMaximumIntervalMs),
-      },
-    }).appendTransitions;
+    ({
+      performLocal: this.performLocal,
+      perform: this.perform,
+      appendAlone: this.appendAlone,
+    } = sideEffectProxies(appendMaximumIntervalMs));
     this.views = new ViewSync(ctx.carried, ctx.key);
     // Transitions a previous run could not store go first.
     this.schedule();
@@ -322,41 +261,9 @@ export class SideEffects {
       .finally(() => this.end());
   }
 
-  /** Takes the effects due now, keeping each submission's order (one not due holds back its later ones). */
-  private due(now: number): Pending[] {
-    const held = new Set<string>();
-    const due: Pending[] = [];
-    const rest: Pending[] = [];
-    for (const p of this.waiting) {
-      const submission = submissionOf(p.effect);
-      if (p.notBefore > now || (submission !== null && held.has(submission))) {
-        if (submission !== null) held.add(submission);
-        rest.push(p);
-      } else due.push(p);
-    }
-    this.waiting.splice(0, this.waiting.length, ...rest);
-    return this.withoutSupersededRefreshes(due);
-  }
-
-  /** Drops a refresh when a later notice of its submission in the same call carries all it says. */
-  private withoutSupersededRefreshes(due: Pending[]): Pending[] {
-    return due.filter((p, i) => {
-      const e = p.effect;
-      if (e.kind !== 'refreshPullRequestDetails') return true;
-      return !due
-        .slice(i + 1)
-        .some(
-          ({ effect: later }) =>
-            later.kind === 'notifyPullRequest' &&
-            later.workflow.submissionId === e.workflow.submissionId &&
-            later.notices.some((n) => n.seq > e.refresh.afterSeq && (!e.refresh.testedOn || n.testedOn)),
-        );
-    });
-  }
-
   /** The effects due now and the transitions to store, as one call; null when nothing is due. */
   private prepare(): Batch | null {
-    const due = this.due(Date.now());
+    const due = takeDue(this.waiting, Date.now());
     const c = this.ctx.carried;
     const events = c.unstored.length > 0 && !this.appending ? c.unstored.slice(0, MAX_APPEND_BATCH) : [];
     if (due.length === 0 && events.length === 0) return null;
@@ -477,25 +384,4 @@ export class SideEffects {
       this.release = null;
     }
   }
-}
-
-/** The key an effect was produced with, without the call's numbering. */
-function keyOf(sentKey: string): string {
-  return sentKey.slice(sentKey.indexOf(':') + 1);
-}
-
-/** Every effect of `batch` failed, to be tried again (a call whose retries ran out, a lost ride). */
-function notPerformed(batch: Batch, error: string): SideEffectsResult {
-  return { done: [], failed: batch.effects.map((e) => ({ key: e.key, error, retryable: true })) };
-}
-
-const rideFailed = <R>(r: Ridden<R>): r is Extract<Ridden<R>, { rideFailed: string }> =>
-  typeof r === 'object' && r !== null && 'rideFailed' in r;
-
-/** Git work started again after a ride on which it failed: no effects aboard, Temporal's retries. */
-async function alone<R>(start: RideStart<R>): Promise<R> {
-  const r = await start(undefined);
-  // Without effects the activity throws its failure; a ride failure here would be a worker's bug.
-  if (rideFailed(r)) throw new Error(r.rideFailed);
-  return r;
 }

@@ -1,0 +1,110 @@
+/**
+ * What one side-effects call holds and how its answer is read (side-effects.ts drives the calls): the
+ * effects waiting with their attempts, which of them are due, a call's batch and the git work a batch
+ * may ride along with (ADR 0028). Pure functions and types: no workflow API but the types.
+ *
+ * Invariants: a submission's effects are taken in the order they were produced, and one not due holds
+ * back its later ones; a refresh that a later notice of its submission in the same call carries whole is
+ * not sent; a call that failed as a whole counts every effect as not performed (tried again).
+ */
+import type { Ridden } from '../../activities/side-effects/riding';
+import type { SideEffect, SideEffectsResult } from '../../activities/side-effects/types';
+
+/**
+ * Attempts of an effect other than an append before it is dropped: what each had as an activity of
+ * its own (a notice 30, a branch deletion 12, git's budget), so a host that refuses deletions holds
+ * continue-as-new no longer than before.
+ */
+export const MAX_ATTEMPTS: Record<Pending['effect']['kind'], number> = {
+  notifyPullRequest: 30,
+  refreshPullRequestDetails: 30,
+  deleteTestBranch: 12,
+};
+export const INITIAL_INTERVAL_MS = 1_000;
+export const MAXIMUM_INTERVAL_MS = 60_000;
+
+export const backoff = (attempts: number, maximumMs: number) =>
+  Math.min(INITIAL_INTERVAL_MS * 2 ** Math.max(0, attempts - 1), maximumMs);
+
+/** An effect waiting for a call; `key` is made unique when it is sent. */
+export interface Pending {
+  effect: Exclude<SideEffect, { kind: 'appendTransitions' }>;
+  attempts: number;
+  notBefore: number;
+}
+
+/** One call's effects: those sent (with their numbered keys), the append if any, in call order. */
+export interface Batch {
+  sent: Pending[];
+  append: Extract<SideEffect, { kind: 'appendTransitions' }> | null;
+  effects: SideEffect[];
+}
+
+/** Starts a git activity, with effects aboard or none. */
+export type RideStart<R> = (sideEffects: SideEffect[] | undefined) => Promise<Ridden<R>>;
+
+export interface Rider {
+  start: RideStart<unknown>;
+  resolve: (r: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/** The submission whose order an effect keeps, if any. */
+export const submissionOf = (e: SideEffect): string | null =>
+  e.kind === 'notifyPullRequest' || e.kind === 'refreshPullRequestDetails' ? e.workflow.submissionId : null;
+
+/**
+ * Takes the effects due now out of `waiting`, keeping each submission's order (one not due holds back
+ * its later ones).
+ */
+export function takeDue(waiting: Pending[], now: number): Pending[] {
+  const held = new Set<string>();
+  const due: Pending[] = [];
+  const rest: Pending[] = [];
+  for (const p of waiting) {
+    const submission = submissionOf(p.effect);
+    if (p.notBefore > now || (submission !== null && held.has(submission))) {
+      if (submission !== null) held.add(submission);
+      rest.push(p);
+    } else due.push(p);
+  }
+  waiting.splice(0, waiting.length, ...rest);
+  return withoutSupersededRefreshes(due);
+}
+
+/** Drops a refresh when a later notice of its submission in the same call carries all it says. */
+function withoutSupersededRefreshes(due: Pending[]): Pending[] {
+  return due.filter((p, i) => {
+    const e = p.effect;
+    if (e.kind !== 'refreshPullRequestDetails') return true;
+    return !due
+      .slice(i + 1)
+      .some(
+        ({ effect: later }) =>
+          later.kind === 'notifyPullRequest' &&
+          later.workflow.submissionId === e.workflow.submissionId &&
+          later.notices.some((n) => n.seq > e.refresh.afterSeq && (!e.refresh.testedOn || n.testedOn)),
+      );
+  });
+}
+
+/** The key an effect was produced with, without the call's numbering. */
+export function keyOf(sentKey: string): string {
+  return sentKey.slice(sentKey.indexOf(':') + 1);
+}
+
+/** Every effect of `batch` failed, to be tried again (a call whose retries ran out, a lost ride). */
+export function notPerformed(batch: Batch, error: string): SideEffectsResult {
+  return { done: [], failed: batch.effects.map((e) => ({ key: e.key, error, retryable: true })) };
+}
+
+export const rideFailed = <R>(r: Ridden<R>): r is Extract<Ridden<R>, { rideFailed: string }> =>
+  typeof r === 'object' && r !== null && 'rideFailed' in r;
+
+/** Git work started again after a ride on which it failed: no effects aboard, Temporal's retries. */
+export async function alone<R>(start: RideStart<R>): Promise<R> {
+  const r = await start(undefined);
+  // Without effects the activity throws its failure; a ride failure here would be a worker's bug.
+  if (rideFailed(r)) throw new Error(r.rideFailed);
+  return r;
+}
