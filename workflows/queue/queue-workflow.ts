@@ -21,7 +21,9 @@ import { decodeCarried, encodeCarried, type EncodedCarried } from './carry-codec
 import { registerHandlers } from './handlers';
 import { NotReadyRecheck } from './not-ready-recheck';
 import { QueueRuntime } from './runtime';
+import { PUMP_IN_TURN_PATCH } from './side-effect-patches';
 import { StallWatch } from './stall-watch';
+import { resultsSettled } from './turn-barrier';
 import { WakeTimer } from './wake-timer';
 
 /** Runs that began before it continue as new only at the server's suggestion (or the test hook). */
@@ -58,6 +60,8 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
   const carried = input.carried as EncodedCarried | Carried | undefined;
   const c: Carried = (carried && decodeCarried(carried)) ?? initialCarried(input.config, input.runner);
   const rt = new QueueRuntime(input.key, c, { appendMaximumIntervalMs: input.appendMaximumIntervalMs });
+  // Each turn first lets every result of its activation settle (turn-barrier.ts); older runs did not.
+  const settleFirst = patched(PUMP_IN_TURN_PATCH);
   const recheck = new NotReadyRecheck(rt);
   const stalls = new StallWatch(rt, (run) => rt.hosts.readChecks(run));
   registerHandlers(rt);
@@ -78,6 +82,7 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
       rt.drain();
       if (!rt.hasWork && rt.inFlight === 0 && allHandlersFinished()) return;
       await condition(() => rt.hasWork || (rt.inFlight === 0 && allHandlersFinished()));
+      if (settleFirst) await resultsSettled();
     }
   };
 
@@ -95,13 +100,16 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     for (;;) {
       rt.intake();
       if (!allHandlersFinished()) rt.drain();
+      else rt.effects.pumpInTurn();
       if (rt.inFlight === 0 && allHandlersFinished() && !rt.hasReceived) return;
       await condition(
         () =>
           rt.hasReceived ||
+          rt.effects.wantsPump ||
           (rt.hasWork && !allHandlersFinished()) ||
           (rt.inFlight === 0 && allHandlersFinished()),
       );
+      if (settleFirst) await resultsSettled();
     }
   };
 
@@ -116,6 +124,8 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     const next = Math.min(wakeAt ?? Infinity, recheckAt ?? Infinity, stallAt ?? Infinity);
     timer.set(Number.isFinite(next) ? next : null);
     await condition(() => rt.hasWork || c.deleted || shouldContinueAsNew(input) || timer.due);
+    // The turn acts on every result of the activation, not only those before the job that woke it.
+    if (settleFirst) await resultsSettled();
     timer.consume();
     if (wakeAt !== null && Date.now() >= wakeAt) {
       tickedFor = wakeAt;
@@ -128,7 +138,10 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     if (c.deleted && c.engine.entries.length === 0) {
       await quiesce();
       // The last transitions must reach the event log before the workflow (and its state) ends.
-      await condition(() => rt.effects.idle);
+      while (!rt.effects.idle) {
+        await condition(() => rt.effects.idle || rt.effects.wantsPump);
+        rt.effects.pumpInTurn();
+      }
       return;
     }
     if (shouldContinueAsNew(input)) {

@@ -97,9 +97,12 @@ export class QueueRuntime implements QueueContext {
     return this.received.length > 0 || this.admissions.waiting;
   }
 
-  /** Something for the loop's next turn: events to decide, messages to take, or an update waiting. */
+  /**
+   * Something for the loop's next turn: events to decide, messages to take, an update waiting, or a
+   * side-effects pump asked for.
+   */
   get hasWork(): boolean {
-    return this.carried.inbox.length > 0 || this.hasReceived || this.turnWanted;
+    return this.carried.inbox.length > 0 || this.hasReceived || this.turnWanted || this.effects.wantsPump;
   }
 
   /** A signal's handler records what it brought; the loop's next turn takes it. */
@@ -159,6 +162,8 @@ export class QueueRuntime implements QueueContext {
     for (const pr of resubmitted) this.notifier.refresh(pr);
     this.executor.cleanUpFinishedRuns();
     c.runs = bounded(c.runs, MAX_FINISHED_RUNS + c.engine.groups.length);
+    // After everything this turn and the results before it produced (side-effect-patches.ts, PUMP_IN_TURN_PATCH).
+    this.effects.pumpInTurn();
     this.turns++;
     this.turnWanted = false;
   }

@@ -88,6 +88,21 @@ function withoutSupersededRefreshes(due: Pending[]): Pending[] {
   });
 }
 
+/**
+ * Numbers the keys of one call by their occurrence among equal keys (`1:delete:b`, `2:delete:b`), so a
+ * call's keys are unique and each names its effect whatever the call's order (PUMP_IN_TURN_PATCH: on a
+ * replay that merged two tasks' activations, the same effects can come in another order, and a number
+ * by position would match a live result's key to another effect).
+ */
+export function occurrenceKeys(): (key: string) => string {
+  const seen = new Map<string, number>();
+  return (key) => {
+    const n = (seen.get(key) ?? 0) + 1;
+    seen.set(key, n);
+    return `${n}:${key}`;
+  };
+}
+
 /** The key an effect was produced with, without the call's numbering. */
 export function keyOf(sentKey: string): string {
   return sentKey.slice(sentKey.indexOf(':') + 1);

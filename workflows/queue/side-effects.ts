@@ -23,10 +23,10 @@
  * Invariants:
  * - One call at a time, in the order the effects were produced: what a decision adds while a call is
  *   in flight goes in the next call, so a submission's notices reach its workflow in seq order and a
- *   busy queue sends fewer, larger calls. Effects added in one activation go in one call (a call
- *   starts from a microtask, after the drain that produced them). A ride is a call: its git activity
- *   starts from that same microtask, and the call lasts until the activity ends; the effects aboard
- *   are settled before a git failure is retried (the git work then goes alone).
+ *   busy queue sends fewer, larger calls. Effects added in one turn of the loop go in one call (a call
+ *   starts from the turn, after the drain that produced them: side-effect-patches.ts says why). A ride is
+ *   a call: its git activity starts from that same pump, and the call lasts until the activity ends;
+ *   the effects aboard are settled before a git failure is retried (the git work then goes alone).
  * - The event log's transitions live in the carried state (`Carried.unstored`) until an append stored
  *   them, so they survive PostgreSQL being down for any length of time and continue-as-new. The
  *   oldest MAX_APPEND_BATCH go first in each call (the append before the notices: the log holds a
@@ -58,6 +58,7 @@ import {
   MAX_ATTEMPTS,
   MAXIMUM_INTERVAL_MS,
   notPerformed,
+  occurrenceKeys,
   rideFailed,
   takeDue,
   type Batch,
@@ -66,27 +67,8 @@ import {
   type Rider,
 } from './side-effect-calls';
 import { sideEffectProxies } from './activity-proxies';
+import { PUMP_IN_TURN_PATCH, REGULAR_SIDE_EFFECTS_PATCH, RIDE_ALONG_PATCH } from './side-effect-patches';
 import { ViewSync } from './view-sync';
-
-/**
- * Every call is a regular activity (stop 43). Local calls are kept only for the histories of runs that
- * began before it (their replay takes the branch they took live). Why: a local call's resolution is
- * not an event of its own, and on replay Temporal's core may hand it to the workflow in another
- * activation than it had live; the pump that follows a call then reads another workflow time and sends
- * the next call before a decision's activity instead of after it. A 20-minute `bench:continuous` run
- * recorded such a history with no worker killed and no task heartbeat: "Activity id of scheduled event
- * '354' does not match activity id of activity command '355'" on every replay, so the queue wedged at
- * its first continue-as-new attempt (an UnhandledCommand failure evicts the run and replays it).
- */
-export const REGULAR_SIDE_EFFECTS_PATCH = 'side-effects-regular-activity';
-
-/**
- * The effects due when the queue starts a read, a build or a landing ride along with that activity
- * (ADR 0028) instead of going in a `performSideEffects` call of their own: one activity and, mostly,
- * one workflow task fewer per decision that starts git work. Runs that began before it start their git
- * work at once and send every effect by itself, as they did live.
- */
-export const RIDE_ALONG_PATCH = 'side-effects-ride-along';
 
 /** Transitions per append; a backlog after a long outage goes in batches of this size. */
 export const MAX_APPEND_BATCH = 500;
@@ -103,6 +85,9 @@ export class SideEffects {
   private readonly riders: Rider[] = [];
   private calling = false;
   private scheduled = false;
+  /** PUMP_IN_TURN_PATCH: pumps from the loop's turn; `wanted` when one should. */
+  private readonly inTurn: boolean;
+  private wanted = false;
   /** When a timer will pump again (null: none set). */
   private wakeAt: number | null = null;
   /** Appends go by themselves (after one failed), not in the calls. */
@@ -130,6 +115,7 @@ export class SideEffects {
       appendAlone: this.appendAlone,
     } = sideEffectProxies(appendMaximumIntervalMs));
     this.views = new ViewSync(ctx.carried, ctx.key);
+    this.inTurn = patched(PUMP_IN_TURN_PATCH);
     // Transitions a previous run could not store go first.
     this.schedule();
   }
@@ -179,9 +165,28 @@ export class SideEffects {
     this.schedule();
   }
 
-  /** Pumps once the current activation's synchronous work (a whole drain) has added its effects. */
+  /** A pump is due: the loop's next turn should run one (`pumpInTurn`). */
+  get wantsPump(): boolean {
+    return this.wanted;
+  }
+
+  /** The loop's turn, after its drain: one pump for whatever asked for it since the last. */
+  pumpInTurn(): void {
+    if (!this.wanted) return;
+    this.wanted = false;
+    this.pump();
+  }
+
+  /**
+   * Asks for a pump: from the loop's next turn (PUMP_IN_TURN_PATCH), or, in runs that began before it,
+   * once the current activation's synchronous work (a whole drain) has added its effects.
+   */
   private schedule(): void {
     this.track();
+    if (this.inTurn) {
+      this.wanted = true;
+      return;
+    }
     if (this.scheduled) return;
     this.scheduled = true;
     void Promise.resolve().then(() => {
@@ -213,7 +218,13 @@ export class SideEffects {
   private end(): void {
     this.calling = false;
     this.inCall = 0;
-    this.pump();
+    this.pumpAgain();
+  }
+
+  /** After a call, a timer or the appends by themselves: from the next turn, or at once in older runs. */
+  private pumpAgain(): void {
+    if (this.inTurn) this.schedule();
+    else this.pump();
   }
 
   /**
@@ -268,10 +279,12 @@ export class SideEffects {
     const events = c.unstored.length > 0 && !this.appending ? c.unstored.slice(0, MAX_APPEND_BATCH) : [];
     if (due.length === 0 && events.length === 0) return null;
     const queue = this.ctx.key;
-    const sent = due.map((p) => ({ ...p, effect: { ...p.effect, key: `${++this.keys}:${p.effect.key}` } }));
+    // Older runs numbered keys across calls, by position; their results name effects that way.
+    const number = this.inTurn ? occurrenceKeys() : (key: string) => `${++this.keys}:${key}`;
+    const sent = due.map((p) => ({ ...p, effect: { ...p.effect, key: number(p.effect.key) } }));
     const append: Batch['append'] =
       events.length > 0
-        ? { kind: 'appendTransitions', key: `${++this.keys}:append`, events, queue, view: this.views.next() }
+        ? { kind: 'appendTransitions', key: number('append'), events, queue, view: this.views.next() }
         : null;
     const effects: SideEffect[] = [...(append ? [append] : []), ...sent.map((p) => p.effect)];
     return { sent, append, effects };
@@ -352,7 +365,7 @@ export class SideEffects {
       }
     }
     this.appending = false;
-    this.pump();
+    this.pumpAgain();
   }
 
   /** A timer to pump when the next effect waiting out a backoff is due. */
@@ -362,7 +375,7 @@ export class SideEffects {
     this.wakeAt = next;
     void sleep(Math.max(1, next - now)).then(() => {
       if (this.wakeAt === next) this.wakeAt = null;
-      this.pump();
+      this.pumpAgain();
     });
   }
 
