@@ -19,13 +19,15 @@
  *  - every run of the queue replays offline against the code that ran it (a history that does not
  *    replay wedges the queue: stop 43 found one).
  * Usage: npx tsx bench/queue/continuous.ts [--minutes 20] [--rate 1] [--batch-size 8] [--concurrency 4]
- * [--keep-histories DIR] (`--batch-size 0`: no batching; DIR: every queue run's history as JSON).
+ * [--keep-histories DIR] [--timed-out-tasks N] (`--batch-size 0`: no batching; DIR: every queue run's
+ * history as JSON; N: that many rewrites of each kept run as a task that timed out, replayed: ADR 0029).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeReplayFailures, replayRunHistories } from '../../test/support/run-replay';
+import { replayTimedOutTasks } from './timed-out-rewrites';
 import { table } from '../../scripts/lib/markdown-table';
 import { isTerminal } from '../../engine';
 import { queueWorkflowId } from '../../contract';
@@ -42,6 +44,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     // Every run of the queue kept as JSON there, to replay (and profile) offline.
     'keep-histories': { type: 'string' },
+    // Replays that many rewrites of each kept run as a task that timed out (needs --keep-histories).
+    'timed-out-tasks': { type: 'string', default: '0' },
   },
 });
 const MINUTES = Number(values.minutes);
@@ -55,6 +59,11 @@ for (const [name, v] of [
 ] as const)
   if (!(v > 0)) throw new Error(`--${name} must be a number above 0.`);
 if (!(BATCH_SIZE >= 0)) throw new Error('--batch-size must be 0 (no batching) or more.');
+const TIMED_OUT_TASKS = Number(values['timed-out-tasks']);
+if (!(Number.isInteger(TIMED_OUT_TASKS) && (TIMED_OUT_TASKS === 0 || TIMED_OUT_TASKS >= 2)))
+  throw new Error('--timed-out-tasks must be 0 (none) or a whole number of 2 or more.');
+if (TIMED_OUT_TASKS > 0 && !values['keep-histories'])
+  throw new Error('--timed-out-tasks needs --keep-histories DIR: it replays the kept runs.');
 
 const CARRIED_LIMIT = 256 * 1024;
 const HISTORY_WARNING = 10_240;
@@ -150,6 +159,14 @@ async function main(): Promise<number> {
       keepDir: path.join(os.tmpdir(), 'railyard-continuous-replay-failed'),
     });
     await q.close();
+    let rewrites = '';
+    if (keepDir && TIMED_OUT_TASKS > 0) {
+      log(`replaying up to ${TIMED_OUT_TASKS} timed-out-task rewrites of each kept run...`);
+      const files = runs
+        .map((_, i) => path.join(keepDir, `run-${i + 1}.json`))
+        .filter((f) => fs.existsSync(f));
+      rewrites = await replayTimedOutTasks(bundlePath, TIMED_OUT_TASKS, files);
+    }
 
     const latencies = [...endedAt.entries()].map(([n, e]) => e.at - submittedAt.get(n)!);
     const merged = [...endedAt.values()].filter((e) => e.state === 'merged').length;
@@ -213,6 +230,7 @@ async function main(): Promise<number> {
     console.log(
       `Every queue run replays: ${replays ? 'met' : 'MISSED'} (${replay.replayed.length} runs replayed${replays ? '' : `; ${describeReplayFailures(replay.failed)}`}).`,
     );
+    if (rewrites) console.log(rewrites);
     return allMerged && onSchedule && small && replays ? 0 : 1;
   } finally {
     await stack.pool.end().catch(() => undefined);
