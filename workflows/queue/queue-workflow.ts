@@ -127,6 +127,13 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     // The turn acts on every result of the activation, not only those before the job that woke it.
     if (settleFirst) await resultsSettled();
     timer.consume();
+    // Past the threshold the turn decides nothing more: what arrived is carried to the next run. A
+    // merged activation on replay reads a later history length than the live tasks did (ADR 0029), so
+    // a turn that decided first and then closed would issue commands the live run never did.
+    if (settleFirst && !c.deleted && shouldContinueAsNew(input)) {
+      await closeForContinueAsNew();
+      await continueAsNew<typeof queueWorkflow>({ ...input, carried: encodeCarried(c) });
+    }
     if (wakeAt !== null && Date.now() >= wakeAt) {
       tickedFor = wakeAt;
       rt.push({ type: 'tick' });
