@@ -21,6 +21,12 @@ export interface IngestOptions {
   readonly log: (line: string) => void;
   /** Results per second to send at most (paced by results sent); unpaced when absent. */
   readonly pace?: number;
+  /** Prefixes every upload id (a second load into the same world). */
+  readonly uploadPrefix?: string;
+  /** Asked before each upload: true ends the load early (a load that runs while something else does). */
+  readonly stop?: () => boolean;
+  /** Told the results acknowledged so far after each upload (a caller measuring a window of its own). */
+  readonly onAcknowledged?: (results: number) => void;
 }
 
 export interface IngestResult {
@@ -34,9 +40,16 @@ export interface IngestResult {
 export async function ingest(options: IngestOptions): Promise<IngestResult> {
   const testsPerPipeline = options.world[0]!.shards.reduce((n, s) => n + s.length, 0);
   const pipelines = Math.max(1, Math.ceil(options.targetResults / testsPerPipeline));
-  const source = jobs(options.world, { seed: options.seed, days: options.days, end: options.end, pipelines });
+  const source = jobs(options.world, {
+    seed: options.seed,
+    days: options.days,
+    end: options.end,
+    pipelines,
+    ...(options.uploadPrefix === undefined ? {} : { uploadPrefix: options.uploadPrefix }),
+  });
   const acks: number[] = [];
   let results = 0;
+  let acknowledged = 0;
   let uploads = 0;
   let pulled = 0;
   let done = false;
@@ -46,7 +59,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
 
   async function worker(): Promise<void> {
     for (;;) {
-      if (done || results >= options.targetResults) return;
+      if (done || results >= options.targetResults || options.stop?.() === true) return;
       const next = source.next();
       if (next.done === true) return;
       const job = next.value;
@@ -84,6 +97,8 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
       }
       acks.push(performance.now() - sent);
       uploads += 1;
+      acknowledged += rendered.attempts;
+      options.onAcknowledged?.(acknowledged);
       const now = performance.now();
       if (now - lastReport > 5_000) {
         options.log(

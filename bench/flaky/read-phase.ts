@@ -28,7 +28,13 @@ export interface ReadOptions {
   readonly apiCpu: () => number;
   /** The same for PostgreSQL's process tree; absent on DATABASE_URL's server (not ours alone). */
   readonly dbCpu?: () => number;
+  /** Which loads to offer (all three when absent): one client, the documented rates, N clients. */
+  readonly loads?: readonly ReadLoad[];
+  /** Appended to each row's load, e.g. what else runs meanwhile. */
+  readonly loadNote?: string;
 }
+
+export type ReadLoad = 'one client' | 'paced' | 'clients';
 
 export interface ReadRow {
   readonly endpoint: string;
@@ -112,17 +118,17 @@ export async function reads(
   const n = options.requests;
   // Sequential (what psql does), paced at the documented request rates (flaky-detection.md §6:
   // 50 list/s, 100 details/s), and saturated by `concurrency` closed-loop clients.
-  const modes: {
-    mode: string;
-    run: (rate: number, call: () => Promise<{ ms: number }>) => Promise<number[]>;
-  }[] = [
-    { mode: '1 client', run: (_rate, call) => closedLoop(Math.min(300, n), 1, call) },
-    { mode: 'paced', run: (rate, call) => openLoop(n, rate, call) },
+  const allModes: (Mode & { load: ReadLoad })[] = [
+    { load: 'one client', mode: '1 client', run: (_rate, call) => closedLoop(Math.min(300, n), 1, call) },
+    { load: 'paced', mode: 'paced', run: (rate, call) => openLoop(n, rate, call) },
     {
+      load: 'clients',
       mode: `${options.concurrency} clients`,
       run: (_rate, call) => closedLoop(n, options.concurrency, call),
     },
   ];
+  const modes = allModes.filter((m) => options.loads === undefined || options.loads.includes(m.load));
+  const note = options.loadNote === undefined ? '' : `, ${options.loadNote}`;
   const measured = async (rate: number, run: Mode['run'], call: () => Promise<{ ms: number }>) => {
     const cpuBefore = options.apiCpu();
     const dbBefore = options.dbCpu?.();
@@ -140,7 +146,7 @@ export async function reads(
     for (const kind of kinds) {
       await closedLoop(10, 2, () => post('list-failing-tests', kind.body));
       const result = await measured(50, run, () => post('list-failing-tests', kind.body));
-      const load = mode === 'paced' ? '50 req/s' : mode;
+      const load = `${mode === 'paced' ? '50 req/s' : mode}${note}`;
       rows.push({
         endpoint: `list-failing-tests, ${kind.name} page`,
         load,
@@ -151,7 +157,7 @@ export async function reads(
     const result = await measured(100, run, details);
     rows.push({
       endpoint: 'get-test-details',
-      load: mode === 'paced' ? '100 req/s' : mode,
+      load: `${mode === 'paced' ? '100 req/s' : mode}${note}`,
       ...result,
       baseline: detailBaseline,
     });

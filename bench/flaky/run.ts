@@ -6,6 +6,7 @@
  * 2. Baseline: a plain psql COPY of the same rows into a table with the same definition and indexes.
  * 3. Reads under concurrent load (list-failing-tests first/middle/last page, get-test-details), next to
  *    the plain indexed query each boils down to, run with psql.
+ * 4. The same reads at the documented rates while uploads run at `--live-pace` results/s (0: skipped).
  * Prints progress to stderr and a summary table to stdout; `--out file.json` also saves the numbers.
  * Uses DATABASE_URL's server when set, else starts a private PostgreSQL in a temp dir.
  */
@@ -23,6 +24,7 @@ import { copyBaseline, type CopyResult } from './copy-phase';
 import { processCpu, selfCpu, treeCpu } from './cpu';
 import { openDatabase } from './database';
 import { ingest } from './ingest-phase';
+import { readsWhileUploading, liveSummary } from './live-phase';
 import { reads } from './read-phase';
 import { ms, rate, summarise, table } from './stats';
 import { buildWorld } from './world';
@@ -43,6 +45,9 @@ const { values: args } = parseArgs({
     pace: { type: 'string' },
     // Fold only after the load (the acknowledgement's cost alone, then the fold's own throughput).
     'fold-after-load': { type: 'boolean', default: false },
+    // Phase 4: reads at 50 and 100 req/s while uploads run at this many results/s (0 skips it).
+    'live-pace': { type: 'string', default: '20000' },
+    'live-read-requests': { type: 'string', default: '1000' },
     out: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
@@ -117,12 +122,11 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
       );
     }
     await server.setClock(END);
-    const read = await reads({
+    const readOptions = {
       baseUrl: server.baseUrl,
       databaseUrl: database.url,
       key,
       repo: world[0]!.name,
-      end: END,
       concurrency: num('read-concurrency'),
       requests: num('read-requests'),
       tmp,
@@ -130,7 +134,29 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
       query,
       apiCpu: () => processCpu(server.pid),
       ...(database.postmasterPid === undefined ? {} : { dbCpu: () => treeCpu(database.postmasterPid!) }),
-    });
+    };
+    const read = await reads({ ...readOptions, end: END });
+    const livePace = num('live-pace');
+    const live =
+      livePace > 0
+        ? await readsWhileUploading({
+            ingest: {
+              baseUrl: server.baseUrl,
+              key,
+              world,
+              concurrency: num('concurrency'),
+              seed: num('seed') + 1,
+              setClock: server.setClock,
+              log,
+            },
+            read: { ...readOptions, requests: num('live-read-requests') },
+            end: END,
+            pace: livePace,
+            warmupSeconds: 10,
+          })
+        : undefined;
+    const liveFoldLag =
+      live === undefined ? undefined : summarise((await server.fold()).lags.map((s) => s * 1000));
 
     const ingestRows = [
       [
@@ -198,6 +224,7 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
         ],
         readRows,
       ),
+      ...(live === undefined ? [] : ['', liveSummary(live, livePace, liveFoldLag!, table, ms)]),
       '',
       `targets: ingestion ≥ 20,000 results/s: ${loaded.perSecond >= 20_000 ? 'met' : 'MISSED'}; ` +
         (copy
@@ -207,7 +234,14 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
           ? 'fold lag: not measured (--fold-after-load); '
           : `fold lag p99 < 10 s: ${foldLag.p99 < 10_000 ? 'met' : 'MISSED'} (at ${rate(loaded.perSecond)}); `) +
         `list-failing-tests p99 < 60 ms at 50 req/s: ${verdict(read.rows, 'list', 60)}; ` +
-        `get-test-details p99 < 40 ms at 100 req/s: ${verdict(read.rows, 'get-test-details', 40)}`,
+        `get-test-details p99 < 40 ms at 100 req/s: ${verdict(read.rows, 'get-test-details', 40)}` +
+        (live === undefined
+          ? ''
+          : `; the same while uploads run at ${rate(livePace)}: list ${verdict(live.rows, 'list', 60)}, ` +
+            `details ${verdict(live.rows, 'get-test-details', 40)}` +
+            (live.perSecondDuringReads >= 0.95 * livePace
+              ? ''
+              : ` (uploads reached only ${rate(live.perSecondDuringReads)}: not the target's load)`)),
     ].join('\n');
     console.log(summary);
     if (args.out)
@@ -223,6 +257,7 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
             cpu,
             copy,
             read,
+            live: live === undefined ? undefined : { ...live, pace: livePace, foldLag: liveFoldLag },
             sizes,
             statuses,
             vacuumSeconds,
@@ -242,7 +277,7 @@ function verdict(
   prefix: string,
   limit: number,
 ) {
-  const paced = rows.filter((r) => r.endpoint.startsWith(prefix) && r.load.endsWith('req/s'));
+  const paced = rows.filter((r) => r.endpoint.startsWith(prefix) && /^\d+ req\/s/.test(r.load));
   return paced.every((r) => r.api.p99 < limit) ? 'met' : 'MISSED';
 }
 

@@ -103,10 +103,11 @@ export function runTest(rng: Rng, test: WorldTest): Attempt[] {
 /**
  * Jobs in time order over `days` ending at `end`: pipelines (one commit, every shard of one repo)
  * until about `targetResults` attempts have been produced (the caller counts, this only paces).
+ * `uploadPrefix` keeps a second load's upload ids apart from the first's (an upload id is idempotent).
  */
 export function* jobs(
   world: readonly WorldRepo[],
-  options: { seed: number; days: number; end: Date; pipelines: number },
+  options: { seed: number; days: number; end: Date; pipelines: number; uploadPrefix?: string },
 ): Generator<Job> {
   const rng = seededRng(options.seed + 1);
   const start = options.end.getTime() - options.days * 86_400_000;
@@ -130,7 +131,7 @@ export function* jobs(
       yield {
         repo,
         shard,
-        uploadId: `pipeline-${p}-shard-${shard}`,
+        uploadId: `${options.uploadPrefix ?? ''}pipeline-${p}-shard-${shard}`,
         commitSha,
         branch,
         ...(prNumber === undefined ? {} : { prNumber }),
