@@ -1,11 +1,11 @@
 /**
  * The per-test figures of the spec's TestCase object as LATERAL joins, shared by every read that
  * shows a test (test-case-reads.ts builds records from them, test-case-json.ts builds the wire JSON):
- *  - `rates` (a7, f7, a24, f24): attempts and failures over the last 7 days and 24 hours, from
- *    non-skipped attempts of non-infra uploads: whole days from test_day_rollups, the partial days
- *    at the window edges from the covering index on raw attempts (windows.ts);
- *  - `prs` (n): distinct PRs with a non-infra failure over 7 days: test_pr_failures, edges from raw
- *    attempts;
+ *  - `figures` (a7, f7, a24, f24, prs): attempts and failures over the last 7 days and 24 hours, from
+ *    non-skipped attempts of non-infra uploads, and the distinct PRs with a non-infra failure over the
+ *    7 days; whole days from test_day_rollups and test_pr_failures, the partial days at the window
+ *    edges from the covering index on raw attempts (windows.ts), each raw attempt read once even
+ *    where the two windows' partial days overlap (figuresJoin);
  *  - `fails` (list): the most common failure fingerprints over the last W_FAIL UTC days, either as a
  *    json array of {summary, occurrences, last} (records) or as the wire's most_common_failures text.
  * Each join is bounded by the test's key and by time; none scans raw results beyond two partial days.
@@ -15,7 +15,7 @@
  */
 import { CLASSIFICATION_BOUNDS, DEFAULT_CLASSIFICATION_PARAMS, type NumberBound } from '../classification';
 import { type SqlParams } from './sql-params';
-import { dayOf, splitWindow } from './windows';
+import { dayOf, type Edge, splitWindow } from './windows';
 
 const DAY_MS = 86_400_000;
 const { topFailures, failureWindowDays } = DEFAULT_CLASSIFICATION_PARAMS;
@@ -38,66 +38,81 @@ export const isoSql = (expr: string) =>
 export const jsonText = (expr: string) => `to_json(${expr})::text`;
 
 export function detailJoins(p: SqlParams, now: Date, parts: DetailParts): string {
-  const week = splitWindow(new Date(now.getTime() - 7 * DAY_MS), now);
-  // Only the parts asked for add parameters: PostgreSQL refuses a parameter no expression types.
-  const weekly =
-    parts.rates || parts.prs
-      ? {
-          days: { from: p.add(week.fullFrom, 'date'), to: p.add(week.fullTo, 'date') },
-          edges: week.edges.map((e) => ({ start: p.add(e.start), end: p.add(e.end) })),
-        }
-      : undefined;
   return [
-    parts.rates && weekly !== undefined
-      ? ratesJoin(p, weekly.days, weekly.edges, splitWindow(new Date(now.getTime() - DAY_MS), now))
-      : `CROSS JOIN (SELECT 0 AS a7, 0 AS f7, 0 AS a24, 0 AS f24) rates`,
-    parts.prs && weekly !== undefined ? prsJoin(weekly.days, weekly.edges) : `CROSS JOIN (SELECT 0 AS n) prs`,
+    parts.rates || parts.prs
+      ? figuresJoin(p, now, parts.rates, parts.prs)
+      : `CROSS JOIN (SELECT 0 AS a7, 0 AS f7, 0 AS a24, 0 AS f24, 0 AS prs) figures`,
     parts.failures === 'none'
       ? `CROSS JOIN (SELECT '[]'::json AS list) fails`
       : failuresJoin(p, now, parts.failures),
   ].join('\n');
 }
 
-type Range = { readonly from: string; readonly to: string };
-type Edge = { readonly start: string; readonly end: string };
-
-function ratesJoin(p: SqlParams, weekDays: Range, weekEdges: Edge[], day: ReturnType<typeof splitWindow>) {
-  const dayDays = { from: p.add(day.fullFrom, 'date'), to: p.add(day.fullTo, 'date') };
-  const dayEdges = day.edges.map((e) => ({ start: p.add(e.start), end: p.add(e.end) }));
-  const raw = (edge: Edge, week: boolean) =>
-    `SELECT ${week ? "1, (r.outcome = 'fail')::int, 0, 0" : "0, 0, 1, (r.outcome = 'fail')::int"}
-     FROM test_results r WHERE r.test_pk = t.pk AND r.at >= ${edge.start} AND r.at < ${edge.end}
-       AND r.outcome <> 'skip' AND NOT r.infra`;
+/**
+ * `figures` (a7, f7, a24, f24, prs) in one pass per test: the week's whole days from the rollups
+ * (the 24 hours' whole days, if any, are among them), the PRs of those days from test_pr_failures,
+ * and the raw attempts of the partial days in two spans, each row counted in whichever windows it
+ * falls in:
+ *  - span A, the week's first partial day (6 to 7 days ago);
+ *  - span B, the recent one: the week's last partial day (today) and, with rates, both partial days
+ *    of the 24 hours, which overlap it (today's attempts count in both windows but are read once).
+ * A ends before B starts (7 days against 24 hours). A PR is looked up only for a failing attempt
+ * counted in the week. The shape does not depend on `now` (the statements are prepared by name).
+ */
+function figuresJoin(p: SqlParams, now: Date, rates: boolean, prs: boolean): string {
+  const week = splitWindow(new Date(now.getTime() - 7 * DAY_MS), now);
+  const day = splitWindow(new Date(now.getTime() - DAY_MS), now);
+  const [weekFirst, weekLast] = week.edges;
+  const [dayFirst, dayLast] = day.edges;
+  const param = (at: Date) => p.add(at);
+  const inside = (edge: Edge, start = param(edge.start), end = param(edge.end)) =>
+    `(r.at >= ${start} AND r.at < ${end})`;
+  const a = { start: param(weekFirst.start), end: param(weekFirst.end) };
+  const recentFrom = rates
+    ? Math.min(dayFirst.start.getTime(), dayLast.start.getTime(), weekLast.start.getTime())
+    : weekLast.start.getTime();
+  const b = { start: param(new Date(recentFrom)), end: param(now) };
+  const in7 = `(${inside(weekFirst, a.start, a.end)} OR ${inside(weekLast)})`;
+  const in24 = rates ? `(${inside(dayFirst)} OR ${inside(dayLast)})` : 'false';
+  const weekDays = { from: p.add(week.fullFrom, 'date'), to: p.add(week.fullTo, 'date') };
+  const raw = (span: { start: string; end: string }) =>
+    `SELECT ${rates ? 'w.in7::int AS a7, (w.in7 AND w.fail)::int AS f7, w.in24::int AS a24, (w.in24 AND w.fail)::int AS f24' : '0 AS a7, 0 AS f7, 0 AS a24, 0 AS f24'},
+       ${prs ? 'CASE WHEN w.in7 AND w.fail THEN (SELECT u.pr_number FROM uploads u WHERE u.pk = w.upload_pk) END' : 'NULL::bigint'} AS pr
+     FROM (SELECT r.upload_pk, r.outcome = 'fail' AS fail, ${in7} AS in7, ${in24} AS in24
+       FROM test_results r WHERE r.test_pk = t.pk AND r.at >= ${span.start} AND r.at < ${span.end}
+         AND r.outcome <> 'skip' AND NOT r.infra) w`;
+  const branches = [
+    ...(rates ? [rollupsBranch(p, day, weekDays)] : []),
+    ...(prs
+      ? [
+          `SELECT 0 AS a7, 0 AS f7, 0 AS a24, 0 AS f24, p.pr_number AS pr
+           FROM test_pr_failures p WHERE p.test_pk = t.pk AND p.day >= ${weekDays.from} AND p.day < ${weekDays.to}`,
+        ]
+      : []),
+    raw(a),
+    raw(b),
+  ];
   return `CROSS JOIN LATERAL (
-  SELECT coalesce(sum(a7), 0)::int AS a7, coalesce(sum(f7), 0)::int AS f7,
-         coalesce(sum(a24), 0)::int AS a24, coalesce(sum(f24), 0)::int AS f24
+  SELECT coalesce(sum(x.a7), 0)::int AS a7, coalesce(sum(x.f7), 0)::int AS f7,
+         coalesce(sum(x.a24), 0)::int AS a24, coalesce(sum(x.f24), 0)::int AS f24,
+         count(DISTINCT x.pr)::int AS prs
   FROM (
-    SELECT d.attempts AS a7, d.failures AS f7, 0 AS a24, 0 AS f24 FROM test_day_rollups d
-      WHERE d.test_pk = t.pk AND d.day >= ${weekDays.from} AND d.day < ${weekDays.to}
-    UNION ALL
-    SELECT 0, 0, d.attempts, d.failures FROM test_day_rollups d
-      WHERE d.test_pk = t.pk AND d.day >= ${dayDays.from} AND d.day < ${dayDays.to}
-    UNION ALL ${raw(weekEdges[0]!, true)}
-    UNION ALL ${raw(weekEdges[1]!, true)}
-    UNION ALL ${raw(dayEdges[0]!, false)}
-    UNION ALL ${raw(dayEdges[1]!, false)}
+    ${branches.join('\n    UNION ALL ')}
   ) x
-) rates`;
+) figures`;
 }
 
-function prsJoin(weekDays: Range, weekEdges: Edge[]) {
-  const raw = (edge: Edge) =>
-    `SELECT u.pr_number FROM test_results r JOIN uploads u ON u.pk = r.upload_pk
-     WHERE r.test_pk = t.pk AND r.at >= ${edge.start} AND r.at < ${edge.end} AND r.outcome = 'fail'
-       AND NOT r.infra AND u.pr_number IS NOT NULL`;
-  return `CROSS JOIN LATERAL (
-  SELECT count(DISTINCT pr)::int AS n FROM (
-    SELECT p.pr_number AS pr FROM test_pr_failures p
-      WHERE p.test_pk = t.pk AND p.day >= ${weekDays.from} AND p.day < ${weekDays.to}
-    UNION ALL ${raw(weekEdges[0]!)}
-    UNION ALL ${raw(weekEdges[1]!)}
-  ) x
-) prs`;
+/** The week's whole days from the rollups; a24/f24 only for the 24 hours' whole days among them. */
+function rollupsBranch(
+  p: SqlParams,
+  day: ReturnType<typeof splitWindow>,
+  weekDays: { from: string; to: string },
+): string {
+  const inDay = `d.day >= ${p.add(day.fullFrom, 'date')} AND d.day < ${p.add(day.fullTo, 'date')}`;
+  return `SELECT d.attempts AS a7, d.failures AS f7,
+      CASE WHEN ${inDay} THEN d.attempts ELSE 0 END AS a24,
+      CASE WHEN ${inDay} THEN d.failures ELSE 0 END AS f24, NULL::bigint AS pr
+    FROM test_day_rollups d WHERE d.test_pk = t.pk AND d.day >= ${weekDays.from} AND d.day < ${weekDays.to}`;
 }
 
 function failuresJoin(p: SqlParams, now: Date, as: 'records' | 'wire') {

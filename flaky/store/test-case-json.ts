@@ -62,15 +62,15 @@ export function testCaseJson(p: SqlParams, links: WireLinks, detail: 'full' | 'b
     `CASE WHEN t.parent = '' THEN '' ELSE ',"parent":' || ${jsonText('t.parent')} END`,
     `CASE WHEN t.classname = '' THEN '' ELSE ',"classname":' || ${jsonText('t.classname')} END`,
     `',"codeowners":' || to_json(t.codeowners)::text`,
-    `',"pull_requests_impacted_last_7d":' || prs.n || ',"quarantined":' || ${quarantinedSql(at)}::text`,
+    `',"pull_requests_impacted_last_7d":' || figures.prs || ',"quarantined":' || ${quarantinedSql(at)}::text`,
     `CASE WHEN t.ticket IS NULL THEN '' ELSE ',"ticket":{"html_url":'
       || ${jsonText(`coalesce(replace(rp.ticket_url_template, '{ticket}', ${ticket}), ${ticketPrefix} || ${ticket})`)}
       || '}' END`,
     ...(detail === 'full'
       ? [
           `',"most_common_failures":' || fails.list`,
-          `',"failure_rate_last_7d":' || ${fractionSql('rates.f7', 'rates.a7')}`,
-          `',"failure_rate_last_24h":' || ${fractionSql('rates.f24', 'rates.a24')}`,
+          `',"failure_rate_last_7d":' || ${fractionSql('figures.f7', 'figures.a7')}`,
+          `',"failure_rate_last_24h":' || ${fractionSql('figures.f24', 'figures.a24')}`,
         ]
       : []),
     `'}'`,

@@ -69,7 +69,7 @@ SELECT t.pk, t.id, t.file, t.classname, t.parent, t.name, t.variant, t.codeowner
   t.status_at, t.quarantine_override, t.override_by, t.override_at, t.override_reason, t.override_expires_at,
   t.override_owner, t.clean_runs, t.quarantine_released_at, t.release_ended_at, t.ticket,
   rp.host, rp.owner, rp.name AS repo_name, rp.quarantine_enabled, rp.auto_quarantine, rp.quarantine_changed_at,
-  rp.release_after_clean_runs, rp.ticket_url_template, rates.a7, rates.f7, rates.a24, rates.f24, prs.n AS prs, fails.list AS failures
+  rp.release_after_clean_runs, rp.ticket_url_template, figures.a7, figures.f7, figures.a24, figures.f24, figures.prs, fails.list AS failures
 FROM test_cases t
 JOIN repositories rp ON rp.pk = t.repository_pk
 ${joins}
