@@ -165,6 +165,27 @@ describe('on a paused queue (nothing is tested, so only the requests decide)', (
     expect(await submissionsOf(3, 1)).toHaveLength(1);
   }, 60_000);
 
+  test('commit bodies past the queue’s byte budget are a 400 naming the fields; nothing of it is queued', async () => {
+    // Threat model: what a queue carries across continue-as-new is bounded in bytes, not only in count
+    // (workflows/queue/commit-budget.ts). 4,000 emoji are 8,000 characters, 48 KiB carried each: five
+    // fit the 256 KiB, a sixth does not.
+    const prs = [20, 21, 22, 23, 24, 25];
+    api.world.openPrs(prs.map((n) => ({ number: n, title: `PR ${n}`, files: { [`f${n}.txt`]: `${n}\n` } })));
+    const commitBody = '🚀'.repeat(4_000);
+    for (const n of prs.slice(0, 5))
+      expect((await post('submitPullRequest', pr(n, { commitBody }))).status).toBe(200);
+    const refused = await post('submitPullRequest', pr(25, { commitBody }));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatch(
+      /^Fields 'commitTitle' and 'commitBody' would take this queue's commit messages past its limit of 256 KiB \(it holds 234\.4 KiB, these are 46\.9 KiB\); submit with a shorter commitBody, or again once pull requests ahead have left the queue\.$/,
+    );
+    expect((await post('getSubmittedPullRequest', pr(25))).status).toBe(404);
+    // Without a body it is queued; a queued PR resubmitted with its own body again is not refused.
+    expect((await post('submitPullRequest', pr(25))).status).toBe(200);
+    expect((await post('submitPullRequest', pr(20, { commitBody }))).status).toBe(200);
+    for (const n of prs) expect((await post('cancelPullRequest', pr(n))).status).toBe(200);
+  }, 90_000);
+
   test('ten racing requests with one key: one is applied, the rest wait their turn or get its answer', async () => {
     const k = randomUUID();
     const answers = await Promise.all(Array.from({ length: 10 }, () => post('submitPullRequest', pr(4), k)));

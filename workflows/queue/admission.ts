@@ -67,6 +67,11 @@ export class Admissions {
     return this.pending.size;
   }
 
+  /** The requests being read (or about to be), deferred ones included. */
+  get requests(): Iterable<SubmissionRequest> {
+    return this.pending.values();
+  }
+
   /** Whether a submission waits for the loop to start its read. */
   get waiting(): boolean {
     return this.unread.length > 0;

@@ -41,6 +41,7 @@ import {
 } from '../../contract';
 import { headMoved, type Admissions } from './admission';
 import { bounded, MAX_EARLY_TARGETS, MAX_UPDATE_RESULTS } from './carried';
+import { commitMessageRefusal } from './commit-budget';
 import type { QueueContext } from './context';
 import { settingsOf, snapshotOf, testRunDetailsOf } from './projections';
 import type { Received } from './received';
@@ -112,10 +113,14 @@ export function registerHandlers(queue: HandlerContext): void {
       return result;
     },
     {
-      validator: ({ pr, expectedHeadSha }: SubmitInput) => {
+      validator: ({ pr, expectedHeadSha, commitMessage }: SubmitInput) => {
         // A closing queue still takes a new submission, which it carries (ADR 0027).
         if (!(queue.closing && !c.deleted && (remembered() || admissions.canDefer(pr)))) open();
-        if (expectedHeadSha === undefined || remembered()) return;
+        if (remembered()) return;
+        // What the queue carries across continue-as-new is bounded in bytes (commit-budget.ts).
+        const refusal = commitMessageRefusal(c, admissions.requests, pr, commitMessage);
+        if (refusal !== null) throw reject('invalid', refusal);
+        if (expectedHeadSha === undefined) return;
         // A queued PR keeps its head until a push cancels it: a submission bound to another refuses.
         const entry = c.engine.entries.find((e) => e.pr === pr);
         if (entry && entry.headSha !== expectedHeadSha)
