@@ -11,15 +11,17 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  log,
   patched,
   setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
 import { QUEUE_CONTINUE_AS_NEW_AFTER_EVENTS, repositoryLabel, type QueueWorkflowInput } from '../../contract';
 import { initialCarried, type Carried } from './carried';
-import { decodeCarried, encodeCarried, type EncodedCarried } from './carry-codec';
+import { decodeCarried, type EncodedCarried } from './carry-codec';
 import { registerHandlers } from './handlers';
 import { NotReadyRecheck } from './not-ready-recheck';
+import { fitCarried, TITLES_BUDGET_BYTES } from './payload-fit';
 import { QueueRuntime } from './runtime';
 import { PUMP_IN_TURN_PATCH } from './side-effect-patches';
 import { StallWatch } from './stall-watch';
@@ -36,6 +38,19 @@ function shouldContinueAsNew(input: QueueWorkflowInput): boolean {
     input.continueAsNewAfterEvents ??
     (patched(CONTINUE_AS_NEW_THRESHOLD_PATCH) ? QUEUE_CONTINUE_AS_NEW_AFTER_EVENTS : undefined);
   return threshold !== undefined && info.historyLength > threshold;
+}
+
+/** The state for continue-as-new, its titles cut if that is what it takes to fit the payload limit. */
+function fitted(c: Carried): EncodedCarried | Carried {
+  const fit = fitCarried(c);
+  if (fit.cutTo !== null)
+    log.error('PR titles over their budget at continue-as-new: every title cut', {
+      cutTo: fit.cutTo,
+      titleBytes: fit.titleBytes,
+      budget: TITLES_BUDGET_BYTES,
+      carriedBytes: fit.bytes,
+    });
+  return fit.carried;
 }
 
 function batchingWords(cfg: Carried['engine']['config']): string {
@@ -132,7 +147,7 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     // a turn that decided first and then closed would issue commands the live run never did.
     if (settleFirst && !c.deleted && shouldContinueAsNew(input)) {
       await closeForContinueAsNew();
-      await continueAsNew<typeof queueWorkflow>({ ...input, carried: encodeCarried(c) });
+      await continueAsNew<typeof queueWorkflow>({ ...input, carried: fitted(c) });
     }
     if (wakeAt !== null && Date.now() >= wakeAt) {
       tickedFor = wakeAt;
@@ -153,8 +168,8 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     }
     if (shouldContinueAsNew(input)) {
       await closeForContinueAsNew();
-      // Only what the next run needs, compressed (carry-codec.ts).
-      await continueAsNew<typeof queueWorkflow>({ ...input, carried: encodeCarried(c) });
+      // Only what the next run needs, compressed (carry-codec.ts), within the payload limit (payload-fit.ts).
+      await continueAsNew<typeof queueWorkflow>({ ...input, carried: fitted(c) });
     }
   }
 }

@@ -23,6 +23,13 @@ import {
   commitMessageRefusal,
   heldCommitMessageBytes,
 } from '../../../workflows/queue/commit-budget';
+import {
+  fitCarried,
+  payloadBytes,
+  titleBytes,
+  TITLES_BUDGET_BYTES,
+  cutTitle,
+} from '../../../workflows/queue/payload-fit';
 
 const LIMIT = 256 * 1024;
 const PRS = 1_000;
@@ -250,22 +257,22 @@ test('corrupt encoded data is refused with a reason, never misread', () => {
   expect(() => decodeCarried({ ...encoded, data: `/////w${encoded.data.slice(6)}` })).toThrow(/implausible/);
 });
 
-describe('commit messages are bounded in bytes (commit-budget.ts)', () => {
-  /** Text that compresses badly and grows the most when carried: random astral characters (12 bytes escaped). */
-  const noise = (seed: string, chars: number) => {
-    const h = createHash('sha512');
-    let out = '';
-    let block = h.update(seed).digest();
-    for (let i = 0; out.length < chars * 2; i += 2) {
-      if (i + 1 >= block.length) {
-        block = createHash('sha512').update(block).digest();
-        i = 0;
-      }
-      out += String.fromCodePoint(0x10000 + ((block[i]! << 8) | block[i + 1]!) * 15);
+/** Text that compresses badly and grows the most when carried: random astral characters (12 bytes escaped). */
+const noise = (seed: string, chars: number) => {
+  const h = createHash('sha512');
+  let out = '';
+  let block = h.update(seed).digest();
+  for (let i = 0; out.length < chars * 2; i += 2) {
+    if (i + 1 >= block.length) {
+      block = createHash('sha512').update(block).digest();
+      i = 0;
     }
-    return out.slice(0, chars * 2);
-  };
+    out += String.fromCodePoint(0x10000 + ((block[i]! << 8) | block[i + 1]!) * 15);
+  }
+  return out.slice(0, chars * 2);
+};
 
+describe('commit messages are bounded in bytes (commit-budget.ts)', () => {
   test('a queue filled to its budget with the worst text carries what it did before, plus the budget', () => {
     const c = largeQueue();
     const before = bytes(encodeCarried(c));
@@ -288,8 +295,9 @@ describe('commit messages are bounded in bytes (commit-budget.ts)', () => {
     const full = bytes(encodeCarried(c));
     expect(full - before).toBeLessThan(COMMIT_MESSAGES_BUDGET_BYTES);
     expect(decodeCarried(encodeCarried(c)).prs['1']!.commitMessage).toEqual(c.prs['1']!.commitMessage);
-    // What the budget does not hold (docs/known-issues.md): titles read from the host, at most 256
-    // characters each, here every PR's display title and description title at their worst.
+    // What the budget does not hold: titles read from the host, at most 256 characters each, here every
+    // PR's display title and description title at their worst (payload-fit.ts cuts them at
+    // continue-as-new past their own budget; encodeCarried alone carries them whole).
     for (const [n, meta] of Object.entries(c.prs)) {
       meta.title = noise(`title-${n}`, 128);
       meta.commitMessage = { ...meta.commitMessage, title: noise(`commit-title-${n}`, 128) };
@@ -341,5 +349,71 @@ describe('commit messages are bounded in bytes (commit-budget.ts)', () => {
         0,
       ),
     ).toBe(2 + 2 + 2 + 6 + 6 + 12 + 1);
+  });
+});
+
+describe('the payload guard at continue-as-new (payload-fit.ts)', () => {
+  const noisy = (seed: string) => noise(seed, 128);
+
+  test('titles within their budget are carried exactly as encoded, 256 ASCII characters each included', () => {
+    const c = largeQueue();
+    for (const [n, meta] of Object.entries(c.prs)) {
+      meta.title = `${title(Number(n))} `.repeat(8).slice(0, 256);
+      meta.commitMessage = { title: meta.title.split('').reverse().join('') };
+    }
+    expect(titleBytes(c)).toBeLessThan(TITLES_BUDGET_BYTES);
+    const fit = fitCarried(c);
+    expect(fit.cutTo).toBeNull();
+    expect(fit.carried).toEqual(encodeCarried(c));
+    expect(fit.bytes).toBe(bytes(fit.carried));
+  });
+
+  test('titles of emoji noise everywhere: over their budget, cut before the state is encoded', () => {
+    const c = largeQueue();
+    for (const [n, meta] of Object.entries(c.prs)) {
+      meta.title = noisy(`title-${n}`);
+      meta.commitMessage = {
+        title: noisy(`commit-${n}`),
+        ...(Number(n) <= 3 ? { body: `Body ${n} 🚀` } : {}),
+      };
+    }
+    for (const run of c.runs)
+      run.titles = Object.fromEntries(
+        Object.keys(run.titles).map((pr) => [pr, noisy(`run-${run.runId}-${pr}`)]),
+      );
+    const started = performance.now();
+    const fit = fitCarried(c);
+    const took = performance.now() - started;
+    console.log(
+      `titles of 128 emoji everywhere: ${(fit.titleBytes / 1024).toFixed(0)} KiB as carried; cut to ${fit.cutTo} ` +
+        `bytes each, the state carries ${(fit.bytes / 1024).toFixed(0)} KiB (${took.toFixed(0)} ms to cut and encode)`,
+    );
+    expect(fit.titleBytes).toBeGreaterThan(TITLES_BUDGET_BYTES);
+    expect(fit.cutTo).toBe(192);
+    expect(titleBytes(decodeCarried(fit.carried as never))).toBeLessThanOrEqual(TITLES_BUDGET_BYTES);
+    expect(fit.bytes).toBeLessThan(1024 * 1024);
+    expect(fit.bytes).toBe(bytes(fit.carried));
+    const back = decodeCarried(fit.carried);
+    for (const [n, meta] of Object.entries(back.prs)) {
+      expect(meta.title.length).toBeGreaterThan(0);
+      expect(c.prs[n]!.title.startsWith(meta.title)).toBe(true);
+      expect(c.prs[n]!.commitMessage!.title!.startsWith(meta.commitMessage!.title!)).toBe(true);
+      // Bodies are bounded by the submit's budget, not cut here.
+      expect(meta.commitMessage!.body).toBe(c.prs[n]!.commitMessage!.body);
+    }
+    expect(back.engine).toEqual(JSON.parse(JSON.stringify(c.engine)));
+  });
+
+  test('a cut never splits a character and keeps the most ASCII; payloadBytes is the UTF-8 length of the JSON', () => {
+    expect(cutTitle('🚀é🚀x', 2 + 12 + 6)).toBe('🚀é');
+    expect(cutTitle('🚀é🚀x', 2 + 12 + 6 + 11)).toBe('🚀é');
+    expect(cutTitle('🚀é🚀x', 2 + 12 + 6 + 12)).toBe('🚀é🚀');
+    expect(cutTitle('a"b', 4)).toBe('a');
+    expect(cutTitle('x'.repeat(300), 192)).toBe('x'.repeat(190));
+    expect(cutTitle('short', 192)).toBe('short');
+    const c = largeQueue();
+    expect(payloadBytes(c)).toBe(bytes(c));
+    c.prs['1']!.title = '🚀é "x"';
+    expect(payloadBytes(c)).toBe(bytes(c));
   });
 });
