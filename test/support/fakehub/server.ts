@@ -241,7 +241,8 @@ export async function startFakeHub(options: FakeHubOptions = {}): Promise<FakeHu
   /** Operations made to fail (knobs.failOperation): how many more times, and how. */
   const faults = new Map<string, { remaining: number; failure: { status: 500 | 503 } | 'network' }>();
 
-  const fastify = Fastify({ logger: false });
+  // Closing at the end of a file does not wait for requests still in flight (a worker's retry).
+  const fastify = Fastify({ logger: false, forceCloseConnections: true });
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body: string, done) => {
     if (body === '') return done(null, undefined);
