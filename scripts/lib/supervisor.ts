@@ -47,7 +47,7 @@ const alive = (m: Managed) =>
   m.child.pid !== undefined && m.child.exitCode === null && m.child.signalCode === null;
 
 export class Supervisor {
-  private readonly children: Managed[] = [];
+  private children: Managed[] = [];
   private stopping: Promise<void> | null = null;
   private readonly deadlines = new Map<Managed, number>();
 
@@ -91,6 +91,21 @@ export class Supervisor {
     };
     this.children.push(managed);
     return managed;
+  }
+
+  /**
+   * Forgets a child that exited while it was starting and is started again by its caller (the Temporal
+   * dev server, scripts/lib/temporal.ts): its exit is then neither unexpected nor waited for.
+   */
+  forget(managed: Managed): void {
+    if (managed.child.exitCode === null && managed.child.signalCode === null)
+      throw new Error(`cannot forget ${managed.name}: it is running`);
+    this.children = this.children.filter((c) => c !== managed);
+  }
+
+  /** Says a line the way the supervisor does (its log). */
+  say(message: string): void {
+    this.log(message);
   }
 
   /** The children started so far (running or not), in start order. */

@@ -12,6 +12,9 @@ import { waitForPort } from './ports';
 
 export const TEMPORAL_CLI = path.resolve(__dirname, '..', '..', '.tools', 'venv', 'bin', 'temporal');
 
+/** Starts of the dev server tried before `startDevServer` gives up (one more after an exit). */
+const DEV_SERVER_ATTEMPTS = 2;
+
 export interface DevServerOptions {
   port: number;
   namespace: string;
@@ -48,6 +51,12 @@ async function waitForAnswer(address: string, timeoutMs: number, alive: () => bo
   );
 }
 
+/**
+ * Starts the dev server and waits until it answers. A server that exits while starting is started once
+ * more: it picks free ports for its internal services and then binds them, and on a busy machine
+ * another process can take one in between (it then exits after opening its frontend port; seen once in
+ * a fresh clone's npm test, in the start-stop story). A second exit, or one that does not answer, fails.
+ */
 export async function startDevServer(sup: Supervisor, opts: DevServerOptions): Promise<Managed> {
   if (!fs.existsSync(TEMPORAL_CLI)) {
     throw new SetupError(
@@ -72,20 +81,27 @@ export async function startDevServer(sup: Supervisor, opts: DevServerOptions): P
     ...(opts.metricsPort ? ['--metrics-port', String(opts.metricsPort)] : []),
     ...SEARCH_ATTRIBUTE_FLAGS.flatMap((sa) => ['--search-attribute', sa]),
   ];
-  const managed = sup.start('temporal', TEMPORAL_CLI, args, {
-    quiet: true,
-    logFile: opts.logFile,
-    stopSignal: 'SIGTERM',
-  });
-  const alive = () => managed.child.exitCode === null;
-  try {
-    await waitForPort(opts.port, 60_000, 'The Temporal dev server', alive);
-    // An open port is not yet a server: one whose other services then fail to start exits after
-    // opening it (once, every test of a run was refused). It is ready once it answers a call.
-    await waitForAnswer(`127.0.0.1:${opts.port}`, 30_000, alive);
-    if (opts.uiPort) await waitForPort(opts.uiPort, 30_000, 'The Temporal Web UI');
-  } catch (err) {
-    throw new SetupError(`${(err as Error).message}${opts.logFile ? `; see ${opts.logFile}` : ''}.`);
+  for (let attempt = 1; ; attempt += 1) {
+    const managed = sup.start('temporal', TEMPORAL_CLI, args, {
+      quiet: true,
+      logFile: opts.logFile,
+      stopSignal: 'SIGTERM',
+    });
+    const alive = () => managed.child.exitCode === null && managed.child.signalCode === null;
+    try {
+      await waitForPort(opts.port, 60_000, 'The Temporal dev server', alive);
+      // An open port is not yet a server: one whose other services then fail to start exits after
+      // opening it (once, every test of a run was refused). It is ready once it answers a call.
+      await waitForAnswer(`127.0.0.1:${opts.port}`, 30_000, alive);
+      if (opts.uiPort) await waitForPort(opts.uiPort, 30_000, 'The Temporal Web UI');
+      return managed;
+    } catch (err) {
+      const where = opts.logFile ? `; see ${opts.logFile}` : '';
+      if (alive() || attempt >= DEV_SERVER_ATTEMPTS || sup.isStopping)
+        throw new SetupError(`${(err as Error).message}${where}.`);
+      await managed.exited;
+      sup.forget(managed);
+      sup.say(`${(err as Error).message}${where}; starting it again.`);
+    }
   }
-  return managed;
 }
