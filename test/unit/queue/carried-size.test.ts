@@ -273,7 +273,7 @@ const noise = (seed: string, chars: number) => {
 };
 
 describe('commit messages are bounded in bytes (commit-budget.ts)', () => {
-  test('a queue filled to its budget with the worst text carries what it did before, plus the budget', () => {
+  test('a queue filled to its budget with the worst text carries what it did before, plus at most the budget', () => {
     const c = largeQueue();
     const before = bytes(encodeCarried(c));
     // Bodies of noise submitted one after the other until the budget refuses one.
@@ -292,22 +292,14 @@ describe('commit messages are bounded in bytes (commit-budget.ts)', () => {
     );
     expect(accepted).toBeGreaterThan(0);
     expect(heldCommitMessageBytes(c, [], 0)).toBeLessThanOrEqual(COMMIT_MESSAGES_BUDGET_BYTES);
-    const full = bytes(encodeCarried(c));
+    const encoded = encodeCarried(c);
+    const full = bytes(encoded);
     expect(full - before).toBeLessThan(COMMIT_MESSAGES_BUDGET_BYTES);
-    expect(decodeCarried(encodeCarried(c)).prs['1']!.commitMessage).toEqual(c.prs['1']!.commitMessage);
-    // What the budget does not hold: titles read from the host, at most 256 characters each, here every
-    // PR's display title and description title at their worst (payload-fit.ts cuts them at
-    // continue-as-new past their own budget; encodeCarried alone carries them whole).
-    for (const [n, meta] of Object.entries(c.prs)) {
-      meta.title = noise(`title-${n}`, 128);
-      meta.commitMessage = { ...meta.commitMessage, title: noise(`commit-title-${n}`, 128) };
-    }
-    const titles = bytes(encodeCarried(c));
+    expect(decodeCarried(encoded).prs['1']!.commitMessage).toEqual(c.prs['1']!.commitMessage);
     console.log(
       `carried state: ${(before / 1024).toFixed(0)} KiB; with ${accepted} commit messages of noise up to the budget ` +
-        `${(full / 1024).toFixed(0)} KiB; and 2 × ${PRS} titles of 256 characters of noise ${(titles / 1024).toFixed(0)} KiB`,
+        `${(full / 1024).toFixed(0)} KiB (titles read from the host: payload-fit.ts, below)`,
     );
-    expect(titles).toBeLessThan(2 * 1024 * 1024);
   });
 
   test('the rule: no message is never refused, a PR’s own earlier message does not count, requests do', () => {
