@@ -12,7 +12,7 @@
  */
 import { ingest, type IngestOptions, type IngestResult } from './ingest-phase';
 import { reads, type ReadOptions, type ReadRow } from './read-phase';
-import { rate } from './stats';
+import { ms, rate, table } from './stats';
 
 export interface LiveOptions {
   readonly ingest: Omit<IngestOptions, 'targetResults' | 'days' | 'end' | 'pace' | 'stop' | 'uploadPrefix'>;
@@ -86,8 +86,6 @@ export function liveSummary(
   live: LiveResult,
   pace: number,
   foldLag: { p50: number; p99: number; n: number },
-  table: (header: readonly string[], rows: readonly (readonly string[])[]) => string,
-  ms: (value: number) => string,
 ): string {
   const reached = live.perSecondDuringReads >= 0.95 * pace;
   return [

@@ -224,7 +224,7 @@ async function main(supervisor: Supervisor, tmp: string): Promise<void> {
         ],
         readRows,
       ),
-      ...(live === undefined ? [] : ['', liveSummary(live, livePace, liveFoldLag!, table, ms)]),
+      ...(live === undefined ? [] : ['', liveSummary(live, livePace, liveFoldLag!)]),
       '',
       `targets: ingestion ≥ 20,000 results/s: ${loaded.perSecond >= 20_000 ? 'met' : 'MISSED'}; ` +
         (copy
