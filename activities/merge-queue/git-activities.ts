@@ -2,10 +2,10 @@
  * The merge queue's git activities over the GitHost port: read a PR, build a test branch (with its
  * draft PR in draft-PR testing mode, and the command runner's test-run workflow started on it), land
  * tested commits on the target branch, delete test branches, list railyard's test PRs. Each is
- * idempotent (the port guarantees it; a test run is started once per id) and
- * turns outcomes the workflow acts on into result kinds; invalid names from requests become
- * non-retryable failures, since retrying cannot fix them. Each heartbeats while it runs. The queue's
- * side effects may ride along with a read, a build or a landing (side-effects/riding.ts, ADR 0028).
+ * idempotent (the port guarantees it; a test run is started once per id) and turns outcomes the
+ * workflow acts on into result kinds; invalid names from requests become non-retryable failures, since
+ * retrying cannot fix them. Each heartbeats while it runs. The queue's side effects may ride along with
+ * a read, a build (which holds its testing notices: held-testing-notices.ts) or a landing (ADR 0028).
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { repositoryLabel, type RepositoryKey } from '../../contract';
@@ -13,6 +13,7 @@ import type { GitHost, TestPullRequest } from '../../git/git-host';
 import type { RepositoryOwnership } from '../../stores/repository-owners';
 import { heartbeating } from '../heartbeat';
 import { performNoSideEffects, riding } from '../side-effects/riding';
+import { heldTestingNotices } from './held-testing-notices';
 import type { SideEffectsInput, SideEffectsResult } from '../side-effects/types';
 import { assertValid, checkBranchName, InvalidGitNameError, testBranchName } from '../../git/names';
 import type {
@@ -34,9 +35,8 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof InvalidGitNameError) {
+    if (err instanceof InvalidGitNameError)
       throw ApplicationFailure.nonRetryable(err.message, 'InvalidGitName');
-    }
     throw err;
   }
 }
@@ -391,7 +391,7 @@ export function createGitActivities(deps: {
     // The queue's three git steps may carry its side effects (ADR 0028).
     readPullRequest: riding(perform, readPullRequest, HEARTBEAT_MS),
     readTargetTip: heartbeating(readTargetTip, HEARTBEAT_MS),
-    buildTestRun: riding(perform, buildTestRun, HEARTBEAT_MS),
+    buildTestRun: riding(perform, buildTestRun, HEARTBEAT_MS, heldTestingNotices),
     land: riding(perform, land, HEARTBEAT_MS),
     readChecks: heartbeating(readChecks, HEARTBEAT_MS),
     deleteTestBranch: heartbeating(deleteTestBranch, HEARTBEAT_MS),

@@ -89,6 +89,14 @@ export function createNotifyActivity(deps: { client: Client; taskQueue: string; 
         },
       );
       await project(() => deps.records?.transitions(workflow, input.notices));
+      // A testing notice the build held to carry its commit (held-testing-notices.ts): the event log's
+      // append folded that transition before the build, so the commit goes in as a refresh after it.
+      if (last.transition.to === 'testing' && last.testedOn) {
+        const { submissionId, seq, details, testedOn } = last;
+        await project(() =>
+          deps.records?.refresh(workflow, { submissionId, afterSeq: seq, details, testedOn }),
+        );
+      }
     },
 
     /** New details between transitions: only a running record takes them (no start, no new run). */

@@ -110,6 +110,11 @@ export type BuildRunResult =
       checks?: RunChecks;
       /** The test-run workflow `testRun` asked for runs (started now, or by an earlier attempt). */
       testRunStarted?: boolean;
+      /**
+       * The PRs whose `testing` notice rode along and was delivered after the build, carrying the
+       * commit it built (held-testing-notices.ts): the queue sends them no refresh for it.
+       */
+      testedOnNoticed?: number[];
     }
   /**
    * `files`: where it conflicted (absent from results recorded before they were kept); `clashesWith`:

@@ -13,6 +13,10 @@
  *   on a git activity's retries, only on one attempt of it.
  * - Heartbeats carry the keys of the effects done: an attempt after a worker died mid-git skips them
  *   (the git work alone is made again).
+ * - An activity may hold some effects aboard until its git work answered (`Holding`): they are
+ *   performed after it, as the result changes them, whether the work succeeded or failed, before the
+ *   activity completes. So they are never later than one attempt of the git work, and an effect that
+ *   is not held keeps its place first.
  */
 import { whileHeartbeating } from '../heartbeat';
 import type { SideEffect, SideEffectsInput, SideEffectsResult } from './types';
@@ -31,6 +35,24 @@ export type Ridden<R> =
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
+ * Effects an activity performs after its git work instead of before (the build's testing notices,
+ * which then carry the commit built: held-testing-notices.ts).
+ */
+export interface Holding<I, R> {
+  holds(input: I, effect: SideEffect): boolean;
+  /** The held effects to perform now the work answered `result` (undefined: it failed). */
+  release(input: I, result: R | undefined, held: SideEffect[]): SideEffect[];
+  /** The result told which of the released effects were performed. */
+  told(input: I, result: R, performed: SideEffect[]): R;
+}
+
+const joined = (a: SideEffectsResult, b: SideEffectsResult): SideEffectsResult => ({
+  done: [...a.done, ...b.done],
+  failed: [...a.failed, ...b.failed],
+  ...(a.appended ? { appended: a.appended } : {}),
+});
+
+/**
  * `work` (a git activity's function, not yet heartbeating) taking effects along: heartbeating every
  * `everyMs` while it runs, as every git activity does.
  */
@@ -38,19 +60,34 @@ export function riding<I, R>(
   perform: (input: SideEffectsInput) => Promise<SideEffectsResult>,
   work: (input: I) => Promise<R>,
   everyMs: number,
+  holding?: Holding<I, R>,
 ): (input: I & RidingInput) => Promise<Ridden<R>> {
   return async (input) => {
     const { sideEffects, ...own } = input;
     if (!sideEffects || sideEffects.length === 0)
       return (await whileHeartbeating(() => work(own as I), everyMs)) as Ridden<R>;
-    const effects = await perform({ effects: sideEffects });
+    const mine = own as I;
+    const held = holding ? sideEffects.filter((e) => holding.holds(mine, e)) : [];
+    const first = held.length > 0 ? sideEffects.filter((e) => !held.includes(e)) : sideEffects;
+    const effects = first.length > 0 ? await perform({ effects: first }) : { done: [], failed: [] };
+    /** The held effects, released for `result`, performed; what they did and which were done. */
+    const after = async (result: R | undefined) => {
+      if (!holding || held.length === 0) return { all: effects, performed: [] as SideEffect[] };
+      const released = holding.release(mine, result, held);
+      const later = await perform({ effects: released });
+      const done = new Set(later.done);
+      return { all: joined(effects, later), performed: released.filter((e) => done.has(e.key)) };
+    };
+    let result: R;
     try {
-      const result = await whileHeartbeating(() => work(own as I), everyMs, effects.done);
-      return { ...result, sideEffects: effects };
+      result = await whileHeartbeating(() => work(mine), everyMs, effects.done);
     } catch (err) {
       // Not thrown: the workflow must learn what the effects did now, not after the git retries.
-      return { rideFailed: messageOf(err), sideEffects: effects };
+      return { rideFailed: messageOf(err), sideEffects: (await after(undefined)).all };
     }
+    const { all, performed } = await after(result);
+    const told = holding && held.length > 0 ? holding.told(mine, result, performed) : result;
+    return { ...told, sideEffects: all };
   };
 }
 

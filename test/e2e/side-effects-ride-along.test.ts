@@ -14,7 +14,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { Activities } from '../../activities';
 import type { SideEffect } from '../../activities/side-effects/types';
-import { getAdmissionsQuery, submitUpdate } from '../../contract';
+import { getAdmissionsQuery, getPullRequestQuery, prWorkflowId, submitUpdate } from '../../contract';
+import { createPrRecordStore } from '../../events/store/pr-records';
 import { useTaskQueueStories } from '../support/task-queue-worker';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -25,6 +26,7 @@ const stories = useTaskQueueStories();
 interface Build {
   effects: SideEffect[] | undefined;
   outcome?: string;
+  result?: unknown;
 }
 
 /** The inputs of the activities of one kind the queue's history scheduled, decoded. */
@@ -65,6 +67,7 @@ async function story(failFirstRide: boolean) {
         }
         const r = await real.buildTestRun(input);
         build.outcome = r.kind ?? 'rideFailed';
+        build.result = r;
         return r;
       },
     }),
@@ -85,7 +88,11 @@ async function story(failFirstRide: boolean) {
       return states[submissionId]?.state === 'settled';
     });
     const history = (await queue.fetchHistory()).events ?? [];
-    return { builds, history, submissionId };
+    const pr = d.client.workflow.getHandle(prWorkflowId(h.key, 1));
+    const record = await pr.query(getPullRequestQuery);
+    const prHistory = (await pr.fetchHistory()).events ?? [];
+    const projected = (await createPrRecordStore(d.pool).list(h.key, { take: 10 })).records;
+    return { builds, history, submissionId, record, prHistory, projected };
   } finally {
     await worker.stop();
     await h.close();
@@ -127,4 +134,32 @@ test('a build whose git work fails with effects aboard is started again alone; i
     ...inputs.slice(1).flatMap((c) => c.sideEffects ?? []),
   ].map((e) => bare(e.key));
   for (const key of aboard) expect(sentAgain).not.toContain(key);
+}, 120_000);
+
+test("the build delivers PR 1's testing notice after building, with the commit it built: no details refresh follows", async () => {
+  const { builds, history, submissionId, record, prHistory, projected } = await story(false);
+  const notice = builds[0]!.effects!.find((e) => e.kind === 'notifyPullRequest' && e.workflow.prNumber === 1);
+  expect(notice?.kind === 'notifyPullRequest' && notice.notices.at(-1)!.transition.to).toBe('testing');
+  const built = builds[0]!.result as {
+    kind: 'built';
+    branchName: string;
+    headSha: string;
+    testedOnNoticed?: number[];
+  };
+  expect(built.kind).toBe('built');
+  expect(built.testedOnNoticed).toEqual([1]);
+  const testedOn = { branch: built.branchName, sha: built.headSha };
+  // The record knows it from the notice itself, in the PR workflow and in the read projection.
+  expect(record.state).toBe('testing');
+  expect(record.testedOn).toEqual(testedOn);
+  expect(projected.find((r) => r.id === submissionId)?.testedOn).toEqual(testedOn);
+  // No refresh was sent: none in a call of the queue, no details signal in PR 1's workflow.
+  const refreshes = scheduled<{ effects: SideEffect[] }>(history, 'performSideEffects')
+    .flatMap((c) => c.effects)
+    .filter((e) => e.kind === 'refreshPullRequestDetails');
+  expect(refreshes).toEqual([]);
+  const signals = prHistory
+    .filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)
+    .map((e) => e.workflowExecutionSignaledEventAttributes?.signalName);
+  expect(signals).not.toContain('prDetails');
 }, 120_000);

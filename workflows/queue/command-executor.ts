@@ -141,9 +141,11 @@ export class CommandExecutor {
             if (built.checks) run.pushedAt = Date.now();
             run.status = 'in_progress';
             this.ctx.push({ type: 'testRunStarted', runId: run.runId, baseSha: built.baseSha });
-            // Its PRs' records (and live comments) name the commit CI now checks.
+            // Its PRs' records (and live comments) name the commit CI now checks: those whose testing
+            // notice rode along were told by the build itself (activities/merge-queue/held-testing-notices.ts).
             for (const pr of cmd.prs)
-              this.ctx.refreshDetails(pr, { branch: built.branchName, sha: built.headSha });
+              if (!built.testedOnNoticed?.includes(pr))
+                this.ctx.refreshDetails(pr, { branch: built.branchName, sha: built.headSha });
             if (run.runner === 'statuses') {
               judgeStatuses(this.ctx, run);
               // CI may have reported before the run knew its commit: read what the host holds.
