@@ -9,6 +9,7 @@
  * - Order where it matters: the append first (the log and the read projection hold a transition
  *   before its PR workflow shows it); then each submission's notices and refreshes in the order given
  *   (a refresh applies only after the notice it follows), submissions and branch deletions side by side.
+ *   A submission's consecutive notice deliveries go as one (one signal, all their notices in order).
  * - Each effect is tried whatever happened to the others, and a failure is reported, not thrown: one
  *   failing effect (PostgreSQL down for the append, a host refusing a deletion) loses none of the
  *   others and holds none of them up; the workflow tries the failed ones again
@@ -94,6 +95,27 @@ export function createSideEffectActivities(deps: SideEffectDeps) {
     return [...chains.values()];
   }
 
+  /**
+   * A chain's effects in the groups performed as one: a submission's consecutive notice deliveries
+   * (its `tests_passed` and `merged`, say) go in one signal, one workflow task of its PR workflow.
+   */
+  function deliveriesOf(chain: SideEffect[]): SideEffect[][] {
+    const groups: SideEffect[][] = [];
+    for (const e of chain) {
+      const last = groups[groups.length - 1];
+      if (e.kind === 'notifyPullRequest' && last?.[0]?.kind === 'notifyPullRequest') last.push(e);
+      else groups.push([e]);
+    }
+    return groups;
+  }
+
+  /** One effect for a group: its notices in one delivery, in the order given. */
+  function oneDelivery(group: SideEffect[]): SideEffect {
+    const first = group[0]!;
+    if (group.length === 1 || first.kind !== 'notifyPullRequest') return first;
+    return { ...first, notices: group.flatMap((e) => (e.kind === 'notifyPullRequest' ? e.notices : [])) };
+  }
+
   return {
     async performSideEffects(input: SideEffectsInput): Promise<SideEffectsResult> {
       const ctx = currentContext();
@@ -108,36 +130,39 @@ export function createSideEffectActivities(deps: SideEffectDeps) {
       const timer = beating ? setInterval(beat, HEARTBEAT_MS) : null;
 
       let appended: AppendResult | undefined;
-      const attempt = async (effect: SideEffect): Promise<boolean> => {
-        if (done.has(effect.key)) return true;
+      /** Performs `group` as one effect (a submission's notices in one delivery); false when it failed. */
+      const attempt = async (group: SideEffect[]): Promise<boolean> => {
+        const left = group.filter((e) => !done.has(e.key));
+        if (left.length === 0) return true;
         try {
-          const result = await perform(effect);
-          if (effect.kind === 'appendTransitions') appended = result as AppendResult;
-          done.add(effect.key);
+          const result = await perform(oneDelivery(left));
+          if (left[0]!.kind === 'appendTransitions') appended = result as AppendResult;
+          for (const e of left) done.add(e.key);
           beat();
           return true;
         } catch (err) {
           const error = messageOf(err);
           // Trying again cannot fix a failure Temporal's rules call non-retryable (an invalid name).
           const retryable = !(err instanceof ApplicationFailure && err.nonRetryable);
-          failed.push({ key: effect.key, error, retryable });
-          ctx?.log.warn('side effect failed', { key: effect.key, error, retryable });
+          for (const e of left) failed.push({ key: e.key, error, retryable });
+          ctx?.log.warn('side effect failed', { keys: left.map((e) => e.key), error, retryable });
           return false;
         }
       };
 
       try {
-        for (const e of input.effects) if (e.kind === 'appendTransitions') await attempt(e);
+        for (const e of input.effects) if (e.kind === 'appendTransitions') await attempt([e]);
         const rest = input.effects.filter((e) => e.kind !== 'appendTransitions');
         await Promise.all(
           chainsOf(rest).map(async (chain) => {
-            for (const [i, e] of chain.entries()) {
-              if (await attempt(e)) continue;
+            const groups = deliveriesOf(chain);
+            for (const [i, group] of groups.entries()) {
+              if (await attempt(group)) continue;
               // A submission's later notices wait for the failed one: tried again after it, in order.
-              for (const later of chain.slice(i + 1))
+              for (const later of groups.slice(i + 1).flat())
                 failed.push({
                   key: later.key,
-                  error: `not tried: ${e.key} failed before it`,
+                  error: `not tried: ${group[0]!.key} failed before it`,
                   retryable: true,
                 });
               return;

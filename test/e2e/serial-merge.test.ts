@@ -1,8 +1,28 @@
 /** Stories of the single-mode queue on the real stack: real Temporal, real worker, real git. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { explainState } from '../../contract';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { explainState, prWorkflowId, type PrTransitionNotice } from '../../contract';
 import { useQueueHarness, type QueueHarness } from '../support/queue-harness';
+
+/** The signals PR `n`'s workflow took, in order: the states each delivery moved it to. */
+async function signalsOf(
+  h: QueueHarness,
+  n: number,
+): Promise<{ name: string; to: string[]; testedOn?: boolean }[]> {
+  const { events } = await h.client.workflow.getHandle(prWorkflowId(h.key, n)).fetchHistory();
+  return (events ?? [])
+    .filter((e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)
+    .map((e) => {
+      const a = e.workflowExecutionSignaledEventAttributes!;
+      const name = a.signalName!;
+      if (name !== 'prTransitions') return { name, to: [] as string[] };
+      const notices = defaultPayloadConverter.fromPayload<PrTransitionNotice[]>(a.input!.payloads![0]!);
+      const testedOn = notices.at(-1)?.testedOn !== undefined;
+      return { name, to: notices.map((x) => x.transition.to), ...(testedOn ? { testedOn } : {}) };
+    });
+}
 
 const newQueue = useQueueHarness();
 let h: QueueHarness;
@@ -27,6 +47,16 @@ test('three PRs submitted in order merge in order, each on a tested tree', async
     'merged',
   ]);
   expect(record?.verifiedByTestRun).toMatch(/[0-9a-f-]{36}/);
+  // PR 3's workflow learned tests_passed and merged in one delivery (they wait for the landing:
+  // workflows/queue/passed-with-landing.ts), and its commit from the notice that it tests, when that
+  // notice rode with the build, or from one details refresh when not.
+  const deliveries = await signalsOf(h, 3);
+  expect(deliveries.at(-1)).toMatchObject({ name: 'prTransitions', to: ['tests_passed', 'merged'] });
+  const details = deliveries.filter((d) => d.name === 'prDetails').length;
+  const carried = deliveries.some(
+    (d) => d.name === 'prTransitions' && d.to.at(-1) === 'testing' && d.testedOn,
+  );
+  expect(carried ? 0 : 1).toBe(details);
   // The landing's proof: main holds the tree PR 3's passing run tested, read back after the landing.
   const mainTree = h.fx.bareGit('rev-parse', 'main^{tree}');
   expect(record?.timeline.at(-1)?.detail).toEqual({

@@ -18,6 +18,7 @@ import type {
   PullRequestSnapshot,
 } from '../../activities/merge-queue/types';
 import type { Carried } from './carried';
+import type { Keep } from './side-effect-calls';
 
 export interface QueueContext {
   readonly key: QueueKey;
@@ -52,5 +53,6 @@ export interface RidingGit {
     pr: number;
   }): Promise<PullRequestSnapshot>;
   buildTestRun(input: BuildRunInput): Promise<BuildRunResult>;
-  land(input: LandInput): Promise<LandResult>;
+  /** `keep`: effects due that wait for a later call instead of riding along (passed-with-landing.ts). */
+  land(input: LandInput, keep?: Keep): Promise<LandResult>;
 }

@@ -13,6 +13,7 @@ import type { LandingProof } from '../../activities/merge-queue/types';
 import type { EngineCommand } from '../../engine';
 import { MAX_DETAIL_TEXT } from '../../contract';
 import type { QueueContext } from './context';
+import { passedWithLanding } from './passed-with-landing';
 import { prsToApply } from './prs-to-apply';
 
 export function runMerge(ctx: QueueContext, cmd: Extract<EngineCommand, { type: 'merge' }>): void {
@@ -20,20 +21,24 @@ export function runMerge(ctx: QueueContext, cmd: Extract<EngineCommand, { type: 
   const run = cmd.runId ? c.runs.find((r) => r.runId === cmd.runId) : undefined;
   ctx.track(
     async () => {
-      const r = await ctx.git.land({
-        organisationId: key.organisationId,
-        repo: key.repo,
-        targetBranch: key.targetBranch,
-        via: cmd.via,
-        testedSha: run?.headSha ?? null,
-        ...(run?.headTree ? { testedTree: run.headTree } : {}),
-        expectedTipSha: cmd.expectedTipSha,
-        prs: prsToApply(ctx, cmd.prs),
-        mergeMethod: cmd.method,
-        mergeId: cmd.mergeId,
-        ...(c.runner.landingMode ? { landing: c.runner.landingMode } : {}),
-        testBranchPrefix: c.runner.testBranchPrefix ?? null,
-      });
+      const r = await ctx.git.land(
+        {
+          organisationId: key.organisationId,
+          repo: key.repo,
+          targetBranch: key.targetBranch,
+          via: cmd.via,
+          testedSha: run?.headSha ?? null,
+          ...(run?.headTree ? { testedTree: run.headTree } : {}),
+          expectedTipSha: cmd.expectedTipSha,
+          prs: prsToApply(ctx, cmd.prs),
+          mergeMethod: cmd.method,
+          mergeId: cmd.mergeId,
+          ...(c.runner.landingMode ? { landing: c.runner.landingMode } : {}),
+          testBranchPrefix: c.runner.testBranchPrefix ?? null,
+        },
+        // Its PRs' `tests_passed` notices go with their `merged` ones, after it.
+        passedWithLanding(cmd.prs),
+      );
       switch (r.kind) {
         case 'landed':
           if (r.warning)

@@ -43,8 +43,12 @@ export interface Batch {
 /** Starts a git activity, with effects aboard or none. */
 export type RideStart<R> = (sideEffects: SideEffect[] | undefined) => Promise<Ridden<R>>;
 
+/** Effects a ride leaves waiting for a later call (passed-with-landing.ts), with their submission's later ones. */
+export type Keep = (effect: Pending['effect']) => boolean;
+
 export interface Rider {
   start: RideStart<unknown>;
+  keep?: Keep;
   resolve: (r: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -54,16 +58,16 @@ export const submissionOf = (e: SideEffect): string | null =>
   e.kind === 'notifyPullRequest' || e.kind === 'refreshPullRequestDetails' ? e.workflow.submissionId : null;
 
 /**
- * Takes the effects due now out of `waiting`, keeping each submission's order (one not due holds back
- * its later ones).
+ * Takes the effects due now out of `waiting`, keeping each submission's order (one not due, or kept,
+ * holds back its later ones).
  */
-export function takeDue(waiting: Pending[], now: number): Pending[] {
+export function takeDue(waiting: Pending[], now: number, keep?: Keep): Pending[] {
   const held = new Set<string>();
   const due: Pending[] = [];
   const rest: Pending[] = [];
   for (const p of waiting) {
     const submission = submissionOf(p.effect);
-    if (p.notBefore > now || (submission !== null && held.has(submission))) {
+    if (p.notBefore > now || keep?.(p.effect) || (submission !== null && held.has(submission))) {
       if (submission !== null) held.add(submission);
       rest.push(p);
     } else due.push(p);

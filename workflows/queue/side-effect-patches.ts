@@ -39,3 +39,11 @@ export const RIDE_ALONG_PATCH = 'side-effects-ride-along';
  * Runs that began before it pump, turn and number as they did live.
  */
 export const PUMP_IN_TURN_PATCH = 'side-effects-pump-in-turn';
+
+/**
+ * The notices that a landing's PRs passed wait for the landing's result and go with their `merged`
+ * notices (passed-with-landing.ts) instead of riding along with the land activity. Runs that began
+ * before it let them ride, as they did live: their calls' results name those notices done with the
+ * landing, and the call after it would otherwise send them again.
+ */
+export const PASSED_WITH_LANDING_PATCH = 'side-effects-passed-with-landing';

@@ -9,16 +9,15 @@
  * while the queue was quiet (one marker event instead of three activity events and a workflow task),
  * and their histories still replay that way, so what follows about local calls is for them.
  *
- * The local call is bounded well inside the workflow task (LOCAL_CALL_BOUND_MS, activity-proxies.ts): a local activity still
- * running at 80 % of the task's timeout makes the worker "heartbeat" the task (complete it empty and
- * take a new one), and on replay Temporal's core gives the activations after such a heartbeat another
- * workflow time than they had live (issue 27: `Date.now()` read in the task that took a signal after
- * the heartbeat was the heartbeat task's time on replay, 1.6 s instead of 3.2 s, in a two-activity
- * workflow on the dev server). The queue decides on that time (the signal rate below, the effects'
- * backoffs, the engine's ticks), so such a history did not replay: "Activity id of scheduled event '10'
- * does not match activity id of activity command '11'" after a worker kill. A call that hits the bound
- * fails like any other (its effects are tried again; each is idempotent) and the next call goes as a
- * regular activity, which holds no task open.
+ * The local call is bounded well inside the workflow task (LOCAL_CALL_BOUND_MS, activity-proxies.ts): a
+ * local activity still running at 80 % of the task's timeout makes the worker "heartbeat" the task
+ * (complete it empty and take a new one), and on replay Temporal's core gives the activations after
+ * such a heartbeat another workflow time than they had live (issue 27: `Date.now()` in the task that
+ * took a signal after the heartbeat was the heartbeat task's on replay, 1.6 s instead of 3.2 s). The
+ * queue decides on that time (the signal rate, the effects' backoffs, the engine's ticks), so such a
+ * history did not replay ("Activity id of scheduled event '10' does not match activity id of activity
+ * command '11'" after a worker kill). A call that hits the bound fails like any other (its effects are
+ * tried again; each is idempotent) and the next call goes as a regular activity.
  *
  * Invariants:
  * - One call at a time, in the order the effects were produced: what a decision adds while a call is
@@ -62,6 +61,7 @@ import {
   rideFailed,
   takeDue,
   type Batch,
+  type Keep,
   type Pending,
   type RideStart,
   type Rider,
@@ -109,11 +109,12 @@ export class SideEffects {
     /** The longest pause between append attempts (test hook: QueueWorkflowInput). */
     appendMaximumIntervalMs = DEFAULT_APPEND_MAXIMUM_INTERVAL_MS,
   ) {
-    ({
-      performLocal: this.performLocal,
-      perform: this.perform,
-      appendAlone: this.appendAlone,
-    } = sideEffectProxies(appendMaximumIntervalMs));
+    const proxies = sideEffectProxies(appendMaximumIntervalMs);
+    [this.performLocal, this.perform, this.appendAlone] = [
+      proxies.performLocal,
+      proxies.perform,
+      proxies.appendAlone,
+    ];
     this.views = new ViewSync(ctx.carried, ctx.key);
     this.inTurn = patched(PUMP_IN_TURN_PATCH);
     // Transitions a previous run could not store go first.
@@ -228,25 +229,22 @@ export class SideEffects {
   }
 
   /**
-   * Starts `start` (git work) from the next pump, the effects due then riding along when no call is in
-   * flight (RIDE_ALONG_PATCH; activities/side-effects/riding.ts), and answers the git result. When the
-   * git work failed with effects aboard, it is started again alone, under its own retry policy.
+   * Starts `start` (git work) from the next pump, the effects due then (but those `keep` leaves for a
+   * later call) riding along when no call is in flight (RIDE_ALONG_PATCH; activities/side-effects/riding.ts),
+   * and answers the git result. When the git work failed with effects aboard, it is started again alone.
    */
-  ride<R>(start: RideStart<R>): Promise<R> {
+  ride<R>(start: RideStart<R>, keep?: Keep): Promise<R> {
     // Runs recorded before it start their git work at once, without effects (the commands they had).
     if (!patched(RIDE_ALONG_PATCH)) return start(undefined) as Promise<R>;
     return new Promise<Ridden<R>>((resolve, reject) => {
-      this.riders.push({
-        start,
-        resolve: resolve as (r: unknown) => void,
-        reject,
-      });
+      const rider: Rider = { start, resolve: resolve as (r: unknown) => void, reject };
+      this.riders.push(keep ? { ...rider, keep } : rider);
       this.schedule();
     }).then((r) => (rideFailed(r) ? alone(start) : r));
   }
 
   private startRider(rider: Rider): void {
-    const batch = this.calling ? null : this.prepare();
+    const batch = this.calling ? null : this.prepare(rider.keep);
     if (!batch) {
       rider.start(undefined).then(rider.resolve, rider.reject);
       return;
@@ -272,9 +270,9 @@ export class SideEffects {
       .finally(() => this.end());
   }
 
-  /** The effects due now and the transitions to store, as one call; null when nothing is due. */
-  private prepare(): Batch | null {
-    const due = takeDue(this.waiting, Date.now());
+  /** The effects due now (not those kept) and the transitions to store, as one call; null: none. */
+  private prepare(keep?: Keep): Batch | null {
+    const due = takeDue(this.waiting, Date.now(), keep);
     const c = this.ctx.carried;
     const events = c.unstored.length > 0 && !this.appending ? c.unstored.slice(0, MAX_APPEND_BATCH) : [];
     if (due.length === 0 && events.length === 0) return null;

@@ -93,7 +93,7 @@ test('a failed append or deletion loses none of the others; a submission stops a
   expect(Object.fromEntries(result.failed.map((f) => [f.key, f.retryable]))).toEqual({
     append: true,
     'notify:1:1': true,
-    // Never tried before the notice it follows.
+    // In the failed notice's delivery (consecutive notices of a submission go as one).
     'notify:1:2': true,
     // Trying again cannot fix it.
     'delete:b': false,
@@ -112,4 +112,35 @@ test('a retried call skips the effects its earlier attempt reported done', async
   expect(result.done).toEqual(effects.map((e) => e.key));
   // Every heartbeat names what is done, so a further retry skips it too.
   expect(beats[beats.length - 1]).toEqual(['append', 'notify:1:1', 'notify:1:2']);
+});
+
+test("a submission's consecutive notice deliveries go in one signal; a refresh between them keeps them apart", async () => {
+  const { deps } = recording();
+  const deliveries: string[] = [];
+  const { performSideEffects } = createSideEffectActivities({
+    ...deps,
+    notifyPullRequest: ({ workflow: w, notices }) => {
+      deliveries.push(`${w.prNumber}:${notices.map((n) => n.seq).join(',')}`);
+      return Promise.resolve();
+    },
+  });
+  const effects = [notify(1, 1), notify(2, 1), notify(1, 2), notify(1, 3), refresh(1, 3), notify(1, 4)];
+  const result = await performSideEffects({ effects });
+  // PR 1's tests_passed (2) and merged (3), say: one delivery, in order; the refresh then the next.
+  expect(deliveries.sort()).toEqual(['1:1,2,3', '1:4', '2:1']);
+  expect(result.done.sort()).toEqual(effects.map((e) => e.key).sort());
+  expect(result.failed).toEqual([]);
+});
+
+test('a delivery made of several fails as a whole: each of its effects is reported, retryable', async () => {
+  const { performSideEffects } = createSideEffectActivities({
+    ...recording().deps,
+    notifyPullRequest: () => Promise.reject(new Error('signal refused')),
+  });
+  const result = await performSideEffects({ effects: [notify(1, 1), notify(1, 2), remove('b')] });
+  expect(result.done).toEqual(['delete:b']);
+  expect(result.failed).toEqual([
+    { key: 'notify:1:1', error: 'signal refused', retryable: true },
+    { key: 'notify:1:2', error: 'signal refused', retryable: true },
+  ]);
 });
