@@ -24,6 +24,24 @@ export function forCarrying(c: Carried): Carried {
   return { ...c, runs: c.runs.map((r) => (FINISHED.has(r.status) ? { ...r, statuses: [] } : r)) };
 }
 
+/**
+ * The bytes a string takes in the carried state before compression: JSON, with every character
+ * outside printable ASCII written as a `\u` escape (as `encodeCarried` writes it), so 6 bytes a UTF-16
+ * unit outside ASCII (12 for an emoji), 2 for a quote, a backslash and the control characters JSON
+ * shortens. The queue's budgets count in it (commit-budget.ts, payload-fit.ts).
+ */
+export function carriedBytes(value: string): number {
+  let bytes = 2;
+  for (let i = 0; i < value.length; i += 1) {
+    const c = value.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c) bytes += 2;
+    else if (c >= 0x20 && c < 0x7f) bytes += 1;
+    else if (c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d) bytes += 2;
+    else bytes += 6;
+  }
+  return bytes;
+}
+
 /** The compressed form of a carried state. */
 export interface EncodedCarried {
   codec: 'lzw-ids-1';

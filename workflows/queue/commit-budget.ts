@@ -9,7 +9,7 @@
  * COMMIT_MESSAGES_BUDGET_BYTES is refused by the submit's validator (`invalid`: the API's 400, with a
  * sentence naming commitTitle/commitBody and what to do); nothing is recorded, so nothing is lost and no
  * history changes (a validator's refusal never reaches one). The total is counted as carried, before
- * compression (`carriedBytes`: text full of emoji takes three times its UTF-8 bytes there), over the
+ * compression (carry-codec.ts `carriedBytes`: text full of emoji takes three times its UTF-8 bytes there), over the
  * queued PRs' messages (the description's titles included, each at
  * most 256 characters) and the requests being read or deferred; the PR's own earlier message does not
  * count (a resubmission replaces it). Pure and deterministic: a submit without a commit title or body
@@ -17,25 +17,9 @@
  */
 import type { CommitMessage } from '../../contract';
 import type { Carried, SubmissionRequest } from './carried';
+import { carriedBytes } from './carry-codec';
 
 export const COMMIT_MESSAGES_BUDGET_BYTES = 256 * 1024;
-
-/**
- * The bytes a string takes in the carried state before compression: JSON, with every character
- * outside printable ASCII written as a `\u` escape (carry-codec.ts), so 6 bytes a UTF-16 unit outside
- * ASCII (12 for an emoji), 2 for a quote, a backslash and the control characters JSON shortens.
- */
-export function carriedBytes(value: string): number {
-  let bytes = 2;
-  for (let i = 0; i < value.length; i += 1) {
-    const c = value.charCodeAt(i);
-    if (c === 0x22 || c === 0x5c) bytes += 2;
-    else if (c >= 0x20 && c < 0x7f) bytes += 1;
-    else if (c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d) bytes += 2;
-    else bytes += 6;
-  }
-  return bytes;
-}
 
 const size = (message: CommitMessage | undefined): number =>
   message === undefined

@@ -8,7 +8,7 @@
  * a full queue near the limit, and its compression to seconds of the closing task.
  *
  * Rule: when the titles would carry more than TITLES_BUDGET_BYTES (counted as carried, before
- * compression: commit-budget.ts `carriedBytes`), every title is cut to TITLE_CUTS[0] bytes as carried,
+ * compression: carry-codec.ts `carriedBytes`), every title is cut to TITLE_CUTS[0] bytes as carried,
  * then TITLE_CUTS[1] if that is not enough (at character boundaries, never inside an emoji; an ASCII
  * title keeps the most characters), before the state is encoded once. The cut is logged as an error by the caller: the queue goes on, with shorter
  * titles on its records and on the commits it lands. Within the budget (every recorded history; 1,000
@@ -17,7 +17,7 @@
  */
 import type { Carried } from './carried';
 import { encodeCarried, type EncodedCarried } from './carry-codec';
-import { carriedBytes } from './commit-budget';
+import { carriedBytes } from './carry-codec';
 
 export const TITLES_BUDGET_BYTES = 768 * 1024;
 /** What each title may take as carried, tried in turn: 190 ASCII characters, or 15 emoji; then a third. */
