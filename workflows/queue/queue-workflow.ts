@@ -128,6 +128,15 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     }
   };
 
+  /**
+   * Closes, then continues as new with only what the next run needs, compressed (carry-codec.ts),
+   * within the payload limit (payload-fit.ts).
+   */
+  const closeAndContinueAsNew = async (): Promise<never> => {
+    await closeForContinueAsNew();
+    return continueAsNew<typeof queueWorkflow>({ ...input, carried: fitted(c) });
+  };
+
   // One timer for the next wake-up, kept across turns that do not move it (wake-timer.ts).
   const timer = new WakeTimer();
   let tickedFor: number | null = null;
@@ -145,10 +154,7 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
     // Past the threshold the turn decides nothing more: what arrived is carried to the next run. A
     // merged activation on replay reads a later history length than the live tasks did (ADR 0029), so
     // a turn that decided first and then closed would issue commands the live run never did.
-    if (settleFirst && !c.deleted && shouldContinueAsNew(input)) {
-      await closeForContinueAsNew();
-      await continueAsNew<typeof queueWorkflow>({ ...input, carried: fitted(c) });
-    }
+    if (settleFirst && !c.deleted && shouldContinueAsNew(input)) await closeAndContinueAsNew();
     if (wakeAt !== null && Date.now() >= wakeAt) {
       tickedFor = wakeAt;
       rt.push({ type: 'tick' });
@@ -166,10 +172,7 @@ export async function queueWorkflow(input: QueueWorkflowInput): Promise<void> {
       }
       return;
     }
-    if (shouldContinueAsNew(input)) {
-      await closeForContinueAsNew();
-      // Only what the next run needs, compressed (carry-codec.ts), within the payload limit (payload-fit.ts).
-      await continueAsNew<typeof queueWorkflow>({ ...input, carried: fitted(c) });
-    }
+    // Past the threshold after this turn's drain (older runs: only here, never before the drain).
+    if (shouldContinueAsNew(input)) await closeAndContinueAsNew();
   }
 }
