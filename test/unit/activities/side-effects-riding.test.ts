@@ -91,13 +91,19 @@ const heldBranch = (n: number): SideEffect => ({
   branchName: `held-${n}`,
 });
 
-test('held effects are performed after the git work, as its result changes them, and the result is told', async () => {
+/** A performer that also notes the branch names it was handed, as released. */
+function naming() {
   const p = performer();
   const names: string[] = [];
   const perform = (input: SideEffectsInput) => {
     for (const e of input.effects) if (e.kind === 'deleteTestBranch') names.push(e.branchName);
     return p.perform(input);
   };
+  return { p, names, perform };
+}
+
+test('held effects are performed after the git work, as its result changes them, and the result is told', async () => {
+  const { p, names, perform } = naming();
   const build = riding(
     perform,
     (input: { runId: string }) => {
@@ -119,12 +125,7 @@ test('held effects are performed after the git work, as its result changes them,
 });
 
 test('held effects go as they were when the git work fails, before the ride is answered failed', async () => {
-  const p = performer();
-  const names: string[] = [];
-  const perform = (input: SideEffectsInput) => {
-    for (const e of input.effects) if (e.kind === 'deleteTestBranch') names.push(e.branchName);
-    return p.perform(input);
-  };
+  const { p, names, perform } = naming();
   const build = riding(
     perform,
     (): Promise<{ kind: 'built'; runId: string }> => Promise.reject(new Error('host down')),
