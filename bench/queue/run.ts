@@ -27,6 +27,7 @@ import {
 import { executeQueueUpdate } from '../../test/support/queue-updates';
 import { startQueueDeployment } from './deployment';
 import { eventsPerMergedPr, type EventCounts } from './histories';
+import { serialSteps, stepRows } from './serial-steps';
 import { percentile } from './stats';
 import { startBenchStack } from '../lib/stack';
 
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
     const toTesting: number[] = [];
     const toMoved: number[] = [];
     const perPr: number[] = [];
+    const steps: Awaited<ReturnType<typeof serialSteps>>[] = [];
     for (let n = 1; n <= SERIAL; n++) {
       open(n);
       const t0 = Date.now();
@@ -115,6 +117,7 @@ async function main(): Promise<void> {
       const child = await client.workflow.getHandle(testRunWorkflowId(key, runId)).describe();
       toTesting.push(child.startTime.getTime() - t0);
       toMoved.push(at('merged')! - at('tests_passed')!);
+      steps.push(await serialSteps(client, key, queueWorkflowId(key), n, runId, t0));
       if (n % 10 === 0) log(`  ${n}/${SERIAL}`);
     }
 
@@ -231,6 +234,9 @@ async function main(): Promise<void> {
       `\nTarget (a ${BATCHED}-PR burst with batching at >= 1.0x the plain loop): ${batchedRatio >= 1 ? 'met' : 'MISSED'} (${batchedRatio.toFixed(2)}x; ${mergedBatched}/${BATCHED} merged in ${batchedSeconds.toFixed(1)} s).`,
     );
     console.log(`Where the batched burst's time went: ${burstPhases(batched.records, batched.t0)}.`);
+    console.log(
+      `\nWhere one serial PR's time went (median of ${steps.length}, from the histories' event times; the plain loop's whole PR p50 ${percentile(baseline, 50).toFixed(0)} ms):\n${table(['step', 'p50 (ms)', 'PRs'], stepRows(steps))}`,
+    );
   } finally {
     await stack.stop();
   }
