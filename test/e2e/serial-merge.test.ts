@@ -88,7 +88,9 @@ test('three PRs submitted in order merge in order, each on a tested tree', async
 }, 120_000);
 
 test('concurrency 3: PR 3 is tested on top of PRs 1 and 2 while they are still testing', async () => {
-  h = await newQueue({ command: 'test ! -e BROKEN && sleep 2' });
+  // The runs wait for $GATE/go: on a loaded machine a fixed sleep let PR 1 pass before PR 3 was
+  // seen testing (a PR is testing once its build is done: held-testing-notices.ts).
+  h = await newQueue({ command: 'while [ ! -e $GATE/go ]; do sleep 0.1; done' });
   await h.createQueue({ concurrency: 3 });
   for (const n of [1, 2, 3]) h.openPr(n, { [`f${n}.txt`]: `${n}\n` });
   for (const n of [1, 2, 3]) await h.submit(n);
@@ -97,6 +99,7 @@ test('concurrency 3: PR 3 is tested on top of PRs 1 and 2 while they are still t
     return q.enqueued.filter((p) => p.state === 'testing').length === 3 ? q : undefined;
   });
   expect(testing.enqueued.map((p) => p.pr)).toEqual([1, 2, 3]);
+  writeFileSync(join(h.gate, 'go'), '');
   for (const n of [1, 2, 3]) expect((await h.settled(n)).state).toBe('merged');
   expect(h.mainLog()).toEqual(['PR 1 (#1)', 'PR 2 (#2)', 'PR 3 (#3)']);
 }, 120_000);
