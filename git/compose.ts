@@ -4,17 +4,21 @@
  * test; the queue tests what it saw, and a PR that moved or closed since is reported, not tested.
  *
  * Writes objects only; the caller decides which ref, if any, points at the result. Every PR's head is
- * read with one git process, and with a memo (compose-memo.ts) a prefix composed before is not applied
- * again: its heads are still checked, in order, before anything of it is used. Given the heads earlier
+ * read with one git process, and with a memo (compose-memo.ts) an application made before (or being
+ * made now by another composition) is not made again: every head is still checked, in order, before
+ * anything remembered of it is used. Given the heads earlier
  * runs tested (`avoidShas`), a composition equal to one of them gets a new last commit with the same
  * tree (fresh-head.ts), so no two runs of a queue test one commit.
  */
 import { commitExists, readRef, type RepoAccess } from './commits';
-import { prefixKeys, type ComposeMemo } from './compose-memo';
+import { stepKey, type ComposeMemo, type RememberedStep } from './compose-memo';
 import type { MergeMethod, MergeStep, PullRequestAtSha, PullRequestProblem } from './git-host';
 import { clashingPrs } from './clash';
 import { freshHead } from './fresh-head';
-import { applyPullRequest, readTip, type Tip } from './merge-methods';
+import { applyPullRequest, readTip, type ApplyResult, type Tip } from './merge-methods';
+
+const headsBefore = (prs: readonly PullRequestAtSha[], index: number) =>
+  prs.slice(0, index).map((p) => p.headSha);
 import { pullRequestRef } from './names';
 
 export type Composition = { kind: 'composed'; headSha: string; steps: MergeStep[] } | PullRequestProblem;
@@ -85,12 +89,21 @@ export async function composePullRequests(
     repo,
     prs.map((p) => p.number),
   );
-  const keys = memo ? prefixKeys(repo.dir, baseSha, method, prs) : [];
-  let known = memo?.longestPrefix(keys) ?? [];
+  // The longest run of applications remembered from the base on, each on the commit the one before wrote.
+  let known: RememberedStep[] = [];
+  if (memo) {
+    let on = baseSha;
+    for (const [index, pr] of prs.entries()) {
+      const hit = memo.recall(stepKey(repo.dir, on, method, pr, headsBefore(prs, index)));
+      if (hit === undefined) break;
+      known.push(hit);
+      on = hit.sha;
+    }
+  }
   // A hit is used only if the repository still holds it (its ancestors came with it).
   if (known.length > 0 && !(await commitExists(repo, known[known.length - 1]!.sha))) known = [];
   let tip = baseSha;
-  // The facts of `tip` when this composition wrote it (merge-methods.ts Tip); read otherwise.
+  // The facts of `tip` when this composition wrote it or remembered it (merge-methods.ts Tip); read otherwise.
   let written: Tip | null = null;
   const steps: MergeStep[] = [];
   for (const [index, pr] of prs.entries()) {
@@ -116,13 +129,18 @@ export async function composePullRequests(
     const remembered = known[index];
     if (remembered !== undefined) {
       tip = remembered.sha;
-      written = null;
-      steps.push(remembered);
+      written = { sha: remembered.sha, tree: remembered.tree, time: remembered.time };
+      steps.push({ prNumber: pr.number, sha: remembered.sha });
       continue;
     }
-    const earlierHeads = prs.slice(0, index).map((p) => p.headSha);
-    const on = written ?? (await readTip(repo, tip));
-    const applied = await applyPullRequest(repo, method, on, pr, earlierHeads);
+    const earlierHeads = headsBefore(prs, index);
+    const on = tip;
+    const onTip: Tip | null = written;
+    const apply = async (): Promise<ApplyResult> =>
+      applyPullRequest(repo, method, onTip ?? (await readTip(repo, on)), pr, earlierHeads);
+    const applied = memo
+      ? await memo.share(stepKey(repo.dir, on, method, pr, earlierHeads), pr.number, apply)
+      : await apply();
     if (applied.kind === 'conflict') {
       const clashesWith = await clashingPrs(repo, {
         targetSha: underneath?.targetSha ?? baseSha,
@@ -140,9 +158,7 @@ export async function composePullRequests(
     }
     tip = applied.sha;
     written = { sha: applied.sha, tree: applied.tree, time: applied.time };
-    const step = { prNumber: pr.number, sha: tip };
-    steps.push(step);
-    memo?.remember(keys, index + 1, step);
+    steps.push({ prNumber: pr.number, sha: tip });
   }
   const last = steps[steps.length - 1];
   if (last && avoidShas && avoidShas.length > 0) {

@@ -1,10 +1,11 @@
 /**
  * The composition memo (git/compose-memo.ts) on real git: a queue's runs reuse the commits the run
- * ahead wrote, give exactly the commits a fresh composition writes, and still check every PR's head.
- * Git processes are counted, not timed: a run deeper in the queue applies only its own PR.
+ * ahead wrote, give exactly the commits a fresh composition writes, and still check every PR's head;
+ * a composition on a base an earlier one wrote (the target moved there) reuses the rest; two in flight
+ * at once apply a PR they share once. Git processes are counted, not timed.
  */
 import { composePullRequests, type Composition } from '../../../git/compose';
-import { createComposeMemo, prefixKeys, type ComposeMemo } from '../../../git/compose-memo';
+import { createComposeMemo, stepKey, type ComposeMemo } from '../../../git/compose-memo';
 import { createGit } from '../../../git/git-cli';
 import type { MergeMethod, PullRequestAtSha } from '../../../git/git-host';
 import type { RepoAccess } from '../../../git/commits';
@@ -17,6 +18,8 @@ describe('composing a queue with the memo', () => {
   let tip: string;
   const prs: PullRequestAtSha[] = [];
   let calls = 0;
+  /** The merge-tree processes started: one per PR applied with merge_commit or squash. */
+  let merges = 0;
   let repo: RepoAccess;
 
   beforeAll(async () => {
@@ -30,7 +33,10 @@ describe('composing a queue with the memo', () => {
       prs.push({ number: n, headSha: sha, commitMessage: { title: `Title ${n}` } });
     }
     const git = createGit({ identity: { name: 'railyard', email: 'railyard@localhost' } });
-    repo = { dir: fx.bare, git: (args, opts) => ((calls += 1), git(args, opts)) };
+    repo = {
+      dir: fx.bare,
+      git: (args, opts) => ((calls += 1), args[0] === 'merge-tree' && (merges += 1), git(args, opts)),
+    };
   });
   afterAll(() => fx.cleanup());
 
@@ -82,38 +88,75 @@ describe('composing a queue with the memo', () => {
 
   it('a remembered commit the repository no longer holds is written again', async () => {
     const memo = createComposeMemo();
-    const keys = prefixKeys(fx.bare, tip, 'merge_commit', prs.slice(0, 2));
     // As if a repository of the same name had been deleted and created again.
-    memo.remember(keys, 1, { prNumber: 1, sha: 'f'.repeat(40) });
+    const gone = { prNumber: 1, sha: 'f'.repeat(40), tree: 'e'.repeat(40), time: 1 };
+    memo.remember(stepKey(fx.bare, tip, 'merge_commit', prs[0]!, []), gone);
     const result = composed((await compose(2, 'merge_commit', memo)).result);
     expect(result).toEqual(composed((await compose(2, 'merge_commit')).result));
   });
 
-  it('a different base, method or commit message is a different composition', () => {
-    const key = (base: string, method: MergeMethod, list: PullRequestAtSha[]) =>
-      prefixKeys(fx.bare, base, method, list).at(-1);
-    const two = prs.slice(0, 2);
-    const retitled = [two[0]!, { ...two[1]!, commitMessage: { title: 'Another title' } }];
-    const keys = new Set([
-      key(tip, 'merge_commit', two),
-      key(fx.base, 'merge_commit', two),
-      key(tip, 'squash', two),
-      key(tip, 'merge_commit', retitled),
-      key(tip, 'merge_commit', [two[1]!, two[0]!]),
+  it.each<MergeMethod>(['merge_commit', 'squash', 'rebase'])(
+    '%s: a composition on a base an earlier one wrote (the target moved there) reuses the rest of it',
+    async (method) => {
+      const memo = createComposeMemo();
+      const all = composed((await compose(4, method, memo)).result);
+      // PR 1 landed: the target is now the commit its step wrote, and the queue composes the rest on it.
+      const landed = all.steps[0]!.sha;
+      merges = 0;
+      const rest = composed(await composePullRequests(repo, landed, prs.slice(1, 4), method, { memo }));
+      const fresh = composed(await composePullRequests(repo, landed, prs.slice(1, 4), method));
+      expect(rest).toEqual(fresh);
+      expect(rest.steps).toEqual(all.steps.slice(1));
+      // Nothing applied again with the memo (the fresh composition merged each of its three PRs).
+      if (method !== 'rebase') expect(merges).toBe(3);
+    },
+    60_000,
+  );
+
+  it('two compositions in flight at once apply each PR they share once', async () => {
+    const memo = createComposeMemo();
+    merges = 0;
+    // A stacked build starts before the build ahead of it has ended, on the same PRs ahead.
+    const [ahead, behind] = await Promise.all([
+      composePullRequests(repo, tip, prs.slice(0, 4), 'squash', { memo }),
+      composePullRequests(repo, tip, prs.slice(0, 6), 'squash', { memo }),
     ]);
-    expect(keys.size).toBe(5);
+    expect(merges).toBe(6);
+    expect(composed(behind).steps.slice(0, 4)).toEqual(composed(ahead).steps);
+    expect(composed(behind)).toEqual(
+      composed(await composePullRequests(repo, tip, prs.slice(0, 6), 'squash')),
+    );
+  });
+
+  it('an application, its base, method, message or place in a rebase is a key of its own', () => {
+    const [one, two] = [prs[0]!, prs[1]!];
+    const keys = new Set([
+      stepKey(fx.bare, tip, 'merge_commit', two, [one.headSha]),
+      stepKey(fx.bare, fx.base, 'merge_commit', two, [one.headSha]),
+      stepKey(fx.bare, tip, 'squash', two, [one.headSha]),
+      stepKey(fx.bare, tip, 'merge_commit', { ...two, commitMessage: { title: 'Another title' } }, [
+        one.headSha,
+      ]),
+      stepKey(fx.bare, tip, 'merge_commit', one, []),
+      stepKey(fx.bare, tip, 'rebase', two, [one.headSha]),
+      stepKey(fx.bare, tip, 'rebase', two, []),
+    ]);
+    expect(keys.size).toBe(7);
+    // The PRs before it change only a rebase (its replay leaves their commits out).
+    expect(stepKey(fx.bare, tip, 'squash', two, [])).toBe(
+      stepKey(fx.bare, tip, 'squash', two, [one.headSha]),
+    );
   });
 });
 
 describe('the memo bound', () => {
   it('keeps the most recently used entries and drops the oldest', () => {
     const memo = createComposeMemo(3);
-    const keys = ['a', 'b', 'c', 'd'];
-    for (let i = 1; i <= 3; i++) memo.remember(keys, i, { prNumber: i, sha: String(i) });
-    expect(memo.longestPrefix(['a'])).toHaveLength(1); // 'a' is now the youngest
-    memo.remember(keys, 4, { prNumber: 4, sha: '4' }); // drops 'b', the oldest
-    expect(memo.longestPrefix(['a', 'b'])).toEqual([{ prNumber: 1, sha: '1' }]);
-    expect(memo.longestPrefix(['c'])).toEqual([{ prNumber: 3, sha: '3' }]);
-    expect(memo.longestPrefix(['d'])).toEqual([{ prNumber: 4, sha: '4' }]);
+    const step = (n: number) => ({ prNumber: n, sha: String(n), tree: 't', time: n });
+    for (const n of [1, 2, 3]) memo.remember(String(n), step(n));
+    expect(memo.recall('1')).toEqual(step(1)); // '1' is now the youngest
+    memo.remember('4', step(4)); // drops '2', the oldest
+    expect(memo.recall('2')).toBeUndefined();
+    expect([memo.recall('1'), memo.recall('3'), memo.recall('4')]).toEqual([step(1), step(3), step(4)]);
   });
 });
