@@ -21,8 +21,10 @@
  * - The LRU is global, not shared out per organisation: an organisation's runs can push another's
  *   entries out, and the worst that does is an extra basis fetch for the other's next run (the
  *   pre-issue-25 cost), never a wrong or shared checkout.
- * - Work on one entry is serialised in this process (an executor runs several jobs at once); the cache
- *   belongs to one executor process.
+ * - Work on one entry (making it, fetching a basis into it, copying a basis out of it, evicting it) is
+ *   serialised in this process (an executor runs several jobs at once); what a job then does in its
+ *   own checkout (the thin bundle, the checkout) runs beside other jobs. The cache belongs to one
+ *   executor process.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { lstat, mkdir, readdir, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
@@ -126,11 +128,13 @@ export function createObjectCache(opts: {
         throw new Error(`the API named an invalid basis commit: ${input.basisSha.slice(0, 80)}`);
       const entry = join(opts.root, input.organisationId, repositoryDigest(input.repo));
       let basisFetched = false;
+      const dir = input.directory;
+      // The entry's lock covers what reads or makes the entry: the basis, and its copy into the run's
+      // checkout. The rest touches only that checkout, so the jobs of one repository overlap there.
       await serialised(entry, async () => {
         basisFetched = await ensureBasis(git, entry, join(opts.root, 'incoming'), input);
         await git.run(entry, ['bundle', 'verify', '--quiet', input.thinBundle]);
-        await mkdir(input.directory);
-        const dir = input.directory;
+        await mkdir(dir);
         // No template: nothing (sample hooks included) but what the run's commit holds.
         await git.run(dir, ['init', '--quiet', '--template=']);
         // Through git's transport, not a local clone: only what the basis reaches is copied.
@@ -142,20 +146,20 @@ export function createObjectCache(opts: {
           entry,
           `refs/bases/${input.basisSha}:refs/railyard/basis`,
         ]);
-        await git.run(dir, [
-          'fetch',
-          '--quiet',
-          '--no-tags',
-          '--',
-          input.thinBundle,
-          'HEAD:refs/railyard/tested',
-        ]);
-        await git.run(dir, ['checkout', '--quiet', '--detach', input.sha]);
-        await git.run(dir, ['update-ref', '-d', 'refs/railyard/basis']);
-        await git.run(dir, ['update-ref', '-d', 'refs/railyard/tested']);
         const now = new Date();
         await utimes(join(entry, USED), now, now);
       });
+      await git.run(dir, [
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--',
+        input.thinBundle,
+        'HEAD:refs/railyard/tested',
+      ]);
+      await git.run(dir, ['checkout', '--quiet', '--detach', input.sha]);
+      await git.run(dir, ['update-ref', '-d', 'refs/railyard/basis']);
+      await git.run(dir, ['update-ref', '-d', 'refs/railyard/tested']);
       await evict();
       return { basisFetched };
     },
