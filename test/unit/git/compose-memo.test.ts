@@ -7,6 +7,7 @@
 import { composePullRequests, type Composition } from '../../../git/compose';
 import { createComposeMemo, stepKey, type ComposeMemo } from '../../../git/compose-memo';
 import { createGit } from '../../../git/git-cli';
+import { sharedProcessBroker } from '../../support/shared-brokers';
 import type { MergeMethod, PullRequestAtSha } from '../../../git/git-host';
 import type { RepoAccess } from '../../../git/commits';
 import { createRepoWithMain, type GitFixture } from '../../support/git-fixture';
@@ -32,7 +33,10 @@ describe('composing a queue with the memo', () => {
       fx.pushPr(n, sha);
       prs.push({ number: n, headSha: sha, commitMessage: { title: `Title ${n}` } });
     }
-    const git = createGit({ identity: { name: 'railyard', email: 'railyard@localhost' } });
+    const git = createGit({
+      identity: { name: 'railyard', email: 'railyard@localhost' },
+      runner: sharedProcessBroker(),
+    });
     repo = {
       dir: fx.bare,
       git: (args, opts) => ((calls += 1), args[0] === 'merge-tree' && (merges += 1), git(args, opts)),

@@ -7,6 +7,7 @@ import { composePullRequests, type Composition } from '../../../git/compose';
 import { createComposeMemo } from '../../../git/compose-memo';
 import { readCommit, type RepoAccess } from '../../../git/commits';
 import { createGit } from '../../../git/git-cli';
+import { sharedProcessBroker } from '../../support/shared-brokers';
 import type { MergeMethod, PullRequestAtSha } from '../../../git/git-host';
 import {
   commitObjectId,
@@ -73,7 +74,13 @@ describe('composing with heads to avoid (real git)', () => {
       fx.pushPr(n, sha);
       prs.push({ number: n, headSha: sha });
     }
-    repo = { dir: fx.bare, git: createGit({ identity: { name: 'railyard', email: 'railyard@localhost' } }) };
+    repo = {
+      dir: fx.bare,
+      git: createGit({
+        identity: { name: 'railyard', email: 'railyard@localhost' },
+        runner: sharedProcessBroker(),
+      }),
+    };
   });
   afterAll(() => fx.cleanup());
 
