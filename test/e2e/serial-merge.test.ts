@@ -150,7 +150,9 @@ test('a broken PR fails and the one behind it is retested without it and merges'
 }, 120_000);
 
 test('resubmitting a queued PR changes its priority in place', async () => {
-  h = await newQueue({ command: 'sleep 3' });
+  // PR 1's run waits for $GATE/go, so it is still testing when the line is read (a fixed sleep could
+  // end first on a loaded machine, and PR 1 would have left the line).
+  h = await newQueue({ command: 'while [ ! -e $GATE/go ]; do sleep 0.1; done' });
   await h.createQueue({ concurrency: 1 });
   for (const n of [1, 2, 3]) h.openPr(n, { [`f${n}.txt`]: `${n}\n` });
   for (const n of [1, 2, 3]) await h.submit(n);
@@ -159,6 +161,7 @@ test('resubmitting a queued PR changes its priority in place', async () => {
   expect(q.enqueued.find((p) => p.pr === 3)).toMatchObject({ priorityValue: 10, priorityName: 'high' });
   expect(q.enqueued.map((p) => p.pr)).toEqual([1, 3, 2]);
   expect((await h.pr(3))?.id).toBe((await h.pr(3))?.id);
+  writeFileSync(join(h.gate, 'go'), '');
 }, 60_000);
 
 test('a landing whose commit no longer holds the tested tree is refused: LANDED_TREE_DIFFERS, main unchanged', async () => {
