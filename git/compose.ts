@@ -6,9 +6,9 @@
  * Writes objects only; the caller decides which ref, if any, points at the result. Every PR's head is
  * read with one git process, and with a memo (compose-memo.ts) an application made before (or being
  * made now by another composition) is not made again: every head is still checked, in order, before
- * anything remembered of it is used. Given the heads earlier
- * runs tested (`avoidShas`), a composition equal to one of them gets a new last commit with the same
- * tree (fresh-head.ts), so no two runs of a queue test one commit.
+ * anything remembered of it is used. Given the heads earlier runs tested (`avoidShas`), a composition
+ * equal to one of them gets a new last commit with the same tree (fresh-head.ts), so no two runs of a
+ * queue test one commit.
  */
 import { commitExists, readRef, type RepoAccess } from './commits';
 import { stepKey, type ComposeMemo, type RememberedStep } from './compose-memo';
@@ -16,10 +16,11 @@ import type { MergeMethod, MergeStep, PullRequestAtSha, PullRequestProblem } fro
 import { clashingPrs } from './clash';
 import { freshHead } from './fresh-head';
 import { applyPullRequest, readTip, type ApplyResult, type Tip } from './merge-methods';
+import { pullRequestRef } from './names';
 
+/** The heads of the PRs before `index` (what a rebase's replay of PR `index` leaves out). */
 const headsBefore = (prs: readonly PullRequestAtSha[], index: number) =>
   prs.slice(0, index).map((p) => p.headSha);
-import { pullRequestRef } from './names';
 
 export type Composition = { kind: 'composed'; headSha: string; steps: MergeStep[] } | PullRequestProblem;
 
