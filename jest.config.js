@@ -42,6 +42,8 @@ module.exports = {
   moduleNameMapper: {
     '^@octokit/webhooks-methods$': '<rootDir>/node_modules/@octokit/webhooks-methods/dist-node/index.js',
   },
+  // jest's runtime, keeping V8's compiled code of each module for the worker's later test files.
+  runtime: '<rootDir>/test/support/jest-code-cache-runtime.js',
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60_000,
   // Four on two cores: the crash and GitHub stories spend much of their time waiting (heartbeat
