@@ -42,6 +42,7 @@ import { gitHubInstallationRoutes, type GitHubInstallationApiDeps } from './rout
 import { gitHubWebhookRoutes, type GitHubWebhookApiDeps } from './routes/github/webhooks';
 import { uiRoutes, type UiDeps } from './dashboard/routes';
 import { createDashboardReads } from './dashboard/store/reads';
+import { namedPlugin } from './plugins/named-plugin';
 
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 
@@ -173,11 +174,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, deps.publicUrl);
   registerProcessMetrics(app, deps.processMetrics ?? createProcessMetrics(), deps.processMetricsRoute);
   await app.register(
-    healthRoutes(deps.probes, {
-      timeoutMs: deps.probeTimeoutMs ?? 3_000,
-      workerCacheMs: deps.workerProbeCacheMs ?? DEFAULT_WORKER_PROBE_CACHE_MS,
-      now: Date.now,
-    }),
+    namedPlugin(
+      'healthRoutes',
+      healthRoutes(deps.probes, {
+        timeoutMs: deps.probeTimeoutMs ?? 3_000,
+        workerCacheMs: deps.workerProbeCacheMs ?? DEFAULT_WORKER_PROBE_CACHE_MS,
+        now: Date.now,
+      }),
+    ),
   );
   const listed = deps.queueMetrics
     ? listingCreatedQueues(deps.mergeQueue, deps.queueMetrics, deps.logger)
@@ -185,44 +189,78 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const mergeQueue = deps.queueQuota ? limitingQueueCount(listed, deps.queueQuota, deps.logger) : listed;
   const preflights = deps.preflights;
   await app.register(
-    mergeQueueRoutes(
-      mergeQueue,
-      deps.idempotencyKeys,
-      deps.repositoryOnHost,
-      preflights ? (org, report) => preflights.forwardStatus(org, report) : undefined,
+    namedPlugin(
+      'mergeQueueRoutes',
+      mergeQueueRoutes(
+        mergeQueue,
+        deps.idempotencyKeys,
+        deps.repositoryOnHost,
+        preflights ? (org, report) => preflights.forwardStatus(org, report) : undefined,
+      ),
     ),
     { prefix: '/v1' },
   );
-  if (preflights) await app.register(preflightRoutes(preflights, mergeQueue), { prefix: '/v1' });
-  await app.register(repositoryRoutes(deps.repositories.owners), { prefix: '/v1' });
-  if (deps.flaky) await app.register(flakyTestRoutes(deps.flaky, deps.publicUrl), { prefix: '/v1' });
-  if (deps.flaky && deps.bundleUploads)
-    await app.register(bundleUploadRoutes(deps.flaky, deps.bundleUploads, deps.publicUrl), { prefix: '/v1' });
-  if (deps.executors) await app.register(executorRoutes(deps.executors), { prefix: '/v1' });
-  if (deps.queueMetrics) await app.register(queueMetricsRoutes(deps.queueMetrics), { prefix: '/v1' });
-  // listMergeQueueTestingResults reads the same event log.
-  if (deps.queueMetrics)
-    await app.register(testingResultsRoutes(deps.queueMetrics.pool, deps.queueMetrics.now), {
+  if (preflights)
+    await app.register(namedPlugin('preflightRoutes', preflightRoutes(preflights, mergeQueue)), {
       prefix: '/v1',
     });
-  if (deps.webhooks) await app.register(webhookRoutes(deps.webhooks), { prefix: '/v1' });
+  await app.register(namedPlugin('repositoryRoutes', repositoryRoutes(deps.repositories.owners)), {
+    prefix: '/v1',
+  });
+  if (deps.flaky)
+    await app.register(namedPlugin('flakyTestRoutes', flakyTestRoutes(deps.flaky, deps.publicUrl)), {
+      prefix: '/v1',
+    });
+  if (deps.flaky && deps.bundleUploads)
+    await app.register(
+      namedPlugin('bundleUploadRoutes', bundleUploadRoutes(deps.flaky, deps.bundleUploads, deps.publicUrl)),
+      { prefix: '/v1' },
+    );
+  if (deps.executors)
+    await app.register(namedPlugin('executorRoutes', executorRoutes(deps.executors)), { prefix: '/v1' });
+  if (deps.queueMetrics)
+    await app.register(namedPlugin('queueMetricsRoutes', queueMetricsRoutes(deps.queueMetrics)), {
+      prefix: '/v1',
+    });
+  // listMergeQueueTestingResults reads the same event log.
+  if (deps.queueMetrics)
+    await app.register(
+      namedPlugin(
+        'testingResultsRoutes',
+        testingResultsRoutes(deps.queueMetrics.pool, deps.queueMetrics.now),
+      ),
+      {
+        prefix: '/v1',
+      },
+    );
+  if (deps.webhooks)
+    await app.register(namedPlugin('webhookRoutes', webhookRoutes(deps.webhooks)), { prefix: '/v1' });
   if (deps.gitHubInstallations)
-    await app.register(gitHubInstallationRoutes(deps.gitHubInstallations), { prefix: '/v1' });
-  if (deps.gitHubWebhooks) await app.register(gitHubWebhookRoutes(deps.gitHubWebhooks), { prefix: '/v1' });
+    await app.register(
+      namedPlugin('gitHubInstallationRoutes', gitHubInstallationRoutes(deps.gitHubInstallations)),
+      { prefix: '/v1' },
+    );
+  if (deps.gitHubWebhooks)
+    await app.register(namedPlugin('gitHubWebhookRoutes', gitHubWebhookRoutes(deps.gitHubWebhooks)), {
+      prefix: '/v1',
+    });
   if (deps.ui)
     await app.register(
-      uiRoutes({
-        ...deps.ui,
-        reads: createDashboardReads(deps.ui.pool),
-        mergeQueue,
-        ...(deps.flaky ? { flaky: deps.flaky.store } : {}),
-        owners: deps.repositories.owners,
-        access: deps.repositories.access,
-        ...(authFailures ? { failures: authFailures } : {}),
-        ...(deps.gitHubInstallations ? { gitHub: deps.gitHubInstallations } : {}),
-        publicUrl: deps.publicUrl,
-        now: deps.now ?? Date.now,
-      }),
+      namedPlugin(
+        'uiRoutes',
+        uiRoutes({
+          ...deps.ui,
+          reads: createDashboardReads(deps.ui.pool),
+          mergeQueue,
+          ...(deps.flaky ? { flaky: deps.flaky.store } : {}),
+          owners: deps.repositories.owners,
+          access: deps.repositories.access,
+          ...(authFailures ? { failures: authFailures } : {}),
+          ...(deps.gitHubInstallations ? { gitHub: deps.gitHubInstallations } : {}),
+          publicUrl: deps.publicUrl,
+          now: deps.now ?? Date.now,
+        }),
+      ),
     );
   return app;
 }

@@ -34,6 +34,7 @@ import { queuePages } from './queues';
 import { sessionRoutes } from './session';
 import { testRunLogPages } from './test-run-log';
 import type { UiRouteDeps } from './deps';
+import { namedPlugin } from '../../plugins/named-plugin';
 
 export type { UiDeps, UiRouteDeps } from './deps';
 
@@ -108,13 +109,13 @@ export function uiRoutes(deps: UiRouteDeps) {
           ? reply.redirect(`/ui/flaky/tests/${request.params.id.toLowerCase()}`, 303)
           : reply.code(404).type('text/plain').send('No such test.'),
     );
-    await app.register(sessionRoutes(deps));
-    await app.register(queuePages(deps));
-    await app.register(pullRequestPages(deps));
-    await app.register(metricsPages(deps));
-    await app.register(flakyPages(deps));
-    await app.register(flakyTestListPages(deps));
-    await app.register(testRunLogPages(deps));
-    await app.register(gitHubPages(deps));
+    await app.register(namedPlugin('sessionRoutes', sessionRoutes(deps)));
+    await app.register(namedPlugin('queuePages', queuePages(deps)));
+    await app.register(namedPlugin('pullRequestPages', pullRequestPages(deps)));
+    await app.register(namedPlugin('metricsPages', metricsPages(deps)));
+    await app.register(namedPlugin('flakyPages', flakyPages(deps)));
+    await app.register(namedPlugin('flakyTestListPages', flakyTestListPages(deps)));
+    await app.register(namedPlugin('testRunLogPages', testRunLogPages(deps)));
+    await app.register(namedPlugin('gitHubPages', gitHubPages(deps)));
   };
 }

@@ -16,6 +16,7 @@ import { createPendingBundleUploads } from '../../../flaky/store/pending-uploads
 import { putBundleRoutes } from './put';
 import { createUploadUrlSigner } from './signature';
 import { type BundleRouteDeps, DEFAULT_MAX_BUNDLE_BYTES, DEFAULT_URL_TTL_SECONDS } from './deps';
+import { namedPlugin } from '../../plugins/named-plugin';
 
 export { DEFAULT_MAX_BUNDLE_BYTES, DEFAULT_URL_TTL_SECONDS } from './deps';
 
@@ -55,7 +56,7 @@ export function bundleUploadRoutes(flaky: FlakyDeps, settings: BundleUploadSetti
     now: settings.now ?? Date.now,
   };
   return async (app: FastifyInstance): Promise<void> => {
-    await app.register(createBundleUploadRoutes(deps));
-    await app.register(putBundleRoutes(deps));
+    await app.register(namedPlugin('createBundleUploadRoutes', createBundleUploadRoutes(deps)));
+    await app.register(namedPlugin('putBundleRoutes', putBundleRoutes(deps)));
   };
 }

@@ -18,6 +18,7 @@ import { telemetryRoutes } from './telemetry';
 import { trunkListRoutes } from './trunk-lists';
 import { uploadRoutes } from './upload';
 import { createLinks } from './wire';
+import { namedPlugin } from '../../plugins/named-plugin';
 
 export interface FlakyDeps {
   readonly store: FlakyStore;
@@ -38,12 +39,12 @@ export function flakyTestRoutes(deps: FlakyDeps, publicUrl: string) {
     links: createLinks(publicUrl),
   };
   return async (app: FastifyInstance): Promise<void> => {
-    await app.register(readRoutes(routeDeps));
-    await app.register(trunkListRoutes(routeDeps));
-    await app.register(settingsRoutes(routeDeps));
-    await app.register(quarantineCheckRoutes(routeDeps));
-    await app.register(quarantineConfigRoutes(routeDeps));
-    await app.register(telemetryRoutes());
-    await app.register(uploadRoutes(routeDeps));
+    await app.register(namedPlugin('readRoutes', readRoutes(routeDeps)));
+    await app.register(namedPlugin('trunkListRoutes', trunkListRoutes(routeDeps)));
+    await app.register(namedPlugin('settingsRoutes', settingsRoutes(routeDeps)));
+    await app.register(namedPlugin('quarantineCheckRoutes', quarantineCheckRoutes(routeDeps)));
+    await app.register(namedPlugin('quarantineConfigRoutes', quarantineConfigRoutes(routeDeps)));
+    await app.register(namedPlugin('telemetryRoutes', telemetryRoutes()));
+    await app.register(namedPlugin('uploadRoutes', uploadRoutes(routeDeps)));
   };
 }

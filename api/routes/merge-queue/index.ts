@@ -13,6 +13,7 @@ import type { RepositoryOnHost } from './repository-on-host';
 import type { MergeQueueService } from './service';
 import { testingRoutes, type StatusForward } from './testing';
 import { testRunLogRoutes } from './test-run-logs';
+import { namedPlugin } from '../../plugins/named-plugin';
 
 export type { Change, MergeQueueService, QueueAddress } from './service';
 
@@ -24,10 +25,10 @@ export function mergeQueueRoutes(
 ) {
   return async (app: FastifyInstance): Promise<void> => {
     registerIdempotency(app, idempotencyKeys);
-    await app.register(queueRoutes(service, onHost));
-    await app.register(pullRequestRoutes(service));
-    await app.register(testingRoutes(service, onStatus));
-    await app.register(batchReadRoutes(service));
-    await app.register(testRunLogRoutes(service));
+    await app.register(namedPlugin('queueRoutes', queueRoutes(service, onHost)));
+    await app.register(namedPlugin('pullRequestRoutes', pullRequestRoutes(service)));
+    await app.register(namedPlugin('testingRoutes', testingRoutes(service, onStatus)));
+    await app.register(namedPlugin('batchReadRoutes', batchReadRoutes(service)));
+    await app.register(namedPlugin('testRunLogRoutes', testRunLogRoutes(service)));
   };
 }

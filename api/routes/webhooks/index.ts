@@ -6,12 +6,13 @@ import type { FastifyInstance } from 'fastify';
 import { deliveryRoutes } from './deliveries';
 import type { WebhookApiDeps } from './deps';
 import { subscriptionRoutes } from './subscriptions';
+import { namedPlugin } from '../../plugins/named-plugin';
 
 export type { WebhookApiDeps } from './deps';
 
 export function webhookRoutes(deps: WebhookApiDeps) {
   return async (app: FastifyInstance): Promise<void> => {
-    await app.register(subscriptionRoutes(deps));
-    await app.register(deliveryRoutes(deps));
+    await app.register(namedPlugin('subscriptionRoutes', subscriptionRoutes(deps)));
+    await app.register(namedPlugin('deliveryRoutes', deliveryRoutes(deps)));
   };
 }

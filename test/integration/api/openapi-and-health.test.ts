@@ -93,3 +93,13 @@ test('/healthz and /readyz', async () => {
   });
   temporalUp = true;
 });
+
+test('every plugin the app registers goes by its name, never by a preview of its source', () => {
+  // Fastify names an unnamed plugin by searching the module cache for it (a walk per registration),
+  // then by the first characters of its source; api/plugins/named-plugin.ts names ours.
+  const tree = app.printPlugins();
+  expect(tree).toContain('mergeQueueRoutes');
+  expect(tree).toContain('queueRoutes');
+  expect(tree).toContain('healthRoutes');
+  expect(tree.split('\n').filter((line) => line.includes('=>') || line.includes('function'))).toEqual([]);
+});
