@@ -43,7 +43,11 @@ function parsePerson(line: string | undefined, sha: string): Person {
 }
 
 export async function readCommit(repo: RepoAccess, sha: string): Promise<Commit> {
-  const raw = await expectSuccess(repo.git, ['cat-file', 'commit', sha], { dir: repo.dir });
+  return parseCommit(sha, await expectSuccess(repo.git, ['cat-file', 'commit', sha], { dir: repo.dir }));
+}
+
+/** Commit `sha` from its raw object, as `git cat-file commit` prints it. */
+export function parseCommit(sha: string, raw: string): Commit {
   const split = raw.indexOf('\n\n');
   const headerText = split === -1 ? raw : raw.slice(0, split);
   const message = split === -1 ? '' : raw.slice(split + 2);

@@ -28,7 +28,11 @@ export type HeadCheck = { kind: 'at_sha' } | { kind: 'moved'; actualSha: string 
 
 /** On the local host a PR is open while `refs/pull/<n>/head` exists; its head is that ref. */
 export async function checkPullRequestHead(repo: RepoAccess, pr: PullRequestAtSha): Promise<HeadCheck> {
-  const actual = await readRef(repo, pullRequestRef(pr.number));
+  return headCheckOf(pr, await readRef(repo, pullRequestRef(pr.number)));
+}
+
+/** How a PR's head read as `actual` (null: its ref is gone) compares with the head it was tested at. */
+export function headCheckOf(pr: PullRequestAtSha, actual: string | null): HeadCheck {
   if (actual === null) return { kind: 'closed' };
   return actual === pr.headSha ? { kind: 'at_sha' } : { kind: 'moved', actualSha: actual };
 }
@@ -55,12 +59,6 @@ export async function readPullRequestHeads(
     if (n !== undefined) heads.set(n, peeled || sha);
   }
   return heads;
-}
-
-function headCheckOf(heads: Map<number, string>, pr: PullRequestAtSha): HeadCheck {
-  const actual = heads.get(pr.number);
-  if (actual === undefined) return { kind: 'closed' };
-  return actual === pr.headSha ? { kind: 'at_sha' } : { kind: 'moved', actualSha: actual };
 }
 
 export interface ComposeOptions {
@@ -108,7 +106,7 @@ export async function composePullRequests(
   let written: Tip | null = null;
   const steps: MergeStep[] = [];
   for (const [index, pr] of prs.entries()) {
-    const head = headCheckOf(heads, pr);
+    const head = headCheckOf(pr, heads.get(pr.number) ?? null);
     switch (head.kind) {
       case 'closed':
         return { kind: 'pr_closed', prNumber: pr.number, reason: 'PR_CLOSED' };

@@ -8,15 +8,16 @@
  *    an earlier attempt succeeded), counts as advanced. Commits railyard builds are specific to one
  *    run, so finding one under the target means that run landed.
  */
-import { commitExists, isAncestor, readRef, type RepoAccess } from './commits';
-import { checkPullRequestHead, composePullRequests } from './compose';
+import { isAncestor, type RepoAccess } from './commits';
+import { composePullRequests, headCheckOf } from './compose';
 import type {
   AdvanceTargetInput,
   AdvanceTargetResult,
   DirectMergeInput,
   DirectMergeResult,
 } from './git-host';
-import { branchRef } from './names';
+import { branchRef, pullRequestRef } from './names';
+import { lookUp } from './object-lookups';
 import { compareAndSwap } from './refs';
 
 export async function advanceTarget(
@@ -25,23 +26,33 @@ export async function advanceTarget(
 ): Promise<AdvanceTargetResult> {
   const ref = branchRef(input.targetBranch);
   const { expectedSha, newSha } = input;
-  const current = await readRef(access, ref);
+  const prs = input.prs ?? [];
+  // The target's tip, whether the new commit exists and the PRs' heads, read by one git process
+  // (object-lookups.ts); the compare-and-swap below still guards the target against any move since.
+  const [tip, landing, ...heads] = await lookUp(access, [
+    { kind: 'info', name: `${ref}^{commit}` },
+    { kind: 'info', name: `${newSha}^{commit}` },
+    ...prs.map((pr) => ({ kind: 'info' as const, name: `${pullRequestRef(pr.number)}^{commit}` })),
+  ]);
+  const current = tip?.kind === 'found' ? tip.sha : null;
+  const newShaExists = landing?.kind === 'found';
   if (current === newSha) return { kind: 'advanced', sha: newSha, alreadyAdvanced: true };
   if (current !== expectedSha) {
-    if (current !== null && (await landedUnder(access, newSha, current))) {
+    if (current !== null && newShaExists && (await isAncestor(access, newSha, current))) {
       return { kind: 'advanced', sha: newSha, alreadyAdvanced: true };
     }
     return { kind: 'moved', expectedSha, actualSha: current };
   }
-  if (!(await commitExists(access, newSha))) {
+  if (!newShaExists) {
     return {
       kind: 'rejected',
       reason: 'GITHUB_API_MERGE_PR_FAILED',
       detail: `${newSha} is not a commit of this repository`,
     };
   }
-  for (const pr of input.prs ?? []) {
-    const head = await checkPullRequestHead(access, pr);
+  for (const [i, pr] of prs.entries()) {
+    const answer = heads[i];
+    const head = headCheckOf(pr, answer?.kind === 'found' ? answer.sha : null);
     if (head.kind === 'closed') return { kind: 'pr_closed', prNumber: pr.number, reason: 'PR_CLOSED' };
     if (head.kind === 'moved') {
       const { number: prNumber, headSha } = pr;
@@ -103,8 +114,4 @@ export function directMergeResultOf(landed: AdvanceTargetResult): DirectMergeRes
       throw new Error(`unexpected landing ${JSON.stringify(never)}`);
     }
   }
-}
-
-async function landedUnder(access: RepoAccess, sha: string, tip: string): Promise<boolean> {
-  return (await commitExists(access, sha)) && (await isAncestor(access, sha, tip));
 }

@@ -14,7 +14,15 @@
  * gives the same commits: the repositories on disk are the state.
  */
 import { resolve } from 'node:path';
-import { commitExists, isAncestor, readCommit, readRef, subjectOf, treeOf, type RepoAccess } from './commits';
+import {
+  commitExists,
+  isAncestor,
+  parseCommit,
+  readRef,
+  subjectOf,
+  treeOf,
+  type RepoAccess,
+} from './commits';
 import { composePullRequests } from './compose';
 import { createComposeMemo } from './compose-memo';
 import { createGit, expectSuccess, type GitIdentity } from './git-cli';
@@ -25,6 +33,7 @@ import { checkAdvanceInput, checkBuildInput, checkDirectMergeInput, checkTestBra
 import { advanceTarget, directMerge } from './landing';
 import { titleFromDescription } from '../contract';
 import { trialMerge } from './merge-methods';
+import { lookUp } from './object-lookups';
 import * as names from './names';
 import { createRefOnce, deleteRefIfPresent } from './refs';
 import { checkPreflightInput, writePreflightBranch } from './preflight-branch';
@@ -98,9 +107,16 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
       const targetRef = names.branchRef(targetBranch);
       const access = await open(repo);
       if (access === null) return { kind: 'not_found', what: 'repository' };
-      const headSha = await readRef(access, prRef);
-      if (headSha === null) return { kind: 'not_found', what: 'pull_request' };
-      const [head, tip] = await Promise.all([readCommit(access, headSha), readRef(access, targetRef)]);
+      // The target's tip and the PR's head commit in one git process (object-lookups.ts).
+      const [tipAnswer, headAnswer] = await lookUp(access, [
+        { kind: 'info', name: `${targetRef}^{commit}` },
+        { kind: 'contents', name: `${prRef}^{commit}` },
+      ]);
+      if (headAnswer?.kind !== 'found' || headAnswer.contents === null)
+        return { kind: 'not_found', what: 'pull_request' };
+      const headSha = headAnswer.sha;
+      const head = parseCommit(headSha, headAnswer.contents);
+      const tip = tipAnswer?.kind === 'found' ? tipAnswer.sha : null;
       const trial = tip === null ? null : await trialMerge(access, tip, headSha);
       return {
         kind: 'found',
@@ -197,9 +213,10 @@ export function createLocalGitHost(options: LocalGitHostOptions): LocalGitHost {
       names.assertValid('path', names.checkRepoFilePath(path));
       const access = await mustOpen(repo);
       const object = `${sha}:${path}`;
-      const type = await git(['cat-file', '-t', object], { dir: access.dir });
-      if (type.exitCode !== 0 || type.stdout.trim() !== 'blob') return { kind: 'not_found' };
-      const size = Number((await expectSuccess(git, ['cat-file', '-s', object], { dir: access.dir })).trim());
+      // Its type and size in one git process, the bytes in a second only when they are allowed.
+      const [answer] = await lookUp(access, [{ kind: 'info', name: object }]);
+      if (answer?.kind !== 'found' || answer.type !== 'blob') return { kind: 'not_found' };
+      const size = answer.size;
       if (size > maxFileBytes)
         throw new Error(`${path} at ${sha} is ${size} bytes, more than the ${maxFileBytes} allowed`);
       return {
