@@ -10,7 +10,7 @@
  * equal to one of them gets a new last commit with the same tree (fresh-head.ts), so no two runs of a
  * queue test one commit.
  */
-import { commitExists, readRef, type RepoAccess } from './commits';
+import { commitExists, type RepoAccess } from './commits';
 import { stepKey, type ComposeMemo, type RememberedStep } from './compose-memo';
 import type { MergeMethod, MergeStep, PullRequestAtSha, PullRequestProblem } from './git-host';
 import { clashingPrs } from './clash';
@@ -26,12 +26,10 @@ export type Composition = { kind: 'composed'; headSha: string; steps: MergeStep[
 
 export type HeadCheck = { kind: 'at_sha' } | { kind: 'moved'; actualSha: string } | { kind: 'closed' };
 
-/** On the local host a PR is open while `refs/pull/<n>/head` exists; its head is that ref. */
-export async function checkPullRequestHead(repo: RepoAccess, pr: PullRequestAtSha): Promise<HeadCheck> {
-  return headCheckOf(pr, await readRef(repo, pullRequestRef(pr.number)));
-}
-
-/** How a PR's head read as `actual` (null: its ref is gone) compares with the head it was tested at. */
+/**
+ * How a PR's head read as `actual` compares with the head it was tested at. On the local host a PR is
+ * open while `refs/pull/<n>/head` exists (null: the ref is gone); its head is that ref.
+ */
 export function headCheckOf(pr: PullRequestAtSha, actual: string | null): HeadCheck {
   if (actual === null) return { kind: 'closed' };
   return actual === pr.headSha ? { kind: 'at_sha' } : { kind: 'moved', actualSha: actual };
