@@ -8,10 +8,16 @@
  * Policies, the same for all: a run still going when the next is due is skipped (overlap SKIP: runs
  * never pile up or act twice at once), and after an outage only the latest missed run is caught up,
  * within `catchupWindow`. The run's workflow id is `<scheduleId>-run`.
+ *
+ * Workers start side by side, and one started without a GitHub App removes the reconciliation
+ * Schedule that another is bringing up to date: the Schedule can vanish between the create that found
+ * it and the update. Then it is created again (a few attempts, a short pause between), so a worker
+ * start never fails on a race another worker's start made.
  */
 import {
   type Client,
   ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
   ScheduleOverlapPolicy,
   type ScheduleOptionsAction,
 } from '@temporalio/client';
@@ -45,17 +51,28 @@ export async function ensurePeriodicSchedule(
     workflowExecutionTimeout: schedule.executionTimeout,
   };
   const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: schedule.catchupWindow };
-  try {
-    await client.schedule.create({ scheduleId, spec, action, policies });
-    return 'created';
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.schedule.create({ scheduleId, spec, action, policies });
+      return 'created';
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    }
+    try {
+      await client.schedule.getHandle(scheduleId).update((previous) => ({
+        ...previous,
+        spec,
+        action: { ...previous.action, ...action },
+        policies: { ...previous.policies, ...policies },
+      }));
+      return 'updated';
+    } catch (err) {
+      // Removed between the create and the update (another worker's start): make it again.
+      if (!(err instanceof ScheduleNotFoundError) || attempt >= VANISHED_ATTEMPTS) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
   }
-  await client.schedule.getHandle(scheduleId).update((previous) => ({
-    ...previous,
-    spec,
-    action: { ...previous.action, ...action },
-    policies: { ...previous.policies, ...policies },
-  }));
-  return 'updated';
 }
+
+/** How often a Schedule removed under us is made again before the start gives up. */
+const VANISHED_ATTEMPTS = 5;
