@@ -78,7 +78,13 @@ export interface TaskQueueStories {
    * `continueAsNewAfterEvents` events (an idle first run's length, measured on a twin, makes it due at
    * its next task).
    */
-  startQueue(taskQueue: string, key: QueueKey, continueAsNewAfterEvents: number): Promise<WorkflowHandle>;
+  /** Starts the queue workflow of `key` on `taskQueue` (concurrency 1 unless `config` says otherwise). */
+  startQueue(
+    taskQueue: string,
+    key: QueueKey,
+    continueAsNewAfterEvents: number,
+    config?: QueueWorkflowInput['config'],
+  ): Promise<WorkflowHandle>;
 }
 
 /** Registers the file's hooks: the deployment and connection open before its tests and close after. */
@@ -103,11 +109,11 @@ export function useTaskQueueStories(): TaskQueueStories {
     deployment: () => opened().d,
     startWorker: (opts) =>
       startTaskQueueWorker({ deployment: opened().d, connection: opened().native, broker, ...opts }),
-    startQueue: (taskQueue, key, continueAsNewAfterEvents) =>
+    startQueue: (taskQueue, key, continueAsNewAfterEvents, config = { concurrency: 1 }) =>
       opened().d.client.workflow.start(QUEUE_WORKFLOW_TYPE, {
         workflowId: queueWorkflowId(key),
         taskQueue,
-        args: [{ key, config: { concurrency: 1 }, continueAsNewAfterEvents } satisfies QueueWorkflowInput],
+        args: [{ key, config, continueAsNewAfterEvents } satisfies QueueWorkflowInput],
       }),
   };
 }

@@ -23,8 +23,18 @@ export const git = proxyActivities<Activities>({
 
 /**
  * The longest a local call may run, retries included: far below the 8 s (80 % of the default 10 s
- * workflow task timeout) at which the worker would heartbeat the task (the module's doc says why that
- * must not happen), leaving the activation that scheduled it seconds to spare under load.
+ * workflow task timeout) at which the worker would heartbeat the task, leaving the activation that
+ * scheduled it seconds to spare under load. Local calls are made only by runs that began before
+ * REGULAR_SIDE_EFFECTS_PATCH (side-effects.ts).
+ *
+ * Why: a local activity still running at 80 % of the task's timeout makes the worker "heartbeat" the task
+ * (complete it empty and take a new one), and on replay Temporal's core gives the activations after
+ * such a heartbeat another workflow time than they had live (issue 27: `Date.now()` in the task that
+ * took a signal after the heartbeat was the heartbeat task's on replay, 1.6 s instead of 3.2 s). The
+ * queue decides on that time (the signal rate, the effects' backoffs, the engine's ticks), so such a
+ * history did not replay ("Activity id of scheduled event '10' does not match activity id of activity
+ * command '11'" after a worker kill). A call that hits the bound fails like any other (its effects are
+ * tried again; each is idempotent) and the next call goes as a regular activity.
  */
 export const LOCAL_CALL_BOUND_MS = 3_000;
 /** The side effects' stubs; `appendMaximumIntervalMs` bounds the pause between append attempts. */

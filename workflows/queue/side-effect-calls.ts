@@ -46,9 +46,16 @@ export type RideStart<R> = (sideEffects: SideEffect[] | undefined) => Promise<Ri
 /** Effects a ride leaves waiting for a later call (passed-with-landing.ts), with their submission's later ones. */
 export type Keep = (effect: Pending['effect']) => boolean;
 
+/**
+ * Effects a ride takes for itself when several start from one pump (SPLIT_RIDES_PATCH): a build claims
+ * its own run's move to `testing`, which it delivers after building, with the commit it built.
+ */
+export type Claim = (effect: Pending['effect']) => boolean;
+
 export interface Rider {
   start: RideStart<unknown>;
   keep?: Keep;
+  claim?: Claim;
   resolve: (r: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -59,7 +66,8 @@ export const submissionOf = (e: SideEffect): string | null =>
 
 /**
  * Takes the effects due now out of `waiting`, keeping each submission's order (one not due, or kept,
- * holds back its later ones).
+ * holds back its later ones). With `keep = e => !claim(e)` it takes what a ride claims, and a
+ * submission's claimed effect behind one it does not claim stays for the common call.
  */
 export function takeDue(waiting: Pending[], now: number, keep?: Keep): Pending[] {
   const held = new Set<string>();
@@ -90,6 +98,51 @@ function withoutSupersededRefreshes(due: Pending[]): Pending[] {
           later.notices.some((n) => n.seq > e.refresh.afterSeq && (!e.refresh.testedOn || n.testedOn)),
       );
   });
+}
+
+/** Each rider's claim when it claims an effect due now; the first rider never claims (it takes the rest). */
+export function claimsDue(
+  riders: readonly Rider[],
+  waiting: readonly Pending[],
+  now: number,
+): (Claim | null)[] {
+  if (riders.length < 2) return [];
+  return riders.map((r, i) =>
+    i > 0 && r.claim && waiting.some((p) => p.notBefore <= now && r.claim!(p.effect)) ? r.claim : null,
+  );
+}
+
+/**
+ * What a call's result means for the effects it sent: the submissions whose notice was delivered, those
+ * to try again after a backoff (their keys as produced), and those dropped (past their attempts, or
+ * failed for good).
+ */
+export function outcomes(
+  sent: readonly Pending[],
+  done: ReadonlySet<string>,
+  failed: ReadonlyMap<string, { error: string; retryable?: boolean }>,
+  now: number,
+): { delivered: string[]; again: Pending[]; dropped: { key: string; attempts: number; error?: string }[] } {
+  const delivered: string[] = [];
+  const again: Pending[] = [];
+  const dropped: { key: string; attempts: number; error?: string }[] = [];
+  for (const p of sent) {
+    const e = p.effect;
+    if (done.has(e.key)) {
+      if (e.kind === 'notifyPullRequest') delivered.push(e.workflow.submissionId);
+      continue;
+    }
+    const f = failed.get(e.key);
+    const attempts = p.attempts + 1;
+    if (f?.retryable !== false && attempts < MAX_ATTEMPTS[e.kind])
+      again.push({
+        effect: { ...e, key: keyOf(e.key) },
+        attempts,
+        notBefore: now + backoff(attempts, MAXIMUM_INTERVAL_MS),
+      });
+    else dropped.push({ key: e.key, attempts, error: f?.error });
+  }
+  return { delivered, again, dropped };
 }
 
 /**

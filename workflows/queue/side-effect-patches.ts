@@ -47,3 +47,13 @@ export const PUMP_IN_TURN_PATCH = 'side-effects-pump-in-turn';
  * landing, and the call after it would otherwise send them again.
  */
 export const PASSED_WITH_LANDING_PATCH = 'side-effects-passed-with-landing';
+
+/**
+ * When several git activities start from one pump (builds of several runs at once), the first takes
+ * the effects due as before, and each later build takes its own run's moves to `testing` (`Claim`),
+ * which the build holds and delivers with the commit it built (held-testing-notices.ts). Before it,
+ * the first build carried every run's notices and could hold only its own: each PR of the other runs
+ * got a details refresh afterwards (a side effect, a signal and a workflow task in its record). Runs
+ * that began before it send everything with the first, as they did live.
+ */
+export const SPLIT_RIDES_PATCH = 'side-effects-split-rides';

@@ -7,17 +7,7 @@
  * costs the history nothing of its own. Otherwise the call is a regular activity
  * (REGULAR_SIDE_EFFECTS_PATCH says why); runs that began before that patch made it a local activity
  * while the queue was quiet (one marker event instead of three activity events and a workflow task),
- * and their histories still replay that way, so what follows about local calls is for them.
- *
- * The local call is bounded well inside the workflow task (LOCAL_CALL_BOUND_MS, activity-proxies.ts): a
- * local activity still running at 80 % of the task's timeout makes the worker "heartbeat" the task
- * (complete it empty and take a new one), and on replay Temporal's core gives the activations after
- * such a heartbeat another workflow time than they had live (issue 27: `Date.now()` in the task that
- * took a signal after the heartbeat was the heartbeat task's on replay, 1.6 s instead of 3.2 s). The
- * queue decides on that time (the signal rate, the effects' backoffs, the engine's ticks), so such a
- * history did not replay ("Activity id of scheduled event '10' does not match activity id of activity
- * command '11'" after a worker kill). A call that hits the bound fails like any other (its effects are
- * tried again; each is idempotent) and the next call goes as a regular activity.
+ * and their histories still replay that way (LOCAL_CALL_BOUND_MS says how such a call is bounded).
  *
  * Invariants:
  * - One call at a time, in the order the effects were produced: what a decision adds while a call is
@@ -26,6 +16,12 @@
  *   starts from the turn, after the drain that produced them: side-effect-patches.ts says why). A ride is
  *   a call: its git activity starts from that same pump, and the call lasts until the activity ends;
  *   the effects aboard are settled before a git failure is retried (the git work then goes alone).
+ *   Rides that start from one pump are calls side by side (SPLIT_RIDES_PATCH): the first holds the
+ *   effects due and the append, each later one what it claims (a build: its own run's moves to
+ *   `testing`, which it delivers with the commit it built), a submission's effects never split across
+ *   them; the next pump waits for all of them. The append is the first ride's first step and a later
+ *   ride's notices wait for its build, so the log still holds the transitions first in practice (a
+ *   failed append already let notices go ahead of the log; the log's fold is idempotent either way).
  * - The event log's transitions live in the carried state (`Carried.unstored`) until an append stored
  *   them, so they survive PostgreSQL being down for any length of time and continue-as-new. The
  *   oldest MAX_APPEND_BATCH go first in each call (the append before the notices: the log holds a
@@ -44,6 +40,7 @@
  *   or in flight: QueueContext.track); it never waits for the database.
  */
 import { log, patched, sleep } from '@temporalio/workflow';
+import { appendUntilStored, MAX_APPEND_BATCH } from './append-alone';
 import type { Activities } from '../../activities';
 import type { SideEffect, SideEffectsResult } from '../../activities/side-effects/types';
 import type { Ridden } from '../../activities/side-effects/riding';
@@ -52,29 +49,29 @@ import type { PrDetailsRefresh, PrTransitionNotice, PullRequestWorkflowInput } f
 import type { QueueContext } from './context';
 import {
   alone,
-  backoff,
-  keyOf,
-  MAX_ATTEMPTS,
-  MAXIMUM_INTERVAL_MS,
+  claimsDue,
   notPerformed,
   occurrenceKeys,
+  outcomes,
   rideFailed,
   takeDue,
   type Batch,
+  type Claim,
   type Keep,
   type Pending,
   type RideStart,
   type Rider,
 } from './side-effect-calls';
 import { sideEffectProxies } from './activity-proxies';
-import { PUMP_IN_TURN_PATCH, REGULAR_SIDE_EFFECTS_PATCH, RIDE_ALONG_PATCH } from './side-effect-patches';
+import {
+  PUMP_IN_TURN_PATCH,
+  REGULAR_SIDE_EFFECTS_PATCH,
+  RIDE_ALONG_PATCH,
+  SPLIT_RIDES_PATCH,
+} from './side-effect-patches';
 import { ViewSync } from './view-sync';
 
-/** Transitions per append; a backlog after a long outage goes in batches of this size. */
-export const MAX_APPEND_BATCH = 500;
 export const DEFAULT_APPEND_MAXIMUM_INTERVAL_MS = 30_000;
-/** After an append that failed for good (not retried), before the next. */
-const FAILURE_PAUSE_MS = 60_000;
 
 export class SideEffects {
   private readonly performLocal: Activities['performSideEffects'];
@@ -83,7 +80,8 @@ export class SideEffects {
   private readonly waiting: Pending[] = [];
   /** Git work waiting for the next pump, to take the effects along (`ride`). */
   private readonly riders: Rider[] = [];
-  private calling = false;
+  /** Calls in flight: one, or several rides that started from one pump (SPLIT_RIDES_PATCH). */
+  private calls = 0;
   private scheduled = false;
   /** PUMP_IN_TURN_PATCH: pumps from the loop's turn; `wanted` when one should. */
   private readonly inTurn: boolean;
@@ -196,9 +194,16 @@ export class SideEffects {
     });
   }
 
+  private get calling(): boolean {
+    return this.calls > 0;
+  }
+
   private pump(): void {
-    // Git work waiting for a ride starts now, the first with the effects due (if no call is in flight).
-    for (const rider of this.riders.splice(0)) this.startRider(rider);
+    // Git work waiting for a ride starts now, the first with the effects due (if no call is in flight),
+    // a later one with those it claims.
+    const riders = this.riders.splice(0);
+    const own = this.claimedBatches(riders);
+    riders.forEach((rider, i) => this.startRider(rider, own[i]));
     if (this.calling) return;
     const batch = this.prepare();
     if (!batch) {
@@ -207,18 +212,19 @@ export class SideEffects {
       return;
     }
     this.begin(batch);
-    void this.call(batch).finally(() => this.end());
+    void this.call(batch).finally(() => this.end(batch));
   }
 
   private begin(batch: Batch): void {
-    this.calling = true;
-    this.inCall = batch.sent.length;
+    this.calls++;
+    this.inCall += batch.sent.length;
     this.track();
   }
 
-  private end(): void {
-    this.calling = false;
-    this.inCall = 0;
+  /** The next pump waits for every call in flight (`calling`), so a submission's effects stay in order. */
+  private end(batch: Batch): void {
+    this.calls--;
+    this.inCall -= batch.sent.length;
     this.pumpAgain();
   }
 
@@ -233,18 +239,30 @@ export class SideEffects {
    * later call) riding along when no call is in flight (RIDE_ALONG_PATCH; activities/side-effects/riding.ts),
    * and answers the git result. When the git work failed with effects aboard, it is started again alone.
    */
-  ride<R>(start: RideStart<R>, keep?: Keep): Promise<R> {
+  ride<R>(start: RideStart<R>, keep?: Keep, claim?: Claim): Promise<R> {
     // Runs recorded before it start their git work at once, without effects (the commands they had).
     if (!patched(RIDE_ALONG_PATCH)) return start(undefined) as Promise<R>;
     return new Promise<Ridden<R>>((resolve, reject) => {
       const rider: Rider = { start, resolve: resolve as (r: unknown) => void, reject };
-      this.riders.push(keep ? { ...rider, keep } : rider);
+      this.riders.push({ ...rider, ...(keep ? { keep } : {}), ...(claim ? { claim } : {}) });
       this.schedule();
     }).then((r) => (rideFailed(r) ? alone(start) : r));
   }
 
-  private startRider(rider: Rider): void {
-    const batch = this.calling ? null : this.prepare(rider.keep);
+  /**
+   * When several rides start from one pump and no call is in flight, each but the first gets a batch of
+   * what it claims (taken before the first prepares the rest); undefined: it prepares as usual.
+   */
+  private claimedBatches(riders: Rider[]): (Batch | null | undefined)[] {
+    if (this.calling) return [];
+    const claims = claimsDue(riders, this.waiting, Date.now());
+    if (!claims.some(Boolean) || !patched(SPLIT_RIDES_PATCH)) return [];
+    return claims.map((claim) => (claim ? this.prepareOwn(claim) : undefined));
+  }
+
+  /** `own`: the batch claimed for it (claimedBatches); otherwise the effects due, if no call is in flight. */
+  private startRider(rider: Rider, own?: Batch | null): void {
+    const batch = own !== undefined ? own : this.calling ? null : this.prepare(rider.keep);
     if (!batch) {
       rider.start(undefined).then(rider.resolve, rider.reject);
       return;
@@ -267,7 +285,7 @@ export class SideEffects {
           rider.reject(err);
         },
       )
-      .finally(() => this.end());
+      .finally(() => this.end(batch));
   }
 
   /** The effects due now (not those kept) and the transitions to store, as one call; null: none. */
@@ -275,6 +293,18 @@ export class SideEffects {
     const due = takeDue(this.waiting, Date.now(), keep);
     const c = this.ctx.carried;
     const events = c.unstored.length > 0 && !this.appending ? c.unstored.slice(0, MAX_APPEND_BATCH) : [];
+    return this.batchOf(due, events);
+  }
+
+  /** What a ride claims (its submissions' order kept), without the append: that goes with the first. */
+  private prepareOwn(claim: Claim): Batch | null {
+    return this.batchOf(
+      takeDue(this.waiting, Date.now(), (e) => !claim(e)),
+      [],
+    );
+  }
+
+  private batchOf(due: Pending[], events: TransitionEvent[]): Batch | null {
     if (due.length === 0 && events.length === 0) return null;
     const queue = this.ctx.key;
     // Older runs numbered keys across calls, by position; their results name effects that way.
@@ -321,47 +351,18 @@ export class SideEffects {
         void this.appendByThemselves();
       }
     }
-    const again: Pending[] = [];
-    for (const p of sent) {
-      const e = p.effect;
-      if (done.has(e.key)) {
-        if (e.kind === 'notifyPullRequest') this.onDelivered(e.workflow.submissionId);
-        continue;
-      }
-      const f = failed.get(e.key);
-      const attempts = p.attempts + 1;
-      if (f?.retryable !== false && attempts < MAX_ATTEMPTS[e.kind])
-        again.push({ effect: p.effect, attempts, notBefore: now + backoff(attempts, MAXIMUM_INTERVAL_MS) });
-      else log.warn('side effect dropped', { key: e.key, attempts, error: f?.error });
-    }
+    const { delivered, again, dropped } = outcomes(sent, done, failed, now);
+    for (const submissionId of delivered) this.onDelivered(submissionId);
+    for (const d of dropped) log.warn('side effect dropped', d);
     // Before anything added meanwhile: a submission's failed notice goes before its later ones.
-    this.waiting.unshift(...again.map((p) => ({ ...p, effect: { ...p.effect, key: keyOf(p.effect.key) } })));
+    this.waiting.unshift(...again);
   }
 
   /** After a failed append: the transitions go by themselves until none is left, then back in the calls. */
   private async appendByThemselves(): Promise<void> {
     if (this.appending) return;
     this.appending = true;
-    const c = this.ctx.carried;
-    while (c.unstored.length > 0) {
-      const batch = c.unstored.slice(0, MAX_APPEND_BATCH);
-      try {
-        const appended = await this.appendAlone({
-          events: batch,
-          queue: this.ctx.key,
-          view: this.views.next(),
-        });
-        this.views.settled(true, appended.view);
-        c.unstored.splice(0, batch.length);
-      } catch (err) {
-        this.views.settled(false);
-        log.warn('event log append failed; the transitions stay in the workflow and are sent again', {
-          transitions: batch.length,
-          error: err instanceof Error ? err.message : String(err),
-        });
-        await sleep(FAILURE_PAUSE_MS);
-      }
-    }
+    await appendUntilStored(this.ctx.carried, this.ctx.key, this.views, this.appendAlone);
     this.appending = false;
     this.pumpAgain();
   }
