@@ -9,6 +9,12 @@
  */
 import type { Ridden } from '../../activities/side-effects/riding';
 import type { SideEffect, SideEffectsResult } from '../../activities/side-effects/types';
+import type {
+  PrDetailsRefresh,
+  PrTransitionNotice,
+  PullRequestWorkflowInput,
+  QueueKey,
+} from '../../contract';
 
 /**
  * Attempts of an effect other than an append before it is dropped: what each had as an activity of
@@ -59,6 +65,39 @@ export interface Rider {
   resolve: (r: unknown) => void;
   reject: (err: unknown) => void;
 }
+
+/** A notice delivery, keyed by its submission and last seq (a retry's key is the same). */
+export const noticeEffect = (
+  workflow: PullRequestWorkflowInput,
+  notices: PrTransitionNotice[],
+): Pending['effect'] => ({
+  kind: 'notifyPullRequest',
+  key: `notify:${workflow.submissionId}:${notices[notices.length - 1]?.seq ?? 0}`,
+  workflow,
+  notices,
+});
+
+export const refreshEffect = (
+  workflow: PullRequestWorkflowInput,
+  refresh: PrDetailsRefresh,
+): Pending['effect'] => ({
+  kind: 'refreshPullRequestDetails',
+  key: `refresh:${workflow.submissionId}:${refresh.afterSeq}`,
+  workflow,
+  refresh,
+});
+
+export const deletionEffect = (
+  repo: QueueKey['repo'],
+  branchName: string,
+  testBranchPrefix?: string | null,
+): Pending['effect'] => ({
+  kind: 'deleteTestBranch',
+  key: `delete:${branchName}`,
+  repo,
+  branchName,
+  ...(testBranchPrefix ? { testBranchPrefix } : {}),
+});
 
 /** The submission whose order an effect keeps, if any. */
 export const submissionOf = (e: SideEffect): string | null =>

@@ -49,11 +49,15 @@ export const PUMP_IN_TURN_PATCH = 'side-effects-pump-in-turn';
 export const PASSED_WITH_LANDING_PATCH = 'side-effects-passed-with-landing';
 
 /**
- * When several git activities start from one pump (builds of several runs at once), the first takes
- * the effects due as before, and each later build takes its own run's moves to `testing` (`Claim`),
- * which the build holds and delivers with the commit it built (held-testing-notices.ts). Before it,
- * the first build carried every run's notices and could hold only its own: each PR of the other runs
- * got a details refresh afterwards (a side effect, a signal and a workflow task in its record). Runs
- * that began before it send everything with the first, as they did live.
+ * When several git activities start from one pump with no call in flight (builds of several runs at
+ * once), the first takes the effects due and the append as before, and each later build takes its own
+ * run's moves to `testing` (`Claim`), which the build holds and delivers with the commit it built
+ * (held-testing-notices.ts). Such a claimed ride is not the call in flight: the next pump does not wait
+ * for it, only its submissions' later effects do. Before it, the first build carried every run's
+ * notices and could hold only its own: each PR of the other runs got a details refresh afterwards (a
+ * side effect, a signal and a workflow task in its record). The append is the first ride's first step
+ * and a claimed build's notices wait for its build, so the log still holds a transition before its PR
+ * shows it in practice, not by construction (as after a failed append; the log's fold is idempotent).
+ * Runs that began before it send everything with the first, as they did live.
  */
 export const SPLIT_RIDES_PATCH = 'side-effects-split-rides';

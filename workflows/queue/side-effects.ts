@@ -16,12 +16,8 @@
  *   starts from the turn, after the drain that produced them: side-effect-patches.ts says why). A ride is
  *   a call: its git activity starts from that same pump, and the call lasts until the activity ends;
  *   the effects aboard are settled before a git failure is retried (the git work then goes alone).
- *   Rides that start from one pump are calls side by side (SPLIT_RIDES_PATCH): the first holds the
- *   effects due and the append, each later one what it claims (a build: its own run's moves to
- *   `testing`, which it delivers with the commit it built), a submission's effects never split across
- *   them; the next pump waits for all of them. The append is the first ride's first step and a later
- *   ride's notices wait for its build, so the log still holds the transitions first in practice (a
- *   failed append already let notices go ahead of the log; the log's fold is idempotent either way).
+ *   Builds that start from one pump with no call in flight each take their own run's moves to
+ *   `testing` (claimed rides, `aside`: SPLIT_RIDES_PATCH says how); only their submissions wait for them.
  * - The event log's transitions live in the carried state (`Carried.unstored`) until an append stored
  *   them, so they survive PostgreSQL being down for any length of time and continue-as-new. The
  *   oldest MAX_APPEND_BATCH go first in each call (the append before the notices: the log holds a
@@ -50,10 +46,14 @@ import type { QueueContext } from './context';
 import {
   alone,
   claimsDue,
+  deletionEffect,
+  noticeEffect,
   notPerformed,
   occurrenceKeys,
   outcomes,
+  refreshEffect,
   rideFailed,
+  submissionOf,
   takeDue,
   type Batch,
   type Claim,
@@ -80,8 +80,9 @@ export class SideEffects {
   private readonly waiting: Pending[] = [];
   /** Git work waiting for the next pump, to take the effects along (`ride`). */
   private readonly riders: Rider[] = [];
-  /** Calls in flight: one, or several rides that started from one pump (SPLIT_RIDES_PATCH). */
-  private calls = 0;
+  private calling = false;
+  /** Submissions whose effects a claimed ride holds (SPLIT_RIDES_PATCH); theirs wait until it ends. */
+  private readonly aside = new Set<string>();
   private scheduled = false;
   /** PUMP_IN_TURN_PATCH: pumps from the loop's turn; `wanted` when one should. */
   private readonly inTurn: boolean;
@@ -107,12 +108,11 @@ export class SideEffects {
     /** The longest pause between append attempts (test hook: QueueWorkflowInput). */
     appendMaximumIntervalMs = DEFAULT_APPEND_MAXIMUM_INTERVAL_MS,
   ) {
-    const proxies = sideEffectProxies(appendMaximumIntervalMs);
-    [this.performLocal, this.perform, this.appendAlone] = [
-      proxies.performLocal,
-      proxies.perform,
-      proxies.appendAlone,
-    ];
+    ({
+      performLocal: this.performLocal,
+      perform: this.perform,
+      appendAlone: this.appendAlone,
+    } = sideEffectProxies(appendMaximumIntervalMs));
     this.views = new ViewSync(ctx.carried, ctx.key);
     this.inTurn = patched(PUMP_IN_TURN_PATCH);
     // Transitions a previous run could not store go first.
@@ -131,32 +131,15 @@ export class SideEffects {
   }
 
   notify(workflow: PullRequestWorkflowInput, notices: PrTransitionNotice[]): void {
-    const last = notices[notices.length - 1]?.seq ?? 0;
-    this.add({
-      kind: 'notifyPullRequest',
-      key: `notify:${workflow.submissionId}:${last}`,
-      workflow,
-      notices,
-    });
+    this.add(noticeEffect(workflow, notices));
   }
 
   refresh(workflow: PullRequestWorkflowInput, refresh: PrDetailsRefresh): void {
-    this.add({
-      kind: 'refreshPullRequestDetails',
-      key: `refresh:${workflow.submissionId}:${refresh.afterSeq}`,
-      workflow,
-      refresh,
-    });
+    this.add(refreshEffect(workflow, refresh));
   }
 
   deleteTestBranch(branchName: string, testBranchPrefix?: string | null): void {
-    this.add({
-      kind: 'deleteTestBranch',
-      key: `delete:${branchName}`,
-      repo: this.ctx.key.repo,
-      branchName,
-      ...(testBranchPrefix ? { testBranchPrefix } : {}),
-    });
+    this.add(deletionEffect(this.ctx.key.repo, branchName, testBranchPrefix));
   }
 
   private add(effect: Pending['effect']): void {
@@ -194,10 +177,6 @@ export class SideEffects {
     });
   }
 
-  private get calling(): boolean {
-    return this.calls > 0;
-  }
-
   private pump(): void {
     // Git work waiting for a ride starts now, the first with the effects due (if no call is in flight),
     // a later one with those it claims.
@@ -215,15 +194,20 @@ export class SideEffects {
     void this.call(batch).finally(() => this.end(batch));
   }
 
-  private begin(batch: Batch): void {
-    this.calls++;
+  /**
+   * The call in flight (`calling`), or a claimed ride beside it (`aside`: its submissions wait for it,
+   * the rest goes on; it never holds the append).
+   */
+  private begin(batch: Batch, aside = false): void {
+    if (aside) for (const p of batch.sent) this.aside.add(submissionOf(p.effect)!);
+    else this.calling = true;
     this.inCall += batch.sent.length;
     this.track();
   }
 
-  /** The next pump waits for every call in flight (`calling`), so a submission's effects stay in order. */
-  private end(batch: Batch): void {
-    this.calls--;
+  private end(batch: Batch, aside = false): void {
+    if (aside) for (const p of batch.sent) this.aside.delete(submissionOf(p.effect)!);
+    else this.calling = false;
     this.inCall -= batch.sent.length;
     this.pumpAgain();
   }
@@ -249,15 +233,17 @@ export class SideEffects {
     }).then((r) => (rideFailed(r) ? alone(start) : r));
   }
 
-  /**
-   * When several rides start from one pump and no call is in flight, each but the first gets a batch of
-   * what it claims (taken before the first prepares the rest); undefined: it prepares as usual.
-   */
+  /** Several rides from one pump, no call in flight: each but the first gets what it claims, if any. */
   private claimedBatches(riders: Rider[]): (Batch | null | undefined)[] {
     if (this.calling) return [];
     const claims = claimsDue(riders, this.waiting, Date.now());
     if (!claims.some(Boolean) || !patched(SPLIT_RIDES_PATCH)) return [];
-    return claims.map((claim) => (claim ? this.prepareOwn(claim) : undefined));
+    return claims.map((claim) => {
+      const own = claim ? this.prepareOwn(claim) : undefined;
+      // Aside from now on, so the first ride's batch leaves the rest of these submissions waiting.
+      if (own) this.begin(own, true);
+      return own;
+    });
   }
 
   /** `own`: the batch claimed for it (claimedBatches); otherwise the effects due, if no call is in flight. */
@@ -267,7 +253,8 @@ export class SideEffects {
       rider.start(undefined).then(rider.resolve, rider.reject);
       return;
     }
-    this.begin(batch);
+    const aside = own !== undefined;
+    if (!aside) this.begin(batch);
     rider
       .start(batch.effects)
       .then(
@@ -285,12 +272,12 @@ export class SideEffects {
           rider.reject(err);
         },
       )
-      .finally(() => this.end(batch));
+      .finally(() => this.end(batch, aside));
   }
 
   /** The effects due now (not those kept) and the transitions to store, as one call; null: none. */
   private prepare(keep?: Keep): Batch | null {
-    const due = takeDue(this.waiting, Date.now(), keep);
+    const due = takeDue(this.waiting, Date.now(), (e) => this.heldAside(e) || (keep?.(e) ?? false));
     const c = this.ctx.carried;
     const events = c.unstored.length > 0 && !this.appending ? c.unstored.slice(0, MAX_APPEND_BATCH) : [];
     return this.batchOf(due, events);
@@ -299,9 +286,15 @@ export class SideEffects {
   /** What a ride claims (its submissions' order kept), without the append: that goes with the first. */
   private prepareOwn(claim: Claim): Batch | null {
     return this.batchOf(
-      takeDue(this.waiting, Date.now(), (e) => !claim(e)),
+      takeDue(this.waiting, Date.now(), (e) => this.heldAside(e) || !claim(e)),
       [],
     );
+  }
+
+  /** An effect of a submission a claimed ride holds: it waits for that ride's end. */
+  private heldAside(e: Pending['effect']): boolean {
+    const submission = submissionOf(e);
+    return submission !== null && this.aside.has(submission);
   }
 
   private batchOf(due: Pending[], events: TransitionEvent[]): Batch | null {
