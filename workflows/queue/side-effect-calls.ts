@@ -139,15 +139,21 @@ function withoutSupersededRefreshes(due: Pending[]): Pending[] {
   });
 }
 
-/** Each rider's claim when it claims an effect due now; the first rider never claims (it takes the rest). */
+/**
+ * Each rider's claim when it claims an effect due now. With `firstTakesRest` (no call in flight) the
+ * first rider never claims: it takes the rest.
+ */
 export function claimsDue(
   riders: readonly Rider[],
   waiting: readonly Pending[],
   now: number,
+  firstTakesRest: boolean,
 ): (Claim | null)[] {
-  if (riders.length < 2) return [];
+  if (firstTakesRest && riders.length < 2) return [];
   return riders.map((r, i) =>
-    i > 0 && r.claim && waiting.some((p) => p.notBefore <= now && r.claim!(p.effect)) ? r.claim : null,
+    (i > 0 || !firstTakesRest) && r.claim && waiting.some((p) => p.notBefore <= now && r.claim!(p.effect))
+      ? r.claim
+      : null,
   );
 }
 

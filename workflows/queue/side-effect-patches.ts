@@ -49,15 +49,18 @@ export const PUMP_IN_TURN_PATCH = 'side-effects-pump-in-turn';
 export const PASSED_WITH_LANDING_PATCH = 'side-effects-passed-with-landing';
 
 /**
- * When several git activities start from one pump with no call in flight (builds of several runs at
- * once), the first takes the effects due and the append as before, and each later build takes its own
- * run's moves to `testing` (`Claim`), which the build holds and delivers with the commit it built
- * (held-testing-notices.ts). Such a claimed ride is not the call in flight: the next pump does not wait
- * for it, only its submissions' later effects do. Before it, the first build carried every run's
- * notices and could hold only its own: each PR of the other runs got a details refresh afterwards (a
- * side effect, a signal and a workflow task in its record). The append is the first ride's first step
- * and a claimed build's notices wait for its build, so the log still holds a transition before its PR
- * shows it in practice, not by construction (as after a failed append; the log's fold is idempotent).
- * Runs that began before it send everything with the first, as they did live.
+ * A build takes its own run's moves to `testing` (`Claim`), which it holds and delivers with the commit
+ * it built (held-testing-notices.ts), instead of leaving them to whatever call the effects go in. When
+ * several git activities start from one pump with no call in flight, the first takes the effects due
+ * and the append as before and each later build what it claims; while a call is in flight, every build
+ * claims what it can (not a submission that call holds). A claimed ride is not the call in flight: the
+ * next pump does not wait for it, only its submissions' later effects do. Before it, a build's PRs got
+ * their commit in a details refresh afterwards whenever the build did not carry their notices itself (a
+ * side effect, a signal and a workflow task in each PR's record). Order: a build's notices go after its
+ * build; the append of their transitions goes first in the same ride when it is the first of its pump,
+ * else with the call in flight's successor, so a PR may show `testing` before the event log holds it
+ * (by the call's remainder, at most a git attempt; as after a failed append, the log's order and its
+ * idempotent fold are unchanged). Runs that began before it send everything with the first ride, as
+ * they did live.
  */
 export const SPLIT_RIDES_PATCH = 'side-effects-split-rides';

@@ -16,12 +16,12 @@
  *   starts from the turn, after the drain that produced them: side-effect-patches.ts says why). A ride is
  *   a call: its git activity starts from that same pump, and the call lasts until the activity ends;
  *   the effects aboard are settled before a git failure is retried (the git work then goes alone).
- *   Builds that start from one pump with no call in flight each take their own run's moves to
- *   `testing` (claimed rides, `aside`: SPLIT_RIDES_PATCH says how); only their submissions wait for them.
+ *   A build takes its own run's moves to `testing` (claimed rides, `aside`: SPLIT_RIDES_PATCH says
+ *   how), unless the call in flight holds its submission; only its submissions wait for it.
  * - The event log's transitions live in the carried state (`Carried.unstored`) until an append stored
  *   them, so they survive PostgreSQL being down for any length of time and continue-as-new. The
- *   oldest MAX_APPEND_BATCH go first in each call (the append before the notices: the log holds a
- *   transition before its PR shows it). After a failed append the transitions go by themselves,
+ *   oldest MAX_APPEND_BATCH go first in each call (the append before the notices, but a claimed
+ *   build's: SPLIT_RIDES_PATCH says when its PR may show it first). After a failed append the transitions go by themselves,
  *   through the `appendTransitions` activity, retried by Temporal without limit (capped backoff: an
  *   outage shows as that activity failing, as operations.md's alert expects), one at a time, until
  *   none is left; the other effects go on meanwhile without them.
@@ -83,6 +83,8 @@ export class SideEffects {
   private calling = false;
   /** Submissions whose effects a claimed ride holds (SPLIT_RIDES_PATCH); theirs wait until it ends. */
   private readonly aside = new Set<string>();
+  /** Submissions whose effects the call in flight holds. */
+  private readonly inCallOf = new Set<string>();
   private scheduled = false;
   /** PUMP_IN_TURN_PATCH: pumps from the loop's turn; `wanted` when one should. */
   private readonly inTurn: boolean;
@@ -200,14 +202,20 @@ export class SideEffects {
    */
   private begin(batch: Batch, aside = false): void {
     if (aside) for (const p of batch.sent) this.aside.add(submissionOf(p.effect)!);
-    else this.calling = true;
+    else {
+      this.calling = true;
+      for (const p of batch.sent) this.inCallOf.add(submissionOf(p.effect) ?? '');
+    }
     this.inCall += batch.sent.length;
     this.track();
   }
 
   private end(batch: Batch, aside = false): void {
     if (aside) for (const p of batch.sent) this.aside.delete(submissionOf(p.effect)!);
-    else this.calling = false;
+    else {
+      this.calling = false;
+      this.inCallOf.clear();
+    }
     this.inCall -= batch.sent.length;
     this.pumpAgain();
   }
@@ -233,10 +241,9 @@ export class SideEffects {
     }).then((r) => (rideFailed(r) ? alone(start) : r));
   }
 
-  /** Several rides from one pump, no call in flight: each but the first gets what it claims, if any. */
+  /** Rides of one pump: each gets what it claims, but the first when no call is in flight (the rest). */
   private claimedBatches(riders: Rider[]): (Batch | null | undefined)[] {
-    if (this.calling) return [];
-    const claims = claimsDue(riders, this.waiting, Date.now());
+    const claims = claimsDue(riders, this.waiting, Date.now(), !this.calling);
     if (!claims.some(Boolean) || !patched(SPLIT_RIDES_PATCH)) return [];
     return claims.map((claim) => {
       const own = claim ? this.prepareOwn(claim) : undefined;
@@ -291,10 +298,10 @@ export class SideEffects {
     );
   }
 
-  /** An effect of a submission a claimed ride holds: it waits for that ride's end. */
+  /** An effect of a submission a claimed ride or the call in flight holds: it waits for their end. */
   private heldAside(e: Pending['effect']): boolean {
     const submission = submissionOf(e);
-    return submission !== null && this.aside.has(submission);
+    return submission !== null && (this.aside.has(submission) || this.inCallOf.has(submission));
   }
 
   private batchOf(due: Pending[], events: TransitionEvent[]): Batch | null {

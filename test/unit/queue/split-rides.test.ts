@@ -53,15 +53,22 @@ test("a build claims only its own run's moves to testing", () => {
   expect(claim(deletion('x').effect)).toBe(false);
 });
 
-test('the first rider never claims; a later one claims when an effect of its is due now', () => {
+test('with no call in flight the first rider takes the rest; a later one claims what of its is due now', () => {
   const waiting = [notice(1, 'testing', 'run-a'), notice(2, 'testing', 'run-b')];
   const riders = [rider(movesToTestingIn('run-a')), rider(movesToTestingIn('run-b')), rider()];
-  expect(claimsDue(riders, waiting, 10).map((c) => c !== null)).toEqual([false, true, false]);
+  expect(claimsDue(riders, waiting, 10, true).map((c) => c !== null)).toEqual([false, true, false]);
   // One rider alone: nothing to split.
-  expect(claimsDue(riders.slice(0, 1), waiting, 10)).toEqual([]);
+  expect(claimsDue(riders.slice(0, 1), waiting, 10, true)).toEqual([]);
   // Not due yet (a backoff): no claim.
   const later = [{ ...notice(2, 'testing', 'run-b'), notBefore: 11 }];
-  expect(claimsDue(riders, later, 10).some(Boolean)).toBe(false);
+  expect(claimsDue(riders, later, 10, true).some(Boolean)).toBe(false);
+});
+
+test('with a call in flight every rider may claim, a lone one too', () => {
+  const waiting = [notice(1, 'testing', 'run-a'), notice(2, 'testing', 'run-b')];
+  const riders = [rider(movesToTestingIn('run-a')), rider(movesToTestingIn('run-b')), rider()];
+  expect(claimsDue(riders, waiting, 10, false).map((c) => c !== null)).toEqual([true, true, false]);
+  expect(claimsDue(riders.slice(1, 2), waiting, 10, false).map((c) => c !== null)).toEqual([true]);
 });
 
 test("a claimed batch takes the claimed effects and leaves the rest, and a submission's order holds", () => {
