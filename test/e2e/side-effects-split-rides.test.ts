@@ -1,10 +1,14 @@
 /**
- * Builds of two runs that start from one pump each take their own run's moves to `testing` along
+ * Builds take their own run's moves to `testing` along (SPLIT_RIDES_PATCH). First story: builds of two
+ * runs that start from one pump each take their own run's moves to `testing` along
  * (SPLIT_RIDES_PATCH, workflows/queue/side-effects.ts), on a real queue workflow, worker and Temporal
  * server: the queue, paused with PRs 1 and 2 admitted, is resumed, so one decision starts both runs
  * (concurrency 2). The first build carries the effects due and the append; the second only PR 2's
  * notice. Each build delivers its PR's notice with the commit it built, so no details refresh is sent:
  * none in the queue's calls, no `prDetails` signal in either PR's workflow.
+ *
+ * Second story: PR 2's build starts while PR 1's build, with the effects due aboard, is held at a gate
+ * (the call in flight): PR 2's build still takes PR 2's notice along and delivers it with its commit.
  *
  * The queue runs on a task queue of this test whose worker wraps `buildTestRun`; no executor serves
  * that task queue, so the runs never end: the builds are what it checks.
@@ -128,6 +132,66 @@ test('two builds started together each deliver their own PR testing notice with 
       expect(signals).not.toContain('prDetails');
     }
   } finally {
+    await worker.stop();
+    await h.close();
+  }
+}, 120_000);
+
+test("a build started while another build's ride is in flight takes its own PR's testing notice along", async () => {
+  const taskQueue = `split-rides-${randomUUID()}`;
+  const builds: Build[] = [];
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const d = stories.deployment();
+  const worker = await stories.startWorker({
+    taskQueue,
+    identity: 'split-rides-in-flight',
+    wrap: (real): Activities => ({
+      ...real,
+      buildTestRun: async (input) => {
+        const build: Build = { runId: input.runId, effects: input.sideEffects ?? [] };
+        builds.push(build);
+        // PR 1's build (the first) waits until PR 2's build has started beside it.
+        if (builds.length === 1) await gate;
+        const r = await real.buildTestRun(input);
+        if (r.kind) build.result = r;
+        return r;
+      },
+    }),
+  });
+  const h = await d.newQueue({ command: 'true' });
+  try {
+    await stories.startQueue(taskQueue, h.key, 10_000, { concurrency: 2 });
+    const queue = d.client.workflow.getHandle(h.workflowId);
+    const submit = async (pr: number) => {
+      h.openPr(pr, { [`f${pr}.txt`]: `${pr}\n` });
+      await queue.executeUpdate(submitUpdate, {
+        args: [{ pr, priority: null, noBatch: false }],
+        updateId: randomUUID(),
+      });
+    };
+    await submit(1);
+    await h.waitFor("PR 1's build started", () => Promise.resolve(builds.length === 1));
+    await submit(2);
+    await h.waitFor("PR 2's build started", () => Promise.resolve(builds.length === 2));
+    open();
+    await h.waitFor('both built', () => Promise.resolve(builds.filter((b) => b.result).length === 2));
+    const second = builds[1]!;
+    expect(notices(second.effects)).toEqual([[2, 'testing']]);
+    const built = second.result as Extract<BuildRunResult, { kind: 'built' }>;
+    expect(built.testedOnNoticed).toEqual([2]);
+    const pr2 = d.client.workflow.getHandle(prWorkflowId(h.key, 2));
+    const record = await h.waitFor('PR 2 names its commit', async () => {
+      const r = await pr2.query(getPullRequestQuery);
+      return r.testedOn ? r : undefined;
+    });
+    expect(record.testedOn).toEqual({ branch: built.branchName, sha: built.headSha });
+    const history = (await queue.fetchHistory()).events ?? [];
+    expect(
+      sentEffects(history).filter((e) => e.kind === 'refreshPullRequestDetails' && e.workflow.prNumber === 2),
+    ).toEqual([]);
+  } finally {
+    open();
     await worker.stop();
     await h.close();
   }
