@@ -59,18 +59,24 @@ const notices = (effects: SideEffect[]): Array<[number, string]> =>
       : [],
   );
 
-test('two builds started together each deliver their own PR testing notice with its commit: no refresh', async () => {
+/**
+ * A worker on a new task queue of this test whose `buildTestRun` records what each build carried and
+ * answered; the first build waits for `holdFirst` when given. Also a queue (concurrency 2) on it and a
+ * submit of a new PR.
+ */
+async function recordedQueue(identity: string, holdFirst?: Promise<void>) {
   const taskQueue = `split-rides-${randomUUID()}`;
   const builds: Build[] = [];
   const d = stories.deployment();
   const worker = await stories.startWorker({
     taskQueue,
-    identity: 'split-rides',
+    identity,
     wrap: (real): Activities => ({
       ...real,
       buildTestRun: async (input) => {
         const build: Build = { runId: input.runId, effects: input.sideEffects ?? [] };
         builds.push(build);
+        if (builds.length === 1 && holdFirst) await holdFirst;
         const r = await real.buildTestRun(input);
         if (r.kind) build.result = r;
         return r;
@@ -78,21 +84,34 @@ test('two builds started together each deliver their own PR testing notice with 
     }),
   });
   const h = await d.newQueue({ command: 'true' });
+  await stories.startQueue(taskQueue, h.key, 10_000, { concurrency: 2 }).catch(async (err: unknown) => {
+    await worker.stop();
+    await h.close();
+    throw err;
+  });
+  const queue = d.client.workflow.getHandle(h.workflowId);
+  const submit = async (pr: number): Promise<string> => {
+    h.openPr(pr, { [`f${pr}.txt`]: `${pr}\n` });
+    const { submissionId } = await queue.executeUpdate(submitUpdate, {
+      args: [{ pr, priority: null, noBatch: false }],
+      updateId: randomUUID(),
+    });
+    return submissionId;
+  };
+  const close = async () => {
+    await worker.stop();
+    await h.close();
+  };
+  return { d, h, queue, builds, submit, close };
+}
+
+test('two builds started together each deliver their own PR testing notice with its commit: no refresh', async () => {
+  const { d, h, queue, builds, submit, close } = await recordedQueue('split-rides');
   try {
-    await stories.startQueue(taskQueue, h.key, 10_000, { concurrency: 2 });
-    const queue = d.client.workflow.getHandle(h.workflowId);
     const setState = (state: 'paused' | 'running') =>
       queue.executeUpdate(updateQueueUpdate, { args: [{ config: {}, state }] });
     await setState('paused');
-    const submissions: string[] = [];
-    for (const pr of [1, 2]) {
-      h.openPr(pr, { [`f${pr}.txt`]: `${pr}\n` });
-      const { submissionId } = await queue.executeUpdate(submitUpdate, {
-        args: [{ pr, priority: null, noBatch: false }],
-        updateId: randomUUID(),
-      });
-      submissions.push(submissionId);
-    }
+    const submissions = [await submit(1), await submit(2)];
     await h.waitFor('both admitted', async () => {
       const states = await queue.query(getAdmissionsQuery, submissions);
       return submissions.every((s) => states[s]?.state === 'settled');
@@ -132,44 +151,16 @@ test('two builds started together each deliver their own PR testing notice with 
       expect(signals).not.toContain('prDetails');
     }
   } finally {
-    await worker.stop();
-    await h.close();
+    await close();
   }
 }, 120_000);
 
 test("a build started while another build's ride is in flight takes its own PR's testing notice along", async () => {
-  const taskQueue = `split-rides-${randomUUID()}`;
-  const builds: Build[] = [];
   let open: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (open = resolve));
-  const d = stories.deployment();
-  const worker = await stories.startWorker({
-    taskQueue,
-    identity: 'split-rides-in-flight',
-    wrap: (real): Activities => ({
-      ...real,
-      buildTestRun: async (input) => {
-        const build: Build = { runId: input.runId, effects: input.sideEffects ?? [] };
-        builds.push(build);
-        // PR 1's build (the first) waits until PR 2's build has started beside it.
-        if (builds.length === 1) await gate;
-        const r = await real.buildTestRun(input);
-        if (r.kind) build.result = r;
-        return r;
-      },
-    }),
-  });
-  const h = await d.newQueue({ command: 'true' });
+  // PR 1's build (the first) waits until PR 2's build has started beside it.
+  const { d, h, queue, builds, submit, close } = await recordedQueue('split-rides-in-flight', gate);
   try {
-    await stories.startQueue(taskQueue, h.key, 10_000, { concurrency: 2 });
-    const queue = d.client.workflow.getHandle(h.workflowId);
-    const submit = async (pr: number) => {
-      h.openPr(pr, { [`f${pr}.txt`]: `${pr}\n` });
-      await queue.executeUpdate(submitUpdate, {
-        args: [{ pr, priority: null, noBatch: false }],
-        updateId: randomUUID(),
-      });
-    };
     await submit(1);
     await h.waitFor("PR 1's build started", () => Promise.resolve(builds.length === 1));
     await submit(2);
@@ -192,7 +183,6 @@ test("a build started while another build's ride is in flight takes its own PR's
     ).toEqual([]);
   } finally {
     open();
-    await worker.stop();
-    await h.close();
+    await close();
   }
 }, 120_000);
