@@ -76,6 +76,16 @@ export interface PrTransitionNotice {
   mergedAs?: string;
 }
 
+/**
+ * A delivery whose last notice moves its PR to `testing` in run `runId`: the delivery a build holds and
+ * delivers with the commit it built (activities/merge-queue/held-testing-notices.ts), and so the one the
+ * queue lets that build claim (workflows/queue/riding-git.ts).
+ */
+export function endsTestingIn(notices: readonly PrTransitionNotice[], runId: string): boolean {
+  const t = notices[notices.length - 1]?.transition;
+  return t?.to === 'testing' && t.testRunId === runId;
+}
+
 export interface TestedOn {
   branch: string;
   sha: string | null;

@@ -11,7 +11,7 @@
  * activity completes; the result names the PRs whose notice went with the commit, so the queue sends
  * the refresh for the others only (`testedOnNoticed`, absent from results of workers before it).
  */
-import type { PrTransitionNotice } from '../../contract';
+import { endsTestingIn, type PrTransitionNotice } from '../../contract';
 import type { Holding } from '../side-effects/riding';
 import type { SideEffect } from '../side-effects/types';
 import type { BuildRunInput, BuildRunResult } from './types';
@@ -21,9 +21,7 @@ type NoticeDelivery = Extract<SideEffect, { kind: 'notifyPullRequest' }>;
 const lastOf = (e: NoticeDelivery): PrTransitionNotice | undefined => e.notices[e.notices.length - 1];
 
 function movesToTesting(input: BuildRunInput, effect: SideEffect): effect is NoticeDelivery {
-  if (effect.kind !== 'notifyPullRequest') return false;
-  const t = lastOf(effect)?.transition;
-  return t?.to === 'testing' && t.testRunId === input.runId;
+  return effect.kind === 'notifyPullRequest' && endsTestingIn(effect.notices, input.runId);
 }
 
 export const heldTestingNotices: Holding<BuildRunInput, BuildRunResult> = {

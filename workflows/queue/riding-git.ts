@@ -4,9 +4,10 @@
  * a `performSideEffects` call of their own (but those the caller's `keep` leaves for a later call).
  * What a caller gets is the git result alone; when the git work failed with effects aboard, `ride` has
  * started it again by itself. A build claims its own run's moves to `testing` (`movesToTestingIn`), so
- * when builds of several runs start together each delivers its own PRs' with the commit it built.
+ * every build delivers its own PRs' with the commit it built (SPLIT_RIDES_PATCH).
  */
 import type { Ridden, RidingInput } from '../../activities/side-effects/riding';
+import { endsTestingIn } from '../../contract';
 import { git } from './activity-proxies';
 import type { RidingGit } from './context';
 import type { Claim, Keep } from './side-effect-calls';
@@ -29,13 +30,10 @@ export function ridingGit(effects: SideEffects): RidingGit {
 }
 
 /**
- * A build's claim when it starts beside others: the notice deliveries whose last notice moves a PR to
+ * A build's claim: the notice deliveries whose last notice moves a PR to
  * `testing` in its run, the ones the build holds and delivers with its commit (held-testing-notices.ts).
  */
 export const movesToTestingIn =
   (runId: string): Claim =>
-  (e) => {
-    if (e.kind !== 'notifyPullRequest') return false;
-    const t = e.notices[e.notices.length - 1]?.transition;
-    return t?.to === 'testing' && t.testRunId === runId;
-  };
+  (e) =>
+    e.kind === 'notifyPullRequest' && endsTestingIn(e.notices, runId);

@@ -21,10 +21,10 @@
  * - The event log's transitions live in the carried state (`Carried.unstored`) until an append stored
  *   them, so they survive PostgreSQL being down for any length of time and continue-as-new. The
  *   oldest MAX_APPEND_BATCH go first in each call (the append before the notices, but a claimed
- *   build's: SPLIT_RIDES_PATCH says when its PR may show it first). After a failed append the transitions go by themselves,
- *   through the `appendTransitions` activity, retried by Temporal without limit (capped backoff: an
- *   outage shows as that activity failing, as operations.md's alert expects), one at a time, until
- *   none is left; the other effects go on meanwhile without them.
+ *   build's: SPLIT_RIDES_PATCH says when its PR may show it first). After a failed append the
+ *   transitions go by themselves, through the `appendTransitions` activity, retried by Temporal
+ *   without limit (capped backoff: an outage shows as that activity failing, as operations.md's alert
+ *   expects), one at a time, until none is left; the other effects go on meanwhile without them.
  * - Another failed effect is tried again, in its submission's order, after a backoff; past
  *   its MAX_ATTEMPTS (or when it cannot pass) it is logged and dropped, as a failed activity was before.
  * - A details refresh that a later notice of the same submission in the same call supersedes (its
@@ -180,8 +180,8 @@ export class SideEffects {
   }
 
   private pump(): void {
-    // Git work waiting for a ride starts now, the first with the effects due (if no call is in flight),
-    // a later one with those it claims.
+    // Git work waiting for a ride starts now: each with what it claims, the first of them with the
+    // effects due if no call is in flight.
     const riders = this.riders.splice(0);
     const own = this.claimedBatches(riders);
     riders.forEach((rider, i) => this.startRider(rider, own[i]));
@@ -204,7 +204,7 @@ export class SideEffects {
     if (aside) for (const p of batch.sent) this.aside.add(submissionOf(p.effect)!);
     else {
       this.calling = true;
-      for (const p of batch.sent) this.inCallOf.add(submissionOf(p.effect) ?? '');
+      for (const id of batch.sent.map((p) => submissionOf(p.effect))) if (id) this.inCallOf.add(id);
     }
     this.inCall += batch.sent.length;
     this.track();
